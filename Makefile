@@ -1,0 +1,157 @@
+# ada — one Makefile for the whole tree.
+#
+#   make            build bin/adacc, bin/adac++, bin/ada-symbolize, lib/libada.so, lib/libada.a
+#   make check      build and run every test (unit + end-to-end)
+#   make demo       build, trace an example, symbolize it, show the result
+#   make bench      the benchmark (not a test: prints medians and ratios)
+#   make install PREFIX=/usr/local
+#
+# Quiet unless V=1. Sources are found by glob: a new .c file in a component
+# directory is part of that component with no edit here.
+
+PREFIX  ?= /usr/local
+V       ?= 0
+Q       := $(if $(filter 1,$(V)),,@)
+msg      = $(if $(filter 1,$(V)),,@printf '  %-8s %s\n' '$(1)' '$(2)';)
+
+CC      := gcc
+CXX     := g++
+B       := build
+
+# --- dependencies (Debian packages) -------------------------------------------
+PKGS     := libelf libdw liblz4 cmocka
+DEB_PKGS := pkg-config libelf-dev libdw-dev liblz4-dev libcmocka-dev
+
+# --- flags --------------------------------------------------------------------
+WARN    := -Wall -Wextra -Wstrict-prototypes -Wshadow -Wundef $(if $(CI),-Werror)
+ARCH    := $(shell uname -m)
+BASE    := -std=gnu11 -g -O2 -D_GNU_SOURCE -MMD -MP -Iruntime -Imcount/$(ARCH) $(WARN)
+
+# The runtime is linked into the traced program. It must never be instrumented
+# itself: a hook that fired inside the runtime would recurse into the hook (the
+# kernel builds kernel/trace/ without -pg for the same reason). -fvisibility=hidden
+# keeps every symbol private except the hooks and the few ada_* controls.
+RT_CFLAGS := $(BASE) -fPIC -fvisibility=hidden -fno-instrument-functions \
+             -ftls-model=initial-exec -fno-stack-protector $(EXTRA_RT_CFLAGS)
+RT_LIBS   := -llz4 -lpthread -ldl
+
+TOOL_CFLAGS := $(BASE) -Isymbolize $(shell pkg-config --cflags libelf libdw liblz4 2>/dev/null)
+TOOL_LIBS   := $(shell pkg-config --libs libelf libdw liblz4 2>/dev/null) -lstdc++
+
+# Tests get the sanitizers; the code under test is recompiled for them.
+SAN         := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+TEST_CFLAGS := $(BASE) -O1 $(SAN) -Isymbolize -Icc-wrapper -Itests \
+               $(shell pkg-config --cflags cmocka libelf libdw liblz4 2>/dev/null) \
+               -DADA_ROOT='"$(CURDIR)"'
+TEST_LIBS   := $(shell pkg-config --libs cmocka libelf libdw liblz4 2>/dev/null) -lstdc++ -lpthread -ldl
+
+# --- sources ------------------------------------------------------------------
+RT_SRCS    := $(wildcard runtime/*.c)
+RT_OBJS    := $(RT_SRCS:%.c=$(B)/%.o)
+SYM_SRCS   := $(wildcard symbolize/*.c)
+SYM_OBJS   := $(SYM_SRCS:%.c=$(B)/%.o)
+CCW_SRCS   := $(wildcard cc-wrapper/*.c)
+CCW_OBJS   := $(CCW_SRCS:%.c=$(B)/%.o)
+
+# Unit tests mirror the tree: tests/<component>/test_*.c links that component's
+# objects (rebuilt with sanitizers), except the file holding main() or, for the
+# runtime, the process lifecycle (init.c), which end-to-end tests exercise.
+UNIT_DIRS  := runtime symbolize cc-wrapper
+UNIT_SRCS  := $(foreach d,$(UNIT_DIRS),$(wildcard tests/$(d)/test_*.c))
+UNIT_BINS  := $(UNIT_SRCS:%.c=$(B)/%)
+E2E_SRCS   := $(wildcard tests/e2e/test_*.c)
+E2E_BINS   := $(E2E_SRCS:%.c=$(B)/%)
+TEST_LIB_SRCS := $(filter-out tests/e2e/test_%,$(wildcard tests/e2e/*.c)) $(wildcard tests/lib/*.c)
+TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(B)/t/%.o)
+
+unit_objs   = $(patsubst %.c,$(B)/t/%.o,$(filter-out %/main.c %/init.c %/cyg.c,$(wildcard $(1)/*.c)))
+
+TOOLS := bin/adacc bin/adac++ bin/ada-symbolize
+LIBS  := lib/libada.so lib/libada.a
+
+.PHONY: all deps check unit e2e demo bench clean install
+
+ifeq ($(ADA_INNER),)
+# The outer make only makes sure the Debian packages are there, then runs the
+# inner make, which reads the pkg-config flags of what 'deps' just installed.
+all check unit e2e demo bench install: deps
+	$(Q)$(MAKE) --no-print-directory ADA_INNER=1 $@
+
+# Install what the build needs from Debian when it is missing: apt-get when we
+# are root, otherwise one line naming the packages.
+deps:
+	$(Q)missing=; for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "ada: installing$$missing from Debian ($(DEB_PKGS))"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PKGS) >/dev/null || exit 1; \
+	  else echo "ada: missing$$missing; install: apt-get install $(DEB_PKGS)"; exit 1; fi; \
+	fi
+
+else
+all: $(TOOLS) $(LIBS)
+
+# --- runtime ------------------------------------------------------------------
+$(B)/runtime/%.o: runtime/%.c 
+	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(RT_CFLAGS) -c $< -o $@
+
+lib/libada.so: $(RT_OBJS)
+	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) -shared -Wl,-soname,libada.so -Wl,-z,now -o $@ $^ $(RT_LIBS)
+
+lib/libada.a: $(RT_OBJS)
+	$(call msg,AR,$@)mkdir -p $(@D) && rm -f $@ && ar rcs $@ $^
+
+# --- tools --------------------------------------------------------------------
+$(B)/symbolize/%.o: symbolize/%.c 
+	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(TOOL_CFLAGS) -c $< -o $@
+$(B)/cc-wrapper/%.o: cc-wrapper/%.c 
+	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(TOOL_CFLAGS) -c $< -o $@
+
+bin/ada-symbolize: $(SYM_OBJS)
+	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) -o $@ $^ $(TOOL_LIBS)
+
+bin/adacc: $(CCW_OBJS)
+	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) -o $@ $^
+
+# The C++ twin is the same program; it picks g++/clang++ from its own name.
+bin/adac++: bin/adacc
+	$(call msg,LN,$@)ln -sf adacc $@
+
+# --- tests --------------------------------------------------------------------
+$(B)/t/%.o: %.c 
+	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(TEST_CFLAGS) -c $< -o $@
+
+.SECONDARY:
+.SECONDEXPANSION:
+$(B)/tests/%: tests/%.c $$(call unit_objs,$$(firstword $$(subst /, ,$$*))) $(TEST_LIB_OBJS) 
+	$(call msg,TEST-LD,$@)mkdir -p $(@D) && $(CC) $(TEST_CFLAGS) -o $@ $^ $(TEST_LIBS)
+
+unit: $(UNIT_BINS)
+	$(Q)tests/run.sh $(UNIT_BINS)
+
+e2e: all $(E2E_BINS)
+	$(Q)tests/run.sh $(E2E_BINS)
+
+check: all $(UNIT_BINS) $(E2E_BINS)
+	$(Q)tests/run.sh $(UNIT_BINS) $(E2E_BINS) tests/cc-wrapper/build_systems.sh
+
+# --- demo, bench, install -----------------------------------------------------
+demo: all
+	$(Q)examples/demo.sh
+
+bench: all
+	$(Q)$(MAKE) --no-print-directory -C bench
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/ada
+	install -m 755 bin/adacc bin/ada-symbolize $(DESTDIR)$(PREFIX)/bin/
+	ln -sf adacc $(DESTDIR)$(PREFIX)/bin/adac++
+	install -m 644 lib/libada.so lib/libada.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 cc-wrapper/ada.cmake $(DESTDIR)$(PREFIX)/share/ada/
+
+endif
+
+clean:
+	rm -rf $(B) bin lib ada-trace
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,41 @@
+/* help.c - the text of adacc --ada-help. */
+#include "args.h"
+
+void ada_cc_print_help(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"usage: %s [--ada-OPTION...] [compiler arguments...]\n"
+		"\n"
+		"Runs gcc (g++ when invoked as adac++) with every argument unchanged,\n"
+		"adding -finstrument-functions to each compile and the ada runtime to each\n"
+		"link, so that the program records its function calls when it runs.\n"
+		"Preprocessing (-E, -M, -MM) and queries (--version, -print-*, ...) are\n"
+		"passed through untouched. --ada-* options are read from the command line\n"
+		"only, never from @response files, and never reach the compiler.\n"
+		"\n"
+		"Options:\n", prog);
+	ada_cc_opts_help(f);
+	fputs("\n"
+	      "fentry and mcount modes are planned. LIST is comma-separated, as in gcc's\n"
+	      "-finstrument-functions-exclude-{file,function}-list (clang has no such\n"
+	      "lists). --ada-static links the hooks into the executable and exports\n"
+	      "them, for instrumented shared libraries to use.\n"
+	      "\n"
+	      "Environment, read by adacc:\n"
+	      "  ADA_CC        real C compiler (default gcc); --ada-cc= overrides it\n"
+	      "  ADA_CXX       real C++ compiler for adac++ (default g++)\n"
+	      "  ADA_MODE      instrumentation mode, as --ada-mode= (which overrides it)\n"
+	      "  ADA_VERBOSE   1: as --ada-verbose\n"
+	      "  ADA_LIBDIR    directory holding libada.so and libada.a (default: ../lib\n"
+	      "                from the directory of the adacc executable)\n"
+	      "\n"
+	      "Environment, read by the traced program (runtime variables, see README):\n"
+	      "  ADA_OUTPUT    directory for traces (default ./ada-trace)\n"
+	      "  ADA_DISABLE   1: run without tracing\n"
+	      "  ADA_RING_KB   size of each thread's ring buffer, in KiB\n"
+	      "  ADA_MAX_DEPTH deepest call nesting recorded\n"
+	      "  ADA_FLUSH_MS  how often the writer thread drains the rings, in ms\n"
+	      "\n"
+	      "CMake: -DCMAKE_TOOLCHAIN_FILE=<prefix>/share/ada/ada.cmake\n"
+	      "make:  make CC=adacc CXX=adac++\n", f);
+}

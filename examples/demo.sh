@@ -1,0 +1,53 @@
+#!/bin/sh
+# demo.sh - `make demo`: build examples/demo.c with adacc, run it traced,
+# symbolize the trace, check it and print the call tree of every thread.
+#
+# The program is built in a temporary directory, removed on exit; the trace
+# is kept in ada-trace/demo/ at the top of the tree, replaced by each run
+# (`make clean` removes it).
+set -eu
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=$root/ada-trace/demo
+
+die() {
+	printf 'demo: %s\n' "$*" >&2
+	exit 1
+}
+
+for tool in bin/adacc bin/ada-symbolize lib/libada.so; do
+	[ -e "$root/$tool" ] || die "$tool is missing; run 'make' first"
+done
+
+build=$(mktemp -d "${TMPDIR:-/tmp}/ada-demo.XXXXXX")
+trap 'rm -rf "$build"' EXIT
+trap 'exit 130' INT TERM
+
+step() {
+	printf '\n==> %s\n' "$*"
+}
+
+step "build: adacc -O2 -g -pthread -o demo examples/demo.c"
+"$root/bin/adacc" -O2 -g -pthread -o "$build/demo" "$root/examples/demo.c" ||
+	die "adacc failed"
+
+# A fresh directory: ada-symbolize converts, and --replay prints, every
+# session below it.
+rm -rf "$out"
+mkdir -p "$out"
+
+step "run: ADA_OUTPUT=$out ./demo"
+status=0
+ADA_OUTPUT=$out "$build/demo" || status=$?
+[ "$status" -eq 0 ] || die "the traced program exited with status $status"
+
+step "symbolize: ada-symbolize $out"
+"$root/bin/ada-symbolize" "$out" || die "ada-symbolize failed"
+
+step "check: ada-symbolize --check $out"
+"$root/bin/ada-symbolize" --check "$out" || die "the trace does not pass --check"
+
+step "replay: ada-symbolize --replay $out"
+"$root/bin/ada-symbolize" --replay "$out" || die "ada-symbolize --replay failed"
+
+printf '\nThe trace is in %s\n' "$out"

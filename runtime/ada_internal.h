@@ -1,0 +1,98 @@
+/* ada_internal.h - hidden declarations shared by the runtime's files.
+ *
+ * Data flow inside the traced process:
+ *   cyg.c hooks → thread.h fast path → per-thread ring
+ *   writer.c thread → encode.c (compact stream) → lz4 frames → raw/thread_<N>.lz4
+ *   meta.c → raw/process.meta (process, clock, modules, functions, threads)
+ *   init.c: process lifecycle (start, exit, fork, exec)
+ */
+#ifndef ADA_INTERNAL_H
+#define ADA_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "thread.h"
+
+/* ---- configuration (config.c) ------------------------------------------------- */
+struct ada_config {
+	bool disabled;            /* ADA_DISABLE=1 */
+	char output[4096];        /* ADA_OUTPUT, made absolute at start */
+	uint64_t ring_bytes;      /* ADA_RING_KB * 1024, a power of two */
+	uint32_t max_depth;       /* ADA_MAX_DEPTH; frames deeper are not recorded */
+	uint32_t shadow_depth;    /* ADA_SHADOW_DEPTH: frames checked against their exits */
+	uint32_t flush_ms;        /* ADA_FLUSH_MS: the writer's idle interval */
+	bool quiet;               /* ADA_QUIET=1: no stderr report at exit */
+};
+
+/* Reads the ADA_* variables from `getenv_fn` (getenv, or a test's table). An
+ * invalid value prints one line naming the variable, the value and what is
+ * accepted, and keeps the default. */
+ADA_HIDDEN void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *));
+/* One line for each ADA_* variable in env that nobody knows (likely a typo). */
+ADA_HIDDEN void ada_config_warn_unknown(char *const *env);
+/* The accepted values, one "NAME=value" string per setting, for the manifest. */
+ADA_HIDDEN int ada_config_format(const struct ada_config *c, char *buf, size_t len);
+
+/* ---- process-wide state (init.c) ---------------------------------------------- */
+struct ada_runtime {
+	struct ada_config cfg;
+	bool active;               /* tracing this process */
+	uint32_t pid;
+	char pid_dir[4352];        /* <output>/session_…/pid_<pid> */
+	char raw_dir[4400];        /* pid_dir/raw */
+	struct ada_thread *threads; /* registry, pushed with CAS, newest first */
+	uint32_t next_ordinal;
+	pthread_key_t exit_key;    /* its destructor marks a thread exited */
+};
+ADA_HIDDEN extern struct ada_runtime ada_rt;
+
+/* Flushes every ring before exec replaces the image (init.c). */
+ADA_HIDDEN void ada_before_exec(void);
+
+/* ---- threads (thread.c) -------------------------------------------------------- */
+ADA_HIDDEN void ada_thread_exit(void *td);
+/* In a fork child: forget the parent's other threads, keep the caller's with
+ * an empty ring and its open frames re-recorded as CALLs at `now`. */
+ADA_HIDDEN void ada_thread_after_fork(uint64_t now);
+
+/* ---- clock (clock.c) ----------------------------------------------------------- */
+ADA_HIDDEN void ada_clock_sample(struct ada_meta_clock *out);
+ADA_HIDDEN uint64_t ada_clock_hz_estimate(const struct ada_meta_clock *a,
+					  const struct ada_meta_clock *b);
+
+/* ---- raw/process.meta (meta.c) ------------------------------------------------- */
+ADA_HIDDEN int ada_meta_open(const char *raw_dir);
+ADA_HIDDEN void ada_meta_close(void);
+/* Appends one record (header + payload + extra + padding) with one write(). */
+ADA_HIDDEN int ada_meta_write(uint32_t type, const void *payload, size_t len,
+			      const void *extra, size_t extra_len);
+
+/* ---- modules (modmap.c) -------------------------------------------------------- */
+/* Records every loaded image not recorded yet. Cheap when nothing changed. */
+ADA_HIDDEN void ada_modmap_scan(void);
+ADA_HIDDEN void ada_modmap_reset(void);
+
+/* ---- writer (writer.c) --------------------------------------------------------- */
+ADA_HIDDEN int ada_writer_start(void);
+/* Drains every ring to disk now (from any thread; serialised with the writer). */
+ADA_HIDDEN void ada_writer_flush(void);
+/* Final flush at exit: stops the writer thread, drains, closes the files. */
+ADA_HIDDEN void ada_writer_stop(void);
+ADA_HIDDEN void ada_writer_fork_prepare(void);
+ADA_HIDDEN void ada_writer_fork_parent(void);
+ADA_HIDDEN void ada_writer_after_fork(void);
+
+/* ---- drop accounting (drop.c) -------------------------------------------------- */
+ADA_HIDDEN extern const char *const ada_drop_names[ADA_DROP_NREASONS];
+/* Prints one stderr line per reason with a non-zero total (nothing if none). */
+ADA_HIDDEN void ada_drop_report(const uint64_t totals[ADA_DROP_NREASONS], uint64_t kept);
+
+/* ---- small helpers (util.c): no stdio on paths that may run at exit/fork ------ */
+ADA_HIDDEN int ada_mkdirs(const char *path);
+ADA_HIDDEN int ada_write_all(int fd, const void *buf, size_t len);
+ADA_HIDDEN void ada_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,112 @@
+/* config.c - the ADA_* environment variables of the traced program.
+ *
+ * A bad value never stops the program: one line names the variable, the value
+ * and what is accepted, and the default is used. A variable with the ADA_
+ * prefix that nobody knows gets a line too, since it is most likely a typo.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ada_internal.h"
+
+struct int_setting {
+	const char *name;
+	uint64_t min, max, def;
+	const char *unit;
+};
+
+static const struct int_setting RING_KB = { "ADA_RING_KB", 64, 1u << 20, 16384, "KiB per thread" };
+static const struct int_setting MAX_DEPTH = { "ADA_MAX_DEPTH", 1, UINT32_MAX, UINT32_MAX, "frames" };
+static const struct int_setting SHADOW = { "ADA_SHADOW_DEPTH", 16, 1u << 22, 65536, "frames" };
+static const struct int_setting FLUSH_MS = { "ADA_FLUSH_MS", 1, 1000, 10, "ms" };
+
+/* Variables of the runtime and of adacc (which a build may leave in the
+ * environment of the programs it runs). */
+static const char *const known[] = {
+	"ADA_DISABLE", "ADA_OUTPUT", "ADA_RING_KB", "ADA_MAX_DEPTH", "ADA_SHADOW_DEPTH",
+	"ADA_FLUSH_MS", "ADA_QUIET", "ADA_CC", "ADA_CXX", "ADA_MODE", "ADA_VERBOSE", "ADA_LIBDIR",
+};
+
+static uint64_t get_int(const struct int_setting *s, const char *v)
+{
+	char *end;
+	unsigned long long x;
+
+	if (!v)
+		return s->def;
+	errno = 0;
+	x = strtoull(v, &end, 10);
+	if (!*v || *end || errno || v[0] == '-' || x < s->min || x > s->max) {
+		ada_warn("%s=%s is not valid: expected an integer from %" PRIu64 " to %" PRIu64
+			 " (%s); using %" PRIu64, s->name, v, s->min, s->max, s->unit, s->def);
+		return s->def;
+	}
+	return x;
+}
+
+static bool get_bool(const char *name, const char *v)
+{
+	if (!v || !strcmp(v, "0") || !*v)
+		return false;
+	if (!strcmp(v, "1"))
+		return true;
+	ada_warn("%s=%s is not valid: expected 0 or 1; using 0", name, v);
+	return false;
+}
+
+static uint64_t round_pow2(uint64_t x)
+{
+	uint64_t p = 1;
+
+	while (p < x)
+		p <<= 1;
+	return p;
+}
+
+void ada_config_warn_unknown(char *const *env)
+{
+	char *const *e;
+	size_t i;
+
+	for (e = env; e && *e; e++) {
+		size_t len = strcspn(*e, "=");
+		bool ok = false;
+
+		if (strncmp(*e, "ADA_", 4))
+			continue;
+		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			ok |= strlen(known[i]) == len && !strncmp(*e, known[i], len);
+		if (!ok)
+			ada_warn("unknown variable %.*s ignored (see adacc --ada-help)", (int)len, *e);
+	}
+}
+
+void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *))
+{
+	const char *out = getenv_fn("ADA_OUTPUT");
+
+	memset(c, 0, sizeof(*c));
+	c->disabled = get_bool("ADA_DISABLE", getenv_fn("ADA_DISABLE"));
+	c->quiet = get_bool("ADA_QUIET", getenv_fn("ADA_QUIET"));
+	if (out && (!*out || strlen(out) >= sizeof(c->output) - 64)) {
+		ada_warn("ADA_OUTPUT=%s is not valid: expected a directory path; using ada-trace", out);
+		out = NULL;
+	}
+	snprintf(c->output, sizeof(c->output), "%s", out ? out : "ada-trace");
+	/* The ring is indexed with a mask: round up to a power of two. */
+	c->ring_bytes = round_pow2(get_int(&RING_KB, getenv_fn("ADA_RING_KB"))) * 1024;
+	c->max_depth = (uint32_t)get_int(&MAX_DEPTH, getenv_fn("ADA_MAX_DEPTH"));
+	c->shadow_depth = (uint32_t)get_int(&SHADOW, getenv_fn("ADA_SHADOW_DEPTH"));
+	c->flush_ms = (uint32_t)get_int(&FLUSH_MS, getenv_fn("ADA_FLUSH_MS"));
+}
+
+int ada_config_format(const struct ada_config *c, char *buf, size_t len)
+{
+	return snprintf(buf, len,
+			"output=%s%cring_kb=%" PRIu64 "%cmax_depth=%u%cshadow_depth=%u%cflush_ms=%u%c",
+			c->output, 0, c->ring_bytes / 1024, 0, c->max_depth, 0, c->shadow_depth, 0,
+			c->flush_ms, 0);
+}

@@ -1,0 +1,68 @@
+/* encode.h - ring slots → the compact thread stream of raw_format.h.
+ *
+ * Runs in the writer thread only. Pure functions over caller-owned state, so
+ * the encoder is tested without a process around it.
+ */
+#ifndef ADA_ENCODE_H
+#define ADA_ENCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "thread.h"
+
+/* Function dictionary: process address → fid (1, 2, …). New fids are queued in
+ * `pending` until the writer puts them in process.meta. */
+struct ada_fdict {
+	uint64_t *keys;      /* open addressing; 0 = empty slot */
+	uint32_t *vals;
+	size_t cap, used;
+	uint32_t next_fid;
+	uint64_t *pending;   /* addresses of fids pending_first, pending_first+1, … */
+	size_t npending, pending_cap;
+	uint32_t pending_first;
+};
+
+/* One thread's encoder state: the timestamp base and the open frames' fids. */
+struct ada_enc_stream {
+	uint64_t last_tsc;
+	uint64_t *open;      /* address of each open frame, innermost last */
+	size_t depth, cap;
+	uint64_t mismatches; /* RETURNs whose address was not the innermost frame's */
+};
+
+/* Worst case bytes for n slots plus the SYNC that starts every frame. */
+#define ADA_ENC_SYNC_BYTES 9
+#define ADA_ENC_MAX_EVENT 11 /* tag + 5-byte delta varint + 5-byte fid varint */
+#define ADA_ENC_LOST_MAX 12
+static inline size_t ada_encode_bound(size_t n)
+{
+	return ADA_ENC_SYNC_BYTES + n * ADA_ENC_MAX_EVENT;
+}
+
+int ada_fdict_init(struct ada_fdict *d);
+void ada_fdict_free(struct ada_fdict *d);
+/* 0 only when memory ran out. */
+uint32_t ada_fdict_get(struct ada_fdict *d, uint64_t addr);
+
+void ada_enc_stream_free(struct ada_enc_stream *s);
+/* Starts a frame: SYNC with the first slot's tsc (or the last one seen). */
+size_t ada_encode_sync(struct ada_enc_stream *s, uint64_t tsc, uint8_t *out);
+/* Encodes n slots. Returns bytes written, or (size_t)-1 if memory ran out. */
+size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
+			const struct ada_slot *slots, size_t n, uint8_t *out);
+size_t ada_encode_lost(unsigned reason, uint64_t count, uint8_t *out);
+
+static inline size_t ada_put_varint(uint8_t *out, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		out[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	out[n++] = (uint8_t)v;
+	return n;
+}
+
+#endif

@@ -1,0 +1,106 @@
+/* exec.c - flush the trace before exec replaces the process image.
+ *
+ * exec ends the image without running exit handlers, so the events still in
+ * the rings would be lost. These definitions interpose libc's (libada comes
+ * before libc in the search order), flush, and call the real function found
+ * with RTLD_NEXT. The execl* family is variadic; it is turned into the
+ * matching execv* call here, as libc would do.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+#include "ada_internal.h"
+
+#define ADA_EXPORT __attribute__((visibility("default")))
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execvp_fn)(const char *, char *const[]);
+typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
+
+static void *real(const char *name)
+{
+	void *fn = dlsym(RTLD_NEXT, name);
+
+	if (!fn)
+		errno = ENOSYS;
+	return fn;
+}
+
+ADA_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	execve_fn fn = (execve_fn)real("execve");
+
+	ada_before_exec();
+	return fn ? fn(path, argv, envp) : -1;
+}
+
+ADA_EXPORT int execv(const char *path, char *const argv[])
+{
+	extern char **environ;
+
+	return execve(path, argv, environ);
+}
+
+ADA_EXPORT int execvp(const char *file, char *const argv[])
+{
+	execvp_fn fn = (execvp_fn)real("execvp");
+
+	ada_before_exec();
+	return fn ? fn(file, argv) : -1;
+}
+
+ADA_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	execvpe_fn fn = (execvpe_fn)real("execvpe");
+
+	ada_before_exec();
+	return fn ? fn(file, argv, envp) : -1;
+}
+
+/* Collects the variadic arguments after arg0 up to the terminating NULL. */
+#define COLLECT_ARGS(arg0, argv, ap)                                                   \
+	do {                                                                           \
+		size_t n_ = 1;                                                         \
+		va_start(ap, arg0);                                                    \
+		while (va_arg(ap, char *))                                             \
+			n_++;                                                          \
+		va_end(ap);                                                            \
+		argv = __builtin_alloca((n_ + 1) * sizeof(char *));                    \
+		argv[0] = (char *)arg0;                                                \
+		va_start(ap, arg0);                                                    \
+		for (size_t i_ = 1; i_ <= n_; i_++)                                    \
+			argv[i_] = va_arg(ap, char *);                                 \
+	} while (0)
+
+ADA_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	char **argv;
+	va_list ap;
+
+	COLLECT_ARGS(arg, argv, ap);
+	va_end(ap);
+	return execv(path, argv);
+}
+
+ADA_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	char **argv;
+	va_list ap;
+
+	COLLECT_ARGS(arg, argv, ap);
+	va_end(ap);
+	return execvp(file, argv);
+}
+
+ADA_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	char **argv, **envp;
+	va_list ap;
+
+	COLLECT_ARGS(arg, argv, ap); /* argv ends with the NULL; envp follows it */
+	envp = va_arg(ap, char **);
+	va_end(ap);
+	return execve(path, argv, envp);
+}

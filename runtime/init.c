@@ -1,0 +1,160 @@
+/* init.c - the traced process's lifecycle: start, fork, exec and exit.
+ *
+ * Start (a constructor that runs before the program's own): read the
+ * configuration, create <output>/session_<time>/pid_<pid>/raw/, record the
+ * process, its modules and a clock pair, start the writer. Threads set
+ * themselves up lazily on their first event (thread.c).
+ *
+ * Exit (a destructor that runs after the program's atexit handlers and
+ * destructors, libada being a dependency of everything instrumented): stop the
+ * writer, drain every ring, record how every thread ended.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ada_internal.h"
+
+struct ada_runtime ada_rt;
+static char session_dir[4300];
+
+static const char *env_get(const char *name)
+{
+	return getenv(name);
+}
+
+static void make_session_dir(void)
+{
+	char cwd[PATH_MAX] = "";
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	const char *out = ada_rt.cfg.output;
+
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d_%H%M%S", &tm);
+	/* Absolute, so a program that changes directory still writes here. */
+	if (out[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+		cwd[0] = '\0';
+	snprintf(session_dir, sizeof(session_dir), "%s%s%s/session_%s", cwd, *cwd ? "/" : "", out,
+		 stamp);
+}
+
+/* Reads the command line from /proc: argv is not ours to look at. */
+static size_t read_cmdline(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/cmdline", "re");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, len, f);
+	fclose(f);
+	return n;
+}
+
+static int process_begin(uint32_t parent_pid)
+{
+	struct ada_meta_process p = { 0 };
+	struct ada_meta_clock c;
+	char extra[8192], cfg[4500];
+	ssize_t exe_len;
+	size_t n;
+	int err;
+
+	ada_rt.pid = (uint32_t)getpid();
+	snprintf(ada_rt.pid_dir, sizeof(ada_rt.pid_dir), "%s/pid_%u", session_dir, ada_rt.pid);
+	snprintf(ada_rt.raw_dir, sizeof(ada_rt.raw_dir), "%s/raw", ada_rt.pid_dir);
+	err = ada_mkdirs(ada_rt.raw_dir);
+	if (err < 0) {
+		ada_warn("cannot create %s: %s; tracing off", ada_rt.raw_dir, strerror(-err));
+		return err;
+	}
+	err = ada_meta_open(ada_rt.raw_dir);
+	if (err < 0)
+		return err;
+	ada_clock_sample(&c);
+	p.pid = ada_rt.pid;
+	p.ppid = (uint32_t)getppid();
+	p.parent_pid = parent_pid;
+	p.flags = ada_arch_ticks_invariant() ? ADA_PROC_TSC_INVARIANT : 0;
+	p.start_tsc = c.tsc;
+	p.start_boottime_ns = c.boottime_ns;
+	p.start_realtime_ns = (uint64_t)time(NULL) * 1000000000ull;
+	exe_len = readlink("/proc/self/exe", extra, sizeof(extra) - 1);
+	n = exe_len > 0 ? (size_t)exe_len : 0;
+	extra[n++] = '\0';
+	n += read_cmdline(extra + n, sizeof(extra) - n);
+	ada_meta_write(ADA_META_PROCESS, &p, sizeof(p), extra, n);
+	n = (size_t)ada_config_format(&ada_rt.cfg, cfg, sizeof(cfg));
+	ada_meta_write(ADA_META_CONFIG, cfg, n < sizeof(cfg) ? n : sizeof(cfg), NULL, 0);
+	ada_modmap_scan();
+	return ada_writer_start();
+}
+
+static void fork_prepare(void)
+{
+	ada_writer_fork_prepare();
+}
+
+static void fork_parent(void)
+{
+	ada_writer_fork_parent();
+}
+
+/* The child is a new traced process: pid_<child> in the same session. */
+static void fork_child(void)
+{
+	uint32_t parent = ada_rt.pid;
+
+	if (!ada_rt.active)
+		return;
+	ada_writer_after_fork();
+	ada_meta_close();
+	ada_modmap_reset();
+	ada_thread_after_fork(ada_arch_ticks());
+	if (process_begin(parent) < 0)
+		__atomic_store_n(&ada_rt.active, false, __ATOMIC_RELEASE);
+}
+
+__attribute__((constructor(101))) static void ada_start(void)
+{
+	extern char **environ;
+
+	ada_config_load(&ada_rt.cfg, env_get);
+	ada_config_warn_unknown(environ);
+	if (ada_rt.cfg.disabled)
+		return;
+	if (pthread_key_create(&ada_rt.exit_key, ada_thread_exit) != 0)
+		return;
+	make_session_dir();
+	if (process_begin(0) < 0)
+		return;
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	/* Release: a thread that sees active sees the configuration too. */
+	__atomic_store_n(&ada_rt.active, true, __ATOMIC_RELEASE);
+}
+
+__attribute__((destructor(101))) static void ada_finish(void)
+{
+	if (!__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE))
+		return;
+	/* New threads stay untraced from here; running ones write into rings
+	 * nobody drains, and their trace ends at this point. */
+	__atomic_store_n(&ada_rt.active, false, __ATOMIC_RELEASE);
+	ada_writer_stop();
+	ada_meta_close();
+}
+
+/* Before exec replaces the image: everything recorded so far goes to disk.
+ * (exec.c calls this; if exec fails the program goes on, still traced.) */
+void ada_before_exec(void)
+{
+	if (__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE))
+		ada_writer_flush();
+}

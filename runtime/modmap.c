@@ -1,0 +1,141 @@
+/* modmap.c - which ELF images are loaded where, for offline symbolization.
+ *
+ * dl_iterate_phdr gives every image's load bias and program headers; the
+ * GNU build-id note is read from the mapped image itself, so the symbolizer
+ * can later refuse a binary that changed since the run. The scan is cheap
+ * when nothing was loaded: dlpi_adds tells, and the walk stops at once.
+ */
+#include <elf.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ada_internal.h"
+
+struct seen_module {
+	uint64_t bias;
+	uint64_t name_hash;
+};
+
+static struct {
+	unsigned long long adds; /* dlpi_adds at the last full scan */
+	struct seen_module *seen;
+	size_t n, cap;
+	uint32_t next_no;
+} M;
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+static bool seen_before(uint64_t bias, uint64_t name_hash)
+{
+	size_t i;
+
+	for (i = 0; i < M.n; i++)
+		if (M.seen[i].bias == bias && M.seen[i].name_hash == name_hash)
+			return true;
+	if (M.n == M.cap) {
+		size_t cap = M.cap ? 2 * M.cap : 64;
+		struct seen_module *p = realloc(M.seen, cap * sizeof(*p));
+
+		if (!p)
+			return true; /* cannot remember it: do not record it twice either */
+		M.seen = p;
+		M.cap = cap;
+	}
+	M.seen[M.n++] = (struct seen_module){ bias, name_hash };
+	return false;
+}
+
+static uint32_t build_id_from_note(const uint8_t *p, size_t len, uint8_t out[32])
+{
+	while (len >= sizeof(ElfW(Nhdr))) {
+		const ElfW(Nhdr) *nh = (const void *)p;
+		size_t name = (nh->n_namesz + 3) & ~3u, desc = (nh->n_descsz + 3) & ~3u;
+		size_t rec = sizeof(*nh) + name + desc;
+
+		if (rec > len)
+			break;
+		if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+		    !memcmp(p + sizeof(*nh), "GNU", 4) && nh->n_descsz <= 32) {
+			memcpy(out, p + sizeof(*nh) + name, nh->n_descsz);
+			return nh->n_descsz;
+		}
+		p += rec;
+		len -= rec;
+	}
+	return 0;
+}
+
+static void describe(const struct dl_phdr_info *info, struct ada_meta_module *m)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD) {
+			if (ph->p_vaddr < lo)
+				lo = ph->p_vaddr;
+			if (ph->p_vaddr + ph->p_memsz > hi)
+				hi = ph->p_vaddr + ph->p_memsz;
+		} else if (ph->p_type == PT_NOTE && !m->build_id_len) {
+			m->build_id_len = build_id_from_note(
+				(const uint8_t *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz, m->build_id);
+		}
+	}
+	m->bias = info->dlpi_addr;
+	m->vaddr_lo = lo & ~(uint64_t)4095;
+	m->vaddr_hi = hi;
+}
+
+static int visit(struct dl_phdr_info *info, size_t size, void *first)
+{
+	struct ada_meta_module m = { 0 };
+	char exe[4096];
+	const char *path = info->dlpi_name;
+
+	(void)size;
+	if (*(int *)first) {
+		*(int *)first = 0;
+		if (info->dlpi_adds == M.adds)
+			return 1; /* nothing loaded since the last scan */
+		M.adds = info->dlpi_adds;
+		if (!*path) { /* the executable has no name here */
+			ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+			exe[n > 0 ? n : 0] = '\0';
+			path = exe;
+		}
+	}
+	if (!*path || path[0] != '/') /* the vDSO: no file to symbolize from */
+		return 0;
+	if (seen_before(info->dlpi_addr, hash_str(path)))
+		return 0;
+	describe(info, &m);
+	m.module_no = M.next_no++;
+	m.load_tsc = ada_arch_ticks();
+	ada_meta_write(ADA_META_MODULE, &m, sizeof(m), path, strlen(path) + 1);
+	return 0;
+}
+
+void ada_modmap_scan(void)
+{
+	int first = 1;
+
+	dl_iterate_phdr(visit, &first);
+}
+
+void ada_modmap_reset(void)
+{
+	free(M.seen);
+	memset(&M, 0, sizeof(M));
+}

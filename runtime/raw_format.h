@@ -1,0 +1,153 @@
+/* raw_format.h - the raw trace written by libada and read by ada-symbolize.
+ *
+ * This is the only header shared between the runtime and the symbolizer. The
+ * format is specified, with the reasons behind it, in runtime/RAW_FORMAT.md;
+ * every constant here has a row there. All integers are little-endian.
+ *
+ *   <ADA_OUTPUT>/session_YYYYMMDD_HHMMSS/pid_<pid>/raw/process.meta
+ *   <ADA_OUTPUT>/session_YYYYMMDD_HHMMSS/pid_<pid>/raw/thread_<N>.lz4
+ */
+#ifndef ADA_RAW_FORMAT_H
+#define ADA_RAW_FORMAT_H
+
+#include <stdint.h>
+
+#define ADA_RAW_VERSION 1
+
+/* ---- process.meta: a 16-byte file header, then records ---------------------- */
+
+#define ADA_META_MAGIC "ADAMETA1" /* 8 bytes, no NUL */
+
+struct ada_meta_file_header {
+	char magic[8];
+	uint32_t version;     /* ADA_RAW_VERSION */
+	uint8_t arch;         /* ADA_ARCH_* (same numbers as ATF v2) */
+	uint8_t endian;       /* 1 = little */
+	uint16_t header_size; /* 16 */
+};
+
+enum { ADA_ARCH_X86_64 = 1, ADA_ARCH_ARM64 = 2 };
+
+/* Every record: 8-byte header, then `size` payload bytes, then zero padding to
+ * the next multiple of 8. A reader skips types it does not know. A record cut
+ * short by a crash is ignored (the file ends there). */
+struct ada_meta_rec {
+	uint32_t type; /* ADA_META_* */
+	uint32_t size; /* payload bytes, excluding this header and the padding */
+};
+
+enum ada_meta_type {
+	ADA_META_PROCESS = 1,     /* struct ada_meta_process + strings */
+	ADA_META_CLOCK = 2,       /* struct ada_meta_clock */
+	ADA_META_MODULE = 3,      /* struct ada_meta_module + path */
+	ADA_META_FUNCS = 4,       /* struct ada_meta_funcs + addrs */
+	ADA_META_THREAD = 5,      /* struct ada_meta_thread */
+	ADA_META_THREAD_END = 6,  /* struct ada_meta_thread_end */
+	ADA_META_CONFIG = 7,      /* "key=value\0" strings, back to back */
+	ADA_META_END = 8,         /* struct ada_meta_end: the process shut down cleanly */
+};
+
+/* Why an event was not kept. The names are what the manifest and the stderr
+ * report print (ada_drop_names in runtime/drop.c). */
+enum ada_drop_reason {
+	ADA_DROP_RING_FULL = 0, /* the writer fell behind; the call's subtree was skipped */
+	ADA_DROP_MAX_DEPTH,     /* deeper than ADA_MAX_DEPTH */
+	ADA_DROP_REENTRANT,     /* a hook fired while this thread was inside the runtime (signal) */
+	ADA_DROP_NO_BUFFER,     /* the thread's buffers could not be allocated */
+	ADA_DROP_AFTER_EXIT,    /* recorded after the final flush at process exit */
+	ADA_DROP_UNMATCHED,     /* a return with no recorded call (tracing began mid-frame) */
+	ADA_DROP_NREASONS
+};
+
+struct ada_meta_process {
+	uint32_t pid;
+	uint32_t ppid;
+	uint32_t parent_pid;  /* the traced parent if this process is a fork child, else 0 */
+	uint32_t flags;       /* ADA_PROC_* */
+	uint64_t start_tsc;
+	uint64_t start_boottime_ns;
+	uint64_t start_realtime_ns;
+	uint64_t tsc_hz;      /* estimate, for display; conversion uses ADA_META_CLOCK pairs */
+	/* then: exe path\0, then the command line as argv strings each \0-terminated */
+};
+
+enum { ADA_PROC_TSC_INVARIANT = 1 };
+
+/* One calibration point: `tsc` was read at the midpoint of a clock_gettime
+ * (CLOCK_BOOTTIME) call that returned `boottime_ns`; `window` is how many ticks
+ * the pair took, so |error| <= window/2 ticks at this point. */
+struct ada_meta_clock {
+	uint64_t tsc;
+	uint64_t boottime_ns;
+	uint64_t window;
+};
+
+/* A loaded ELF image. Process address = ELF vaddr + bias. */
+struct ada_meta_module {
+	uint32_t module_no;     /* ordinal within this process, from 0 */
+	uint32_t build_id_len;  /* 0 if the image has no NT_GNU_BUILD_ID */
+	uint64_t bias;          /* dl_iterate_phdr's dlpi_addr */
+	uint64_t vaddr_lo;      /* lowest PT_LOAD p_vaddr (page-aligned down) */
+	uint64_t vaddr_hi;      /* highest PT_LOAD p_vaddr + p_memsz */
+	uint64_t load_tsc;      /* when the runtime first saw it */
+	uint8_t build_id[32];
+	/* then: absolute path\0 */
+};
+
+/* Function dictionary: fids first_fid .. first_fid+count-1 are these process
+ * addresses. The writer assigns fids from 1, once per distinct address, and
+ * writes the FUNCS record before any thread frame that uses them. */
+struct ada_meta_funcs {
+	uint32_t first_fid;
+	uint32_t count;
+	/* then: uint64_t addr[count] */
+};
+
+struct ada_meta_thread {
+	uint32_t ordinal;  /* N in thread_<N>.lz4 and ATF's thread_id */
+	uint32_t os_tid;
+	uint64_t start_tsc;
+	char name[16];     /* pthread name at registration, NUL-padded */
+};
+
+struct ada_meta_thread_end {
+	uint32_t ordinal;
+	uint32_t flags;        /* ADA_TEND_* */
+	uint64_t end_tsc;
+	uint64_t events;       /* events written to thread_<N>.lz4 */
+	uint64_t dropped[ADA_DROP_NREASONS];
+};
+
+enum { ADA_TEND_EXITED = 1, /* the thread ended; else it was still running at exit */
+       ADA_TEND_FINAL = 2 };
+
+struct ada_meta_end {
+	uint64_t end_tsc;
+	uint64_t end_boottime_ns;
+};
+
+/* ---- thread_<N>.lz4: concatenated LZ4 frames ---------------------------------
+ *
+ * Each frame is complete on its own (the writer emits one per drain), so a file
+ * cut short by a crash decodes up to its last whole frame. Decompressed, the
+ * frames form one byte stream of events; every frame starts with SYNC.
+ *
+ * An event starts with a tag byte: kind in bits 0-1, a 6-bit field in bits 2-7.
+ *   CALL      tag = 0 | f<<2, varint delta, [varint fid if f == 63]; else fid = f
+ *   RETURN    tag = 1 | d<<2, [varint delta if d == 63]; else delta = d
+ *   EXCEPTION tag = 2 | d<<2, same as RETURN
+ *   CONTROL   tag = 3 | c<<2, c = ADA_CTL_*
+ * delta = tsc - previous event's tsc in this stream (clamped at 0, so
+ * timestamps never decrease). RETURN and EXCEPTION close the innermost open
+ * CALL; they carry no fid. varint = unsigned LEB128.
+ */
+enum ada_raw_kind { ADA_RAW_CALL = 0, ADA_RAW_RETURN = 1, ADA_RAW_EXCEPTION = 2, ADA_RAW_CONTROL = 3 };
+
+#define ADA_RAW_INLINE_MAX 63 /* 6-bit field value that means "varint follows" */
+
+enum ada_raw_control {
+	ADA_CTL_SYNC = 0, /* then 8 bytes LE: absolute tsc; the next delta is from it */
+	ADA_CTL_LOST = 1, /* then varint reason, varint count: events not kept here */
+};
+
+#endif

@@ -1,0 +1,262 @@
+/* thread.c - per-thread set-up and the recording slow paths.
+ *
+ * Everything here runs rarely: once per thread, when the ring's cached limit
+ * runs out, when a frame is skipped, or when a frame was abandoned without its
+ * exit hook. The fast path is in thread.h.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ada_internal.h"
+
+__thread struct ada_thread *ada_td __attribute__((tls_model("initial-exec")));
+/* enum ada_thread_state; separate from ada_td so a dead or disabled thread
+ * costs one TLS load and a branch, and a hook inside set-up returns at once. */
+static __thread uint8_t ada_tstate __attribute__((tls_model("initial-exec")));
+
+static void *map_anon(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void registry_push(struct ada_thread *td)
+{
+	struct ada_thread *head = __atomic_load_n(&ada_rt.threads, __ATOMIC_RELAXED);
+
+	/* Release: the writer that finds td through the list sees it initialised. */
+	do
+		td->next = head;
+	while (!__atomic_compare_exchange_n(&ada_rt.threads, &head, td, true, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED));
+}
+
+static void thread_reset_counters(struct ada_thread *td, uint64_t now)
+{
+	td->ordinal = __atomic_fetch_add(&ada_rt.next_ordinal, 1, __ATOMIC_RELAXED);
+	td->os_tid = (uint32_t)syscall(SYS_gettid);
+	td->start_tsc = now;
+	td->ws = NULL;
+}
+
+static struct ada_thread *thread_alloc(void)
+{
+	const struct ada_config *c = &ada_rt.cfg;
+	size_t shadow_bytes = (size_t)c->shadow_depth * sizeof(struct ada_frame);
+	struct ada_thread *td = map_anon(sizeof(*td));
+
+	if (!td)
+		return NULL;
+	td->ring = map_anon(c->ring_bytes);
+	td->shadow = shadow_bytes ? map_anon(shadow_bytes) : NULL;
+	if (!td->ring || (shadow_bytes && !td->shadow)) {
+		if (td->ring)
+			munmap(td->ring, c->ring_bytes);
+		munmap(td, sizeof(*td));
+		return NULL;
+	}
+	td->ring_bytes = c->ring_bytes;
+	td->shadow_bytes = shadow_bytes;
+	td->mask = c->ring_bytes / sizeof(struct ada_slot) - 1;
+	td->limit = td->mask + 1;
+	td->shadow_cap = c->shadow_depth;
+	td->max_limit = td->record_limit = c->max_depth;
+	return td;
+}
+
+/* First event of this thread: set up its state, or say it is not traced. */
+struct ada_thread *ada_thread_init_slow(void)
+{
+	struct ada_thread *td;
+
+	if (ada_tstate != ADA_TS_NONE)
+		return NULL; /* inside set-up (a signal), dead, or off */
+	if (!__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE)) {
+		if (ada_rt.cfg.disabled)
+			ada_tstate = ADA_TS_OFF;
+		return NULL; /* before start-up, or after the final flush */
+	}
+	ada_tstate = ADA_TS_INIT;
+	td = thread_alloc();
+	if (!td) {
+		ada_tstate = ADA_TS_OFF;
+		ada_warn("cannot allocate the buffers of thread %ld: %s; it runs untraced",
+			 (long)syscall(SYS_gettid), strerror(errno));
+		return NULL;
+	}
+	thread_reset_counters(td, ada_arch_ticks());
+	registry_push(td);
+	/* The key's destructor runs when the thread ends (not for the thread
+	 * that calls exit(): the final flush covers that one). */
+	pthread_setspecific(ada_rt.exit_key, td);
+	ada_td = td;
+	ada_tstate = ADA_TS_LIVE;
+	return td;
+}
+
+void ada_thread_exit(void *arg)
+{
+	struct ada_thread *td = arg;
+
+	ada_td = NULL;
+	ada_tstate = ADA_TS_DEAD;
+	td->end_tsc = ada_arch_ticks();
+	/* Release: the writer that sees exited also sees the last slots and
+	 * end_tsc, and may then free the state. */
+	__atomic_store_n(&td->exited, 1, __ATOMIC_RELEASE);
+}
+
+/* The cached limit ran out: look at the writer's real position. */
+int ada_ring_refresh_slow(struct ada_thread *td, uint32_t depth)
+{
+	/* Acquire: pairs with the writer's release of tail, so the slots it
+	 * handed back are no longer being read when we overwrite them. */
+	td->limit = __atomic_load_n(&td->tail, __ATOMIC_ACQUIRE) + td->mask + 1;
+	if (td->head + depth + 1 <= td->limit)
+		return 1;
+	/* Full: skip this frame and everything it calls. */
+	td->skip_from = depth;
+	td->record_limit = depth - 1;
+	td->dropped[ADA_DROP_RING_FULL]++;
+	return 0;
+}
+
+static unsigned skip_reason(const struct ada_thread *td, uint32_t depth)
+{
+	return depth > td->max_limit ? ADA_DROP_MAX_DEPTH : ADA_DROP_RING_FULL;
+}
+
+void ada_enter_skipped_slow(struct ada_thread *td, uint32_t depth)
+{
+	td->dropped[skip_reason(td, depth)]++;
+}
+
+void ada_exit_skipped_slow(struct ada_thread *td, uint32_t depth)
+{
+	td->dropped[skip_reason(td, depth)]++;
+	if (depth <= td->skip_from) { /* the skipped subtree is closed */
+		td->skip_from = 0;
+		td->record_limit = td->max_limit;
+	}
+}
+
+/* Closes the innermost frame, which was left without its exit hook: an
+ * EXCEPTION if it was recorded (its slot was reserved when it was entered). */
+static void close_abandoned(struct ada_thread *td)
+{
+	uint32_t depth = td->depth;
+
+	td->resyncs++;
+	td->depth = depth - 1;
+	if (depth <= td->record_limit)
+		ada_ring_put(td, ada_arch_ticks(),
+			     td->shadow[depth - 1].fn | (uint64_t)ADA_RAW_EXCEPTION << 62);
+	else
+		ada_exit_skipped_slow(td, depth);
+}
+
+static int on_thread_stack(struct ada_thread *td, uintptr_t sp)
+{
+	if (!td->stack_hi) {
+		pthread_attr_t attr;
+		void *lo;
+		size_t size;
+
+		if (pthread_getattr_np(pthread_self(), &attr) != 0)
+			return 0;
+		pthread_attr_getstack(&attr, &lo, &size);
+		pthread_attr_destroy(&attr);
+		td->stack_lo = (uintptr_t)lo;
+		td->stack_hi = (uintptr_t)lo + size;
+	}
+	return sp >= td->stack_lo && sp < td->stack_hi;
+}
+
+/* A frame is being entered above the innermost frame's stack position (or at
+ * it, from another call site). On the thread's own stack that means the frames
+ * there were abandoned (longjmp); on another stack (sigaltstack, a coroutine) it means
+ * nothing, and the new frame nests as usual. Returns the depth to nest under. */
+int ada_enter_resync_slow(struct ada_thread *td, uintptr_t sp, uintptr_t site)
+{
+	if (!on_thread_stack(td, sp) || !on_thread_stack(td, td->shadow[td->depth - 1].sp))
+		return (int)td->depth;
+	while (td->depth > 0 && td->depth <= td->shadow_cap) {
+		const struct ada_frame *top = &td->shadow[td->depth - 1];
+
+		if (top->sp > sp || (top->sp == sp && top->site == site))
+			break; /* a caller of the new frame (or the frame it is inlined in) */
+		close_abandoned(td);
+	}
+	return (int)td->depth;
+}
+
+/* An exit that is not the innermost frame's. Find its frame: the innermost
+ * one with the same function and return address, preferring one whose stack
+ * position is consistent with it; close the frames inside it. Returns its
+ * depth, or 0 if it matches no open frame (tracing started inside it). */
+uint32_t ada_exit_resync_slow(struct ada_thread *td, uintptr_t fn, uintptr_t site, uintptr_t sp)
+{
+	uint32_t d, match = 0;
+
+	for (d = td->depth; d > 0; d--) {
+		const struct ada_frame *f = &td->shadow[d - 1];
+
+		if (f->fn != fn || f->site != site)
+			continue;
+		if (f->sp >= sp) {
+			match = d;
+			break;
+		}
+		if (!match)
+			match = d; /* innermost by identity, kept if none fits better */
+	}
+	if (!match) {
+		td->dropped[ADA_DROP_UNMATCHED]++;
+		return 0;
+	}
+	while (td->depth > match)
+		close_abandoned(td);
+	return match;
+}
+
+/* In the fork child only the forking thread exists. Its ring still holds
+ * events the parent will write; drop them here and record the frames the
+ * thread is in as CALLs, so the child's trace starts balanced at this stack. */
+void ada_thread_after_fork(uint64_t now)
+{
+	struct ada_thread *td = ada_td;
+	uint32_t d, open;
+	uint64_t slots;
+
+	ada_rt.threads = NULL;
+	ada_rt.next_ordinal = 0;
+	if (!td)
+		return;
+	thread_reset_counters(td, now);
+	memset(td->dropped, 0, sizeof(td->dropped));
+	slots = td->mask + 1;
+	td->tail = td->head;
+	td->limit = td->head + slots;
+	td->exited = 0;
+	/* The recorded frames: all open ones, as far as the shadow stack saw them
+	 * and the ring has room for their CALLs and RETURNs. */
+	open = td->depth < td->record_limit ? td->depth : td->record_limit;
+	if (open > td->shadow_cap)
+		open = td->shadow_cap;
+	if (2 * (uint64_t)open + 2 > slots)
+		open = (uint32_t)(slots / 2 - 1);
+	if (open < td->depth) { /* deeper open frames go on unrecorded */
+		td->skip_from = open + 1;
+		td->record_limit = open;
+	}
+	for (d = 1; d <= open; d++)
+		ada_ring_put(td, now, td->shadow[d - 1].fn | (uint64_t)ADA_RAW_CALL << 62);
+	registry_push(td);
+	pthread_setspecific(ada_rt.exit_key, td);
+}

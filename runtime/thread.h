@@ -1,0 +1,167 @@
+/* thread.h - per-thread state and the recording fast path.
+ *
+ * Each traced thread owns one struct ada_thread: a single-producer ring of
+ * 16-byte slots that the writer thread drains, and a shadow stack of the
+ * frames the thread is in. The state is allocated (not TLS) because the
+ * writer keeps reading it after the thread has exited; TLS holds a pointer.
+ *
+ * Balance by construction: a CALL is written only when the ring has room for
+ * it *and* for the RETURN of every frame still open, so a RETURN always finds
+ * a slot. A CALL that cannot be written skips its whole subtree (counted), so
+ * the recorded frames are always a prefix of the real stack: a frame is
+ * recorded exactly when its depth is at most record_limit.
+ */
+#ifndef ADA_THREAD_H
+#define ADA_THREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch.h"
+#include "raw_format.h"
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define ADA_HIDDEN __attribute__((visibility("hidden")))
+
+/* One ring slot as the hook writes it. The kind rides in the top two bits of
+ * the address word: user-space addresses on x86_64 and arm64 stay below 2^56. */
+struct ada_slot {
+	uint64_t tsc;
+	uint64_t word; /* addr | kind << 62 */
+};
+#define ADA_SLOT_ADDR(w) ((w) & ((1ull << 62) - 1))
+#define ADA_SLOT_KIND(w) ((unsigned)((w) >> 62))
+
+/* A frame the thread is in, recorded or not: what its exit must match. */
+struct ada_frame {
+	uintptr_t fn;
+	uintptr_t site; /* the instrumented function's return address */
+	uintptr_t sp;   /* the enter hook's stack pointer */
+};
+
+enum ada_thread_state { ADA_TS_NONE = 0, ADA_TS_INIT, ADA_TS_LIVE, ADA_TS_DEAD, ADA_TS_OFF };
+
+struct ada_writer_stream; /* the writer's private encoding state (writer.c) */
+
+struct ada_thread {
+	/* --- producer: written only by the traced thread ------------------------ */
+	struct ada_slot *ring;
+	uint64_t mask;          /* slots - 1 */
+	/* The next slot to write. Release-stored after each slot, so the writer's
+	 * acquire load of it sees the slot's contents. The writer reads it once
+	 * per pass, so sharing this line with the producer's fields costs one
+	 * miss per pass, not per event. */
+	uint64_t head;
+	uint64_t limit;         /* tail as last seen + slots: slots below are free */
+	uint32_t depth;         /* frames entered, recorded or not */
+	uint32_t record_limit;  /* frames deeper than this are not recorded */
+	uint32_t max_limit;     /* record_limit when nothing is being skipped */
+	uint32_t skip_from;     /* depth whose CALL found the ring full, or 0 */
+	uint32_t busy;          /* reentrancy guard: set while inside a hook */
+	uint32_t shadow_cap;
+	uint32_t resyncs;       /* frames closed because their exit was skipped */
+	struct ada_frame *shadow;
+	uintptr_t stack_lo, stack_hi; /* this thread's stack, for telling alt stacks apart */
+	uint64_t dropped[ADA_DROP_NREASONS]; /* read by the writer; word-sized, so untorn */
+
+	/* --- shared with the writer --------------------------------------------- */
+	/* written by the writer after it consumed slots (release), read by the
+	 * producer (acquire) when its cached limit runs out. */
+	_Alignas(64) uint64_t tail;
+	uint32_t exited;        /* set (release) by the thread's key destructor */
+
+	/* --- registry and writer side ------------------------------------------- */
+	_Alignas(64) uint32_t ordinal;
+	uint32_t os_tid;
+	uint64_t start_tsc, end_tsc;
+	uint64_t ring_bytes, shadow_bytes;
+	struct ada_thread *next; /* registry list, newest first */
+	struct ada_writer_stream *ws;
+};
+
+ADA_HIDDEN extern __thread struct ada_thread *ada_td
+	__attribute__((tls_model("initial-exec")));
+
+ADA_HIDDEN struct ada_thread *ada_thread_init_slow(void);
+ADA_HIDDEN int ada_ring_refresh_slow(struct ada_thread *td, uint32_t depth);
+ADA_HIDDEN void ada_enter_skipped_slow(struct ada_thread *td, uint32_t depth);
+ADA_HIDDEN void ada_exit_skipped_slow(struct ada_thread *td, uint32_t depth);
+ADA_HIDDEN int ada_enter_resync_slow(struct ada_thread *td, uintptr_t sp, uintptr_t site);
+ADA_HIDDEN uint32_t ada_exit_resync_slow(struct ada_thread *td, uintptr_t fn, uintptr_t site,
+					 uintptr_t sp);
+
+/* Appends a slot. The caller has made sure there is room. */
+static inline __attribute__((always_inline)) void
+ada_ring_put(struct ada_thread *td, uint64_t tsc, uint64_t word)
+{
+	uint64_t head = td->head;
+	struct ada_slot *slot = &td->ring[head & td->mask];
+
+	slot->tsc = tsc;
+	slot->word = word;
+	/* Orders the slot stores before the new head: the writer reads the slot
+	 * only after its acquire load of head covers it. */
+	__atomic_store_n(&td->head, head + 1, __ATOMIC_RELEASE);
+}
+
+/* A function was entered: fn is its address, site its return address. */
+static inline __attribute__((always_inline)) void
+ada_record_enter(struct ada_thread *td, uintptr_t fn, uintptr_t site, uintptr_t sp)
+{
+	uint32_t depth = td->depth + 1;
+
+	/* A frame entered above the stack position of the frame we think is
+	 * innermost means that frame was left without its exit hook (longjmp, or an
+	 * exception with a compiler that skips exit hooks): close it first. At the
+	 * same position it is either that, or a function inlined into the innermost
+	 * one, whose hooks run in its frame and pass its return address as site. */
+	if (unlikely(depth > 1 && depth - 1 <= td->shadow_cap && sp >= td->shadow[depth - 2].sp) &&
+	    (sp > td->shadow[depth - 2].sp || site != td->shadow[depth - 2].site))
+		depth = ada_enter_resync_slow(td, sp, site) + 1;
+
+	td->depth = depth;
+	if (likely(depth <= td->shadow_cap))
+		td->shadow[depth - 1] = (struct ada_frame){ fn, site, sp };
+
+	if (unlikely(depth > td->record_limit)) {
+		ada_enter_skipped_slow(td, depth);
+		return;
+	}
+	/* Room for this CALL and the RETURN of every open frame, this one
+	 * included (depth counts unrecorded frames too: a safe overestimate). */
+	if (unlikely(td->head + depth + 1 > td->limit) && !ada_ring_refresh_slow(td, depth))
+		return;
+
+	ada_ring_put(td, ada_arch_ticks(), fn | (uint64_t)ADA_RAW_CALL << 62);
+}
+
+/* A function is about to return. */
+static inline __attribute__((always_inline)) void
+ada_record_exit(struct ada_thread *td, uintptr_t fn, uintptr_t site, uintptr_t sp)
+{
+	uint32_t depth = td->depth;
+
+	if (likely(depth - 1 < td->shadow_cap)) {
+		const struct ada_frame *f = &td->shadow[depth - 1];
+
+		/* Not the innermost frame: frames above it were abandoned. */
+		if (unlikely(f->fn != fn || f->site != site || f->sp < sp)) {
+			depth = ada_exit_resync_slow(td, fn, site, sp);
+			if (!depth)
+				return;
+		}
+	} else if (unlikely(depth == 0)) {
+		td->dropped[ADA_DROP_UNMATCHED]++;
+		return;
+	}
+	td->depth = depth - 1;
+
+	if (unlikely(depth > td->record_limit)) {
+		ada_exit_skipped_slow(td, depth);
+		return;
+	}
+	ada_ring_put(td, ada_arch_ticks(), fn | (uint64_t)ADA_RAW_RETURN << 62);
+}
+
+#endif

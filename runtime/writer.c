@@ -1,0 +1,462 @@
+/* writer.c - the writer thread: drains every thread's ring to raw/thread_<N>.lz4.
+ *
+ * Each drain of a ring becomes one complete LZ4 frame appended to the
+ * thread's file, so a crash or SIGKILL leaves a file that decodes up to its
+ * last whole frame, and an event reaches the disk within one writer interval
+ * (ADA_FLUSH_MS, 10 ms by default) of being recorded. Encoding and
+ * compression happen here, never in the traced threads.
+ *
+ * One lock serialises drains between this thread and the rare callers that
+ * must flush synchronously (exec, exit, fork). The traced threads never take
+ * it: they only publish their ring head and read back the tail.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <lz4frame.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ada_internal.h"
+#include "encode.h"
+
+/* Slots per frame: bounds the encode buffer (≤ 11 bytes a slot) and keeps one
+ * drain short enough that a flushing caller does not wait long. */
+#define DRAIN_MAX 65536
+#define CLOCK_EVERY_NS 1000000000ull
+
+struct ada_writer_stream {
+	int fd;
+	struct ada_enc_stream enc;
+	uint64_t events;
+	uint64_t lost_seen[ADA_DROP_NREASONS]; /* td->dropped already noted in the stream */
+	uint64_t write_lost;                   /* slots lost to a failed encode or write */
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+	bool running, stop;
+	struct ada_fdict dict;
+	LZ4F_cctx *cctx;
+	LZ4F_preferences_t prefs;
+	uint8_t *enc_buf, *lz4_buf;
+	size_t lz4_cap;
+	uint64_t last_clock_ns;
+	uint64_t totals[ADA_DROP_NREASONS]; /* of threads already finished */
+	uint64_t kept;
+	bool io_failed;
+} W = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void io_error(const char *what)
+{
+	if (!W.io_failed)
+		ada_warn("cannot write %s in %s: %s; later events are lost", what, ada_rt.raw_dir,
+			 strerror(errno));
+	W.io_failed = true;
+}
+
+/* The thread's name as the kernel has it now (pthread_setname_np or prctl). */
+static void read_comm(uint32_t tid, char name[16])
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%u/comm", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, name, 15);
+	close(fd);
+	while (n > 0 && (name[n - 1] == '\n' || name[n - 1] == '\0'))
+		name[--n] = '\0';
+}
+
+static struct ada_writer_stream *stream_open(struct ada_thread *td)
+{
+	struct ada_writer_stream *ws = calloc(1, sizeof(*ws));
+	struct ada_meta_thread mt = { .ordinal = td->ordinal, .os_tid = td->os_tid,
+				      .start_tsc = td->start_tsc };
+	char path[4500];
+
+	if (!ws)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/thread_%u.lz4", ada_rt.raw_dir, td->ordinal);
+	ws->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	if (ws->fd < 0) {
+		io_error(path);
+		free(ws);
+		return NULL;
+	}
+	read_comm(td->os_tid, mt.name);
+	ada_meta_write(ADA_META_THREAD, &mt, sizeof(mt), NULL, 0);
+	return ws;
+}
+
+/* New fids go to process.meta before any frame that uses them. */
+static void flush_fids(void)
+{
+	struct ada_fdict *d = &W.dict;
+	struct ada_meta_funcs mf = { .first_fid = d->pending_first, .count = (uint32_t)d->npending };
+
+	if (!d->npending)
+		return;
+	ada_meta_write(ADA_META_FUNCS, &mf, sizeof(mf), d->pending, d->npending * sizeof(uint64_t));
+	d->pending_first += (uint32_t)d->npending;
+	d->npending = 0;
+}
+
+static int write_frame(struct ada_writer_stream *ws, size_t len)
+{
+	size_t n = LZ4F_compressBegin(W.cctx, W.lz4_buf, W.lz4_cap, &W.prefs), total;
+
+	if (LZ4F_isError(n))
+		goto lz4_fail;
+	total = n;
+	n = LZ4F_compressUpdate(W.cctx, W.lz4_buf + total, W.lz4_cap - total, W.enc_buf, len, NULL);
+	if (LZ4F_isError(n))
+		goto lz4_fail;
+	total += n;
+	n = LZ4F_compressEnd(W.cctx, W.lz4_buf + total, W.lz4_cap - total, NULL);
+	if (LZ4F_isError(n))
+		goto lz4_fail;
+	total += n;
+	if (ada_write_all(ws->fd, W.lz4_buf, total) < 0) {
+		io_error("a thread file");
+		return -1;
+	}
+	return 0;
+lz4_fail:
+	ada_warn("lz4 compression failed: %s", LZ4F_getErrorName(n));
+	return -1;
+}
+
+/* Encodes slots [tail, tail+n) of td's ring, plus LOST notes for drops the
+ * thread counted since the last frame, into W.enc_buf. */
+static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws, uint64_t tail,
+			   size_t n)
+{
+	uint64_t slots = td->mask + 1, first = tail & td->mask;
+	size_t part = n < slots - first ? n : (size_t)(slots - first);
+	uint8_t *p = W.enc_buf;
+	size_t len;
+	unsigned r;
+
+	p += ada_encode_sync(&ws->enc, n ? td->ring[first].tsc : ws->enc.last_tsc, p);
+	for (r = 0; r < ADA_DROP_NREASONS; r++) {
+		uint64_t seen = __atomic_load_n(&td->dropped[r], __ATOMIC_RELAXED);
+
+		if (seen > ws->lost_seen[r])
+			p += ada_encode_lost(r, seen - ws->lost_seen[r], p);
+		ws->lost_seen[r] = seen;
+	}
+	len = ada_encode_slots(&ws->enc, &W.dict, td->ring + first, part, p);
+	if (len == (size_t)-1)
+		return 0;
+	p += len;
+	if (part < n) {
+		len = ada_encode_slots(&ws->enc, &W.dict, td->ring, n - part, p);
+		if (len == (size_t)-1)
+			return 0;
+		p += len;
+	}
+	return (size_t)(p - W.enc_buf);
+}
+
+static bool has_new_drops(const struct ada_thread *td, const struct ada_writer_stream *ws)
+{
+	unsigned r;
+
+	for (r = 0; r < ADA_DROP_NREASONS; r++)
+		if (__atomic_load_n(&td->dropped[r], __ATOMIC_RELAXED) != ws->lost_seen[r])
+			return true;
+	return false;
+}
+
+/* One frame from td's ring. Returns the number of slots consumed. */
+static size_t drain_thread(struct ada_thread *td)
+{
+	struct ada_writer_stream *ws = td->ws;
+	/* Acquire: pairs with the producer's release of head; the slots below
+	 * it are fully written. */
+	uint64_t head = __atomic_load_n(&td->head, __ATOMIC_ACQUIRE), tail = td->tail;
+	size_t n = head - tail < DRAIN_MAX ? (size_t)(head - tail) : DRAIN_MAX, len;
+
+	if (!ws) {
+		if (!n)
+			return 0;
+		ws = td->ws = stream_open(td);
+		if (!ws)
+			goto consumed;
+	}
+	if (!n && !has_new_drops(td, ws))
+		return 0;
+	len = encode_batch(td, ws, tail, n);
+	flush_fids();
+	if (!len || (!W.io_failed && write_frame(ws, len) < 0))
+		ws->write_lost += n; /* told in the thread's end record */
+	else
+		ws->events += n;
+consumed:
+	/* Release: our reads of these slots are done before the producer may
+	 * reuse them. */
+	__atomic_store_n(&td->tail, tail + n, __ATOMIC_RELEASE);
+	return n;
+}
+
+static void thread_end_record(struct ada_thread *td, uint32_t flags)
+{
+	struct ada_writer_stream *ws = td->ws;
+	struct ada_meta_thread_end te = { .ordinal = td->ordinal, .flags = flags,
+					  .end_tsc = td->end_tsc ? td->end_tsc : ada_arch_ticks() };
+	unsigned r;
+
+	for (r = 0; r < ADA_DROP_NREASONS; r++)
+		te.dropped[r] = td->dropped[r];
+	if (ws)
+		te.dropped[ADA_DROP_NO_BUFFER] += ws->write_lost;
+	te.events = ws ? ws->events : 0;
+	ada_meta_write(ADA_META_THREAD_END, &te, sizeof(te), NULL, 0);
+	for (r = 0; r < ADA_DROP_NREASONS; r++)
+		W.totals[r] += te.dropped[r];
+	W.kept += te.events;
+}
+
+static void stream_close(struct ada_thread *td)
+{
+	if (!td->ws)
+		return;
+	close(td->ws->fd);
+	ada_enc_stream_free(&td->ws->enc);
+	free(td->ws);
+	td->ws = NULL;
+}
+
+/* An exited thread whose ring is empty: write its end, free its state. The
+ * writer is the only one that removes from the registry; producers only push
+ * at the head, so an interior unlink needs no atomics, the head one a CAS. */
+static void thread_retire(struct ada_thread *td, struct ada_thread *prev)
+{
+	struct ada_thread *expected = td;
+
+	thread_end_record(td, ADA_TEND_EXITED);
+	stream_close(td);
+	if (prev)
+		prev->next = td->next;
+	else if (!__atomic_compare_exchange_n(&ada_rt.threads, &expected, td->next, false,
+					      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		for (prev = expected; prev->next != td; prev = prev->next)
+			;
+		prev->next = td->next;
+	}
+	munmap(td->ring, td->ring_bytes);
+	if (td->shadow)
+		munmap(td->shadow, td->shadow_bytes);
+	munmap(td, sizeof(*td));
+}
+
+/* One pass over every thread. Returns the slots consumed. */
+static size_t drain_all(void)
+{
+	struct ada_thread *td, *prev = NULL, *next;
+	size_t total = 0;
+
+	for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = next) {
+		/* Acquire: once exited is seen, so is every slot before it. */
+		uint32_t exited = __atomic_load_n(&td->exited, __ATOMIC_ACQUIRE);
+		size_t n = drain_thread(td);
+
+		next = td->next;
+		total += n;
+		if (exited && td->tail == __atomic_load_n(&td->head, __ATOMIC_ACQUIRE)) {
+			thread_retire(td, prev);
+			continue;
+		}
+		prev = td;
+	}
+	return total;
+}
+
+static void clock_point(void)
+{
+	struct ada_meta_clock c;
+
+	ada_clock_sample(&c);
+	ada_meta_write(ADA_META_CLOCK, &c, sizeof(c), NULL, 0);
+	W.last_clock_ns = c.boottime_ns;
+}
+
+/* Passes with nothing to drain before the writer slows to the flush interval. */
+#define IDLE_PASSES 100
+
+static void *writer_main(void *arg)
+{
+	unsigned idle = 0;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "ada-writer");
+	pthread_mutex_lock(&W.lock);
+	while (!W.stop) {
+		size_t n = drain_all();
+		struct timespec until;
+		uint64_t wait_ns;
+
+		ada_modmap_scan();
+		if (now_ns(CLOCK_BOOTTIME) - W.last_clock_ns >= CLOCK_EVERY_NS)
+			clock_point();
+		if (n >= DRAIN_MAX) /* a ring is filling up: go round again at once */
+			continue;
+		/* While events flow (and at start, when they are about to), rings
+		 * are drained every millisecond, so a ring needs to hold only a few
+		 * milliseconds of events; after IDLE_PASSES empty passes, every
+		 * flush interval, so an idle program is not woken 1000 times a second. */
+		idle = n ? 0 : idle + 1;
+		wait_ns = idle < IDLE_PASSES ? 1000000ull : ada_rt.cfg.flush_ms * 1000000ull;
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += (time_t)((until.tv_nsec + wait_ns) / 1000000000ull);
+		until.tv_nsec = (long)((until.tv_nsec + wait_ns) % 1000000000ull);
+		pthread_cond_timedwait(&W.wake, &W.lock, &until);
+	}
+	pthread_mutex_unlock(&W.lock);
+	return NULL;
+}
+
+static int buffers_init(void)
+{
+	size_t enc_cap = ada_encode_bound(DRAIN_MAX) + ADA_DROP_NREASONS * ADA_ENC_LOST_MAX;
+
+	memset(&W.prefs, 0, sizeof(W.prefs));
+	W.prefs.frameInfo.blockSizeID = LZ4F_max1MB;
+	W.prefs.frameInfo.blockMode = LZ4F_blockIndependent;
+	W.prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
+	W.lz4_cap = LZ4F_compressBound(enc_cap, &W.prefs) + LZ4F_HEADER_SIZE_MAX;
+	W.enc_buf = malloc(enc_cap);
+	W.lz4_buf = malloc(W.lz4_cap);
+	if (!W.enc_buf || !W.lz4_buf || LZ4F_isError(LZ4F_createCompressionContext(&W.cctx, LZ4F_VERSION)) ||
+	    ada_fdict_init(&W.dict) < 0)
+		return -1;
+	return 0;
+}
+
+static int thread_spawn(void)
+{
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	int err;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&W.wake, &ca);
+	pthread_condattr_destroy(&ca);
+	/* The writer must never receive the program's signals: create it with
+	 * every signal blocked (it inherits the mask). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&W.thread, NULL, writer_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return -err;
+	W.running = true;
+	return 0;
+}
+
+int ada_writer_start(void)
+{
+	if (!W.enc_buf && buffers_init() < 0) {
+		ada_warn("cannot allocate the writer's buffers; tracing off");
+		return -ENOMEM;
+	}
+	W.stop = false;
+	clock_point();
+	return thread_spawn();
+}
+
+void ada_writer_flush(void)
+{
+	if (!W.enc_buf)
+		return;
+	pthread_mutex_lock(&W.lock);
+	while (drain_all() > 0)
+		;
+	pthread_mutex_unlock(&W.lock);
+}
+
+void ada_writer_stop(void)
+{
+	struct ada_meta_end end;
+	struct ada_thread *td;
+
+	if (!W.enc_buf)
+		return;
+	if (W.running) {
+		pthread_mutex_lock(&W.lock);
+		W.stop = true;
+		pthread_cond_signal(&W.wake);
+		pthread_mutex_unlock(&W.lock);
+		pthread_join(W.thread, NULL);
+		W.running = false;
+	}
+	pthread_mutex_lock(&W.lock);
+	ada_modmap_scan();
+	while (drain_all() > 0)
+		;
+	/* Threads still running at exit: their trace ends here. */
+	for (td = ada_rt.threads; td; td = td->next) {
+		thread_end_record(td, ADA_TEND_FINAL);
+		stream_close(td);
+	}
+	clock_point();
+	end.end_tsc = ada_arch_ticks();
+	end.end_boottime_ns = now_ns(CLOCK_BOOTTIME);
+	ada_meta_write(ADA_META_END, &end, sizeof(end), NULL, 0);
+	pthread_mutex_unlock(&W.lock);
+	if (!ada_rt.cfg.quiet)
+		ada_drop_report(W.totals, W.kept);
+}
+
+/* fork: the prepare handler takes the lock so the child never inherits a
+ * half-written frame or a lock held by a thread that does not exist there. */
+void ada_writer_fork_prepare(void)
+{
+	if (W.enc_buf)
+		pthread_mutex_lock(&W.lock);
+}
+
+void ada_writer_fork_parent(void)
+{
+	if (W.enc_buf)
+		pthread_mutex_unlock(&W.lock);
+}
+
+/* In the child: the parent's files and dictionary belong to the parent. */
+void ada_writer_after_fork(void)
+{
+	struct ada_thread *td;
+
+	if (!W.enc_buf)
+		return;
+	pthread_mutex_init(&W.lock, NULL);
+	for (td = ada_rt.threads; td; td = td->next)
+		stream_close(td);
+	ada_fdict_free(&W.dict);
+	ada_fdict_init(&W.dict);
+	memset(W.totals, 0, sizeof(W.totals));
+	W.kept = 0;
+	W.running = false;
+	W.io_failed = false;
+}

@@ -1,0 +1,138 @@
+/* atf.h - ATF v2 on-disk layout (see docs/ATF_V2.md), its streaming writer and
+ * its reader.
+ *
+ * The writer streams: a billion events pass through a fixed-size buffer, and
+ * the header is patched when the file is closed. The reader maps a file and
+ * checks it; atf_check.c builds the validator on top of it.
+ */
+#ifndef ADA_ATF_H
+#define ADA_ATF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ATF_HEADER_SIZE 64
+#define ATF_FOOTER_SIZE 64
+#define ATF_INDEX_EVENT_SIZE 32
+#define ATF_DETAIL_HEADER_SIZE 24
+#define ATF_DETAIL_PAYLOAD_SIZE 100
+#define ATF_NO_DETAIL 0xFFFFFFFFu
+#define ATF_CLOCK_BOOTTIME 3
+#define ATF_OS_LINUX 4
+#define ATF_FLAG_HAS_DETAIL 0x1
+#define ATF_DETAIL_MAX_STACK 512  /* bytes of stack a detail event may carry */
+#define ATF_ARCH_X86_64 1
+#define ATF_ARCH_ARM64 2
+
+enum atf_kind { ATF_CALL = 1, ATF_RETURN = 2, ATF_EXCEPTION = 3 };
+enum atf_detail_type { ATF_DETAIL_CALL = 3, ATF_DETAIL_RETURN = 4 };
+
+/* One index record, in memory (serialized packed little-endian, 32 bytes). */
+struct atf_event {
+	uint64_t timestamp_ns;
+	uint64_t function_id; /* module_id << 32 | symbol_index */
+	uint32_t thread_id;
+	uint32_t kind;        /* enum atf_kind */
+	uint32_t call_depth;  /* 1-based */
+	uint32_t detail_seq;  /* ATF_NO_DETAIL if none */
+};
+
+/* One detail record (function call or return), in memory. */
+struct atf_detail {
+	uint32_t index_seq;
+	uint16_t event_type;  /* 3 call, 4 return */
+	uint16_t flags;
+	uint64_t timestamp_ns;
+	uint64_t function_id;
+	uint64_t regs[8];
+	uint64_t lr, fp, sp;
+	uint16_t stack_size;
+	const uint8_t *stack; /* stack_size bytes */
+};
+
+/* ---- writer ------------------------------------------------------------------ */
+
+struct atf_index_writer;   /* opaque */
+struct atf_detail_writer;  /* opaque */
+
+/* Creates `path` (truncating), writes a placeholder header. Returns NULL and
+ * prints one line naming the path on failure. arch = 1 x86_64, 2 arm64. */
+struct atf_index_writer *atf_index_open(const char *path, uint32_t thread_id, uint8_t arch);
+/* Appends one event (buffered), as given (thread_id included). Returns 0 or a
+ * negative errno: -EOVERFLOW past 2^32-1 events (the header count is 32 bits);
+ * after a write error every call returns that error. */
+int atf_index_append(struct atf_index_writer *w, const struct atf_event *ev);
+/* Number of events appended so far (= the next event's index_seq). */
+uint64_t atf_index_count(const struct atf_index_writer *w);
+/* Sets header flag bit 0 (detail.atf exists) before closing. */
+void atf_index_set_has_detail(struct atf_index_writer *w, bool has);
+/* Writes the footer (CRC-32 of the events), patches the header, closes, frees.
+ * Returns 0 or a negative errno (message printed; the partial file is removed). */
+int atf_index_close(struct atf_index_writer *w);
+
+/* The detail twin. Events must come in index order; append rejects a stack
+ * larger than ATF_DETAIL_MAX_STACK with -EINVAL. Header index_seq_start/end
+ * and footer times are the first and last appended event's. */
+struct atf_detail_writer *atf_detail_open(const char *path, uint32_t thread_id, uint8_t arch);
+int atf_detail_append(struct atf_detail_writer *w, const struct atf_detail *d);
+uint64_t atf_detail_count(const struct atf_detail_writer *w);
+int atf_detail_close(struct atf_detail_writer *w);
+
+/* zlib's CRC-32 (poly 0xEDB88320 reflected, init/xorout 0xFFFFFFFF), streaming:
+ * crc = atf_crc32(0, buf, n) to start, pass the previous value to continue. */
+uint32_t atf_crc32(uint32_t crc, const void *buf, size_t n);
+
+/* ---- reader ------------------------------------------------------------------ */
+
+struct atf_index_file {
+	/* header fields */
+	uint8_t arch, os;
+	uint32_t flags, thread_id;
+	uint8_t clock_type;
+	uint32_t event_count;
+	uint64_t time_start_ns, time_end_ns;
+	/* the events, mapped read-only: event i at events + 32*i */
+	const uint8_t *events;
+	/* private */
+	void *map;
+	size_t map_len;
+};
+
+/* Maps and checks the structure: magic, endian, version, event_size, offsets,
+ * file size, reserved bytes, footer magic, counts, times and CRC. Returns 0, or
+ * a negative errno with a one-line reason in err, without the path, which the
+ * caller prefixes (e.g. "footer CRC 0x1234abcd != computed 0x89ef0123").
+ * -EBADMSG means the file is there but is not valid ATF. */
+int atf_index_map(const char *path, struct atf_index_file *f, char *err, size_t errlen);
+void atf_index_get(const struct atf_index_file *f, uint64_t i, struct atf_event *ev);
+void atf_index_unmap(struct atf_index_file *f);
+
+struct atf_detail_file {
+	/* header fields */
+	uint8_t arch, os;
+	uint32_t thread_id;
+	uint64_t event_count, bytes_length;
+	uint64_t index_seq_start, index_seq_end;
+	/* footer fields */
+	uint64_t time_start_ns, time_end_ns;
+	/* the events section, mapped read-only */
+	const uint8_t *events;
+	/* private */
+	void *map;
+	size_t map_len;
+};
+
+/* Maps and checks a detail file like atf_index_map, and walks its record chain
+ * once: every total_length = 124 + stack_size, stack_size <= 512, every
+ * thread_id = the header's, the chain fills bytes_length exactly, and the
+ * header's count and index_seq range and the footer's times match the records.
+ * Links to the index are the caller's to check. */
+int atf_detail_map(const char *path, struct atf_detail_file *f, char *err, size_t errlen);
+/* Iterates: start with *pos = 0; fills d (d->stack points into the mapping)
+ * and advances *pos; false after the last record. */
+bool atf_detail_next(const struct atf_detail_file *f, uint64_t *pos, struct atf_detail *d);
+void atf_detail_unmap(struct atf_detail_file *f);
+
+#endif

@@ -1,0 +1,361 @@
+/* atf_reader.c - maps ATF v2 index.atf and detail.atf files and checks their
+ * structure (everything that can be checked without the other file or the
+ * manifest). Event-level meaning (balance, depth, links) is atf_check.c's.
+ *
+ * Every failure returns -EBADMSG with one reason in err, so that callers can
+ * tell "not valid ATF" from "could not be read".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "atf.h"
+
+#define ATF_DETAIL_FIXED (ATF_DETAIL_HEADER_SIZE + ATF_DETAIL_PAYLOAD_SIZE)
+
+static inline uint16_t get_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)get_le16(p) | (uint32_t)get_le16(p + 2) << 16;
+}
+
+static inline uint64_t get_le64(const uint8_t *p)
+{
+	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
+}
+
+__attribute__((format(printf, 3, 4)))
+static int bad(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EBADMSG;
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/* Maps the whole file read-only; it must hold at least a header and a footer. */
+static int map_file(const char *path, void **map, size_t *len, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret = 0;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s", strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		ret = bad(err, errlen, "not a regular file");
+	} else if (st.st_size < ATF_HEADER_SIZE + ATF_FOOTER_SIZE) {
+		ret = bad(err, errlen, "file is %jd bytes, shorter than a 64-byte header and footer",
+			  (intmax_t)st.st_size);
+	} else {
+		*len = (size_t)st.st_size;
+		*map = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (*map == MAP_FAILED) {
+			ret = -errno;
+			snprintf(err, errlen, "mmap: %s", strerror(errno));
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* The first bytes shared by both headers: magic, endian, version, arch, os. */
+static int check_prologue(const uint8_t *h, const char *magic, char *err, size_t errlen)
+{
+	if (memcmp(h, magic, 4))
+		return bad(err, errlen, "header magic \"%.4s\", expected \"%s\"", (const char *)h,
+			   magic);
+	if (h[4] != 1)
+		return bad(err, errlen, "header endian %u, expected 1 (little-endian)", h[4]);
+	if (h[5] != 1)
+		return bad(err, errlen, "header version %u, expected 1", h[5]);
+	if (h[6] != ATF_ARCH_X86_64 && h[6] != ATF_ARCH_ARM64)
+		return bad(err, errlen, "header arch %u, expected 1 or 2", h[6]);
+	if (h[7] < 1 || h[7] > 5)
+		return bad(err, errlen, "header os %u, expected 1..5", h[7]);
+	return 0;
+}
+
+static int check_crc(const uint8_t *events, uint64_t n, uint32_t stored, char *err,
+		     size_t errlen)
+{
+	uint32_t crc = atf_crc32(0, events, n);
+
+	if (crc != stored)
+		return bad(err, errlen, "footer CRC 0x%08" PRIx32 " != computed 0x%08" PRIx32,
+			   stored, crc);
+	return 0;
+}
+
+/* ---- index.atf ----------------------------------------------------------------- */
+
+static int check_index_header(const uint8_t *h, size_t len, struct atf_index_file *f,
+			      char *err, size_t errlen)
+{
+	uint64_t n, footer_off;
+	int ret = check_prologue(h, "ATI2", err, errlen);
+
+	if (ret)
+		return ret;
+	f->arch = h[6];
+	f->os = h[7];
+	f->flags = get_le32(h + 8);
+	f->thread_id = get_le32(h + 12);
+	f->clock_type = h[16];
+	f->event_count = get_le32(h + 28);
+	f->time_start_ns = get_le64(h + 48);
+	f->time_end_ns = get_le64(h + 56);
+	n = f->event_count;
+	footer_off = get_le64(h + 40);
+	if (f->flags & ~(uint32_t)ATF_FLAG_HAS_DETAIL)
+		return bad(err, errlen, "header flags 0x%" PRIx32 " set reserved bits", f->flags);
+	if (!all_zero(h + 17, 7))
+		return bad(err, errlen, "header reserved bytes 17..23 not zero");
+	if (get_le32(h + 24) != ATF_INDEX_EVENT_SIZE)
+		return bad(err, errlen, "header event_size %" PRIu32 ", expected 32", get_le32(h + 24));
+	if (get_le64(h + 32) != ATF_HEADER_SIZE)
+		return bad(err, errlen, "header events_offset %" PRIu64 ", expected 64",
+			   get_le64(h + 32));
+	if (footer_off != ATF_HEADER_SIZE + n * ATF_INDEX_EVENT_SIZE)
+		return bad(err, errlen, "header footer_offset %" PRIu64 " != 64 + 32 * %" PRIu64,
+			   footer_off, n);
+	if (len != footer_off + ATF_FOOTER_SIZE)
+		return bad(err, errlen, "file is %zu bytes, header says %" PRIu64 " events (%" PRIu64
+			   " bytes): truncated or trailing data", len, n, footer_off + ATF_FOOTER_SIZE);
+	return 0;
+}
+
+static int check_index_footer(const uint8_t *ft, const struct atf_index_file *f, char *err,
+			      size_t errlen)
+{
+	uint64_t n = f->event_count;
+
+	if (memcmp(ft, "2ITA", 4))
+		return bad(err, errlen, "footer magic \"%.4s\", expected \"2ITA\"", (const char *)ft);
+	if (get_le64(ft + 8) != n)
+		return bad(err, errlen, "footer event_count %" PRIu64 " != header %" PRIu64,
+			   get_le64(ft + 8), n);
+	if (get_le64(ft + 16) != f->time_start_ns || get_le64(ft + 24) != f->time_end_ns)
+		return bad(err, errlen, "footer times %" PRIu64 "..%" PRIu64 " != header %" PRIu64
+			   "..%" PRIu64, get_le64(ft + 16), get_le64(ft + 24), f->time_start_ns,
+			   f->time_end_ns);
+	if (get_le64(ft + 32) != n * ATF_INDEX_EVENT_SIZE)
+		return bad(err, errlen, "footer bytes_written %" PRIu64 " != 32 * %" PRIu64,
+			   get_le64(ft + 32), n);
+	if (!all_zero(ft + 40, 24))
+		return bad(err, errlen, "footer reserved bytes not zero");
+	return check_crc(f->events, n * ATF_INDEX_EVENT_SIZE, get_le32(ft + 4), err, errlen);
+}
+
+int atf_index_map(const char *path, struct atf_index_file *f, char *err, size_t errlen)
+{
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	ret = map_file(path, &f->map, &f->map_len, err, errlen);
+	if (ret)
+		return ret;
+	f->events = (const uint8_t *)f->map + ATF_HEADER_SIZE;
+	ret = check_index_header(f->map, f->map_len, f, err, errlen);
+	if (!ret)
+		ret = check_index_footer(f->events + (size_t)f->event_count * ATF_INDEX_EVENT_SIZE,
+					 f, err, errlen);
+	if (ret)
+		atf_index_unmap(f);
+	return ret;
+}
+
+void atf_index_get(const struct atf_index_file *f, uint64_t i, struct atf_event *ev)
+{
+	const uint8_t *p = f->events + i * ATF_INDEX_EVENT_SIZE;
+
+	ev->timestamp_ns = get_le64(p);
+	ev->function_id = get_le64(p + 8);
+	ev->thread_id = get_le32(p + 16);
+	ev->kind = get_le32(p + 20);
+	ev->call_depth = get_le32(p + 24);
+	ev->detail_seq = get_le32(p + 28);
+}
+
+void atf_index_unmap(struct atf_index_file *f)
+{
+	if (f->map)
+		munmap(f->map, f->map_len);
+	memset(f, 0, sizeof(*f));
+}
+
+/* ---- detail.atf ---------------------------------------------------------------- */
+
+static int check_detail_header(const uint8_t *h, size_t len, struct atf_detail_file *f,
+			       char *err, size_t errlen)
+{
+	int ret = check_prologue(h, "ATD2", err, errlen);
+
+	if (ret)
+		return ret;
+	f->arch = h[6];
+	f->os = h[7];
+	f->thread_id = get_le32(h + 12);
+	f->event_count = get_le64(h + 28);
+	f->bytes_length = get_le64(h + 36);
+	f->index_seq_start = get_le64(h + 44);
+	f->index_seq_end = get_le64(h + 52);
+	if (get_le32(h + 8))
+		return bad(err, errlen, "header flags 0x%" PRIx32 ", expected 0", get_le32(h + 8));
+	if (!all_zero(h + 16, 4) || !all_zero(h + 60, 4))
+		return bad(err, errlen, "header reserved bytes not zero");
+	if (get_le64(h + 20) != ATF_HEADER_SIZE)
+		return bad(err, errlen, "header events_offset %" PRIu64 ", expected 64",
+			   get_le64(h + 20));
+	if (f->bytes_length != len - ATF_HEADER_SIZE - ATF_FOOTER_SIZE)
+		return bad(err, errlen, "file is %zu bytes, header bytes_length %" PRIu64
+			   " says %" PRIu64 ": truncated or trailing data", len, f->bytes_length,
+			   f->bytes_length + ATF_HEADER_SIZE + ATF_FOOTER_SIZE);
+	return 0;
+}
+
+static int check_detail_footer(const uint8_t *ft, struct atf_detail_file *f, char *err,
+			       size_t errlen)
+{
+	if (memcmp(ft, "2DTA", 4))
+		return bad(err, errlen, "footer magic \"%.4s\", expected \"2DTA\"", (const char *)ft);
+	if (get_le64(ft + 8) != f->event_count)
+		return bad(err, errlen, "footer event_count %" PRIu64 " != header %" PRIu64,
+			   get_le64(ft + 8), f->event_count);
+	if (get_le64(ft + 16) != f->bytes_length)
+		return bad(err, errlen, "footer bytes_length %" PRIu64 " != header %" PRIu64,
+			   get_le64(ft + 16), f->bytes_length);
+	if (!all_zero(ft + 40, 24))
+		return bad(err, errlen, "footer reserved bytes not zero");
+	f->time_start_ns = get_le64(ft + 24);
+	f->time_end_ns = get_le64(ft + 32);
+	return check_crc(f->events, f->bytes_length, get_le32(ft + 4), err, errlen);
+}
+
+/* One record's framing, at byte `pos` of the events section. */
+static int check_detail_record(const struct atf_detail_file *f, uint64_t pos, uint64_t nth,
+			       char *err, size_t errlen)
+{
+	const uint8_t *p = f->events + pos;
+	uint32_t total, stack;
+
+	if (f->bytes_length - pos < ATF_DETAIL_FIXED)
+		return bad(err, errlen, "detail event #%" PRIu64 " at byte %" PRIu64 ": %" PRIu64
+			   " bytes left, less than a 124-byte record", nth, pos, f->bytes_length - pos);
+	total = get_le32(p);
+	stack = get_le16(p + ATF_DETAIL_HEADER_SIZE + 96);
+	if (stack > ATF_DETAIL_MAX_STACK)
+		return bad(err, errlen, "detail event #%" PRIu64 ": stack_size %" PRIu32 " > 512",
+			   nth, stack);
+	if (total != ATF_DETAIL_FIXED + stack)
+		return bad(err, errlen, "detail event #%" PRIu64 ": total_length %" PRIu32
+			   " != 124 + stack_size %" PRIu32, nth, total, stack);
+	if (total > f->bytes_length - pos)
+		return bad(err, errlen, "detail event #%" PRIu64 ": total_length %" PRIu32
+			   " runs past the events section", nth, total);
+	if (get_le32(p + 12) != f->thread_id)
+		return bad(err, errlen, "detail event #%" PRIu64 ": thread_id %" PRIu32
+			   " != header %" PRIu32, nth, get_le32(p + 12), f->thread_id);
+	return 0;
+}
+
+/* Walks the chain and compares its count, index_seq range and times with
+ * what the header and footer say. */
+static int check_detail_chain(const struct atf_detail_file *f, char *err, size_t errlen)
+{
+	struct atf_detail d, first = { 0 }, last = { 0 };
+	uint64_t pos = 0, n = 0;
+	int ret;
+
+	while (pos < f->bytes_length) {
+		ret = check_detail_record(f, pos, n, err, errlen);
+		if (ret)
+			return ret;
+		atf_detail_next(f, &pos, &d);
+		if (n++ == 0)
+			first = d;
+		last = d;
+	}
+	if (n != f->event_count)
+		return bad(err, errlen, "chain holds %" PRIu64 " events, header says %" PRIu64, n,
+			   f->event_count);
+	if (n && (f->index_seq_start != first.index_seq || f->index_seq_end != last.index_seq))
+		return bad(err, errlen, "header index_seq %" PRIu64 "..%" PRIu64 " != events' %"
+			   PRIu32 "..%" PRIu32, f->index_seq_start, f->index_seq_end,
+			   first.index_seq, last.index_seq);
+	if (n && (f->time_start_ns != first.timestamp_ns || f->time_end_ns != last.timestamp_ns))
+		return bad(err, errlen, "footer times %" PRIu64 "..%" PRIu64 " != events' %" PRIu64
+			   "..%" PRIu64, f->time_start_ns, f->time_end_ns, first.timestamp_ns,
+			   last.timestamp_ns);
+	return 0;
+}
+
+int atf_detail_map(const char *path, struct atf_detail_file *f, char *err, size_t errlen)
+{
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	ret = map_file(path, &f->map, &f->map_len, err, errlen);
+	if (ret)
+		return ret;
+	f->events = (const uint8_t *)f->map + ATF_HEADER_SIZE;
+	ret = check_detail_header(f->map, f->map_len, f, err, errlen);
+	if (!ret)
+		ret = check_detail_footer(f->events + f->bytes_length, f, err, errlen);
+	if (!ret)
+		ret = check_detail_chain(f, err, errlen);
+	if (ret)
+		atf_detail_unmap(f);
+	return ret;
+}
+
+bool atf_detail_next(const struct atf_detail_file *f, uint64_t *pos, struct atf_detail *d)
+{
+	const uint8_t *p = f->events + *pos;
+	const uint8_t *pl = p + ATF_DETAIL_HEADER_SIZE;
+
+	if (*pos >= f->bytes_length)
+		return false;
+	d->event_type = get_le16(p + 4);
+	d->flags = get_le16(p + 6);
+	d->index_seq = get_le32(p + 8);
+	d->timestamp_ns = get_le64(p + 16);
+	d->function_id = get_le64(pl);
+	for (int i = 0; i < 8; i++)
+		d->regs[i] = get_le64(pl + 8 + 8 * i);
+	d->lr = get_le64(pl + 72);
+	d->fp = get_le64(pl + 80);
+	d->sp = get_le64(pl + 88);
+	d->stack_size = get_le16(pl + 96);
+	d->stack = pl + ATF_DETAIL_PAYLOAD_SIZE;
+	*pos += get_le32(p);
+	return true;
+}
+
+void atf_detail_unmap(struct atf_detail_file *f)
+{
+	if (f->map)
+		munmap(f->map, f->map_len);
+	memset(f, 0, sizeof(*f));
+}

@@ -1,0 +1,404 @@
+/* atf_writer.c - streaming writers for ATF v2 index.atf and detail.atf.
+ *
+ * Memory stays fixed however long the trace: records are serialized into one
+ * 256 KiB buffer, which is checksummed and written out when full. The header
+ * goes out first as 64 zero bytes and is patched with pwrite at close, when
+ * the counts and times are known. Every field is serialized byte by byte in
+ * little-endian order, so the layout never depends on the host or on struct
+ * padding.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "atf.h"
+
+#define ATF_BUF_SIZE (256 * 1024)
+#define ATF_DETAIL_FIXED (ATF_DETAIL_HEADER_SIZE + ATF_DETAIL_PAYLOAD_SIZE)
+
+_Static_assert(ATF_HEADER_SIZE == 64 && ATF_FOOTER_SIZE == 64, "ATF v2 header/footer");
+_Static_assert(ATF_INDEX_EVENT_SIZE == 32, "ATF v2 index event");
+_Static_assert(ATF_DETAIL_FIXED == 124, "ATF v2 detail event without stack");
+_Static_assert(ATF_BUF_SIZE % ATF_INDEX_EVENT_SIZE == 0, "index events fill the buffer exactly");
+_Static_assert(ATF_BUF_SIZE >= ATF_DETAIL_FIXED + ATF_DETAIL_MAX_STACK, "a detail event fits");
+
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* The file being written and the bytes not yet written to it. The CRC and the
+ * byte count cover the events section only, never the header or footer. */
+struct atf_sink {
+	int fd;
+	int err;           /* first error, sticky: later calls return it */
+	char *path;
+	uint32_t crc;
+	uint64_t bytes;    /* events-section bytes flushed so far */
+	size_t len;
+	uint8_t buf[ATF_BUF_SIZE];
+};
+
+struct atf_index_writer {
+	struct atf_sink *sink;
+	uint32_t thread_id;
+	uint8_t arch;
+	uint32_t flags;
+	uint64_t count;
+	uint64_t time_start, time_end;
+};
+
+struct atf_detail_writer {
+	struct atf_sink *sink;
+	uint32_t thread_id;
+	uint8_t arch;
+	uint64_t count;
+	uint64_t seq_start, seq_end;
+	uint64_t time_start, time_end;
+};
+
+/* ---- little-endian serialization -------------------------------------------- */
+
+static inline void put_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void put_le32(uint8_t *p, uint32_t v)
+{
+	put_le16(p, (uint16_t)v);
+	put_le16(p + 2, (uint16_t)(v >> 16));
+}
+
+static inline void put_le64(uint8_t *p, uint64_t v)
+{
+	put_le32(p, (uint32_t)v);
+	put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* ---- the sink ---------------------------------------------------------------- */
+
+/* Records the first error and prints the one message the caller will see. */
+static int sink_fail(struct atf_sink *s, int err)
+{
+	if (!s->err) {
+		s->err = err;
+		fprintf(stderr, "ada-symbolize: %s: %s\n", s->path, strerror(-err));
+	}
+	return s->err;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static struct atf_sink *sink_open(const char *path)
+{
+	static const uint8_t placeholder[ATF_HEADER_SIZE];
+	struct atf_sink *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s || !(s->path = strdup(path))) {
+		fprintf(stderr, "ada-symbolize: %s: %s\n", path, strerror(ENOMEM));
+		free(s);
+		return NULL;
+	}
+	s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	err = s->fd < 0 ? -errno : write_all(s->fd, placeholder, sizeof(placeholder));
+	if (err) {
+		sink_fail(s, err);
+		if (s->fd >= 0)
+			close(s->fd);
+		free(s->path);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int sink_flush(struct atf_sink *s)
+{
+	int err;
+
+	if (s->err)
+		return s->err;
+	s->crc = atf_crc32(s->crc, s->buf, s->len);
+	err = write_all(s->fd, s->buf, s->len);
+	if (err)
+		return sink_fail(s, err);
+	s->bytes += s->len;
+	s->len = 0;
+	return 0;
+}
+
+/* Room for n more bytes in the buffer, or the sticky error. */
+static inline int sink_reserve(struct atf_sink *s, size_t n)
+{
+	if (unlikely(s->err))
+		return s->err;
+	if (unlikely(s->len + n > sizeof(s->buf)))
+		return sink_flush(s);
+	return 0;
+}
+
+static int patch_header(int fd, const uint8_t header[ATF_HEADER_SIZE])
+{
+	ssize_t k;
+
+	do
+		k = pwrite(fd, header, ATF_HEADER_SIZE, 0);
+	while (k < 0 && errno == EINTR);
+	if (k < 0)
+		return -errno;
+	return k == ATF_HEADER_SIZE ? 0 : -EIO;
+}
+
+/* Appends the footer to a flushed sink, patches the header, closes and frees.
+ * On any failure the partial file is removed: it could only fail validation
+ * later. */
+static int sink_close(struct atf_sink *s, const uint8_t header[ATF_HEADER_SIZE],
+		      const uint8_t footer[ATF_FOOTER_SIZE])
+{
+	int err = s->err;
+
+	if (!err)
+		err = write_all(s->fd, footer, ATF_FOOTER_SIZE);
+	if (!err)
+		err = patch_header(s->fd, header);
+	if (close(s->fd) && !err)
+		err = -errno;
+	if (err) {
+		sink_fail(s, err);
+		unlink(s->path);
+	}
+	free(s->path);
+	free(s);
+	return err;
+}
+
+/* ---- index.atf ----------------------------------------------------------------- */
+
+struct atf_index_writer *atf_index_open(const char *path, uint32_t thread_id, uint8_t arch)
+{
+	struct atf_index_writer *w = calloc(1, sizeof(*w));
+
+	if (!w) {
+		fprintf(stderr, "ada-symbolize: %s: %s\n", path, strerror(ENOMEM));
+		return NULL;
+	}
+	w->sink = sink_open(path);
+	if (!w->sink) {
+		free(w);
+		return NULL;
+	}
+	w->thread_id = thread_id;
+	w->arch = arch;
+	return w;
+}
+
+/* The hot loop of the symbolizer: 32 bytes into the buffer, nothing else. */
+int atf_index_append(struct atf_index_writer *w, const struct atf_event *ev)
+{
+	struct atf_sink *s = w->sink;
+	int err = sink_reserve(s, ATF_INDEX_EVENT_SIZE);
+	uint8_t *p;
+
+	if (unlikely(err))
+		return err;
+	if (unlikely(w->count == UINT32_MAX))
+		return sink_fail(s, -EOVERFLOW);
+	p = s->buf + s->len;
+	put_le64(p, ev->timestamp_ns);
+	put_le64(p + 8, ev->function_id);
+	put_le32(p + 16, ev->thread_id);
+	put_le32(p + 20, ev->kind);
+	put_le32(p + 24, ev->call_depth);
+	put_le32(p + 28, ev->detail_seq);
+	s->len += ATF_INDEX_EVENT_SIZE;
+	if (w->count++ == 0)
+		w->time_start = ev->timestamp_ns;
+	w->time_end = ev->timestamp_ns;
+	return 0;
+}
+
+uint64_t atf_index_count(const struct atf_index_writer *w)
+{
+	return w->count;
+}
+
+void atf_index_set_has_detail(struct atf_index_writer *w, bool has)
+{
+	w->flags = has ? ATF_FLAG_HAS_DETAIL : 0;
+}
+
+static void index_header(const struct atf_index_writer *w, uint8_t h[ATF_HEADER_SIZE])
+{
+	memset(h, 0, ATF_HEADER_SIZE);
+	memcpy(h, "ATI2", 4);
+	h[4] = 1; /* little-endian */
+	h[5] = 1; /* version */
+	h[6] = w->arch;
+	h[7] = ATF_OS_LINUX;
+	put_le32(h + 8, w->flags);
+	put_le32(h + 12, w->thread_id);
+	h[16] = ATF_CLOCK_BOOTTIME;
+	put_le32(h + 24, ATF_INDEX_EVENT_SIZE);
+	put_le32(h + 28, (uint32_t)w->count);
+	put_le64(h + 32, ATF_HEADER_SIZE);
+	put_le64(h + 40, ATF_HEADER_SIZE + w->count * ATF_INDEX_EVENT_SIZE);
+	put_le64(h + 48, w->time_start);
+	put_le64(h + 56, w->time_end);
+}
+
+/* Index footer: magic, crc, count, times, bytes (the detail footer differs). */
+static void index_footer(const struct atf_index_writer *w, uint32_t crc,
+			 uint8_t f[ATF_FOOTER_SIZE])
+{
+	memset(f, 0, ATF_FOOTER_SIZE);
+	memcpy(f, "2ITA", 4);
+	put_le32(f + 4, crc);
+	put_le64(f + 8, w->count);
+	put_le64(f + 16, w->time_start);
+	put_le64(f + 24, w->time_end);
+	put_le64(f + 32, w->count * ATF_INDEX_EVENT_SIZE);
+}
+
+int atf_index_close(struct atf_index_writer *w)
+{
+	uint8_t header[ATF_HEADER_SIZE], footer[ATF_FOOTER_SIZE];
+	struct atf_sink *s = w->sink;
+	int err;
+
+	sink_flush(s); /* an error stays in s->err for sink_close */
+	index_header(w, header);
+	index_footer(w, s->crc, footer);
+	err = sink_close(s, header, footer);
+	free(w);
+	return err;
+}
+
+/* ---- detail.atf ---------------------------------------------------------------- */
+
+struct atf_detail_writer *atf_detail_open(const char *path, uint32_t thread_id, uint8_t arch)
+{
+	struct atf_detail_writer *w = calloc(1, sizeof(*w));
+
+	if (!w) {
+		fprintf(stderr, "ada-symbolize: %s: %s\n", path, strerror(ENOMEM));
+		return NULL;
+	}
+	w->sink = sink_open(path);
+	if (!w->sink) {
+		free(w);
+		return NULL;
+	}
+	w->thread_id = thread_id;
+	w->arch = arch;
+	return w;
+}
+
+static void detail_record(const struct atf_detail_writer *w, const struct atf_detail *d,
+			  uint8_t *p)
+{
+	uint32_t total = ATF_DETAIL_FIXED + d->stack_size;
+	uint8_t *pl = p + ATF_DETAIL_HEADER_SIZE;
+
+	put_le32(p, total);
+	put_le16(p + 4, d->event_type);
+	put_le16(p + 6, d->flags);
+	put_le32(p + 8, d->index_seq);
+	put_le32(p + 12, w->thread_id);
+	put_le64(p + 16, d->timestamp_ns);
+	put_le64(pl, d->function_id);
+	for (int i = 0; i < 8; i++)
+		put_le64(pl + 8 + 8 * i, d->regs[i]);
+	put_le64(pl + 72, d->lr);
+	put_le64(pl + 80, d->fp);
+	put_le64(pl + 88, d->sp);
+	put_le16(pl + 96, d->stack_size);
+	put_le16(pl + 98, 0);
+	if (d->stack_size)
+		memcpy(pl + ATF_DETAIL_PAYLOAD_SIZE, d->stack, d->stack_size);
+}
+
+int atf_detail_append(struct atf_detail_writer *w, const struct atf_detail *d)
+{
+	struct atf_sink *s = w->sink;
+	size_t total = ATF_DETAIL_FIXED + (size_t)d->stack_size;
+	int err;
+
+	if (d->stack_size > ATF_DETAIL_MAX_STACK)
+		return sink_fail(s, -EINVAL);
+	err = sink_reserve(s, total);
+	if (err)
+		return err;
+	detail_record(w, d, s->buf + s->len);
+	s->len += total;
+	if (w->count++ == 0) {
+		w->seq_start = d->index_seq;
+		w->time_start = d->timestamp_ns;
+	}
+	w->seq_end = d->index_seq;
+	w->time_end = d->timestamp_ns;
+	return 0;
+}
+
+uint64_t atf_detail_count(const struct atf_detail_writer *w)
+{
+	return w->count;
+}
+
+/* Detail header: note the packed u64 fields at offsets 20..59. */
+static void detail_header(const struct atf_detail_writer *w, uint64_t bytes,
+			  uint8_t h[ATF_HEADER_SIZE])
+{
+	memset(h, 0, ATF_HEADER_SIZE);
+	memcpy(h, "ATD2", 4);
+	h[4] = 1;
+	h[5] = 1;
+	h[6] = w->arch;
+	h[7] = ATF_OS_LINUX;
+	put_le32(h + 12, w->thread_id);
+	put_le64(h + 20, ATF_HEADER_SIZE);
+	put_le64(h + 28, w->count);
+	put_le64(h + 36, bytes);
+	put_le64(h + 44, w->seq_start);
+	put_le64(h + 52, w->seq_end);
+}
+
+/* Detail footer: magic, crc, count, bytes, times (bytes before the times). */
+static void detail_footer(const struct atf_detail_writer *w, uint32_t crc, uint64_t bytes,
+			  uint8_t f[ATF_FOOTER_SIZE])
+{
+	memset(f, 0, ATF_FOOTER_SIZE);
+	memcpy(f, "2DTA", 4);
+	put_le32(f + 4, crc);
+	put_le64(f + 8, w->count);
+	put_le64(f + 16, bytes);
+	put_le64(f + 24, w->time_start);
+	put_le64(f + 32, w->time_end);
+}
+
+int atf_detail_close(struct atf_detail_writer *w)
+{
+	uint8_t header[ATF_HEADER_SIZE], footer[ATF_FOOTER_SIZE];
+	struct atf_sink *s = w->sink;
+	int err;
+
+	sink_flush(s); /* an error stays in s->err for sink_close */
+	detail_header(w, s->bytes, header);
+	detail_footer(w, s->crc, s->bytes, footer);
+	err = sink_close(s, header, footer);
+	free(w);
+	return err;
+}

@@ -1,0 +1,66 @@
+/* clock_map.c - event ticks → CLOCK_BOOTTIME nanoseconds.
+ *
+ * Piecewise linear through the calibration pairs the writer recorded (at
+ * start, every second, at exit); before the first and after the last pair the
+ * nearest segment is extended. With one pair only, the rate measured between
+ * the process start record and that pair is used, else 1 tick = 1 ns.
+ */
+#include <stdlib.h>
+
+#include "raw.h"
+
+static int cmp_clock(const void *a, const void *b)
+{
+	const struct ada_meta_clock *x = a, *y = b;
+
+	return (x->tsc > y->tsc) - (x->tsc < y->tsc);
+}
+
+void clock_map_init(struct clock_map *c, struct raw_process *p)
+{
+	qsort(p->clocks, p->nclocks, sizeof(*p->clocks), cmp_clock);
+	c->pts = p->clocks;
+	c->n = p->nclocks;
+	c->fallback_ns_per_tick = 1.0;
+	if (c->n == 1 && p->proc.start_tsc && p->clocks[0].tsc > p->proc.start_tsc &&
+	    p->clocks[0].boottime_ns > p->proc.start_boottime_ns)
+		c->fallback_ns_per_tick = (double)(p->clocks[0].boottime_ns - p->proc.start_boottime_ns) /
+					  (double)(p->clocks[0].tsc - p->proc.start_tsc);
+}
+
+static uint64_t along(const struct ada_meta_clock *a, double ns_per_tick, uint64_t tsc)
+{
+	double d = tsc >= a->tsc ? (double)(tsc - a->tsc) * ns_per_tick
+				 : -(double)(a->tsc - tsc) * ns_per_tick;
+	double ns = (double)a->boottime_ns + d;
+
+	return ns < 0 ? 0 : (uint64_t)ns;
+}
+
+static double rate(const struct clock_map *c, size_t i)
+{
+	const struct ada_meta_clock *a = &c->pts[i], *b = &c->pts[i + 1];
+
+	if (b->tsc <= a->tsc || b->boottime_ns < a->boottime_ns)
+		return c->fallback_ns_per_tick; /* a bad pair: do not divide by it */
+	return (double)(b->boottime_ns - a->boottime_ns) / (double)(b->tsc - a->tsc);
+}
+
+/* Events of one thread come in tick order, so the caller keeps the segment
+ * index in *seg between calls and the search is a step forward at most. */
+uint64_t clock_map_ns(const struct clock_map *c, uint64_t tsc, size_t *seg)
+{
+	size_t lo = *seg;
+
+	if (c->n == 0)
+		return tsc;
+	if (c->n == 1)
+		return along(&c->pts[0], c->fallback_ns_per_tick, tsc);
+	/* The segment [pts[lo], pts[lo+1]] holding tsc, or an end one. */
+	if (lo + 1 >= c->n || c->pts[lo].tsc > tsc)
+		lo = 0;
+	while (lo + 2 < c->n && c->pts[lo + 1].tsc <= tsc)
+		lo++;
+	*seg = lo;
+	return along(&c->pts[lo], rate(c, lo), tsc);
+}

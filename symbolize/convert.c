@@ -1,0 +1,245 @@
+/* convert.c - one process's raw trace → ATF v2.
+ *
+ * Streams every thread file once through a fixed-size writer buffer, so the
+ * memory used depends on the call depth and the number of functions, not on
+ * the number of events. Frames still open where a thread's record ends (it
+ * called exit(), pthread_exit, exec, or the process was killed) are closed
+ * with EXCEPTION events at the thread's last timestamp, as ATF requires.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atf.h"
+#include "convert.h"
+
+#define PROGRESS_EVERY (1u << 20) /* events between looks at the clock */
+
+struct progress {
+	bool on, shown;
+	double start, last;
+	uint64_t events;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Shown on a terminal only, from the second second on, twice a second. */
+static void progress_tick(struct progress *pg, uint32_t pid, uint32_t thread)
+{
+	double t = now_s();
+
+	if (!pg->on || t - pg->start < 1.0 || t - pg->last < 0.5)
+		return;
+	pg->last = t;
+	pg->shown = true;
+	fprintf(stderr, "\rada-symbolize: pid %u thread %u: %.1f M events, %.1f M/s   ", pid, thread,
+		(double)pg->events / 1e6, (double)pg->events / 1e6 / (t - pg->start));
+}
+
+static int make_dirs(const char *path)
+{
+	char tmp[4200];
+	char *p;
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+			goto fail;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) == 0 || errno == EEXIST)
+		return 0;
+fail:
+	fprintf(stderr, "ada-symbolize: %s: cannot create: %s\n", tmp, strerror(errno));
+	return -errno;
+}
+
+struct thread_conv {
+	struct conv_process *cp;
+	struct conv_thread *ct;
+	struct atf_index_writer *w;
+	size_t clock_seg;
+	uint64_t last_ns;
+};
+
+static int emit(struct thread_conv *tc, uint64_t tsc, uint32_t fid, unsigned kind, uint32_t depth)
+{
+	struct atf_event ev = {
+		.function_id = tc->cp->fid_func[fid],
+		.thread_id = tc->ct->id,
+		.call_depth = depth,
+		.detail_seq = ATF_NO_DETAIL,
+	};
+	uint64_t ns = clock_map_ns(&tc->cp->clock, tsc, &tc->clock_seg);
+
+	/* Converted times never step back either (rounding at segment ends). */
+	if (ns < tc->last_ns)
+		ns = tc->last_ns;
+	tc->last_ns = ns;
+	ev.timestamp_ns = ns;
+	ev.kind = kind == ADA_RAW_CALL ? ATF_CALL : kind == ADA_RAW_RETURN ? ATF_RETURN : ATF_EXCEPTION;
+	if (!tc->ct->events)
+		tc->ct->time_start_ns = ns;
+	tc->ct->time_end_ns = ns;
+	tc->ct->events++;
+	return atf_index_append(tc->w, &ev);
+}
+
+static int convert_stream(struct thread_conv *tc, struct raw_stream *s, struct progress *pg)
+{
+	struct raw_event ev;
+	int r;
+
+	while ((r = raw_stream_next(s, &ev)) > 0) {
+		int err = emit(tc, ev.tsc, ev.fid, ev.kind, ev.depth);
+
+		if (err)
+			return err;
+		if (!(++pg->events % PROGRESS_EVERY))
+			progress_tick(pg, tc->cp->raw.proc.pid, tc->ct->id);
+	}
+	if (r < 0)
+		return r;
+	/* Close what is still open, innermost first. */
+	while (raw_stream_open_frames(s)) {
+		uint32_t depth = raw_stream_open_frames(s), fid = raw_stream_pop(s);
+		int err = emit(tc, raw_stream_last_tsc(s), fid, ADA_RAW_EXCEPTION, depth);
+
+		if (err)
+			return err;
+		tc->ct->closed_at_end++;
+	}
+	return 0;
+}
+
+static int convert_thread(struct conv_process *cp, struct conv_thread *ct, const char *out_dir,
+			  struct progress *pg)
+{
+	struct thread_conv tc = { .cp = cp, .ct = ct };
+	struct raw_stream *s;
+	char path[4300];
+	unsigned r;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/thread_%u", out_dir, ct->id);
+	if ((err = make_dirs(path)))
+		return err;
+	s = raw_stream_open(cp->raw.dir, ct->id, cp->raw.nfids);
+	if (!s)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s/thread_%u/index.atf", out_dir, ct->id);
+	tc.w = atf_index_open(path, ct->id, cp->raw.arch);
+	if (!tc.w) {
+		raw_stream_close(s);
+		return -EIO;
+	}
+	err = convert_stream(&tc, s, pg);
+	ct->truncated = raw_stream_truncated(s);
+	for (r = 0; r < ADA_DROP_NREASONS; r++)
+		ct->dropped[r] = ct->raw->ended ? ct->raw->end.dropped[r] : raw_stream_lost(s)[r];
+	raw_stream_close(s);
+	r = (unsigned)atf_index_close(tc.w);
+	return err ? err : (int)r;
+}
+
+/* A thread that recorded nothing has no file and no directory in ATF. */
+static bool thread_has_file(const struct conv_process *cp, uint32_t id)
+{
+	char path[4300];
+
+	snprintf(path, sizeof(path), "%s/thread_%u.lz4", cp->raw.dir, id);
+	return access(path, F_OK) == 0;
+}
+
+static int convert_threads(struct conv_process *cp, const char *out_dir, const struct conv_options *o)
+{
+	struct progress pg = { .on = o->progress, .start = now_s() };
+	size_t i;
+	int err = 0;
+
+	cp->threads = calloc(cp->raw.nthreads, sizeof(*cp->threads));
+	if (!cp->threads)
+		return -ENOMEM;
+	for (i = 0; i < cp->raw.nthreads && !err; i++) {
+		struct conv_thread *ct = &cp->threads[cp->nthreads];
+
+		if (!thread_has_file(cp, cp->raw.threads[i].t.ordinal))
+			continue;
+		ct->raw = &cp->raw.threads[i];
+		ct->id = ct->raw->t.ordinal;
+		err = convert_thread(cp, ct, out_dir, &pg);
+		cp->nthreads++;
+		if (!ct->events)
+			continue;
+		if (!cp->events || ct->time_start_ns < cp->time_start_ns)
+			cp->time_start_ns = ct->time_start_ns;
+		if (ct->time_end_ns > cp->time_end_ns)
+			cp->time_end_ns = ct->time_end_ns;
+		cp->events += ct->events;
+	}
+	if (pg.shown)
+		fputc('\n', stderr);
+	return err;
+}
+
+static void summary(const struct conv_process *cp, const char *out_dir)
+{
+	uint64_t dropped = 0, closed = 0;
+	size_t i, r;
+
+	for (i = 0; i < cp->nthreads; i++) {
+		closed += cp->threads[i].closed_at_end;
+		for (r = 0; r < ADA_DROP_NREASONS; r++)
+			dropped += cp->threads[i].dropped[r];
+	}
+	printf("pid %u: %zu thread%s, %llu events, %zu module%s, %zu functions -> %s\n",
+	       cp->raw.proc.pid, cp->nthreads, cp->nthreads == 1 ? "" : "s",
+	       (unsigned long long)cp->events, cp->nmodules, cp->nmodules == 1 ? "" : "s",
+	       cp->raw.nfids, out_dir);
+	if (dropped)
+		printf("pid %u: %llu events were not recorded (see \"dropped\" in manifest.json)\n",
+		       cp->raw.proc.pid, (unsigned long long)dropped);
+	if (closed)
+		printf("pid %u: %llu frames left open were closed with EXCEPTION events%s\n",
+		       cp->raw.proc.pid, (unsigned long long)closed,
+		       cp->raw.clean_end ? "" : " (the process did not exit normally: crash, kill or exec)");
+}
+
+int convert_process(const char *pid_dir, const char *out_dir, const struct conv_options *o)
+{
+	struct conv_process cp = { 0 };
+	char raw_dir[4200];
+	int err;
+
+	snprintf(raw_dir, sizeof(raw_dir), "%s/raw", pid_dir);
+	err = raw_process_load(raw_dir, &cp.raw);
+	if (err)
+		return err;
+	clock_map_init(&cp.clock, &cp.raw);
+	err = resolve_functions(&cp);
+	if (!err)
+		err = make_dirs(out_dir);
+	if (!err)
+		err = convert_threads(&cp, out_dir, o);
+	if (!err)
+		err = manifest_write(out_dir, &cp);
+	if (!err && !o->quiet)
+		summary(&cp, out_dir);
+	resolve_free(&cp);
+	free(cp.threads);
+	raw_process_free(&cp.raw);
+	return err;
+}

@@ -1,0 +1,59 @@
+/* convert.h - one traced process: raw trace → ATF v2 (index.atf per thread,
+ * manifest.json).
+ */
+#ifndef ADA_CONVERT_H
+#define ADA_CONVERT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "raw.h"
+#include "symtab.h"
+
+/* A module as the manifest lists it: ATF module_id = index + 1. */
+struct conv_module {
+	const struct raw_module *raw;  /* NULL for the module of unmapped addresses */
+	struct ada_symtab *st;         /* NULL if the file could not be read */
+	char hash[17];
+};
+
+/* What the threads' conversion found, for the manifest. */
+struct conv_thread {
+	const struct raw_thread *raw;
+	uint32_t id;
+	uint64_t events, closed_at_end;
+	uint64_t time_start_ns, time_end_ns;
+	uint64_t dropped[ADA_DROP_NREASONS];
+	bool truncated;
+};
+
+struct conv_process {
+	struct raw_process raw;
+	struct clock_map clock;
+	struct conv_module *modules;
+	size_t nmodules;
+	uint64_t *fid_func;            /* fid → ATF function_id */
+	uint32_t *fid_module;          /* fid → index into modules */
+	struct conv_thread *threads;
+	size_t nthreads;
+	uint64_t events;
+	uint64_t time_start_ns, time_end_ns;
+};
+
+struct conv_options {
+	bool quiet;                    /* no summary line */
+	bool progress;                 /* progress on stderr (a terminal, > 1 s) */
+};
+
+/* Converts <pid_dir>/raw into ATF under out_dir (created if needed). Returns 0
+ * or a negative errno; every failure has printed one line naming the file. */
+int convert_process(const char *pid_dir, const char *out_dir, const struct conv_options *o);
+
+/* manifest.c */
+int manifest_write(const char *out_dir, const struct conv_process *cp);
+
+/* resolve.c: modules, symbol tables and fid → function_id. */
+int resolve_functions(struct conv_process *cp);
+void resolve_free(struct conv_process *cp);
+
+#endif

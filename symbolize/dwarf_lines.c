@@ -1,0 +1,288 @@
+/* dwarf_lines.c - source file and line of functions, read with libdw.
+ *
+ * "main at app.c:12" should name the line where main is declared, so the
+ * subprogram DIE's DW_AT_decl_file/decl_line come first, read through
+ * DW_AT_specification and DW_AT_abstract_origin. The line table
+ * entry of the address is the fallback: synthetic entries, and functions
+ * without a DIE of their own (GNU C nested functions, hand-written assembly).
+ *
+ * dwarf_addrdie() would find the CU of an address, but libdw 0.188 reads
+ * only .debug_aranges for it, which clang 14 does not emit. So the CUs' own address
+ * ranges are indexed once, and each CU's functions the first time an
+ * address lands in it: a few wanted addresses touch only their own CUs.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symtab_priv.h"
+
+struct cu_range {
+	Dwarf_Addr lo, hi;
+	size_t cu;
+};
+
+struct fn_line {
+	Dwarf_Addr addr;  /* start of one of the function's ranges */
+	const char *file; /* libdw's string, valid until dwarf_end */
+	int line;
+};
+
+struct cu {
+	Dwarf_Die die;
+	struct fn_line *fns; /* sorted by addr once indexed */
+	size_t nfns, fns_cap;
+	bool indexed;
+};
+
+struct dw_index {
+	Dwarf *dw;
+	struct cu *cus;
+	size_t ncus, cus_cap;
+	struct cu_range *ranges; /* sorted by lo */
+	size_t nranges, ranges_cap;
+};
+
+/* arr, holding n elements of *cap, with room for one more: the same or a
+ * moved array, or NULL (arr is then untouched). */
+static void *grow(void *arr, size_t *cap, size_t n, size_t elem)
+{
+	size_t ncap;
+	void *p;
+
+	if (n < *cap)
+		return arr;
+	ncap = *cap ? 2 * *cap : 16;
+	p = reallocarray(arr, ncap, elem);
+	if (p)
+		*cap = ncap;
+	return p;
+}
+
+/* Code the linker discarded (--gc-sections, COMDAT duplicates) keeps its
+ * DWARF with a start of 0: it would claim addresses of real code. */
+static bool real_range(Dwarf_Addr lo, Dwarf_Addr hi)
+{
+	return lo != 0 && lo < hi;
+}
+
+static int addr_cmp(Dwarf_Addr a, Dwarf_Addr b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	return addr_cmp(((const struct cu_range *)a)->lo, ((const struct cu_range *)b)->lo);
+}
+
+static int fn_cmp(const void *a, const void *b)
+{
+	return addr_cmp(((const struct fn_line *)a)->addr, ((const struct fn_line *)b)->addr);
+}
+
+/* ---- CU index ------------------------------------------------------------ */
+
+static int add_cu(struct dw_index *ix, Dwarf_Die *cudie)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	void *p;
+
+	p = grow(ix->cus, &ix->cus_cap, ix->ncus, sizeof(*ix->cus));
+	if (!p)
+		return -ENOMEM;
+	ix->cus = p;
+	ix->cus[ix->ncus] = (struct cu){ .die = *cudie };
+	while ((off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0) {
+		if (!real_range(lo, hi))
+			continue;
+		p = grow(ix->ranges, &ix->ranges_cap, ix->nranges, sizeof(*ix->ranges));
+		if (!p)
+			return -ENOMEM;
+		ix->ranges = p;
+		ix->ranges[ix->nranges++] = (struct cu_range){ .lo = lo, .hi = hi, .cu = ix->ncus };
+	}
+	ix->ncus++;
+	return 0;
+}
+
+static int index_cus(struct dw_index *ix)
+{
+	Dwarf_CU *unit = NULL;
+	Dwarf_Die cudie;
+	int err;
+
+	/* Type units and partial units hold no code of their own. */
+	while (dwarf_get_units(ix->dw, unit, &unit, NULL, NULL, &cudie, NULL) == 0) {
+		if (dwarf_tag(&cudie) != DW_TAG_compile_unit)
+			continue;
+		err = add_cu(ix, &cudie);
+		if (err)
+			return err;
+	}
+	if (ix->nranges)
+		qsort(ix->ranges, ix->nranges, sizeof(*ix->ranges), range_cmp);
+	return 0;
+}
+
+static struct cu *cu_of(struct dw_index *ix, Dwarf_Addr addr)
+{
+	size_t lo = 0, hi = ix->nranges, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (ix->ranges[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= ix->ranges[lo - 1].hi)
+		return NULL;
+	return &ix->cus[ix->ranges[lo - 1].cu];
+}
+
+/* ---- per-CU function index ----------------------------------------------- */
+
+/* dwarf_decl_file() of libdw 0.188 reads file index 0 as "no file", as
+ * DWARF 4 defined it; DWARF 5 made 0 the CU's primary source file, and
+ * clang names it so when the source lies outside the compilation directory. */
+static const char *decl_file(Dwarf_Die *fn)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Half version;
+	Dwarf_Files *files;
+	Dwarf_Die cudie;
+	Dwarf_Word idx;
+	size_t nfiles;
+
+	/* integrate: the attribute may sit on the DIE's specification or
+	 * abstract origin, and attr.cu is then the CU that holds it */
+	if (dwarf_formudata(dwarf_attr_integrate(fn, DW_AT_decl_file, &attr), &idx) ||
+	    !dwarf_cu_die(attr.cu, &cudie, &version, NULL, NULL, NULL, NULL, NULL) ||
+	    (idx == 0 && version < 5) || dwarf_getsrcfiles(&cudie, &files, &nfiles) ||
+	    idx >= nfiles)
+		return NULL;
+	return dwarf_filesrc(files, idx, NULL, NULL);
+}
+
+/* dwarf_getfuncs callback: every range start of a function with code gets
+ * its declaration, so that a part split off by the compiler (foo.cold)
+ * carries foo's line too. */
+static int add_fn(Dwarf_Die *fn, void *arg)
+{
+	struct cu *cu = arg;
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	const char *file;
+	void *p;
+	int line;
+
+	file = decl_file(fn);
+	if (!file || dwarf_decl_line(fn, &line) || line <= 0)
+		return DWARF_CB_OK;
+	while ((off = dwarf_ranges(fn, off, &base, &lo, &hi)) > 0) {
+		if (!real_range(lo, hi))
+			continue;
+		p = grow(cu->fns, &cu->fns_cap, cu->nfns, sizeof(*cu->fns));
+		if (!p)
+			return DWARF_CB_ABORT;
+		cu->fns = p;
+		cu->fns[cu->nfns++] = (struct fn_line){ .addr = lo, .file = file, .line = line };
+	}
+	return DWARF_CB_OK;
+}
+
+/* A CU that fails to index part-way keeps what it found: the line table
+ * still answers for the rest. */
+static void index_fns(struct cu *cu)
+{
+	cu->indexed = true;
+	dwarf_getfuncs(&cu->die, add_fn, cu, 0);
+	if (cu->nfns)
+		qsort(cu->fns, cu->nfns, sizeof(*cu->fns), fn_cmp);
+}
+
+/* ---- lookup -------------------------------------------------------------- */
+
+/* DWARF names a file relative to the CU's compilation directory unless it
+ * is absolute; gcc usually records absolute directories, clang relative
+ * ones, so joining makes one binary read the same from either compiler. */
+static void set_line(struct ada_func *f, struct cu *cu, const char *file, int line)
+{
+	Dwarf_Attribute attr;
+	const char *dir;
+
+	if (!file || line <= 0)
+		return;
+	dir = file[0] == '/' ? NULL : dwarf_formstring(dwarf_attr(&cu->die, DW_AT_comp_dir, &attr));
+	if (!dir)
+		f->file = strdup(file);
+	else if (asprintf(&f->file, "%s/%s", dir, file) < 0)
+		f->file = NULL;
+	f->line = f->file ? (uint32_t)line : 0;
+}
+
+static void fill_one(struct dw_index *ix, struct ada_func *f)
+{
+	struct fn_line key = { .addr = f->addr }, *fn;
+	struct cu *cu = cu_of(ix, f->addr);
+	Dwarf_Line *dl;
+	int line;
+
+	if (!cu)
+		return;
+	if (!cu->indexed)
+		index_fns(cu);
+	fn = cu->nfns ? bsearch(&key, cu->fns, cu->nfns, sizeof(*cu->fns), fn_cmp) : NULL;
+	if (fn) {
+		set_line(f, cu, fn->file, fn->line);
+		return;
+	}
+	dl = dwarf_getsrc_die(&cu->die, f->addr);
+	if (dl && !dwarf_lineno(dl, &line))
+		set_line(f, cu, dwarf_linesrc(dl, NULL, NULL), line);
+}
+
+static void index_free(struct dw_index *ix)
+{
+	size_t i;
+
+	for (i = 0; i < ix->ncus; i++)
+		free(ix->cus[i].fns);
+	free(ix->cus);
+	free(ix->ranges);
+}
+
+void ada_dwarf_fill_lines(struct ada_func *funcs, size_t nfuncs, const bool *wanted,
+			  const char *dwarf_path)
+{
+	struct dw_index ix = { 0 };
+	size_t i;
+	int fd;
+
+	fd = open(dwarf_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ix.dw = dwarf_begin(fd, DWARF_C_READ);
+	if (!ix.dw) {
+		/* The file was seen to have .debug_info: worth one line. */
+		fprintf(stderr, "ada-symbolize: %s: cannot read DWARF (%s)\n", dwarf_path,
+			dwarf_errmsg(-1));
+		goto out;
+	}
+	if (index_cus(&ix))
+		goto out;
+	for (i = 0; i < nfuncs; i++)
+		if ((!wanted || wanted[i]) && !funcs[i].file)
+			fill_one(&ix, &funcs[i]);
+out:
+	index_free(&ix);
+	dwarf_end(ix.dw);
+	close(fd);
+}

@@ -1,0 +1,160 @@
+/* main.c - ada-symbolize: raw trace → ATF v2, and the views over ATF.
+ *
+ * With no view option, every traced process under each PATH is converted
+ * (again, if it was before). With --check or --replay, processes that have
+ * no ATF yet are converted first, then the view reads the ATF.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "convert.h"
+#include "trace_dir.h"
+#include "views.h"
+
+static const char usage[] =
+	"usage: ada-symbolize [options] TRACE_DIR...\n"
+	"\n"
+	"Converts the raw traces that programs built with adacc wrote (by default in\n"
+	"./ada-trace) into ATF v2: per process, manifest.json and thread_<N>/index.atf,\n"
+	"next to the raw/ directory of each pid_<pid>. TRACE_DIR may be the output\n"
+	"directory, a session_<time> directory or a pid_<pid> directory.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output DIR   write the ATF under DIR/session_<time>/pid_<pid> instead\n"
+	"  --check            validate the ATF (structure, CRC, balance, depths, links,\n"
+	"                     manifest); exit 1 if anything violates the format\n"
+	"  --replay           print the call tree of every thread, identical sibling\n"
+	"                     subtrees collapsed as \"name xN\", frames left without a\n"
+	"                     return marked \"(unwound)\"\n"
+	"  -q, --quiet        no summary lines\n"
+	"  -h, --help         this text\n"
+	"\n"
+	"A conversion needs the binaries that ran, unchanged (their GNU build-id is\n"
+	"checked), for symbol names and source lines. A raw trace cut short by a crash\n"
+	"or kill converts up to its last complete record; frames left open are closed\n"
+	"with EXCEPTION events. Exit status: 0 success, 1 invalid trace or ATF\n"
+	"violations, 2 usage.\n";
+
+struct opts {
+	const char *output;
+	bool check, replay, quiet;
+};
+
+/* pid_dir = <root>/<session>/<pid>; with -o the ATF goes to <output>/<session>/<pid>. */
+static void out_dir_for(const struct opts *o, const char *pid_dir, char *out, size_t len)
+{
+	char a[4096], b[4096];
+
+	if (!o->output) {
+		snprintf(out, len, "%s", pid_dir);
+		return;
+	}
+	snprintf(a, sizeof(a), "%s", pid_dir);
+	snprintf(b, sizeof(b), "%s", dirname(a)); /* the session */
+	snprintf(a, sizeof(a), "%s", pid_dir);
+	snprintf(out, len, "%s/%s/%s", o->output, basename(b), basename(a));
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char path[8400];
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return false;
+	return access(path, F_OK) == 0;
+}
+
+static int convert_all(const struct opts *o, const char *path, bool only_missing)
+{
+	struct conv_options co = { .quiet = o->quiet, .progress = isatty(STDERR_FILENO) };
+	struct ada_trace_pid *pids;
+	size_t n, i, done = 0;
+	int err = ada_trace_find_pids(path, &pids, &n), failed = 0;
+
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		char out[8400];
+
+		if (!exists(pids[i].dir, "raw/process.meta"))
+			continue;
+		out_dir_for(o, pids[i].dir, out, sizeof(out));
+		if (only_missing && exists(out, "manifest.json"))
+			continue;
+		if (convert_process(pids[i].dir, out, &co) < 0)
+			failed++;
+		done++;
+	}
+	ada_trace_free_pids(pids, n);
+	if (!done && !only_missing) {
+		fprintf(stderr, "ada-symbolize: %s: no raw trace (no pid_<pid>/raw/process.meta)\n", path);
+		return -ENOENT;
+	}
+	return failed ? -EINVAL : 0;
+}
+
+static int run_views(const struct opts *o, const char *path)
+{
+	const char *atf = path;
+	int violations = 0, err;
+
+	if (o->output)
+		atf = o->output;
+	if (o->check) {
+		err = ada_check_path(atf, stdout, &violations);
+		if (err < 0)
+			return err;
+		if (violations)
+			return -EINVAL;
+	}
+	if (o->replay)
+		return ada_view_replay(atf, stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "check", no_argument, NULL, 'c' },
+		{ "replay", no_argument, NULL, 'r' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = { 0 };
+	int c, i, status = 0;
+
+	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o.output = optarg; break;
+		case 'c': o.check = true; break;
+		case 'r': o.replay = true; break;
+		case 'q': o.quiet = true; break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: fputs(usage, stderr); return 2;
+		}
+	}
+	if (optind == argc) {
+		fprintf(stderr, "ada-symbolize: no trace directory given (try ./ada-trace)\n\n%s", usage);
+		return 2;
+	}
+	for (i = optind; i < argc; i++) {
+		bool view = o.check || o.replay;
+
+		/* Views read ATF: convert only what has none yet (quietly). */
+		struct opts co = o;
+
+		co.quiet = o.quiet || view;
+		if (convert_all(&co, argv[i], view) < 0 || (view && run_views(&o, argv[i]) < 0))
+			status = 1;
+	}
+	fflush(stdout);
+	return status;
+}

@@ -1,0 +1,169 @@
+/* manifest.c - manifest.json of one converted process (ATF v2 §5).
+ *
+ * Beyond the keys ATF requires, it says what a user needs to trust the trace:
+ * how it was recorded (mode, command line, configuration), how every thread
+ * ended, and every event that was not kept, by reason.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "atf.h"
+#include "convert.h"
+#include "json.h"
+
+/* Names of enum ada_drop_reason as the runtime reports them (runtime/drop.c). */
+static const char *const drop_names[ADA_DROP_NREASONS] = {
+	"ring_full", "max_depth", "reentrant", "no_buffer", "after_exit", "unmatched",
+};
+
+static void put_drops(struct json_writer *w, const char *key, const uint64_t *d)
+{
+	unsigned r;
+
+	json_open(w, key, '{');
+	for (r = 0; r < ADA_DROP_NREASONS; r++)
+		json_put_u64(w, drop_names[r], d[r]);
+	json_close(w);
+}
+
+static const char *thread_end(const struct conv_thread *ct, bool clean)
+{
+	if (ct->raw->ended)
+		return ct->raw->end.flags & ADA_TEND_EXITED ? "exited" : "running at exit";
+	return clean ? "unknown" : "cut short (crash, kill or exec)";
+}
+
+static void put_threads(struct json_writer *w, const struct conv_process *cp, uint64_t *totals)
+{
+	size_t i, r;
+
+	json_open(w, "threads", '[');
+	for (i = 0; i < cp->nthreads; i++) {
+		const struct conv_thread *ct = &cp->threads[i];
+
+		json_open(w, NULL, '{');
+		json_put_u64(w, "id", ct->id);
+		json_put_u64(w, "os_tid", ct->raw->t.os_tid);
+		json_put_bool(w, "has_detail", false);
+		json_put_u64(w, "events", ct->events);
+		put_drops(w, "dropped", ct->dropped);
+		json_put_str(w, "name", ct->raw->t.name[0] ? ct->raw->t.name : "");
+		json_put_str(w, "end", thread_end(ct, cp->raw.clean_end));
+		json_put_u64(w, "closed_at_end", ct->closed_at_end);
+		json_put_bool(w, "truncated", ct->truncated);
+		json_close(w);
+		for (r = 0; r < ADA_DROP_NREASONS; r++)
+			totals[r] += ct->dropped[r];
+	}
+	json_close(w);
+}
+
+static void put_modules(struct json_writer *w, const struct conv_process *cp)
+{
+	char uuid[65];
+	size_t i, b;
+
+	json_open(w, "modules", '[');
+	for (i = 0; i < cp->nmodules; i++) {
+		const struct conv_module *cm = &cp->modules[i];
+		const struct ada_meta_module *m = cm->raw ? &cm->raw->m : NULL;
+
+		uuid[0] = '\0';
+		for (b = 0; m && b < m->build_id_len; b++)
+			sprintf(uuid + 2 * b, "%02x", m->build_id[b]);
+		json_open(w, NULL, '{');
+		json_put_u64(w, "module_id", i + 1);
+		json_put_str(w, "path", cm->raw ? cm->raw->path : "[unmapped]");
+		json_put_hex(w, "base_address", m ? m->bias + m->vaddr_lo : 0, 1);
+		json_put_u64(w, "size", m ? m->vaddr_hi - m->vaddr_lo : 0);
+		json_put_str(w, "uuid", uuid);
+		json_put_str(w, "function_table_hash", cm->hash);
+		json_put_hex(w, "load_bias", m ? m->bias : 0, 1);
+		json_put_u64(w, "function_count", cm->st ? cm->st->nfuncs : 0);
+		json_close(w);
+	}
+	json_close(w);
+}
+
+static void put_symbols(struct json_writer *w, const struct conv_process *cp)
+{
+	size_t fid;
+
+	json_open(w, "symbols", '[');
+	for (fid = 1; fid <= cp->raw.nfids; fid++) {
+		uint64_t id = cp->fid_func[fid];
+		const struct ada_func *f = &cp->modules[(id >> 32) - 1].st->funcs[(uint32_t)id - 1];
+
+		json_open(w, NULL, '{');
+		json_put_hex(w, "function_id", id, 16);
+		json_put_u64(w, "module_id", id >> 32);
+		json_put_u64(w, "symbol_index", (uint32_t)id);
+		json_put_str(w, "name", f->name);
+		if (f->demangled)
+			json_put_str(w, "demangled", f->demangled);
+		json_put_hex(w, "address", f->addr, 1);
+		json_put_u64(w, "size", f->size);
+		if (f->file) {
+			json_put_str(w, "file", f->file);
+			json_put_u64(w, "line", f->line);
+		}
+		if (f->synthetic)
+			json_put_bool(w, "synthetic", true);
+		json_close(w);
+	}
+	json_close(w);
+}
+
+static void put_process(struct json_writer *w, const struct conv_process *cp)
+{
+	const struct raw_process *p = &cp->raw;
+
+	json_put_str(w, "format_version", "2.1");
+	json_put_str(w, "producer", "ada-symbolize");
+	json_put_str(w, "mode", "cyg");
+	json_put_u64(w, "pid", p->proc.pid);
+	json_put_u64(w, "ppid", p->proc.ppid);
+	if (p->proc.parent_pid)
+		json_put_u64(w, "fork_parent_pid", p->proc.parent_pid);
+	json_put_str(w, "executable", p->exe ? p->exe : "");
+	json_put_str(w, "command_line", p->cmdline ? p->cmdline : "");
+	json_put_str(w, "config", p->config ? p->config : "");
+	json_put_bool(w, "clean_exit", p->clean_end);
+	json_put_bool(w, "tsc_invariant", p->proc.flags & ADA_PROC_TSC_INVARIANT);
+	json_put_u64(w, "clock_type", ATF_CLOCK_BOOTTIME);
+	json_put_u64(w, "time_start_ns", cp->time_start_ns);
+	json_put_u64(w, "time_end_ns", cp->time_end_ns);
+	json_put_u64(w, "events", cp->events);
+}
+
+int manifest_write(const char *out_dir, const struct conv_process *cp)
+{
+	uint64_t totals[ADA_DROP_NREASONS] = { 0 };
+	struct json_writer w;
+	char path[4300];
+	FILE *f;
+	int bad;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", out_dir);
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "ada-symbolize: %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	json_writer_init(&w, f);
+	json_open(&w, NULL, '{');
+	put_process(&w, cp);
+	put_threads(&w, cp, totals);
+	put_drops(&w, "dropped", totals);
+	put_modules(&w, cp);
+	put_symbols(&w, cp);
+	json_close(&w);
+	fputc('\n', f);
+	bad = ferror(f);
+	if (fclose(f) || bad) {
+		fprintf(stderr, "ada-symbolize: %s: write failed\n", path);
+		return -EIO;
+	}
+	return 0;
+}

@@ -1,0 +1,92 @@
+/* raw.h - reading the raw trace written by libada (runtime/raw_format.h).
+ *
+ * raw_meta.c loads a process's process.meta whole (it is small: no events);
+ * raw_stream.c decodes one thread file incrementally, frame by frame, so a
+ * trace of any length passes through bounded memory.
+ */
+#ifndef ADA_RAW_H
+#define ADA_RAW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "raw_format.h"
+
+struct raw_module {
+	struct ada_meta_module m;
+	char *path;
+};
+
+struct raw_thread {
+	struct ada_meta_thread t;
+	bool ended;                  /* a THREAD_END record was found */
+	struct ada_meta_thread_end end;
+};
+
+struct raw_process {
+	char *dir;                   /* the raw/ directory */
+	uint8_t arch;
+	struct ada_meta_process proc;
+	char *exe;
+	char *cmdline;               /* argv joined with spaces */
+	char *config;                /* "key=value" strings joined with spaces */
+	struct ada_meta_clock *clocks;
+	size_t nclocks;
+	struct raw_module *modules;
+	size_t nmodules;
+	uint64_t *fid_addr;          /* fid_addr[fid], fid 1..nfids */
+	size_t nfids;
+	struct raw_thread *threads;  /* sorted by ordinal */
+	size_t nthreads;
+	bool clean_end;              /* ADA_META_END present */
+	struct ada_meta_end end;
+	bool truncated;              /* the file ended inside a record */
+};
+
+/* Loads <raw_dir>/process.meta. Returns 0, or a negative errno after printing
+ * one line naming the file and the problem. */
+int raw_process_load(const char *raw_dir, struct raw_process *p);
+void raw_process_free(struct raw_process *p);
+const struct raw_thread *raw_process_thread(const struct raw_process *p, uint32_t ordinal);
+
+/* ---- one thread's event stream --------------------------------------------- */
+
+struct raw_event {
+	uint64_t tsc;
+	uint32_t fid;      /* CALL: the function; RETURN/EXCEPTION: the frame closed */
+	uint8_t kind;      /* ADA_RAW_CALL, ADA_RAW_RETURN, ADA_RAW_EXCEPTION */
+	uint32_t depth;    /* 1-based depth of the frame opened or closed */
+};
+
+struct raw_stream;
+
+/* Opens <raw_dir>/thread_<N>.lz4. NULL (message printed) on failure. */
+struct raw_stream *raw_stream_open(const char *raw_dir, uint32_t ordinal, size_t nfids);
+/* Next event: 1, 0 at the end of the stream, negative on an error that ends
+ * it early (the message, naming the file, was printed; events so far stand).
+ * A file cut short inside a frame is not an error: raw_stream_truncated()
+ * tells, and the stream ends at the last whole frame. */
+int raw_stream_next(struct raw_stream *s, struct raw_event *ev);
+/* Frames still open at the end (0 when balanced). */
+uint32_t raw_stream_open_frames(const struct raw_stream *s);
+/* The innermost open frame's fid (for closing it), 0 if none. Pops it. */
+uint32_t raw_stream_pop(struct raw_stream *s);
+bool raw_stream_truncated(const struct raw_stream *s);
+uint64_t raw_stream_last_tsc(const struct raw_stream *s);
+/* LOST notes seen in the stream, per reason. */
+const uint64_t *raw_stream_lost(const struct raw_stream *s);
+void raw_stream_close(struct raw_stream *s);
+
+/* ---- ticks → CLOCK_BOOTTIME ns --------------------------------------------- */
+struct clock_map {
+	const struct ada_meta_clock *pts; /* sorted by tsc */
+	size_t n;
+	double fallback_ns_per_tick;
+};
+void clock_map_init(struct clock_map *c, struct raw_process *p);
+/* *seg: the caller's cursor, 0 to start; ticks of one stream never decrease. */
+uint64_t clock_map_ns(const struct clock_map *c, uint64_t tsc, size_t *seg);
+
+#endif

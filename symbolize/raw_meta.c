@@ -1,0 +1,249 @@
+/* raw_meta.c - loading raw/process.meta (format: runtime/RAW_FORMAT.md). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "raw.h"
+
+#define META_MAX (1u << 30) /* a meta file holds no events: 1 GiB is corrupt */
+
+static int fail(const char *path, const char *what, int err)
+{
+	fprintf(stderr, "ada-symbolize: %s: %s\n", path, what);
+	return err;
+}
+
+static int read_file(const char *path, uint8_t **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	long size;
+
+	if (!f)
+		return fail(path, strerror(errno), -errno);
+	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
+	    (size_t)size > META_MAX) {
+		fclose(f);
+		return fail(path, "cannot read (not a regular file, or too large)", -EIO);
+	}
+	*buf = malloc((size_t)size + 1);
+	if (!*buf || fread(*buf, 1, (size_t)size, f) != (size_t)size) {
+		fclose(f);
+		free(*buf);
+		return fail(path, "read failed", -EIO);
+	}
+	fclose(f);
+	*len = (size_t)size;
+	return 0;
+}
+
+/* Appends an element to a growable array of elements of `size` bytes. */
+static void *push(void *arr, size_t *n, size_t size, const void *elem)
+{
+	char *p = realloc(arr, (*n + 1) * size);
+
+	if (!p)
+		return NULL;
+	memcpy(p + *n * size, elem, size);
+	(*n)++;
+	return p;
+}
+
+/* "a\0b\0c\0" → "a b c" */
+static char *join_strings(const uint8_t *p, size_t len)
+{
+	char *s = malloc(len + 1);
+	size_t i;
+
+	if (!s)
+		return NULL;
+	memcpy(s, p, len);
+	s[len] = '\0';
+	while (len && s[len - 1] == '\0')
+		len--;
+	for (i = 0; i < len; i++)
+		if (s[i] == '\0')
+			s[i] = ' ';
+	return s;
+}
+
+static int add_funcs(struct raw_process *p, const uint8_t *rec, size_t size)
+{
+	struct ada_meta_funcs f;
+	size_t need, i;
+	uint64_t *arr;
+
+	memcpy(&f, rec, sizeof(f));
+	if ((size - sizeof(f)) / 8 < f.count || f.first_fid != p->nfids + 1)
+		return -EINVAL; /* fids are assigned densely, in order */
+	need = p->nfids + f.count + 1;
+	arr = realloc(p->fid_addr, need * sizeof(*arr));
+	if (!arr)
+		return -ENOMEM;
+	arr[0] = 0;
+	for (i = 0; i < f.count; i++)
+		memcpy(&arr[p->nfids + 1 + i], rec + sizeof(f) + 8 * i, 8);
+	p->fid_addr = arr;
+	p->nfids += f.count;
+	return 0;
+}
+
+static struct raw_thread *thread_slot(struct raw_process *p, uint32_t ordinal)
+{
+	size_t i;
+
+	for (i = 0; i < p->nthreads; i++)
+		if (p->threads[i].t.ordinal == ordinal)
+			return &p->threads[i];
+	return NULL;
+}
+
+static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, size_t size)
+{
+	static const size_t min_size[] = {
+		[ADA_META_PROCESS] = sizeof(struct ada_meta_process),
+		[ADA_META_CLOCK] = sizeof(struct ada_meta_clock),
+		[ADA_META_MODULE] = sizeof(struct ada_meta_module) + 1,
+		[ADA_META_FUNCS] = sizeof(struct ada_meta_funcs),
+		[ADA_META_THREAD] = sizeof(struct ada_meta_thread),
+		[ADA_META_THREAD_END] = sizeof(struct ada_meta_thread_end),
+		[ADA_META_CONFIG] = 0,
+		[ADA_META_END] = sizeof(struct ada_meta_end),
+	};
+	struct raw_thread t = { 0 }, *slot;
+	struct raw_module m;
+
+	if (type >= sizeof(min_size) / sizeof(min_size[0]) || type == 0)
+		return 0; /* a newer writer's record: skip it */
+	if (size < min_size[type])
+		return -EINVAL;
+	switch (type) {
+	case ADA_META_PROCESS: {
+		size_t exe_len = strnlen((const char *)rec + sizeof(p->proc), size - sizeof(p->proc));
+
+		memcpy(&p->proc, rec, sizeof(p->proc));
+		p->exe = strndup((const char *)rec + sizeof(p->proc), exe_len);
+		if (exe_len < size - sizeof(p->proc))
+			p->cmdline = join_strings(rec + sizeof(p->proc) + exe_len + 1,
+						  size - sizeof(p->proc) - exe_len - 1);
+		return 0;
+	}
+	case ADA_META_CLOCK:
+		p->clocks = push(p->clocks, &p->nclocks, sizeof(*p->clocks), rec);
+		return p->clocks ? 0 : -ENOMEM;
+	case ADA_META_MODULE:
+		memcpy(&m.m, rec, sizeof(m.m));
+		m.path = strndup((const char *)rec + sizeof(m.m), size - sizeof(m.m));
+		p->modules = push(p->modules, &p->nmodules, sizeof(m), &m);
+		return p->modules ? 0 : -ENOMEM;
+	case ADA_META_FUNCS:
+		return add_funcs(p, rec, size);
+	case ADA_META_THREAD:
+		memcpy(&t.t, rec, sizeof(t.t));
+		p->threads = push(p->threads, &p->nthreads, sizeof(t), &t);
+		return p->threads ? 0 : -ENOMEM;
+	case ADA_META_THREAD_END:
+		memcpy(&t.end, rec, sizeof(t.end));
+		slot = thread_slot(p, t.end.ordinal);
+		if (!slot)
+			return -EINVAL;
+		slot->end = t.end;
+		slot->ended = true;
+		return 0;
+	case ADA_META_CONFIG:
+		free(p->config);
+		p->config = join_strings(rec, size);
+		return 0;
+	case ADA_META_END:
+		memcpy(&p->end, rec, sizeof(p->end));
+		p->clean_end = true;
+		return 0;
+	}
+	return 0;
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct raw_thread *x = a, *y = b;
+
+	return (x->t.ordinal > y->t.ordinal) - (x->t.ordinal < y->t.ordinal);
+}
+
+static int parse(struct raw_process *p, const char *path, const uint8_t *buf, size_t len)
+{
+	struct ada_meta_file_header h;
+	size_t off = sizeof(h);
+	char msg[160];
+
+	if (len < sizeof(h) || memcmp(buf, ADA_META_MAGIC, 8))
+		return fail(path, "not an ada raw trace (bad magic)", -EINVAL);
+	memcpy(&h, buf, sizeof(h));
+	if (h.version != ADA_RAW_VERSION || h.endian != 1) {
+		snprintf(msg, sizeof(msg), "raw format version %u (endian %u); this ada-symbolize reads version %u, little-endian",
+			 h.version, h.endian, ADA_RAW_VERSION);
+		return fail(path, msg, -EINVAL);
+	}
+	p->arch = h.arch;
+	while (off + sizeof(struct ada_meta_rec) <= len) {
+		struct ada_meta_rec r;
+		int err;
+
+		memcpy(&r, buf + off, sizeof(r));
+		if (r.size > len - off - sizeof(r))
+			break; /* cut short by a crash: the rest is lost */
+		err = add_record(p, r.type, buf + off + sizeof(r), r.size);
+		if (err) {
+			snprintf(msg, sizeof(msg), "corrupt record (type %u, %u bytes) at offset %zu",
+				 r.type, r.size, off);
+			return fail(path, msg, err);
+		}
+		off += sizeof(r) + ((r.size + 7u) & ~7u);
+	}
+	p->truncated = off < len;
+	if (!p->proc.pid)
+		return fail(path, "no process record: not a complete raw trace", -EINVAL);
+	qsort(p->threads, p->nthreads, sizeof(*p->threads), cmp_thread);
+	return 0;
+}
+
+int raw_process_load(const char *raw_dir, struct raw_process *p)
+{
+	char path[4200];
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(path, sizeof(path), "%s/process.meta", raw_dir);
+	err = read_file(path, &buf, &len);
+	if (err)
+		return err;
+	p->dir = strdup(raw_dir);
+	err = parse(p, path, buf, len);
+	free(buf);
+	if (err)
+		raw_process_free(p);
+	return err;
+}
+
+const struct raw_thread *raw_process_thread(const struct raw_process *p, uint32_t ordinal)
+{
+	return thread_slot((struct raw_process *)p, ordinal);
+}
+
+void raw_process_free(struct raw_process *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nmodules; i++)
+		free(p->modules[i].path);
+	free(p->modules);
+	free(p->dir);
+	free(p->exe);
+	free(p->cmdline);
+	free(p->config);
+	free(p->clocks);
+	free(p->fid_addr);
+	free(p->threads);
+	memset(p, 0, sizeof(*p));
+}

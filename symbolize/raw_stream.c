@@ -1,0 +1,262 @@
+/* raw_stream.c - decoding one thread_<N>.lz4 (format: runtime/raw_format.h).
+ *
+ * A frame's events are used only once the whole frame has decompressed and
+ * its content checksum matched: a file cut short by a crash then ends at its
+ * last complete frame, and never yields half a frame's events.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <lz4frame.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "raw.h"
+
+#define IN_CHUNK (256u << 10)
+
+struct raw_stream {
+	char path[4200];
+	int fd;
+	LZ4F_dctx *dctx;
+	uint8_t *in;
+	size_t in_pos, in_len;
+	uint64_t file_off;       /* bytes of the file consumed by lz4 */
+	uint8_t *frame;          /* one decompressed frame */
+	size_t frame_len, frame_cap, pos;
+	bool eof, truncated, mid_frame;
+	uint64_t tsc;
+	uint32_t *open;          /* fids of the open frames, innermost last */
+	size_t depth, open_cap;
+	size_t nfids;
+	uint64_t lost[ADA_DROP_NREASONS];
+};
+
+static int bad(struct raw_stream *s, const char *what)
+{
+	fprintf(stderr, "ada-symbolize: %s: %s (near compressed byte %llu)\n", s->path, what,
+		(unsigned long long)s->file_off);
+	return -EINVAL;
+}
+
+struct raw_stream *raw_stream_open(const char *raw_dir, uint32_t ordinal, size_t nfids)
+{
+	struct raw_stream *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	snprintf(s->path, sizeof(s->path), "%s/thread_%u.lz4", raw_dir, ordinal);
+	s->nfids = nfids;
+	s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	s->in = malloc(IN_CHUNK);
+	if (s->fd < 0) {
+		/* A thread that recorded nothing before a crash has no file. */
+		if (errno != ENOENT)
+			fprintf(stderr, "ada-symbolize: %s: %s\n", s->path, strerror(errno));
+		s->eof = true;
+	}
+	if (!s->in || LZ4F_isError(LZ4F_createDecompressionContext(&s->dctx, LZ4F_VERSION))) {
+		raw_stream_close(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int fill_input(struct raw_stream *s)
+{
+	ssize_t n;
+
+	if (s->in_pos < s->in_len || s->eof)
+		return 0;
+	do
+		n = read(s->fd, s->in, IN_CHUNK);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		fprintf(stderr, "ada-symbolize: %s: %s\n", s->path, strerror(errno));
+		return -errno;
+	}
+	s->in_pos = 0;
+	s->in_len = (size_t)n;
+	s->eof = n == 0;
+	return 0;
+}
+
+/* Decompresses the next whole frame into s->frame. 1, 0 at the end, <0 error. */
+static int next_frame(struct raw_stream *s)
+{
+	s->frame_len = s->pos = 0;
+	for (;;) {
+		size_t in_n, out_n, hint;
+		int err = fill_input(s);
+
+		if (err)
+			return err;
+		if (s->in_pos == s->in_len) { /* end of file */
+			s->truncated = s->mid_frame;
+			return 0;
+		}
+		if (s->frame_cap - s->frame_len < 65536) {
+			size_t cap = s->frame_cap ? 2 * s->frame_cap : 1u << 20;
+			uint8_t *p = realloc(s->frame, cap);
+
+			if (!p)
+				return -ENOMEM;
+			s->frame = p;
+			s->frame_cap = cap;
+		}
+		in_n = s->in_len - s->in_pos;
+		out_n = s->frame_cap - s->frame_len;
+		hint = LZ4F_decompress(s->dctx, s->frame + s->frame_len, &out_n, s->in + s->in_pos,
+				       &in_n, NULL);
+		if (LZ4F_isError(hint))
+			return bad(s, LZ4F_getErrorName(hint));
+		s->in_pos += in_n;
+		s->file_off += in_n;
+		s->frame_len += out_n;
+		s->mid_frame = hint != 0;
+		if (!hint) /* frame complete, checksum verified */
+			return 1;
+	}
+}
+
+static int get_varint(struct raw_stream *s, uint64_t *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	while (s->pos < s->frame_len && shift < 64) {
+		uint8_t b = s->frame[s->pos++];
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return 0;
+		shift += 7;
+	}
+	return bad(s, "event cut short inside a frame");
+}
+
+static int push_fid(struct raw_stream *s, uint32_t fid)
+{
+	if (s->depth == s->open_cap) {
+		size_t cap = s->open_cap ? 2 * s->open_cap : 256;
+		uint32_t *p = realloc(s->open, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->open = p;
+		s->open_cap = cap;
+	}
+	s->open[s->depth++] = fid;
+	return 0;
+}
+
+static int control(struct raw_stream *s, unsigned c)
+{
+	uint64_t reason, count;
+	int i;
+
+	switch (c) {
+	case ADA_CTL_SYNC:
+		if (s->frame_len - s->pos < 8)
+			return bad(s, "SYNC cut short");
+		for (i = 7, reason = 0; i >= 0; i--)
+			reason = reason << 8 | s->frame[s->pos + (size_t)i];
+		s->pos += 8;
+		if (reason > s->tsc) /* timestamps never go backwards */
+			s->tsc = reason;
+		return 0;
+	case ADA_CTL_LOST:
+		if (get_varint(s, &reason) || get_varint(s, &count))
+			return -EINVAL;
+		if (reason < ADA_DROP_NREASONS)
+			s->lost[reason] += count;
+		return 0;
+	}
+	return bad(s, "unknown control record");
+}
+
+int raw_stream_next(struct raw_stream *s, struct raw_event *ev)
+{
+	for (;;) {
+		uint64_t delta, fid;
+		uint8_t tag;
+		int err;
+
+		if (s->pos == s->frame_len) {
+			err = next_frame(s);
+			if (err <= 0)
+				return err;
+			continue;
+		}
+		tag = s->frame[s->pos++];
+		if ((tag & 3) == ADA_RAW_CONTROL) {
+			if ((err = control(s, tag >> 2)))
+				return err;
+			continue;
+		}
+		if ((tag & 3) == ADA_RAW_CALL) {
+			if (get_varint(s, &delta))
+				return -EINVAL;
+			fid = tag >> 2;
+			if (fid == ADA_RAW_INLINE_MAX && get_varint(s, &fid))
+				return -EINVAL;
+			if (!fid || fid > s->nfids)
+				return bad(s, "function id not in process.meta");
+			if ((err = push_fid(s, (uint32_t)fid)))
+				return err;
+			ev->depth = (uint32_t)s->depth;
+		} else {
+			delta = tag >> 2;
+			if (delta == ADA_RAW_INLINE_MAX && get_varint(s, &delta))
+				return -EINVAL;
+			if (!s->depth)
+				return bad(s, "a return with no open call");
+			ev->depth = (uint32_t)s->depth;
+			fid = s->open[--s->depth];
+		}
+		s->tsc += delta;
+		ev->tsc = s->tsc;
+		ev->fid = (uint32_t)fid;
+		ev->kind = tag & 3;
+		return 1;
+	}
+}
+
+uint32_t raw_stream_open_frames(const struct raw_stream *s)
+{
+	return (uint32_t)s->depth;
+}
+
+uint32_t raw_stream_pop(struct raw_stream *s)
+{
+	return s->depth ? s->open[--s->depth] : 0;
+}
+
+bool raw_stream_truncated(const struct raw_stream *s)
+{
+	return s->truncated;
+}
+
+uint64_t raw_stream_last_tsc(const struct raw_stream *s)
+{
+	return s->tsc;
+}
+
+const uint64_t *raw_stream_lost(const struct raw_stream *s)
+{
+	return s->lost;
+}
+
+void raw_stream_close(struct raw_stream *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	LZ4F_freeDecompressionContext(s->dctx);
+	free(s->in);
+	free(s->frame);
+	free(s->open);
+	free(s);
+}

@@ -1,0 +1,74 @@
+/* symtab.h - one ELF module's function table: symbols (libelf), source lines
+ * (libdw) and C++ demangling.
+ *
+ * ATF v2 names a function by (module_id, symbol_index), where symbol_index is
+ * a dense 1-based ordinal over the module's function table sorted by address.
+ * Addresses that fall in no symbol get a synthetic entry ("name" = "<module
+ * basename>+0x<vaddr hex>"), inserted in address order, so every recorded IP keeps
+ * a name. Callers therefore add every synthetic address before reading indices:
+ * load → lookup/add_synthetic for all addresses → finalize → read.
+ */
+#ifndef ADA_SYMTAB_H
+#define ADA_SYMTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ada_func {
+	uint64_t addr;        /* ELF virtual address (st_value) */
+	uint64_t size;        /* st_size; 0 for synthetic entries */
+	char *name;           /* symbol name as in the ELF file */
+	char *demangled;      /* C++ demangled name, or NULL when not a mangled name */
+	char *file;           /* source file of the function's entry, or NULL (no debug info) */
+	uint32_t line;        /* 0 when unknown */
+	bool synthetic;
+};
+
+struct ada_symtab {
+	char *path;
+	uint8_t build_id[32];
+	uint32_t build_id_len;
+	uint16_t machine;     /* e_machine */
+	struct ada_func *funcs; /* sorted by addr after finalize; index i ↔ symbol_index i+1 */
+	size_t nfuncs;
+	/* private state (libelf/libdw handles, pending synthetic entries) follows */
+	void *priv;
+};
+
+/* Opens `path` and reads its function symbols: STT_FUNC and STT_GNU_IFUNC with
+ * st_shndx != SHN_UNDEF from .symtab, else .dynsym. Aliases at one address keep
+ * one entry (preferring GLOBAL over WEAK over LOCAL, then the shortest name).
+ * Returns 0 or a negative errno; on failure prints one line to stderr naming
+ * the file and libelf's message, and *out is NULL. */
+int ada_symtab_load(const char *path, struct ada_symtab **out);
+
+/* A table with no ELF file behind it (addresses in no loaded module): it
+ * holds only the synthetic entries added to it. NULL if out of memory. */
+struct ada_symtab *ada_symtab_empty(const char *name);
+
+/* Index (0-based into funcs) of the function whose [addr, addr+size) holds
+ * vaddr; for size-0 symbols only an exact match. -1 if none. Binary search. */
+long ada_symtab_lookup(const struct ada_symtab *st, uint64_t vaddr);
+
+/* Registers vaddr as a synthetic entry if ada_symtab_lookup finds none. */
+void ada_symtab_add_synthetic(struct ada_symtab *st, uint64_t vaddr);
+
+/* Merges the synthetic entries into funcs in address order, and fills file and
+ * line from DWARF (when present) for the entries listed in `want` (0-based
+ * indices into the *final* table are not known yet, so `want` is a set of
+ * vaddrs; NULL = all entries). After this, indices are final. Returns 0 or a
+ * negative errno (DWARF problems are not errors: the fields stay empty). */
+int ada_symtab_finalize(struct ada_symtab *st, const uint64_t *want, size_t nwant);
+
+/* 64-bit FNV-1a over (addr, size, name) of every entry in final order, as 16
+ * lowercase hex digits + NUL: the manifest's function_table_hash. */
+void ada_symtab_hash(const struct ada_symtab *st, char out[17]);
+
+/* Reads only the GNU build-id of an ELF file (for mismatch checks without a
+ * full load). Returns its length (0 = none) or a negative errno. */
+int ada_elf_build_id(const char *path, uint8_t out[32]);
+
+void ada_symtab_free(struct ada_symtab *st);
+
+#endif

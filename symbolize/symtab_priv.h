@@ -1,0 +1,56 @@
+/* symtab_priv.h - what the pieces of the function table share and nobody else
+ * sees: symtab.c builds the table, elf_symbols.c reads ELF files (libelf),
+ * dwarf_lines.c reads source lines (libdw), demangle.c wraps the C++ ABI.
+ */
+#ifndef ADA_SYMTAB_PRIV_H
+#define ADA_SYMTAB_PRIV_H
+
+#include <gelf.h>
+#include <stdbool.h>
+
+#include "symtab.h"
+
+struct ada_symtab_priv {
+	/* reach[i] = highest end of funcs[0..i]. Lookup walks back from the
+	 * last start <= vaddr only while an earlier entry can still reach
+	 * vaddr, which keeps overlapping symbols exact and the walk O(1)
+	 * in the usual case where nothing overlaps. */
+	uint64_t *reach;
+	uint64_t *pending; /* synthetic vaddrs not merged yet */
+	size_t npending;
+	size_t pending_cap;
+	int err; /* add_synthetic cannot fail visibly: finalize returns this */
+	char *dwarf_path; /* file holding the DWARF: the module, its separate debug file, or NULL */
+};
+
+/* One past the last byte of f; a size-0 entry covers its first byte only, so
+ * that lookup matches it exactly and nowhere else. */
+static inline uint64_t ada_func_end(const struct ada_func *f)
+{
+	return f->addr + (f->size ? f->size : 1);
+}
+
+/* symtab.c */
+void ada_funcs_free(struct ada_func *funcs, size_t nfuncs);
+
+/* elf_symbols.c */
+int ada_elf_open(const char *path, int *fd, Elf **elf);
+void ada_elf_close(int fd, Elf *elf);
+Elf_Scn *ada_elf_find_scn(Elf *elf, GElf_Word type, const char *name);
+bool ada_elf_has_dwarf(Elf *elf);
+int ada_elf_read_funcs(Elf *elf, Elf_Scn *symtab, const char *path, struct ada_func **funcs,
+		       size_t *nfuncs);
+uint32_t ada_elf_read_build_id(Elf *elf, uint8_t out[32]);
+char *ada_elf_find_debug_file(Elf *elf, const char *path, const uint8_t *build_id,
+			      uint32_t build_id_len);
+
+/* dwarf_lines.c: fills file/line of every funcs[i] with wanted[i] (all when
+ * wanted is NULL) from the DWARF in dwarf_path. Missing or broken DWARF
+ * leaves the fields empty: source lines are a nicety, never a failure. */
+void ada_dwarf_fill_lines(struct ada_func *funcs, size_t nfuncs, const bool *wanted,
+			  const char *dwarf_path);
+
+/* demangle.c: a malloc'd demangled name for an Itanium-mangled name, else NULL. */
+char *ada_demangle(const char *name);
+
+#endif

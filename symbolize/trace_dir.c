@@ -1,0 +1,270 @@
+/* trace_dir.c - walks an output tree down to its pid directories and thread
+ * directories, and indexes a manifest's symbols by function_id.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace_dir.h"
+
+/* "<prefix><decimal>" with no sign, no leading zero and no trailing bytes. */
+static bool parse_suffix(const char *name, const char *prefix, uint64_t *out)
+{
+	size_t plen = strlen(prefix);
+	const char *p = name + plen;
+	uint64_t v = 0;
+
+	if (strncmp(name, prefix, plen) || !*p || (p[0] == '0' && p[1]))
+		return false;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	*out = v;
+	return true;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	char *s;
+
+	return asprintf(&s, "%s/%s", dir, name) < 0 ? NULL : s;
+}
+
+static bool has_manifest(const char *dir)
+{
+	char *m = join(dir, "manifest.json");
+	bool yes = m && access(m, F_OK) == 0;
+
+	free(m);
+	return yes;
+}
+
+struct pid_list {
+	struct ada_trace_pid *v;
+	size_t n, cap;
+};
+
+static int add_pid(struct pid_list *l, const char *dir, uint64_t pid)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 8;
+		struct ada_trace_pid *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n].dir = strdup(dir);
+	l->v[l->n].pid = pid;
+	return l->v[l->n++].dir ? 0 : -ENOMEM;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	const struct ada_trace_pid *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* Adds the pid_<N> children of a session directory, ascending by pid. */
+static int add_session(struct pid_list *l, const char *session)
+{
+	struct dirent *de;
+	size_t first = l->n;
+	DIR *d = opendir(session);
+	int ret = 0;
+
+	if (!d)
+		return -errno;
+	while (!ret && (de = readdir(d))) {
+		uint64_t pid;
+		char *dir;
+
+		if (!parse_suffix(de->d_name, "pid_", &pid))
+			continue;
+		dir = join(session, de->d_name);
+		ret = dir ? add_pid(l, dir, pid) : -ENOMEM;
+		free(dir);
+	}
+	closedir(d);
+	if (l->n > first)
+		qsort(l->v + first, l->n - first, sizeof(*l->v), by_pid);
+	return ret;
+}
+
+/* An output root: every session_* child, in name (= time) order. */
+static int add_root(struct pid_list *l, const char *root)
+{
+	struct dirent **names;
+	int n = scandir(root, &names, NULL, by_name);
+	int ret = n < 0 ? -errno : 0;
+
+	for (int i = 0; i < n; i++) {
+		char *session = join(root, names[i]->d_name);
+
+		if (!ret && !strncmp(names[i]->d_name, "session_", 8))
+			ret = session ? add_session(l, session) : -ENOMEM;
+		free(session);
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+	return ret;
+}
+
+int ada_trace_find_pids(const char *path, struct ada_trace_pid **out, size_t *n)
+{
+	struct pid_list l = { 0 };
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	uint64_t pid = 0;
+	int ret;
+
+	if (parse_suffix(base, "pid_", &pid) || has_manifest(path))
+		ret = add_pid(&l, path, pid);
+	else if (!(ret = add_session(&l, path)) && l.n == 0)
+		ret = add_root(&l, path);
+	if (!ret && l.n == 0) {
+		fprintf(stderr, "ada-symbolize: %s: no pid_<pid> directory with a trace\n", path);
+		ret = -ENOENT;
+	} else if (ret) {
+		fprintf(stderr, "ada-symbolize: %s: %s\n", path, strerror(-ret));
+	}
+	if (ret) {
+		ada_trace_free_pids(l.v, l.n);
+		l.v = NULL;
+		l.n = 0;
+	}
+	*out = l.v;
+	*n = l.n;
+	return ret;
+}
+
+void ada_trace_free_pids(struct ada_trace_pid *pids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(pids[i].dir);
+	free(pids);
+}
+
+static int by_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int ada_trace_find_threads(const char *pid_dir, uint32_t **ids, size_t *n)
+{
+	DIR *d = opendir(pid_dir);
+	struct dirent *de;
+	size_t cap = 0;
+	uint64_t id;
+
+	*ids = NULL;
+	*n = 0;
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (!parse_suffix(de->d_name, "thread_", &id) || id > UINT32_MAX)
+			continue;
+		if (*n == cap) {
+			uint32_t *v = realloc(*ids, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+
+			if (!v) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			*ids = v;
+		}
+		(*ids)[(*n)++] = (uint32_t)id;
+	}
+	closedir(d);
+	if (*n)
+		qsort(*ids, *n, sizeof(**ids), by_u32);
+	return 0;
+}
+
+bool ada_trace_parse_hex(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t n = 0;
+
+	if (!s || s[0] != '0' || s[1] != 'x')
+		return false;
+	for (s += 2; *s; s++, n++) {
+		int d = *s >= '0' && *s <= '9' ? *s - '0' : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10 :
+			*s >= 'A' && *s <= 'F' ? *s - 'A' + 10 : -1;
+
+		if (d < 0 || n == 16)
+			return false;
+		v = v << 4 | (uint64_t)d;
+	}
+	*out = v;
+	return n > 0;
+}
+
+static int by_function_id(const void *a, const void *b)
+{
+	const struct ada_trace_symbol *x = a, *y = b;
+
+	return (x->function_id > y->function_id) - (x->function_id < y->function_id);
+}
+
+int ada_trace_load_symbols(const struct json_value *manifest, struct ada_trace_symbols *out)
+{
+	const struct json_value *syms = json_get(manifest, "symbols");
+	size_t n = json_count(syms);
+
+	out->n = 0;
+	out->v = calloc(n ? n : 1, sizeof(*out->v));
+	if (!out->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct json_value *e = json_at(syms, i);
+		struct ada_trace_symbol *s = &out->v[out->n];
+		const char *name = json_string(json_get(e, "name"));
+		const char *demangled = json_string(json_get(e, "demangled"));
+
+		if (!ada_trace_parse_hex(json_string(json_get(e, "function_id")), &s->function_id))
+			continue;
+		s->display = demangled ? demangled : name ? name : "?";
+		s->json = e;
+		out->n++;
+	}
+	qsort(out->v, out->n, sizeof(*out->v), by_function_id);
+	return 0;
+}
+
+const struct ada_trace_symbol *ada_trace_find_symbol(const struct ada_trace_symbols *s,
+						     uint64_t function_id)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->v[mid].function_id < function_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->n && s->v[lo].function_id == function_id ? &s->v[lo] : NULL;
+}
+
+void ada_trace_free_symbols(struct ada_trace_symbols *s)
+{
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
+}

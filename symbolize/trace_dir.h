@@ -1,0 +1,51 @@
+/* trace_dir.h - finding the traced processes under an output directory and
+ * the function names of their manifests; shared by the validator and views.
+ */
+#ifndef ADA_TRACE_DIR_H
+#define ADA_TRACE_DIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "json.h"
+
+struct ada_trace_pid {
+	char *dir;     /* .../pid_<pid> */
+	uint64_t pid;  /* from the directory name; 0 if it has another name */
+};
+
+/* PATH is an output root (holding session_<time>/pid_<pid>/), a session
+ * directory (holding pid_<pid>/) or a pid directory (named pid_<pid> or holding
+ * manifest.json). Fills the pid
+ * directories, sessions in name order and pids ascending within each.
+ * Returns 0 or a negative errno (-ENOENT with a message when there are none). */
+int ada_trace_find_pids(const char *path, struct ada_trace_pid **out, size_t *n);
+void ada_trace_free_pids(struct ada_trace_pid *pids, size_t n);
+
+/* Thread directories of a pid directory: the N of every "thread_<N>" entry
+ * (decimal, no leading zeros), ascending. Returns 0 or a negative errno. */
+int ada_trace_find_threads(const char *pid_dir, uint32_t **ids, size_t *n);
+
+/* "0x" followed by 1..16 hex digits, nothing else. */
+bool ada_trace_parse_hex(const char *s, uint64_t *out);
+
+/* The manifest's symbols by function_id. Entries whose function_id is not a
+ * valid hex string are left out (the validator reports them). */
+struct ada_trace_symbol {
+	uint64_t function_id;
+	const char *display;            /* "demangled" if present, else "name" */
+	const struct json_value *json;  /* the manifest entry */
+};
+
+struct ada_trace_symbols {
+	struct ada_trace_symbol *v;     /* sorted by function_id */
+	size_t n;
+};
+
+int ada_trace_load_symbols(const struct json_value *manifest, struct ada_trace_symbols *out);
+const struct ada_trace_symbol *ada_trace_find_symbol(const struct ada_trace_symbols *s,
+						     uint64_t function_id);
+void ada_trace_free_symbols(struct ada_trace_symbols *s);
+
+#endif

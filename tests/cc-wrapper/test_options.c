@@ -1,0 +1,187 @@
+/* test_options.c - adacc's own options and environment: which compiler runs,
+ * which --ada-* options are accepted, and how refusals read. */
+#include "rewrite.h"
+
+#define CYG "-finstrument-functions"
+
+static void test_default_compiler_is_gcc(void **state)
+{
+	(void)state;
+	expect_argv(NO_ENV, LIST("/usr/bin/adacc", "-c", "x.c"), LIST("gcc", CYG, "-c", "x.c"));
+}
+
+static void test_adacxx_name_selects_gxx_and_ada_cxx(void **state)
+{
+	(void)state;
+	expect_argv(NO_ENV, LIST("/usr/bin/adac++", "-c", "x.cc"), LIST("g++", CYG, "-c", "x.cc"));
+	expect_argv(LIST("ADA_CC=clang", "ADA_CXX=clang++"), LIST("adac++", "-c", "x.cc"),
+		    LIST("clang++", CYG, "-c", "x.cc"));
+}
+
+static void test_ada_cc_env_selects_clang_with_same_flags(void **state)
+{
+	(void)state;
+	expect_argv(LIST("ADA_CC=clang-14"), LIST("adacc", "x.c"),
+		    LIST("clang-14", CYG, "x.c", SHARED_RT));
+}
+
+static void test_ada_cc_option_beats_environment(void **state)
+{
+	(void)state;
+	expect_argv(LIST("ADA_CC=clang"), LIST("adacc", "--ada-cc=/opt/gcc/bin/gcc", "-c", "x.c"),
+		    LIST("/opt/gcc/bin/gcc", CYG, "-c", "x.c"));
+}
+
+static void test_empty_ada_cc_counts_as_unset(void **state)
+{
+	(void)state;
+	expect_argv(LIST("ADA_CC="), LIST("adacc", "-c", "x.c"), LIST("gcc", CYG, "-c", "x.c"));
+}
+
+static void test_exclusions_become_gcc_exclusion_lists(void **state)
+{
+	(void)state;
+	expect_argv(NO_ENV,
+		    LIST("adacc", "--ada-exclude-file=vendor/,gen/", "-c", "x.c",
+			 "--ada-exclude-function=hot,cold", "--ada-exclude-file=third_party/"),
+		    LIST("gcc", CYG,
+			 "-finstrument-functions-exclude-file-list=vendor/,gen/",
+			 "-finstrument-functions-exclude-file-list=third_party/",
+			 "-finstrument-functions-exclude-function-list=hot,cold",
+			 "-c", "x.c"));
+}
+
+static void test_exclusions_are_not_added_to_link_only_steps(void **state)
+{
+	(void)state;
+	expect_argv(NO_ENV, LIST("adacc", "--ada-exclude-function=f", "x.o"),
+		    LIST("gcc", "x.o", SHARED_RT));
+}
+
+static void test_exclusions_with_clang_are_refused(void **state)
+{
+	(void)state;
+	expect_error(NO_ENV, LIST("adacc", "--ada-cc=/usr/bin/clang", "--ada-exclude-function=f",
+				  "-c", "x.c"),
+		     "--ada-exclude-function= needs gcc");
+	expect_error(LIST("ADA_CXX=clang++"), LIST("adac++", "--ada-exclude-file=v/", "-c", "x.cc"),
+		     "clang has no");
+}
+
+static void test_unknown_ada_option_is_refused_with_the_valid_ones(void **state)
+{
+	(void)state;
+	expect_error(NO_ENV, LIST("adacc", "--ada-foo", "-c", "x.c"), "unknown option '--ada-foo'");
+	expect_error(NO_ENV, LIST("adacc", "--ada-foo"), "--ada-cc=PATH, --ada-mode=MODE");
+	expect_error(NO_ENV, LIST("adacc", "--ada-stati"), "unknown option '--ada-stati'");
+}
+
+static void test_option_values_are_checked(void **state)
+{
+	(void)state;
+	expect_error(NO_ENV, LIST("adacc", "--ada-cc"), "--ada-cc needs a value: --ada-cc=PATH");
+	expect_error(NO_ENV, LIST("adacc", "--ada-cc="), "--ada-cc needs a value");
+	expect_error(NO_ENV, LIST("adacc", "--ada-static=yes"), "--ada-static takes no value");
+}
+
+static void test_mode_cyg_is_accepted_and_others_refused(void **state)
+{
+	(void)state;
+	expect_argv(NO_ENV, LIST("adacc", "--ada-mode=cyg", "-c", "x.c"),
+		    LIST("gcc", CYG, "-c", "x.c"));
+	expect_error(NO_ENV, LIST("adacc", "--ada-mode=fentry"),
+		     "--ada-mode=fentry is not implemented yet");
+	expect_error(NO_ENV, LIST("adacc", "--ada-mode=mcount"), "not implemented yet");
+	expect_error(NO_ENV, LIST("adacc", "--ada-mode=pg"),
+		     "unknown mode in --ada-mode=pg (valid: cyg, fentry, mcount)");
+	expect_error(LIST("ADA_MODE=xray"), LIST("adacc", "-c", "x.c"), "ADA_MODE=xray");
+}
+
+static void test_verbose_comes_from_option_or_environment(void **state)
+{
+	struct ada_cc_plan plan;
+
+	(void)state;
+	assert_int_equal(rewrite(NO_ENV, LIST("adacc", "-c", "x.c"), &plan), 0);
+	assert_false(plan.opts.verbose);
+	ada_cc_plan_free(&plan);
+	assert_int_equal(rewrite(NO_ENV, LIST("adacc", "--ada-verbose", "-c", "x.c"), &plan), 0);
+	assert_true(plan.opts.verbose);
+	ada_cc_plan_free(&plan);
+	assert_int_equal(rewrite(LIST("ADA_VERBOSE=1"), LIST("adacc", "-c", "x.c"), &plan), 0);
+	assert_true(plan.opts.verbose);
+	ada_cc_plan_free(&plan);
+	assert_int_equal(rewrite(LIST("ADA_VERBOSE=0"), LIST("adacc", "-c", "x.c"), &plan), 0);
+	assert_false(plan.opts.verbose);
+	ada_cc_plan_free(&plan);
+}
+
+static void test_help_builds_no_command(void **state)
+{
+	struct ada_cc_plan plan;
+
+	(void)state;
+	assert_int_equal(rewrite(NO_ENV, LIST("adacc", "--ada-help", "-c", "x.c"), &plan), 0);
+	assert_true(plan.opts.help);
+	assert_null(plan.argv.v);
+	ada_cc_plan_free(&plan);
+}
+
+static void test_help_names_every_option_and_variable(void **state)
+{
+	const char *const names[] = {
+		"--ada-cc=PATH", "--ada-mode=MODE", "--ada-static", "--ada-exclude-file=LIST",
+		"--ada-exclude-function=LIST", "--ada-verbose", "--ada-help",
+		"ADA_CC", "ADA_CXX", "ADA_MODE", "ADA_VERBOSE", "ADA_LIBDIR", "ADA_OUTPUT",
+		"ADA_DISABLE", "ADA_RING_KB", "ADA_MAX_DEPTH", "ADA_FLUSH_MS",
+	};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	assert_non_null(f);
+	ada_cc_print_help(f, "adacc");
+	assert_int_equal(fclose(f), 0);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strstr(text, names[i]))
+			fail_msg("--ada-help does not mention %s", names[i]);
+	free(text);
+}
+
+static void test_print_cmd_quotes_what_a_shell_would_split(void **state)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	assert_non_null(f);
+	ada_cc_print_cmd(f, (char *const *)LIST("gcc", "-DX=a b", "it's", "", "-o", "a.o"));
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(text, "gcc '-DX=a b' 'it'\\''s' '' -o a.o\n");
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_default_compiler_is_gcc),
+		cmocka_unit_test(test_adacxx_name_selects_gxx_and_ada_cxx),
+		cmocka_unit_test(test_ada_cc_env_selects_clang_with_same_flags),
+		cmocka_unit_test(test_ada_cc_option_beats_environment),
+		cmocka_unit_test(test_empty_ada_cc_counts_as_unset),
+		cmocka_unit_test(test_exclusions_become_gcc_exclusion_lists),
+		cmocka_unit_test(test_exclusions_are_not_added_to_link_only_steps),
+		cmocka_unit_test(test_exclusions_with_clang_are_refused),
+		cmocka_unit_test(test_unknown_ada_option_is_refused_with_the_valid_ones),
+		cmocka_unit_test(test_option_values_are_checked),
+		cmocka_unit_test(test_mode_cyg_is_accepted_and_others_refused),
+		cmocka_unit_test(test_verbose_comes_from_option_or_environment),
+		cmocka_unit_test(test_help_builds_no_command),
+		cmocka_unit_test(test_help_names_every_option_and_variable),
+		cmocka_unit_test(test_print_cmd_quotes_what_a_shell_would_split),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,329 @@
+/* test_check.c - the validator passes well-formed traces and names each kind
+ * of violation. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "check.h"
+#include "trace_fixture.h"
+
+static const char *const names[] = { "main", "fib", "leaf" };
+
+struct result {
+	char *text;
+	int violations;
+};
+
+static struct result check(const char *path)
+{
+	struct result r = { 0 };
+	size_t len = 0;
+	FILE *out = open_memstream(&r.text, &len);
+
+	assert_int_equal(ada_check_path(path, out, &r.violations), 0);
+	fclose(out);
+	return r;
+}
+
+/* Checks fx and expects exactly `n` violations, one of them mentioning `what`. */
+static void expect_violation(struct fixture *fx, int n, const char *what)
+{
+	struct result r = check(fx->pid_dir);
+
+	if (r.violations != n || !strstr(r.text, what))
+		fail_msg("want %d violations incl. \"%s\", got %d:\n%s", n, what, r.violations, r.text);
+	free(r.text);
+	fx_cleanup(fx);
+}
+
+/* A fixture with thread 0 from `script`, the stock manifest and the events
+ * left in ev for the test to break before writing. */
+static size_t setup_thread(struct fixture *fx, const char *script, struct atf_event *ev)
+{
+	fx_init(fx);
+	fx_manifest(fx, FX_THREAD0, names, 3);
+	return fx_events(script, 0, ev);
+}
+
+static void write_detail(const struct fixture *fx, uint32_t tid, const struct atf_event *ev,
+			 const uint32_t *seqs, size_t n)
+{
+	char path[300];
+	struct atf_detail_writer *w;
+
+	snprintf(path, sizeof(path), "%s/thread_%u/detail.atf", fx->pid_dir, tid);
+	w = atf_detail_open(path, tid, ATF_ARCH_X86_64);
+	assert_non_null(w);
+	for (size_t i = 0; i < n; i++) {
+		const struct atf_event *e = &ev[seqs[i]];
+		struct atf_detail d = { .index_seq = seqs[i], .timestamp_ns = e->timestamp_ns,
+					.function_id = e->function_id,
+					.event_type = e->kind == ATF_CALL ? ATF_DETAIL_CALL
+									 : ATF_DETAIL_RETURN };
+
+		assert_int_equal(atf_detail_append(w, &d), 0);
+	}
+	assert_int_equal(atf_detail_close(w), 0);
+}
+
+static void test_check_passes_a_valid_trace_from_any_path_form(void **state)
+{
+	struct fixture fx;
+	struct result r;
+
+	(void)state;
+	fx_init(&fx);
+	fx_manifest(&fx, FX_THREAD0 ", {\"id\": 1, \"os_tid\": 4300, \"has_detail\": false}",
+		    names, 3);
+	fx_thread(&fx, 0, "+1 +2 +3 - +3 ! - -");
+	fx_thread(&fx, 1, "+2 - +2 -");
+	const char *paths[] = { fx.root, fx.session, fx.pid_dir };
+	for (size_t i = 0; i < 3; i++) {
+		r = check(paths[i]);
+		assert_string_equal(r.text, "checked 3 files, 12 events: OK\n");
+		assert_int_equal(r.violations, 0);
+		free(r.text);
+	}
+	fx_cleanup(&fx);
+}
+
+static void test_check_passes_linked_detail_file(void **state)
+{
+	struct atf_event ev[FX_MAX_EVENTS];
+	static const uint32_t seqs[] = { 1, 2 };
+	struct fixture fx;
+	size_t n;
+	struct result r;
+
+	(void)state;
+	fx_init(&fx);
+	fx_manifest(&fx, "{\"id\": 0, \"os_tid\": 1, \"has_detail\": true}", names, 3);
+	n = fx_events("+1 +2 - -", 0, ev);
+	ev[1].detail_seq = 0;
+	ev[2].detail_seq = 1;
+	fx_write_index(&fx, 0, ev, n, true);
+	write_detail(&fx, 0, ev, seqs, 2);
+	r = check(fx.pid_dir);
+	assert_string_equal(r.text, "checked 3 files, 4 events: OK\n");
+	free(r.text);
+	fx_cleanup(&fx);
+}
+
+static void test_check_detects_frame_left_open(void **state)
+{
+	struct fixture fx;
+
+	(void)state;
+	setup_thread(&fx, "", NULL);
+	fx_thread(&fx, 0, "+1 +2 -");
+	expect_violation(&fx, 1, "index.atf: ends with 1 frames open");
+}
+
+static void test_check_detects_wrong_call_depth(void **state)
+{
+	struct atf_event ev[FX_MAX_EVENTS];
+	struct fixture fx;
+	size_t n = setup_thread(&fx, "+1 +2 - -", ev);
+
+	(void)state;
+	ev[1].call_depth = 3;
+	ev[2].call_depth = 3;
+	fx_write_index(&fx, 0, ev, n, false);
+	expect_violation(&fx, 2, "event 1: CALL at depth 3, expected 2");
+}
+
+static void test_check_detects_return_of_another_function(void **state)
+{
+	struct atf_event ev[FX_MAX_EVENTS];
+	struct fixture fx;
+	size_t n = setup_thread(&fx, "+1 +2 - -", ev);
+
+	(void)state;
+	ev[2].function_id = ev[0].function_id;
+	fx_write_index(&fx, 0, ev, n, false);
+	expect_violation(&fx, 1, "event 2: closes function 0x0000000100000002 with 0x0000000100000001");
+}
+
+static void test_check_detects_bad_kind_thread_and_time(void **state)
+{
+	struct atf_event ev[FX_MAX_EVENTS];
+	struct fixture fx;
+	size_t n = setup_thread(&fx, "+1 +2 - -", ev);
+
+	(void)state;
+	ev[4] = ev[3];
+	ev[3] = ev[2];
+	ev[3].kind = 7;          /* an extra event of no known kind */
+	ev[0].thread_id = 9;
+	ev[4].timestamp_ns = 1;  /* earlier than the one before */
+	fx_write_index(&fx, 0, ev, n + 1, false);
+	expect_violation(&fx, 3, "event 3: event_kind 7 not in 1..3");
+}
+
+static void test_check_detects_function_missing_from_symbols(void **state)
+{
+	struct fixture fx;
+
+	(void)state;
+	setup_thread(&fx, "", NULL);
+	fx_manifest(&fx, FX_THREAD0, names, 2);
+	fx_thread(&fx, 0, "+1 +3 - -");
+	expect_violation(&fx, 2, "event 1: function_id 0x0000000100000003 not in \"symbols\"");
+}
+
+static void test_check_detects_zero_function_id(void **state)
+{
+	struct atf_event ev[FX_MAX_EVENTS];
+	struct fixture fx;
+	size_t n = setup_thread(&fx, "+1 -", ev);
+
+	(void)state;
+	ev[0].function_id = ev[1].function_id = 1;
+	fx_write_index(&fx, 0, ev, n, false);
+	expect_violation(&fx, 2, "has a zero module id or symbol index");
+}
+
+static void test_check_detects_thread_dir_not_listed(void **state)
+{
+	struct fixture fx;
+
+	(void)state;
+	setup_thread(&fx, "", NULL);
+	fx_thread(&fx, 0, "+1 -");
+	fx_thread(&fx, 3, "+1 -");
+	expect_violation(&fx, 1, "manifest.json: thread_3 is not listed in \"threads\"");
+}
+
+static void test_check_detects_listed_thread_without_dir(void **state)
+{
+	struct fixture fx;
+
+	(void)state;
+	fx_init(&fx);
+	fx_manifest(&fx, FX_THREAD0 ", {\"id\": 1, \"os_tid\": 5, \"has_detail\": false}", names, 3);
+	fx_thread(&fx, 0, "+1 -");
+	expect_violation(&fx, 1, "threads[1]: no directory thread_1");
+}
+
+static void test_check_detects_broken_detail_link(void **state)
+{
+	struct atf_event ev[FX_MAX_EVENTS];
+	static const uint32_t seqs[] = { 2 };
+	struct fixture fx;
+	size_t n;
+
+	(void)state;
+	fx_init(&fx);
+	fx_manifest(&fx, "{\"id\": 0, \"os_tid\": 1, \"has_detail\": true}", names, 3);
+	n = fx_events("+1 +2 - -", 0, ev);
+	ev[1].detail_seq = 0; /* but detail event 0 links index event 2 */
+	fx_write_index(&fx, 0, ev, n, true);
+	write_detail(&fx, 0, ev, seqs, 1);
+	expect_violation(&fx, 2, "event 1: detail_seq 0 but no detail event links back to it");
+}
+
+static void test_check_detects_detail_type_mismatch(void **state)
+{
+	struct atf_event ev[FX_MAX_EVENTS];
+	static const uint32_t seqs[] = { 1 };
+	struct fixture fx;
+	size_t n;
+
+	(void)state;
+	fx_init(&fx);
+	fx_manifest(&fx, "{\"id\": 0, \"os_tid\": 1, \"has_detail\": true}", names, 3);
+	n = fx_events("+1 +2 - -", 0, ev);
+	ev[1].detail_seq = 0;
+	fx_write_index(&fx, 0, ev, n, true);
+	ev[1].kind = ATF_RETURN; /* the detail record says "return" */
+	write_detail(&fx, 0, ev, seqs, 1);
+	expect_violation(&fx, 1, "detail event 0 has event_type 4, expected 3");
+}
+
+static void test_check_detects_has_detail_that_lies(void **state)
+{
+	struct atf_event ev[FX_MAX_EVENTS];
+	struct fixture fx;
+	size_t n;
+
+	(void)state;
+	fx_init(&fx);
+	fx_manifest(&fx, "{\"id\": 0, \"os_tid\": 1, \"has_detail\": true}", names, 3);
+	n = fx_events("+1 -", 0, ev);
+	fx_write_index(&fx, 0, ev, n, true);
+	expect_violation(&fx, 2, "header has_detail flag is 1 but detail.atf does not exist");
+}
+
+static void test_check_reports_reader_failure_with_file_name(void **state)
+{
+	struct fixture fx;
+	char path[300];
+	FILE *f;
+
+	(void)state;
+	setup_thread(&fx, "", NULL);
+	fx_thread(&fx, 0, "+1 -");
+	snprintf(path, sizeof(path), "%s/thread_0/index.atf", fx.pid_dir);
+	f = fopen(path, "r+");
+	fseek(f, 64 + 3, SEEK_SET);
+	fputc(0x55, f);
+	fclose(f);
+	expect_violation(&fx, 1, "thread_0/index.atf: footer CRC");
+}
+
+static void test_check_detects_bad_manifest_json(void **state)
+{
+	struct fixture fx;
+
+	(void)state;
+	setup_thread(&fx, "", NULL);
+	fx_thread(&fx, 0, "+1 -");
+	fx_write(&fx, "manifest.json", "{\"threads\": [}");
+	expect_violation(&fx, 1, "manifest.json: byte 13: unexpected character '}'");
+}
+
+static void test_check_caps_lines_per_file(void **state)
+{
+	struct atf_event ev[FX_MAX_EVENTS];
+	struct fixture fx;
+	struct result r;
+	size_t n = setup_thread(&fx, "+1 - +1 - +1 - +1 - +1 - +1 - +1 - +1 - +1 - +1 - +1 - +1 -",
+				ev);
+
+	(void)state;
+	for (size_t i = 0; i < n; i++)
+		ev[i].thread_id = 5;
+	fx_write_index(&fx, 0, ev, n, false);
+	r = check(fx.pid_dir);
+	assert_int_equal(r.violations, 24);
+	assert_non_null(strstr(r.text, "index.atf: ... 4 more\nchecked 2 files, 24 events: 24 violations\n"));
+	free(r.text);
+	fx_cleanup(&fx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_check_passes_a_valid_trace_from_any_path_form),
+		cmocka_unit_test(test_check_passes_linked_detail_file),
+		cmocka_unit_test(test_check_detects_frame_left_open),
+		cmocka_unit_test(test_check_detects_wrong_call_depth),
+		cmocka_unit_test(test_check_detects_return_of_another_function),
+		cmocka_unit_test(test_check_detects_bad_kind_thread_and_time),
+		cmocka_unit_test(test_check_detects_function_missing_from_symbols),
+		cmocka_unit_test(test_check_detects_zero_function_id),
+		cmocka_unit_test(test_check_detects_thread_dir_not_listed),
+		cmocka_unit_test(test_check_detects_listed_thread_without_dir),
+		cmocka_unit_test(test_check_detects_broken_detail_link),
+		cmocka_unit_test(test_check_detects_detail_type_mismatch),
+		cmocka_unit_test(test_check_detects_has_detail_that_lies),
+		cmocka_unit_test(test_check_reports_reader_failure_with_file_name),
+		cmocka_unit_test(test_check_detects_bad_manifest_json),
+		cmocka_unit_test(test_check_caps_lines_per_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
