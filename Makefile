@@ -64,7 +64,9 @@ E2E_BINS   := $(E2E_SRCS:%.c=$(B)/%)
 TEST_LIB_SRCS := $(filter-out tests/e2e/test_%,$(wildcard tests/e2e/*.c)) $(wildcard tests/lib/*.c)
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(B)/t/%.o)
 
-unit_objs   = $(patsubst %.c,$(B)/t/%.o,$(filter-out %/main.c %/init.c %/cyg.c,$(wildcard $(1)/*.c)))
+unit_objs   = $(patsubst %.c,$(B)/t/%.o,$(filter-out %/main.c %/init.c %/cyg.c,$(wildcard $(1)/*.c)) $(TEST_EXTRA_$(1)))
+# The symbolizer's tests round-trip what the runtime's encoder writes.
+TEST_EXTRA_symbolize := runtime/encode.c runtime/drop.c runtime/util.c
 
 TOOLS := bin/adacc bin/adac++ bin/ada-symbolize
 LIBS  := lib/libada.so lib/libada.a
@@ -89,6 +91,9 @@ deps:
 	fi
 
 else
+# Programs run by the recipes (the demo, the tests) must not see this in their
+# environment: the runtime warns about ADA_* variables it does not know.
+unexport ADA_INNER
 all: $(TOOLS) $(LIBS)
 
 # --- runtime ------------------------------------------------------------------

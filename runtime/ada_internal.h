@@ -85,6 +85,11 @@ ADA_HIDDEN void ada_writer_fork_prepare(void);
 ADA_HIDDEN void ada_writer_fork_parent(void);
 ADA_HIDDEN void ada_writer_after_fork(void);
 
+/* ---- event-to-disk latency (latency.c), writer thread only ------------------- */
+ADA_HIDDEN void ada_latency_add(uint64_t ticks);
+ADA_HIDDEN void ada_latency_record(void);
+ADA_HIDDEN void ada_latency_reset(void);
+
 /* ---- drop accounting (drop.c) -------------------------------------------------- */
 ADA_HIDDEN extern const char *const ada_drop_names[ADA_DROP_NREASONS];
 /* Prints one stderr line per reason with a non-zero total (nothing if none). */

@@ -21,8 +21,16 @@ int ada_meta_open(const char *raw_dir)
 					  .endian = 1, .header_size = sizeof(h) };
 	char path[4500];
 
-	_Static_assert(sizeof(struct ada_meta_file_header) == 16, "meta header is 16 bytes");
-	_Static_assert(sizeof(struct ada_meta_rec) == 8, "record header is 8 bytes");
+	/* The sizes RAW_FORMAT.md gives. */
+	_Static_assert(sizeof(struct ada_meta_file_header) == 16, "meta header");
+	_Static_assert(sizeof(struct ada_meta_rec) == 8, "record header");
+	_Static_assert(sizeof(struct ada_meta_process) == 48, "PROCESS");
+	_Static_assert(sizeof(struct ada_meta_clock) == 24, "CLOCK");
+	_Static_assert(sizeof(struct ada_meta_module) == 72, "MODULE");
+	_Static_assert(sizeof(struct ada_meta_funcs) == 8, "FUNCS");
+	_Static_assert(sizeof(struct ada_meta_thread) == 32, "THREAD");
+	_Static_assert(sizeof(struct ada_meta_thread_end) == 24 + 8 * ADA_DROP_NREASONS, "THREAD_END");
+	_Static_assert(sizeof(struct ada_meta_latency) == 16 + 4 * ADA_LATENCY_BUCKETS, "LATENCY");
 	memcpy(h.magic, ADA_META_MAGIC, sizeof(h.magic));
 	snprintf(path, sizeof(path), "%s/process.meta", raw_dir);
 	meta_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);

@@ -45,6 +45,7 @@ enum ada_meta_type {
 	ADA_META_THREAD_END = 6,  /* struct ada_meta_thread_end */
 	ADA_META_CONFIG = 7,      /* "key=value\0" strings, back to back */
 	ADA_META_END = 8,         /* struct ada_meta_end: the process shut down cleanly */
+	ADA_META_LATENCY = 9,     /* struct ada_meta_latency: event-to-disk delays */
 };
 
 /* Why an event was not kept. The names are what the manifest and the stderr
@@ -124,6 +125,19 @@ enum { ADA_TEND_EXITED = 1, /* the thread ended; else it was still running at ex
 struct ada_meta_end {
 	uint64_t end_tsc;
 	uint64_t end_boottime_ns;
+};
+
+/* How long events took from being recorded to being written to their file:
+ * for a sample of events (every ADA_LATENCY_EVERY-th slot drained), ticks
+ * from the event's timestamp to the return of the write() that stored it.
+ * Log-linear buckets: bucket b = 8*(msb(t)) + the 3 bits below the msb (for
+ * t >= 8; t < 8 goes to bucket t), so each bucket spans 1/8 of its octave. */
+#define ADA_LATENCY_EVERY 64
+#define ADA_LATENCY_BUCKETS 512
+struct ada_meta_latency {
+	uint64_t samples;
+	uint64_t max_ticks;
+	uint32_t counts[ADA_LATENCY_BUCKETS];
 };
 
 /* ---- thread_<N>.lz4: concatenated LZ4 frames ---------------------------------

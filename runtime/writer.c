@@ -188,6 +188,19 @@ static bool has_new_drops(const struct ada_thread *td, const struct ada_writer_s
 	return false;
 }
 
+/* The slots are still ours (tail not yet released): time them against now. */
+static void sample_latency(const struct ada_thread *td, uint64_t tail, size_t n)
+{
+	uint64_t now = ada_arch_ticks();
+	size_t i;
+
+	for (i = 0; i < n; i += ADA_LATENCY_EVERY) {
+		uint64_t tsc = td->ring[(tail + i) & td->mask].tsc;
+
+		ada_latency_add(now > tsc ? now - tsc : 0);
+	}
+}
+
 /* One frame from td's ring. Returns the number of slots consumed. */
 static size_t drain_thread(struct ada_thread *td)
 {
@@ -208,10 +221,12 @@ static size_t drain_thread(struct ada_thread *td)
 		return 0;
 	len = encode_batch(td, ws, tail, n);
 	flush_fids();
-	if (!len || (!W.io_failed && write_frame(ws, len) < 0))
+	if (!len || W.io_failed || write_frame(ws, len) < 0) {
 		ws->write_lost += n; /* told in the thread's end record */
-	else
+	} else {
 		ws->events += n;
+		sample_latency(td, tail, n);
+	}
 consumed:
 	/* Release: our reads of these slots are done before the producer may
 	 * reuse them. */
@@ -421,6 +436,7 @@ void ada_writer_stop(void)
 		stream_close(td);
 	}
 	clock_point();
+	ada_latency_record();
 	end.end_tsc = ada_arch_ticks();
 	end.end_boottime_ns = now_ns(CLOCK_BOOTTIME);
 	ada_meta_write(ADA_META_END, &end, sizeof(end), NULL, 0);
@@ -457,6 +473,7 @@ void ada_writer_after_fork(void)
 	ada_fdict_init(&W.dict);
 	memset(W.totals, 0, sizeof(W.totals));
 	W.kept = 0;
+	ada_latency_reset();
 	W.running = false;
 	W.io_failed = false;
 }

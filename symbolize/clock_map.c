@@ -64,3 +64,12 @@ uint64_t clock_map_ns(const struct clock_map *c, uint64_t tsc, size_t *seg)
 	*seg = lo;
 	return along(&c->pts[lo], rate(c, lo), tsc);
 }
+
+double clock_map_ns_per_tick(const struct clock_map *c)
+{
+	const struct ada_meta_clock *a = c->pts, *b = c->pts + c->n - 1;
+
+	if (c->n < 2 || b->tsc <= a->tsc || b->boottime_ns < a->boottime_ns)
+		return c->fallback_ns_per_tick;
+	return (double)(b->boottime_ns - a->boottime_ns) / (double)(b->tsc - a->tsc);
+}

@@ -115,6 +115,44 @@ static void put_symbols(struct json_writer *w, const struct conv_process *cp)
 	json_close(w);
 }
 
+/* The upper edge of a latency bucket (runtime/latency.c), in ticks. */
+static uint64_t bucket_top(unsigned b)
+{
+	unsigned msb = b / 8 + 2;
+
+	return b < 8 ? b + 1 : (uint64_t)(8 + b % 8 + 1) << (msb - 3);
+}
+
+static uint64_t latency_quantile(const struct ada_meta_latency *l, double q)
+{
+	uint64_t want = (uint64_t)(q * (double)l->samples), seen = 0;
+	unsigned b;
+
+	for (b = 0; b < ADA_LATENCY_BUCKETS; b++) {
+		seen += l->counts[b];
+		if (seen > want)
+			return bucket_top(b) < l->max_ticks ? bucket_top(b) : l->max_ticks;
+	}
+	return l->max_ticks;
+}
+
+/* Recorded → written to the thread file, from the writer's sample; each
+ * figure is a bucket's upper edge: at most 12.5 % above the true value. */
+static void put_latency(struct json_writer *w, const struct conv_process *cp)
+{
+	const struct ada_meta_latency *l = &cp->raw.latency;
+	double ns = clock_map_ns_per_tick(&cp->clock);
+
+	if (!cp->raw.has_latency)
+		return;
+	json_open(w, "latency_to_disk", '{');
+	json_put_u64(w, "samples", l->samples);
+	json_put_u64(w, "p50_ns", (uint64_t)((double)latency_quantile(l, 0.50) * ns));
+	json_put_u64(w, "p99_ns", (uint64_t)((double)latency_quantile(l, 0.99) * ns));
+	json_put_u64(w, "max_ns", (uint64_t)((double)l->max_ticks * ns));
+	json_close(w);
+}
+
 static void put_process(struct json_writer *w, const struct conv_process *cp)
 {
 	const struct raw_process *p = &cp->raw;
@@ -135,6 +173,7 @@ static void put_process(struct json_writer *w, const struct conv_process *cp)
 	json_put_u64(w, "time_start_ns", cp->time_start_ns);
 	json_put_u64(w, "time_end_ns", cp->time_end_ns);
 	json_put_u64(w, "events", cp->events);
+	put_latency(w, cp);
 }
 
 int manifest_write(const char *out_dir, const struct conv_process *cp)

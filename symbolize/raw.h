@@ -43,6 +43,8 @@ struct raw_process {
 	bool clean_end;              /* ADA_META_END present */
 	struct ada_meta_end end;
 	bool truncated;              /* the file ended inside a record */
+	bool has_latency;
+	struct ada_meta_latency latency;
 };
 
 /* Loads <raw_dir>/process.meta. Returns 0, or a negative errno after printing
@@ -86,6 +88,8 @@ struct clock_map {
 	double fallback_ns_per_tick;
 };
 void clock_map_init(struct clock_map *c, struct raw_process *p);
+/* Nanoseconds per tick over the whole recording (for durations). */
+double clock_map_ns_per_tick(const struct clock_map *c);
 /* *seg: the caller's cursor, 0 to start; ticks of one stream never decrease. */
 uint64_t clock_map_ns(const struct clock_map *c, uint64_t tsc, size_t *seg);
 

@@ -109,6 +109,7 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		[ADA_META_THREAD_END] = sizeof(struct ada_meta_thread_end),
 		[ADA_META_CONFIG] = 0,
 		[ADA_META_END] = sizeof(struct ada_meta_end),
+		[ADA_META_LATENCY] = sizeof(struct ada_meta_latency),
 	};
 	struct raw_thread t = { 0 }, *slot;
 	struct raw_module m;
@@ -157,6 +158,10 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 	case ADA_META_END:
 		memcpy(&p->end, rec, sizeof(p->end));
 		p->clean_end = true;
+		return 0;
+	case ADA_META_LATENCY:
+		memcpy(&p->latency, rec, sizeof(p->latency));
+		p->has_latency = true;
 		return 0;
 	}
 	return 0;
