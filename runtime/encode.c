@@ -189,20 +189,22 @@ size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
 	for (i = 0; i < n; i++) {
 		uint64_t addr = ADA_SLOT_ADDR(slots[i].word);
 		unsigned kind = ADA_SLOT_KIND(slots[i].word);
-		uint64_t delta = next_delta(s, slots[i].tsc);
+		uint64_t delta;
 
+		/* The producer keeps the stream balanced; a close with nothing
+		 * open would be a runtime bug, and is dropped, not written (and
+		 * takes no part in the timestamp deltas). */
+		if (kind != ADA_RAW_CALL && !s->depth) {
+			s->mismatches++;
+			continue;
+		}
+		delta = next_delta(s, slots[i].tsc);
 		if (kind == ADA_RAW_CALL) {
 			uint32_t fid = ada_fdict_get(d, addr);
 
 			if (!fid || push_open(s, addr) < 0)
 				return (size_t)-1;
 			p += encode_call(fid, delta, p);
-			continue;
-		}
-		/* The producer keeps the stream balanced; a close with nothing
-		 * open would be a runtime bug, and is dropped, not written. */
-		if (!s->depth) {
-			s->mismatches++;
 			continue;
 		}
 		if (s->open[s->depth - 1] != addr)

@@ -33,7 +33,7 @@ struct ada_enc_stream {
 
 /* Worst case bytes for n slots plus the SYNC that starts every frame. */
 #define ADA_ENC_SYNC_BYTES 9
-#define ADA_ENC_MAX_EVENT 11 /* tag + 5-byte delta varint + 5-byte fid varint */
+#define ADA_ENC_MAX_EVENT 16 /* tag + 10-byte delta varint + 5-byte fid varint */
 #define ADA_ENC_LOST_MAX 12
 static inline size_t ada_encode_bound(size_t n)
 {

@@ -18,7 +18,8 @@ static int cmp_clock(const void *a, const void *b)
 
 void clock_map_init(struct clock_map *c, struct raw_process *p)
 {
-	qsort(p->clocks, p->nclocks, sizeof(*p->clocks), cmp_clock);
+	if (p->nclocks > 1)
+		qsort(p->clocks, p->nclocks, sizeof(*p->clocks), cmp_clock);
 	c->pts = p->clocks;
 	c->n = p->nclocks;
 	c->fallback_ns_per_tick = 1.0;

@@ -146,8 +146,13 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 	case ADA_META_THREAD_END:
 		memcpy(&t.end, rec, sizeof(t.end));
 		slot = thread_slot(p, t.end.ordinal);
-		if (!slot)
-			return -EINVAL;
+		if (!slot) { /* a thread that registered but recorded nothing */
+			t.t.ordinal = t.end.ordinal;
+			p->threads = push(p->threads, &p->nthreads, sizeof(t), &t);
+			if (!p->threads)
+				return -ENOMEM;
+			slot = &p->threads[p->nthreads - 1];
+		}
 		slot->end = t.end;
 		slot->ended = true;
 		return 0;
@@ -207,7 +212,8 @@ static int parse(struct raw_process *p, const char *path, const uint8_t *buf, si
 	p->truncated = off < len;
 	if (!p->proc.pid)
 		return fail(path, "no process record: not a complete raw trace", -EINVAL);
-	qsort(p->threads, p->nthreads, sizeof(*p->threads), cmp_thread);
+	if (p->nthreads > 1)
+		qsort(p->threads, p->nthreads, sizeof(*p->threads), cmp_thread);
 	return 0;
 }
 

@@ -93,7 +93,9 @@ static int next_frame(struct raw_stream *s)
 		if (err)
 			return err;
 		if (s->in_pos == s->in_len) { /* end of file */
+			/* A frame cut short is never used, not even in part. */
 			s->truncated = s->mid_frame;
+			s->frame_len = 0;
 			return 0;
 		}
 		if (s->frame_cap - s->frame_len < 65536) {

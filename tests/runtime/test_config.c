@@ -1,0 +1,409 @@
+/* test_config.c - the ADA_* variables: defaults, accepted values, and one
+ * stderr line (keeping the default) for every value that is not accepted. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ada_internal.h"
+
+/* init.c (the process lifecycle) is not linked into unit tests. */
+struct ada_runtime ada_rt;
+void ada_before_exec(void)
+{
+}
+
+/* ---- an injected environment -------------------------------------------------- */
+
+static const char *env_names[8], *env_values[8];
+static size_t env_n;
+
+static void env_set(const char *name, const char *value)
+{
+	assert_true(env_n < 8);
+	env_names[env_n] = name;
+	env_values[env_n++] = value;
+}
+
+static const char *env_get(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < env_n; i++)
+		if (!strcmp(env_names[i], name))
+			return env_values[i];
+	return NULL;
+}
+
+/* ---- stderr capture: ada_warn write()s to fd 2 ----------------------------------- */
+
+static FILE *cap_file;
+static int saved_fd2 = -1;
+static char captured[8192];
+
+static void capture_begin(void)
+{
+	fflush(stderr);
+	cap_file = tmpfile();
+	assert_non_null(cap_file);
+	saved_fd2 = dup(STDERR_FILENO);
+	assert_true(saved_fd2 >= 0);
+	assert_int_equal(dup2(fileno(cap_file), STDERR_FILENO), STDERR_FILENO);
+}
+
+/* Restores stderr; the text written meanwhile is in `captured`. */
+static const char *capture_end(void)
+{
+	size_t n;
+
+	dup2(saved_fd2, STDERR_FILENO);
+	close(saved_fd2);
+	saved_fd2 = -1;
+	rewind(cap_file);
+	n = fread(captured, 1, sizeof(captured) - 1, cap_file);
+	captured[n] = '\0';
+	fclose(cap_file);
+	cap_file = NULL;
+	return captured;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	env_n = 0;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (saved_fd2 >= 0) /* a failed assertion inside a capture */
+		capture_end();
+	return 0;
+}
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* Loads the config from the injected environment; returns what went to stderr. */
+static const char *load(struct ada_config *c)
+{
+	capture_begin();
+	ada_config_load(c, env_get);
+	return capture_end();
+}
+
+static void load_quietly(struct ada_config *c)
+{
+	assert_string_equal(load(c), "");
+}
+
+static void assert_defaults(const struct ada_config *c)
+{
+	assert_false(c->disabled);
+	assert_false(c->quiet);
+	assert_string_equal(c->output, "ada-trace");
+	assert_int_equal(c->ring_bytes, 16384ull * 1024);
+	assert_int_equal(c->max_depth, UINT32_MAX);
+	assert_int_equal(c->shadow_depth, 65536);
+	assert_int_equal(c->flush_ms, 10);
+}
+
+/* One variable set to a bad value: the default stands, and exactly one line
+ * names the variable, the value and the accepted range. */
+static void expect_rejected(const char *name, const char *value, const char *range)
+{
+	struct ada_config c;
+	char named[256];
+	const char *err;
+
+	env_n = 0;
+	env_set(name, value);
+	err = load(&c);
+	assert_defaults(&c);
+	snprintf(named, sizeof(named), "ada: %s=%s is not valid", name, value);
+	assert_int_equal(count_lines(err), 1);
+	assert_int_equal(strncmp(err, named, strlen(named)), 0);
+	assert_non_null(strstr(err, range));
+}
+
+/* ---- defaults and valid values -------------------------------------------------- */
+
+static void test_config_nothing_set_gives_the_defaults_silently(void **state)
+{
+	struct ada_config c;
+
+	(void)state;
+	load_quietly(&c);
+	assert_defaults(&c);
+}
+
+static void test_config_disable_and_quiet_accept_0_1_and_empty(void **state)
+{
+	struct ada_config c;
+
+	(void)state;
+	env_set("ADA_DISABLE", "1");
+	env_set("ADA_QUIET", "1");
+	load_quietly(&c);
+	assert_true(c.disabled);
+	assert_true(c.quiet);
+
+	env_n = 0;
+	env_set("ADA_DISABLE", "0");
+	env_set("ADA_QUIET", "");
+	load_quietly(&c);
+	assert_false(c.disabled);
+	assert_false(c.quiet);
+}
+
+static void test_config_output_takes_any_path(void **state)
+{
+	struct ada_config c;
+
+	(void)state;
+	env_set("ADA_OUTPUT", "/tmp/some where/traces");
+	load_quietly(&c);
+	assert_string_equal(c.output, "/tmp/some where/traces");
+}
+
+static void test_config_integers_accept_their_whole_range(void **state)
+{
+	struct ada_config c;
+
+	(void)state;
+	env_set("ADA_RING_KB", "64");
+	env_set("ADA_MAX_DEPTH", "1");
+	env_set("ADA_SHADOW_DEPTH", "16");
+	env_set("ADA_FLUSH_MS", "1");
+	load_quietly(&c);
+	assert_int_equal(c.ring_bytes, 64 * 1024);
+	assert_int_equal(c.max_depth, 1);
+	assert_int_equal(c.shadow_depth, 16);
+	assert_int_equal(c.flush_ms, 1);
+
+	env_n = 0;
+	env_set("ADA_RING_KB", "1048576");
+	env_set("ADA_MAX_DEPTH", "4294967295");
+	env_set("ADA_SHADOW_DEPTH", "4194304");
+	env_set("ADA_FLUSH_MS", "1000");
+	load_quietly(&c);
+	assert_int_equal(c.ring_bytes, 1ull << 30);
+	assert_int_equal(c.max_depth, UINT32_MAX);
+	assert_int_equal(c.shadow_depth, 4194304);
+	assert_int_equal(c.flush_ms, 1000);
+}
+
+static void test_config_ring_kb_rounds_up_to_a_power_of_two(void **state)
+{
+	static const struct {
+		const char *kb;
+		uint64_t bytes;
+	} cases[] = {
+		{ "65", 128 * 1024 },   { "100", 128 * 1024 },        { "128", 128 * 1024 },
+		{ "129", 256 * 1024 },  { "1000", 1024 * 1024 },      { "16384", 16384 * 1024 },
+		{ "1048575", 1ull << 30 },
+	};
+	struct ada_config c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		env_n = 0;
+		env_set("ADA_RING_KB", cases[i].kb);
+		load_quietly(&c);
+		assert_int_equal(c.ring_bytes, cases[i].bytes);
+	}
+}
+
+/* ---- invalid values ---------------------------------------------------------------- */
+
+static void test_config_bad_ring_kb_keeps_the_default_with_one_line(void **state)
+{
+	struct ada_config c;
+
+	(void)state;
+	env_set("ADA_RING_KB", "lots");
+	assert_string_equal(load(&c), "ada: ADA_RING_KB=lots is not valid: expected an integer "
+				      "from 64 to 1048576 (KiB per thread); using 16384\n");
+	assert_defaults(&c);
+	expect_rejected("ADA_RING_KB", "63", "from 64 to 1048576");
+	expect_rejected("ADA_RING_KB", "1048577", "from 64 to 1048576");
+	expect_rejected("ADA_RING_KB", "-1024", "from 64 to 1048576");
+	expect_rejected("ADA_RING_KB", "512k", "from 64 to 1048576");
+	expect_rejected("ADA_RING_KB", "", "from 64 to 1048576");
+	expect_rejected("ADA_RING_KB", "99999999999999999999999", "from 64 to 1048576");
+}
+
+static void test_config_bad_max_depth_keeps_the_default_with_one_line(void **state)
+{
+	(void)state;
+	expect_rejected("ADA_MAX_DEPTH", "0", "from 1 to 4294967295");
+	expect_rejected("ADA_MAX_DEPTH", "4294967296", "from 1 to 4294967295");
+	expect_rejected("ADA_MAX_DEPTH", "-1", "from 1 to 4294967295");
+	expect_rejected("ADA_MAX_DEPTH", "deep", "from 1 to 4294967295");
+	expect_rejected("ADA_MAX_DEPTH", "10 ", "from 1 to 4294967295");
+	expect_rejected("ADA_MAX_DEPTH", "", "from 1 to 4294967295");
+}
+
+static void test_config_bad_shadow_depth_keeps_the_default_with_one_line(void **state)
+{
+	(void)state;
+	expect_rejected("ADA_SHADOW_DEPTH", "15", "from 16 to 4194304");
+	expect_rejected("ADA_SHADOW_DEPTH", "4194305", "from 16 to 4194304");
+	expect_rejected("ADA_SHADOW_DEPTH", "-64", "from 16 to 4194304");
+	expect_rejected("ADA_SHADOW_DEPTH", "0x100", "from 16 to 4194304");
+	expect_rejected("ADA_SHADOW_DEPTH", "", "from 16 to 4194304");
+}
+
+static void test_config_bad_flush_ms_keeps_the_default_with_one_line(void **state)
+{
+	(void)state;
+	expect_rejected("ADA_FLUSH_MS", "0", "from 1 to 1000");
+	expect_rejected("ADA_FLUSH_MS", "1001", "from 1 to 1000");
+	expect_rejected("ADA_FLUSH_MS", "-10", "from 1 to 1000");
+	expect_rejected("ADA_FLUSH_MS", "10ms", "from 1 to 1000");
+	expect_rejected("ADA_FLUSH_MS", "1.5", "from 1 to 1000");
+	expect_rejected("ADA_FLUSH_MS", "", "from 1 to 1000");
+}
+
+static void test_config_bad_booleans_keep_the_default_with_one_line(void **state)
+{
+	(void)state;
+	expect_rejected("ADA_DISABLE", "yes", "expected 0 or 1");
+	expect_rejected("ADA_DISABLE", "2", "expected 0 or 1");
+	expect_rejected("ADA_QUIET", "true", "expected 0 or 1");
+	expect_rejected("ADA_QUIET", "01", "expected 0 or 1");
+}
+
+static void test_config_empty_output_keeps_the_default_with_one_line(void **state)
+{
+	(void)state;
+	expect_rejected("ADA_OUTPUT", "", "expected a directory path");
+}
+
+static void test_config_overlong_output_keeps_the_default_with_one_line(void **state)
+{
+	static char path[5000];
+	struct ada_config c;
+	const char *err;
+
+	(void)state;
+	memset(path, 'd', sizeof(path) - 1);
+	path[0] = '/';
+	env_set("ADA_OUTPUT", path);
+	err = load(&c);
+	assert_defaults(&c);
+	assert_int_equal(count_lines(err), 1);
+	assert_int_equal(strncmp(err, "ada: ADA_OUTPUT=/ddd", 20), 0);
+	assert_int_equal(err[strlen(err) - 1], '\n');
+}
+
+static void test_config_one_bad_value_leaves_the_others_alone(void **state)
+{
+	struct ada_config c;
+	const char *err;
+
+	(void)state;
+	env_set("ADA_RING_KB", "256");
+	env_set("ADA_FLUSH_MS", "never");
+	env_set("ADA_MAX_DEPTH", "50");
+	err = load(&c);
+	assert_int_equal(count_lines(err), 1);
+	assert_non_null(strstr(err, "ADA_FLUSH_MS=never"));
+	assert_int_equal(c.ring_bytes, 256 * 1024);
+	assert_int_equal(c.max_depth, 50);
+	assert_int_equal(c.flush_ms, 10);
+}
+
+/* ---- unknown variables ------------------------------------------------------------- */
+
+static void test_config_unknown_ada_variable_gets_one_line(void **state)
+{
+	char *env[] = { "ADA_TYPO=1", NULL };
+
+	(void)state;
+	capture_begin();
+	ada_config_warn_unknown(env);
+	assert_string_equal(capture_end(),
+			    "ada: unknown variable ADA_TYPO ignored (see adacc --ada-help)\n");
+}
+
+static void test_config_known_and_foreign_variables_are_not_warned_about(void **state)
+{
+	char *env[] = { "ADA_DISABLE=0", "ADA_OUTPUT=/tmp", "ADA_RING_KB=64", "ADA_MAX_DEPTH=9",
+			"ADA_SHADOW_DEPTH=16", "ADA_FLUSH_MS=5", "ADA_QUIET=1", "ADA_CC=gcc",
+			"ADA_CXX=g++", "ADA_MODE=pg", "ADA_VERBOSE=1", "ADA_LIBDIR=/x",
+			"PATH=/bin", "LADA_X=1", "ADA=1", "HOME=/root", NULL };
+
+	(void)state;
+	capture_begin();
+	ada_config_warn_unknown(env);
+	assert_string_equal(capture_end(), "");
+}
+
+static void test_config_near_miss_of_a_known_name_is_unknown(void **state)
+{
+	char *env[] = { "ADA_RING=64", "ADA_RING_KBS=64", "ADA_QUIET", NULL };
+
+	(void)state;
+	capture_begin();
+	ada_config_warn_unknown(env);
+	assert_string_equal(capture_end(),
+			    "ada: unknown variable ADA_RING ignored (see adacc --ada-help)\n"
+			    "ada: unknown variable ADA_RING_KBS ignored (see adacc --ada-help)\n");
+}
+
+static void test_config_format_lists_the_settings_in_use(void **state)
+{
+	struct ada_config c;
+	char buf[256];
+	int n;
+	const char want[] = "output=ada-trace\0ring_kb=16384\0max_depth=4294967295\0"
+			    "shadow_depth=65536\0flush_ms=10";
+
+	(void)state;
+	load_quietly(&c);
+	n = ada_config_format(&c, buf, sizeof(buf));
+	assert_int_equal(n, sizeof(want));
+	assert_memory_equal(buf, want, sizeof(want));
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_config_nothing_set_gives_the_defaults_silently),
+		T(test_config_disable_and_quiet_accept_0_1_and_empty),
+		T(test_config_output_takes_any_path),
+		T(test_config_integers_accept_their_whole_range),
+		T(test_config_ring_kb_rounds_up_to_a_power_of_two),
+		T(test_config_bad_ring_kb_keeps_the_default_with_one_line),
+		T(test_config_bad_max_depth_keeps_the_default_with_one_line),
+		T(test_config_bad_shadow_depth_keeps_the_default_with_one_line),
+		T(test_config_bad_flush_ms_keeps_the_default_with_one_line),
+		T(test_config_bad_booleans_keep_the_default_with_one_line),
+		T(test_config_empty_output_keeps_the_default_with_one_line),
+		T(test_config_overlong_output_keeps_the_default_with_one_line),
+		T(test_config_one_bad_value_leaves_the_others_alone),
+		T(test_config_unknown_ada_variable_gets_one_line),
+		T(test_config_known_and_foreign_variables_are_not_warned_about),
+		T(test_config_near_miss_of_a_known_name_is_unknown),
+		T(test_config_format_lists_the_settings_in_use),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,375 @@
+/* test_encode.c - ring slots → the compact stream of raw_format.h, byte for
+ * byte, and the function dictionary that numbers the addresses. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ada_internal.h"
+#include "encode.h"
+
+/* init.c (the process lifecycle) is not linked into unit tests. */
+struct ada_runtime ada_rt;
+void ada_before_exec(void)
+{
+}
+
+struct enc_fixture {
+	struct ada_enc_stream s;
+	struct ada_fdict d;
+	uint8_t out[32768];
+};
+
+static struct enc_fixture *fx;
+
+static int setup(void **state)
+{
+	(void)state;
+	fx = calloc(1, sizeof(*fx));
+	assert_int_equal(ada_fdict_init(&fx->d), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	ada_enc_stream_free(&fx->s);
+	ada_fdict_free(&fx->d);
+	free(fx);
+	return 0;
+}
+
+static struct ada_slot slot(uint64_t tsc, unsigned kind, uint64_t addr)
+{
+	return (struct ada_slot){ tsc, addr | (uint64_t)kind << 62 };
+}
+#define CALL(t, a) slot((t), ADA_RAW_CALL, (a))
+#define RET(t, a) slot((t), ADA_RAW_RETURN, (a))
+#define EXC(t, a) slot((t), ADA_RAW_EXCEPTION, (a))
+
+/* Encodes the slots into fx->out and checks the exact bytes. */
+static void encode_expect(const struct ada_slot *slots, size_t n, const uint8_t *want,
+			  size_t want_len)
+{
+	size_t len = ada_encode_slots(&fx->s, &fx->d, slots, n, fx->out);
+
+	assert_int_equal(len, want_len);
+	assert_memory_equal(fx->out, want, want_len);
+	assert_true(len <= ada_encode_bound(n));
+}
+#define ENCODE_EXPECT(slots, ...)                                                   \
+	do {                                                                        \
+		const uint8_t w_[] = { __VA_ARGS__ };                               \
+		encode_expect((slots), sizeof(slots) / sizeof((slots)[0]), w_,      \
+			      sizeof(w_));                                          \
+	} while (0)
+
+/* Numbers `count` addresses fid 1.. so the next new address gets count+1. */
+static void use_fids(uint32_t count)
+{
+	uint32_t i;
+
+	for (i = 0; i < count; i++)
+		assert_int_equal(ada_fdict_get(&fx->d, 0x7000000 + i), i + 1);
+}
+
+/* ---- varint ------------------------------------------------------------------ */
+
+static void varint_expect(uint64_t v, const uint8_t *want, size_t want_len)
+{
+	uint8_t out[16];
+
+	memset(out, 0xee, sizeof(out));
+	assert_int_equal(ada_put_varint(out, v), want_len);
+	assert_memory_equal(out, want, want_len);
+	assert_int_equal(out[want_len], 0xee); /* nothing written past the end */
+}
+#define VARINT_EXPECT(v, ...)                                       \
+	do {                                                        \
+		const uint8_t w_[] = { __VA_ARGS__ };               \
+		varint_expect((v), w_, sizeof(w_));                 \
+	} while (0)
+
+static void test_encode_varint_is_unsigned_leb128(void **state)
+{
+	(void)state;
+	VARINT_EXPECT(0, 0x00);
+	VARINT_EXPECT(1, 0x01);
+	VARINT_EXPECT(127, 0x7f);
+	VARINT_EXPECT(128, 0x80, 0x01);
+	VARINT_EXPECT(300, 0xac, 0x02);
+	VARINT_EXPECT(1ull << 32, 0x80, 0x80, 0x80, 0x80, 0x10);
+	VARINT_EXPECT(UINT64_MAX, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01);
+}
+
+/* ---- SYNC and LOST --------------------------------------------------------------- */
+
+static void test_encode_sync_is_tag_then_8_byte_little_endian_tsc(void **state)
+{
+	const uint8_t want[] = { 0x03, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01 };
+
+	(void)state;
+	assert_int_equal(ada_encode_sync(&fx->s, 0x0102030405060708ull, fx->out),
+			 ADA_ENC_SYNC_BYTES);
+	assert_memory_equal(fx->out, want, sizeof(want));
+	assert_int_equal(fx->s.last_tsc, 0x0102030405060708ull);
+}
+
+static void test_encode_sync_never_goes_back_in_time(void **state)
+{
+	const uint8_t want[] = { 0x03, 0xe8, 0x03, 0, 0, 0, 0, 0, 0 };
+
+	(void)state;
+	ada_encode_sync(&fx->s, 1000, fx->out);
+	assert_int_equal(ada_encode_sync(&fx->s, 400, fx->out), ADA_ENC_SYNC_BYTES);
+	assert_memory_equal(fx->out, want, sizeof(want));
+	assert_int_equal(fx->s.last_tsc, 1000);
+}
+
+static void test_encode_lost_is_tag_reason_count(void **state)
+{
+	const uint8_t small[] = { 0x07, 0x01, 0x05 };
+	const uint8_t big[] = { 0x07, 0x05, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
+
+	(void)state;
+	assert_int_equal(ada_encode_lost(ADA_DROP_MAX_DEPTH, 5, fx->out), sizeof(small));
+	assert_memory_equal(fx->out, small, sizeof(small));
+	assert_int_equal(ada_encode_lost(ADA_DROP_UNMATCHED, UINT64_MAX, fx->out), ADA_ENC_LOST_MAX);
+	assert_memory_equal(fx->out, big, sizeof(big));
+}
+
+/* ---- events ------------------------------------------------------------------------- */
+
+static void test_encode_call_with_small_fid_and_delta_is_two_bytes(void **state)
+{
+	const struct ada_slot s[] = { CALL(1005, 0x401000) };
+
+	(void)state;
+	fx->s.last_tsc = 1000;
+	ENCODE_EXPECT(s, 1 << 2 | ADA_RAW_CALL, 5); /* fid 1, delta 5 */
+	assert_int_equal(fx->s.depth, 1);
+}
+
+static void test_encode_call_with_fid_62_stays_inline(void **state)
+{
+	const struct ada_slot s[] = { CALL(127, 0x401000) };
+
+	(void)state;
+	use_fids(61);
+	ENCODE_EXPECT(s, 62 << 2 | ADA_RAW_CALL, 127);
+}
+
+static void test_encode_call_with_fid_63_escapes_to_a_varint(void **state)
+{
+	const struct ada_slot s[] = { CALL(0, 0x401000), CALL(128, 0x402000) };
+
+	(void)state;
+	use_fids(62);
+	ENCODE_EXPECT(s, 63 << 2 | ADA_RAW_CALL, 0, 63,
+		      63 << 2 | ADA_RAW_CALL, 0x80, 0x01, 64);
+}
+
+static void test_encode_call_with_fid_300_has_a_two_byte_fid(void **state)
+{
+	const struct ada_slot s[] = { CALL(0, 0x401000) };
+
+	(void)state;
+	use_fids(299);
+	ENCODE_EXPECT(s, 63 << 2 | ADA_RAW_CALL, 0, 0xac, 0x02);
+}
+
+static void test_encode_return_with_small_delta_is_one_byte(void **state)
+{
+	const struct ada_slot s[] = { CALL(10, 0x401000), RET(72, 0x401000) };
+
+	(void)state;
+	fx->s.last_tsc = 10;
+	ENCODE_EXPECT(s, 1 << 2 | ADA_RAW_CALL, 0, 62 << 2 | ADA_RAW_RETURN); /* delta 62 */
+	assert_int_equal(fx->s.depth, 0);
+	assert_int_equal(fx->s.mismatches, 0);
+}
+
+static void test_encode_return_with_delta_63_escapes_to_a_varint(void **state)
+{
+	const struct ada_slot s[] = { CALL(0, 0x401000), RET(63, 0x401000) };
+
+	(void)state;
+	ENCODE_EXPECT(s, 1 << 2 | ADA_RAW_CALL, 0, 63 << 2 | ADA_RAW_RETURN, 63);
+}
+
+static void test_encode_return_with_large_delta_escapes_to_a_long_varint(void **state)
+{
+	const struct ada_slot s[] = { CALL(0, 0x401000), RET(1ull << 32, 0x401000) };
+
+	(void)state;
+	ENCODE_EXPECT(s, 1 << 2 | ADA_RAW_CALL, 0, 63 << 2 | ADA_RAW_RETURN,
+		      0x80, 0x80, 0x80, 0x80, 0x10);
+}
+
+static void test_encode_exception_is_a_close_with_kind_2(void **state)
+{
+	const struct ada_slot s[] = { CALL(0, 0x401000), CALL(1, 0x402000), EXC(3, 0x402000),
+				      EXC(100, 0x401000) };
+
+	(void)state;
+	ENCODE_EXPECT(s, 1 << 2 | ADA_RAW_CALL, 0, 2 << 2 | ADA_RAW_CALL, 1,
+		      2 << 2 | ADA_RAW_EXCEPTION, 63 << 2 | ADA_RAW_EXCEPTION, 97);
+	assert_int_equal(fx->s.mismatches, 0);
+}
+
+static void test_encode_backward_timestamp_clamps_to_delta_zero(void **state)
+{
+	const struct ada_slot s[] = { CALL(1000, 0x401000), CALL(900, 0x402000),
+				      RET(1010, 0x402000), RET(1011, 0x401000) };
+
+	(void)state;
+	fx->s.last_tsc = 1000;
+	/* 900 < 1000: delta 0, and the next delta counts from 1000, not 900. */
+	ENCODE_EXPECT(s, 1 << 2 | ADA_RAW_CALL, 0, 2 << 2 | ADA_RAW_CALL, 0,
+		      10 << 2 | ADA_RAW_RETURN, 1 << 2 | ADA_RAW_RETURN);
+	assert_int_equal(fx->s.last_tsc, 1011);
+}
+
+static void test_encode_return_not_closing_the_innermost_frame_counts_a_mismatch(void **state)
+{
+	const struct ada_slot s[] = { CALL(0, 0x401000), CALL(0, 0x402000), RET(0, 0x401000),
+				      RET(0, 0x401000) };
+
+	(void)state;
+	/* Still written: a RETURN closes the innermost frame whatever it says. */
+	ENCODE_EXPECT(s, 1 << 2 | ADA_RAW_CALL, 0, 2 << 2 | ADA_RAW_CALL, 0, ADA_RAW_RETURN,
+		      ADA_RAW_RETURN);
+	assert_int_equal(fx->s.mismatches, 1);
+	assert_int_equal(fx->s.depth, 0);
+}
+
+static void test_encode_return_with_nothing_open_is_dropped_and_counted(void **state)
+{
+	const struct ada_slot s[] = { RET(5, 0x401000), CALL(6, 0x402000) };
+
+	(void)state;
+	ENCODE_EXPECT(s, 1 << 2 | ADA_RAW_CALL, 6);
+	assert_int_equal(fx->s.mismatches, 1);
+}
+
+static void test_encode_open_frames_carry_over_between_batches(void **state)
+{
+	const struct ada_slot a[] = { CALL(0, 0x401000), CALL(1, 0x402000) };
+	const struct ada_slot b[] = { RET(2, 0x402000), RET(3, 0x401000) };
+
+	(void)state;
+	ENCODE_EXPECT(a, 1 << 2 | ADA_RAW_CALL, 0, 2 << 2 | ADA_RAW_CALL, 1);
+	ENCODE_EXPECT(b, 1 << 2 | ADA_RAW_RETURN, 1 << 2 | ADA_RAW_RETURN);
+	assert_int_equal(fx->s.mismatches, 0);
+}
+
+static void test_encode_deep_nesting_grows_the_open_stack(void **state)
+{
+	struct ada_slot s[2000];
+	size_t i, len;
+
+	(void)state;
+	for (i = 0; i < 1000; i++) {
+		s[i] = CALL(i, 0x400000 + i);
+		s[1999 - i] = RET(2000 - i, 0x400000 + i);
+	}
+	len = ada_encode_slots(&fx->s, &fx->d, s, 2000, fx->out);
+	assert_true(len <= ada_encode_bound(2000));
+	assert_int_equal(fx->s.depth, 0);
+	assert_int_equal(fx->s.mismatches, 0);
+}
+
+/* ---- function dictionary ----------------------------------------------------------- */
+
+static void test_encode_fdict_numbers_addresses_in_first_seen_order(void **state)
+{
+	(void)state;
+	assert_int_equal(ada_fdict_get(&fx->d, 0x401000), 1);
+	assert_int_equal(ada_fdict_get(&fx->d, 0x403000), 2);
+	assert_int_equal(ada_fdict_get(&fx->d, 0x402000), 3);
+	assert_int_equal(ada_fdict_get(&fx->d, 0x401000), 1);
+	assert_int_equal(ada_fdict_get(&fx->d, 0x402000), 3);
+	assert_int_equal(ada_fdict_get(&fx->d, 0x403000), 2);
+	assert_int_equal(fx->d.used, 3);
+}
+
+static void test_encode_fdict_queues_new_addresses_in_fid_order(void **state)
+{
+	(void)state;
+	ada_fdict_get(&fx->d, 0x403000);
+	ada_fdict_get(&fx->d, 0x401000);
+	ada_fdict_get(&fx->d, 0x403000);
+	ada_fdict_get(&fx->d, 0x402000);
+	assert_int_equal(fx->d.pending_first, 1);
+	assert_int_equal(fx->d.npending, 3);
+	assert_int_equal(fx->d.pending[0], 0x403000);
+	assert_int_equal(fx->d.pending[1], 0x401000);
+	assert_int_equal(fx->d.pending[2], 0x402000);
+}
+
+static void test_encode_fdict_grows_past_its_initial_capacity(void **state)
+{
+	size_t cap = fx->d.cap;
+	uint64_t i;
+
+	(void)state;
+	for (i = 0; i < 10000; i++)
+		assert_int_equal(ada_fdict_get(&fx->d, 0x400000 + 16 * i), i + 1);
+	assert_true(fx->d.cap > cap);
+	assert_true(2 * fx->d.used <= fx->d.cap);
+	for (i = 0; i < 10000; i++)
+		assert_int_equal(ada_fdict_get(&fx->d, 0x400000 + 16 * i), i + 1);
+	assert_int_equal(fx->d.used, 10000);
+	assert_int_equal(fx->d.npending, 10000);
+	for (i = 0; i < 10000; i++)
+		assert_int_equal(fx->d.pending[i], 0x400000 + 16 * i);
+}
+
+static void test_encode_fdict_continues_numbering_after_pending_is_flushed(void **state)
+{
+	(void)state;
+	use_fids(3);
+	/* What the writer does once FUNCS went to process.meta. */
+	fx->d.pending_first += (uint32_t)fx->d.npending;
+	fx->d.npending = 0;
+	assert_int_equal(ada_fdict_get(&fx->d, 0x7000001), 2);
+	assert_int_equal(ada_fdict_get(&fx->d, 0x401000), 4);
+	assert_int_equal(fx->d.pending_first, 4);
+	assert_int_equal(fx->d.npending, 1);
+	assert_int_equal(fx->d.pending[0], 0x401000);
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_encode_varint_is_unsigned_leb128),
+		T(test_encode_sync_is_tag_then_8_byte_little_endian_tsc),
+		T(test_encode_sync_never_goes_back_in_time),
+		T(test_encode_lost_is_tag_reason_count),
+		T(test_encode_call_with_small_fid_and_delta_is_two_bytes),
+		T(test_encode_call_with_fid_62_stays_inline),
+		T(test_encode_call_with_fid_63_escapes_to_a_varint),
+		T(test_encode_call_with_fid_300_has_a_two_byte_fid),
+		T(test_encode_return_with_small_delta_is_one_byte),
+		T(test_encode_return_with_delta_63_escapes_to_a_varint),
+		T(test_encode_return_with_large_delta_escapes_to_a_long_varint),
+		T(test_encode_exception_is_a_close_with_kind_2),
+		T(test_encode_backward_timestamp_clamps_to_delta_zero),
+		T(test_encode_return_not_closing_the_innermost_frame_counts_a_mismatch),
+		T(test_encode_return_with_nothing_open_is_dropped_and_counted),
+		T(test_encode_open_frames_carry_over_between_batches),
+		T(test_encode_deep_nesting_grows_the_open_stack),
+		T(test_encode_fdict_numbers_addresses_in_first_seen_order),
+		T(test_encode_fdict_queues_new_addresses_in_fid_order),
+		T(test_encode_fdict_grows_past_its_initial_capacity),
+		T(test_encode_fdict_continues_numbering_after_pending_is_flushed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,503 @@
+/* test_raw_meta.c - loading raw/process.meta: every record type lands in
+ * struct raw_process; a file cut short loads what precedes the cut; a file
+ * that is not ours, or is damaged, is refused with one line naming it. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "raw.h"
+
+/* ---- a process.meta built by hand -------------------------------------------- */
+
+static char dir[] = "/tmp/ada_test_raw_meta_XXXXXX";
+static char meta_path[128];
+static uint8_t meta[16384];
+static size_t meta_len;
+static struct raw_process proc;
+
+static void put(const void *p, size_t len)
+{
+	assert_true(meta_len + len <= sizeof(meta));
+	memcpy(meta + meta_len, p, len);
+	meta_len += len;
+}
+
+static void header(const char *magic, uint32_t version, uint8_t endian)
+{
+	struct ada_meta_file_header h = { .version = version, .arch = ADA_ARCH_X86_64,
+					  .endian = endian, .header_size = sizeof(h) };
+
+	memcpy(h.magic, magic, 8);
+	meta_len = 0;
+	put(&h, sizeof(h));
+}
+
+/* One record: header, payload, extra, zero padding to a multiple of 8. */
+static void record(uint32_t type, const void *payload, size_t len, const void *extra,
+		   size_t extra_len)
+{
+	struct ada_meta_rec r = { type, (uint32_t)(len + extra_len) };
+	static const uint8_t zeros[8];
+
+	put(&r, sizeof(r));
+	put(payload, len);
+	if (extra_len)
+		put(extra, extra_len);
+	put(zeros, (8 - (len + extra_len) % 8) % 8);
+}
+
+static void funcs(uint32_t first, uint32_t count, const uint64_t *addrs)
+{
+	struct ada_meta_funcs f = { first, count };
+
+	record(ADA_META_FUNCS, &f, sizeof(f), addrs, count * sizeof(*addrs));
+}
+
+static void thread(uint32_t ordinal, uint32_t tid, const char *name)
+{
+	struct ada_meta_thread t = { .ordinal = ordinal, .os_tid = tid, .start_tsc = 1000 + ordinal };
+
+	assert_true(strlen(name) < sizeof(t.name));
+	memcpy(t.name, name, strlen(name));
+	record(ADA_META_THREAD, &t, sizeof(t), NULL, 0);
+}
+
+static void process_record(void)
+{
+	static const char strings[] = "/usr/bin/prog\0prog\0-v\0two words\0";
+	struct ada_meta_process p = { .pid = 4242, .ppid = 1, .parent_pid = 0,
+				      .flags = ADA_PROC_TSC_INVARIANT, .start_tsc = 5000,
+				      .start_boottime_ns = 7000000, .start_realtime_ns = 9000000,
+				      .tsc_hz = 3000000000ull };
+
+	record(ADA_META_PROCESS, &p, sizeof(p), strings, sizeof(strings) - 1);
+}
+
+/* Offsets where each record of full_meta() ends. */
+enum { AT_PROCESS, AT_THREAD1, AT_THREAD_END, AT_END, NMARKS };
+static size_t mark[NMARKS];
+
+/* Every record type, in the order the runtime writes them. */
+static void full_meta(void)
+{
+	static const uint64_t a1[] = { 0x401000, 0x401100, 0x401200 }, a2[] = { 0x7f0000001000,
+										  0x7f0000002000 };
+	struct ada_meta_clock c1 = { 5000, 7000000, 40 }, c2 = { 3005000, 8000000, 42 };
+	struct ada_meta_module m = { .module_no = 0, .build_id_len = 4, .bias = 0x400000,
+				     .vaddr_lo = 0x1000, .vaddr_hi = 0x3000, .load_tsc = 5001,
+				     .build_id = { 0xde, 0xad, 0xbe, 0xef } };
+	struct ada_meta_thread_end te = { .ordinal = 1, .flags = ADA_TEND_EXITED, .end_tsc = 9999,
+					  .events = 12, .dropped = { [ADA_DROP_MAX_DEPTH] = 3 } };
+	struct ada_meta_end end = { 3005500, 8000100 };
+	static const char path[] = "/usr/bin/prog";
+	static const char config[] = "ring_kb=64\0max_depth=5\0";
+	static const uint8_t future[5] = { 1, 2, 3, 4, 5 };
+
+	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	process_record();
+	mark[AT_PROCESS] = meta_len;
+	record(ADA_META_CLOCK, &c2, sizeof(c2), NULL, 0);
+	record(ADA_META_CLOCK, &c1, sizeof(c1), NULL, 0);
+	record(ADA_META_MODULE, &m, sizeof(m), path, sizeof(path));
+	funcs(1, 3, a1);
+	record(99, future, sizeof(future), NULL, 0); /* a newer writer's record */
+	funcs(4, 2, a2);
+	thread(1, 4301, "worker");
+	mark[AT_THREAD1] = meta_len;
+	thread(0, 4242, "prog");
+	record(ADA_META_THREAD_END, &te, sizeof(te), NULL, 0);
+	mark[AT_THREAD_END] = meta_len;
+	record(ADA_META_CONFIG, config, sizeof(config) - 1, NULL, 0);
+	record(ADA_META_END, &end, sizeof(end), NULL, 0);
+	mark[AT_END] = meta_len;
+}
+
+static void save(size_t len)
+{
+	FILE *f = fopen(meta_path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(meta, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* ---- stderr capture ------------------------------------------------------------- */
+
+static FILE *cap;
+static int saved_fd2 = -1;
+static char captured[4096];
+
+static void capture_begin(void)
+{
+	fflush(stderr);
+	cap = tmpfile();
+	assert_non_null(cap);
+	saved_fd2 = dup(STDERR_FILENO);
+	dup2(fileno(cap), STDERR_FILENO);
+}
+
+static const char *capture_end(void)
+{
+	size_t n;
+
+	fflush(stderr);
+	dup2(saved_fd2, STDERR_FILENO);
+	close(saved_fd2);
+	saved_fd2 = -1;
+	rewind(cap);
+	n = fread(captured, 1, sizeof(captured) - 1, cap);
+	captured[n] = '\0';
+	fclose(cap);
+	return captured;
+}
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* Loads what was saved; returns raw_process_load's result, stderr in `captured`. */
+static int load(void)
+{
+	int rc;
+
+	capture_begin();
+	rc = raw_process_load(dir, &proc);
+	capture_end();
+	return rc;
+}
+
+static void expect_refused(int want_err)
+{
+	assert_int_equal(load(), want_err);
+	assert_int_equal(count_lines(captured), 1);
+	assert_non_null(strstr(captured, meta_path));
+	assert_null(proc.fid_addr); /* nothing kept */
+	assert_int_equal(proc.nthreads, 0);
+}
+
+static int setup_group(void **state)
+{
+	(void)state;
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(meta_path, sizeof(meta_path), "%s/process.meta", dir);
+	return 0;
+}
+
+static int teardown_group(void **state)
+{
+	(void)state;
+	unlink(meta_path);
+	rmdir(dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	raw_process_free(&proc);
+	return 0;
+}
+
+/* ---- a whole file ---------------------------------------------------------------- */
+
+static void test_raw_meta_loads_every_record(void **state)
+{
+	const struct raw_thread *t;
+
+	(void)state;
+	full_meta();
+	save(meta_len);
+	assert_int_equal(load(), 0);
+	assert_string_equal(captured, "");
+	assert_string_equal(proc.dir, dir);
+	assert_int_equal(proc.arch, ADA_ARCH_X86_64);
+	assert_false(proc.truncated);
+
+	assert_int_equal(proc.proc.pid, 4242);
+	assert_int_equal(proc.proc.ppid, 1);
+	assert_int_equal(proc.proc.flags, ADA_PROC_TSC_INVARIANT);
+	assert_int_equal(proc.proc.start_tsc, 5000);
+	assert_int_equal(proc.proc.start_boottime_ns, 7000000);
+	assert_int_equal(proc.proc.start_realtime_ns, 9000000);
+	assert_int_equal(proc.proc.tsc_hz, 3000000000ull);
+	assert_string_equal(proc.exe, "/usr/bin/prog");
+	assert_string_equal(proc.cmdline, "prog -v two words");
+
+	assert_int_equal(proc.nclocks, 2); /* in file order; clock_map sorts them */
+	assert_int_equal(proc.clocks[0].tsc, 3005000);
+	assert_int_equal(proc.clocks[1].boottime_ns, 7000000);
+	assert_int_equal(proc.clocks[1].window, 40);
+
+	assert_int_equal(proc.nmodules, 1);
+	assert_string_equal(proc.modules[0].path, "/usr/bin/prog");
+	assert_int_equal(proc.modules[0].m.bias, 0x400000);
+	assert_int_equal(proc.modules[0].m.vaddr_lo, 0x1000);
+	assert_int_equal(proc.modules[0].m.vaddr_hi, 0x3000);
+	assert_int_equal(proc.modules[0].m.load_tsc, 5001);
+	assert_int_equal(proc.modules[0].m.build_id_len, 4);
+	assert_int_equal(proc.modules[0].m.build_id[3], 0xef);
+
+	assert_int_equal(proc.nfids, 5);
+	assert_int_equal(proc.fid_addr[1], 0x401000);
+	assert_int_equal(proc.fid_addr[2], 0x401100);
+	assert_int_equal(proc.fid_addr[3], 0x401200);
+	assert_int_equal(proc.fid_addr[4], 0x7f0000001000);
+	assert_int_equal(proc.fid_addr[5], 0x7f0000002000);
+
+	assert_int_equal(proc.nthreads, 2); /* sorted by ordinal */
+	assert_int_equal(proc.threads[0].t.ordinal, 0);
+	assert_string_equal(proc.threads[0].t.name, "prog");
+	assert_false(proc.threads[0].ended);
+	t = raw_process_thread(&proc, 1);
+	assert_ptr_equal(t, &proc.threads[1]);
+	assert_int_equal(t->t.os_tid, 4301);
+	assert_int_equal(t->t.start_tsc, 1001);
+	assert_string_equal(t->t.name, "worker");
+	assert_true(t->ended);
+	assert_int_equal(t->end.flags, ADA_TEND_EXITED);
+	assert_int_equal(t->end.end_tsc, 9999);
+	assert_int_equal(t->end.events, 12);
+	assert_int_equal(t->end.dropped[ADA_DROP_MAX_DEPTH], 3);
+	assert_null(raw_process_thread(&proc, 2));
+
+	assert_string_equal(proc.config, "ring_kb=64 max_depth=5");
+	assert_true(proc.clean_end);
+	assert_int_equal(proc.end.end_tsc, 3005500);
+	assert_int_equal(proc.end.end_boottime_ns, 8000100);
+}
+
+static void test_raw_meta_process_without_command_line(void **state)
+{
+	struct ada_meta_process p = { .pid = 7 };
+
+	(void)state;
+	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	record(ADA_META_PROCESS, &p, sizeof(p), NULL, 0);
+	thread(0, 7, "prog");
+	save(meta_len);
+	assert_int_equal(load(), 0);
+	assert_string_equal(proc.exe, "");
+	assert_null(proc.cmdline);
+	assert_int_equal(proc.nfids, 0);
+	assert_false(proc.clean_end);
+}
+
+static void test_raw_meta_process_with_no_thread_loads(void **state)
+{
+	(void)state;
+	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	process_record();
+	save(meta_len);
+	assert_int_equal(load(), 0);
+	assert_int_equal(proc.nthreads, 0);
+	assert_null(raw_process_thread(&proc, 0));
+}
+
+/* ---- a file cut short by a crash ----------------------------------------------------- */
+
+static void test_raw_meta_record_cut_short_loads_what_precedes(void **state)
+{
+	(void)state;
+	full_meta();
+	save(mark[AT_END] - 4); /* inside END's payload */
+	assert_int_equal(load(), 0);
+	assert_string_equal(captured, "");
+	assert_true(proc.truncated);
+	assert_false(proc.clean_end);
+	assert_int_equal(proc.nfids, 5);
+	assert_int_equal(proc.nthreads, 2);
+	assert_string_equal(proc.config, "ring_kb=64 max_depth=5");
+}
+
+static void test_raw_meta_record_header_cut_short_loads_what_precedes(void **state)
+{
+	(void)state;
+	full_meta();
+	save(mark[AT_THREAD1] + 5); /* inside the second THREAD's record header */
+	assert_int_equal(load(), 0);
+	assert_true(proc.truncated);
+	assert_int_equal(proc.nfids, 5);
+	assert_int_equal(proc.nthreads, 1);
+	assert_int_equal(proc.threads[0].t.ordinal, 1);
+	assert_false(proc.threads[0].ended);
+	assert_null(proc.config);
+}
+
+static void test_raw_meta_cut_at_a_record_boundary_is_not_truncated(void **state)
+{
+	(void)state;
+	full_meta();
+	save(mark[AT_THREAD_END]);
+	assert_int_equal(load(), 0);
+	assert_false(proc.truncated);
+	assert_int_equal(proc.nthreads, 2);
+	assert_true(proc.threads[1].ended);
+	assert_false(proc.clean_end);
+}
+
+static void test_raw_meta_cut_before_the_process_record_is_refused(void **state)
+{
+	(void)state;
+	full_meta();
+	save(mark[AT_PROCESS] - 8);
+	expect_refused(-EINVAL);
+}
+
+/* ---- refused files ----------------------------------------------------------------- */
+
+static void test_raw_meta_bad_magic_is_refused_with_one_line(void **state)
+{
+	(void)state;
+	full_meta();
+	memcpy(meta, "ADAMETA2", 8);
+	save(meta_len);
+	expect_refused(-EINVAL);
+	assert_non_null(strstr(captured, "bad magic"));
+}
+
+static void test_raw_meta_wrong_version_is_refused_with_one_line(void **state)
+{
+	(void)state;
+	full_meta();
+	meta[offsetof(struct ada_meta_file_header, version)] = ADA_RAW_VERSION + 1;
+	save(meta_len);
+	expect_refused(-EINVAL);
+	assert_non_null(strstr(captured, "version 2"));
+}
+
+static void test_raw_meta_big_endian_file_is_refused_with_one_line(void **state)
+{
+	(void)state;
+	full_meta();
+	meta[offsetof(struct ada_meta_file_header, endian)] = 2;
+	save(meta_len);
+	expect_refused(-EINVAL);
+}
+
+static void test_raw_meta_file_shorter_than_its_header_is_refused_with_one_line(void **state)
+{
+	(void)state;
+	full_meta();
+	save(10);
+	expect_refused(-EINVAL);
+}
+
+static void test_raw_meta_missing_file_is_refused_with_one_line(void **state)
+{
+	(void)state;
+	unlink(meta_path);
+	expect_refused(-ENOENT);
+}
+
+static void test_raw_meta_funcs_with_a_gap_in_fids_is_refused(void **state)
+{
+	static const uint64_t a1[] = { 0x401000, 0x401100, 0x401200 }, a2[] = { 0x402000 };
+
+	(void)state;
+	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	process_record();
+	funcs(1, 3, a1);
+	funcs(5, 1, a2); /* fid 4 never assigned */
+	save(meta_len);
+	expect_refused(-EINVAL);
+	assert_non_null(strstr(captured, "corrupt record (type 4"));
+}
+
+static void test_raw_meta_funcs_not_starting_at_fid_1_is_refused(void **state)
+{
+	static const uint64_t a[] = { 0x401000 };
+
+	(void)state;
+	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	process_record();
+	funcs(2, 1, a);
+	save(meta_len);
+	expect_refused(-EINVAL);
+}
+
+static void test_raw_meta_funcs_with_fewer_addresses_than_counted_is_refused(void **state)
+{
+	static const uint64_t a[] = { 0x401000, 0x401100 };
+	struct ada_meta_funcs f = { 1, 3 };
+
+	(void)state;
+	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	process_record();
+	record(ADA_META_FUNCS, &f, sizeof(f), a, sizeof(a));
+	save(meta_len);
+	expect_refused(-EINVAL);
+}
+
+static void test_raw_meta_record_smaller_than_its_struct_is_refused(void **state)
+{
+	struct ada_meta_clock c = { 1, 2, 3 };
+
+	(void)state;
+	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	process_record();
+	record(ADA_META_CLOCK, &c, sizeof(c) - 8, NULL, 0);
+	save(meta_len);
+	expect_refused(-EINVAL);
+}
+
+static void test_raw_meta_thread_end_of_a_thread_that_recorded_nothing_loads(void **state)
+{
+	struct ada_meta_thread_end te = { .ordinal = 3, .flags = ADA_TEND_FINAL,
+					  .dropped = { [ADA_DROP_UNMATCHED] = 1 } };
+	const struct raw_thread *t;
+
+	(void)state;
+	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	process_record();
+	thread(0, 4242, "prog");
+	record(ADA_META_THREAD_END, &te, sizeof(te), NULL, 0);
+	save(meta_len);
+	assert_int_equal(load(), 0);
+	assert_string_equal(captured, "");
+	t = raw_process_thread(&proc, 3);
+	assert_non_null(t);
+	assert_true(t->ended);
+	assert_int_equal(t->end.dropped[ADA_DROP_UNMATCHED], 1);
+}
+
+#define T(name) cmocka_unit_test_teardown(name, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_raw_meta_loads_every_record),
+		T(test_raw_meta_process_without_command_line),
+		T(test_raw_meta_process_with_no_thread_loads),
+		T(test_raw_meta_record_cut_short_loads_what_precedes),
+		T(test_raw_meta_record_header_cut_short_loads_what_precedes),
+		T(test_raw_meta_cut_at_a_record_boundary_is_not_truncated),
+		T(test_raw_meta_cut_before_the_process_record_is_refused),
+		T(test_raw_meta_bad_magic_is_refused_with_one_line),
+		T(test_raw_meta_wrong_version_is_refused_with_one_line),
+		T(test_raw_meta_big_endian_file_is_refused_with_one_line),
+		T(test_raw_meta_file_shorter_than_its_header_is_refused_with_one_line),
+		T(test_raw_meta_missing_file_is_refused_with_one_line),
+		T(test_raw_meta_funcs_with_a_gap_in_fids_is_refused),
+		T(test_raw_meta_funcs_not_starting_at_fid_1_is_refused),
+		T(test_raw_meta_funcs_with_fewer_addresses_than_counted_is_refused),
+		T(test_raw_meta_record_smaller_than_its_struct_is_refused),
+		T(test_raw_meta_thread_end_of_a_thread_that_recorded_nothing_loads),
+	};
+
+	return cmocka_run_group_tests(tests, setup_group, teardown_group);
+}
