@@ -28,14 +28,23 @@ static const char *env_get(const char *name)
 	return getenv(name);
 }
 
+static bool pid_dir_exists(void)
+{
+	char path[sizeof(session_dir) + 32];
+
+	snprintf(path, sizeof(path), "%s/pid_%d", session_dir, (int)getpid());
+	return access(path, F_OK) == 0;
+}
+
 static void make_session_dir(void)
 {
 	char cwd[PATH_MAX] = "";
 	char stamp[32];
 	time_t now = time(NULL);
 	struct tm tm;
-	const char *out = ada_rt.cfg.output;
+	char out[sizeof(ada_rt.cfg.output)];
 
+	snprintf(out, sizeof(out), "%s", ada_rt.cfg.output);
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d_%H%M%S", &tm);
 	/* Absolute, so a program that changes directory still writes here. */
@@ -43,6 +52,16 @@ static void make_session_dir(void)
 		cwd[0] = '\0';
 	snprintf(session_dir, sizeof(session_dir), "%s%s%s/session_%s", cwd, *cwd ? "/" : "", out,
 		 stamp);
+	/* A program that execs itself keeps its pid: within the same second it
+	 * would find its own pid_<pid> and overwrite the trace of the image
+	 * before the exec. Such an image starts a session of its own. */
+	for (unsigned n = 1; n < 1000 && pid_dir_exists(); n++)
+		snprintf(session_dir, sizeof(session_dir), "%s%s%s/session_%s_%u", cwd,
+			 *cwd ? "/" : "", out, stamp, n);
+	/* The manifest shows where the trace went, not how it was asked for. */
+	if (snprintf(ada_rt.cfg.output, sizeof(ada_rt.cfg.output), "%s%s%s", cwd, *cwd ? "/" : "",
+		     out) >= (int)sizeof(ada_rt.cfg.output))
+		snprintf(ada_rt.cfg.output, sizeof(ada_rt.cfg.output), "%s", out);
 }
 
 /* Reads the command line from /proc: argv is not ours to look at. */

@@ -6,7 +6,9 @@
  * when nothing was loaded: dlpi_adds tells, and the walk stops at once.
  */
 #include <elf.h>
+#include <inttypes.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -97,6 +99,32 @@ static void describe(const struct dl_phdr_info *info, struct ada_meta_module *m)
 	m->vaddr_hi = hi;
 }
 
+/* The file mapped at `start`, from /proc/self/maps: the loader keeps the name
+ * a library was opened by, which may be relative to a directory the program
+ * has left since. */
+static bool path_from_maps(uint64_t start, char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[4608];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		uint64_t lo;
+		int pos = 0;
+
+		if (sscanf(line, "%" SCNx64 "-%*x %*s %*x %*s %*u %n", &lo, &pos) < 1 || !pos ||
+		    lo != start || line[pos] != '/')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(out, len, "%s", line + pos);
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
 static int visit(struct dl_phdr_info *info, size_t size, void *first)
 {
 	struct ada_meta_module m = { 0 };
@@ -116,11 +144,13 @@ static int visit(struct dl_phdr_info *info, size_t size, void *first)
 			path = exe;
 		}
 	}
+	describe(info, &m);
+	if (*path && path[0] != '/' && path_from_maps(m.bias + m.vaddr_lo, exe, sizeof(exe)))
+		path = exe;
 	if (!*path || path[0] != '/') /* the vDSO: no file to symbolize from */
 		return 0;
 	if (seen_before(info->dlpi_addr, hash_str(path)))
 		return 0;
-	describe(info, &m);
 	m.module_no = M.next_no++;
 	m.load_tsc = ada_arch_ticks();
 	ada_meta_write(ADA_META_MODULE, &m, sizeof(m), path, strlen(path) + 1);

@@ -176,8 +176,16 @@ static int convert_threads(struct conv_process *cp, const char *out_dir, const s
 	for (i = 0; i < cp->raw.nthreads && !err; i++) {
 		struct conv_thread *ct = &cp->threads[cp->nthreads];
 
-		if (!thread_has_file(cp, cp->raw.threads[i].t.ordinal))
-			continue;
+		if (!thread_has_file(cp, cp->raw.threads[i].t.ordinal)) {
+			const struct raw_thread *rt = &cp->raw.threads[i];
+
+			if (!rt->ended || !rt->end.events)
+				continue; /* it recorded nothing */
+			fprintf(stderr, "ada-symbolize: %s/thread_%u.lz4: missing (process.meta says the thread wrote %llu events)\n",
+				cp->raw.dir, rt->t.ordinal, (unsigned long long)rt->end.events);
+			err = -ENOENT;
+			break;
+		}
 		ct->raw = &cp->raw.threads[i];
 		ct->id = ct->raw->t.ordinal;
 		err = convert_thread(cp, ct, out_dir, &pg);

@@ -82,11 +82,18 @@ static int convert_all(const struct opts *o, const char *path, bool only_missing
 	for (i = 0; i < n; i++) {
 		char out[8400];
 
-		if (!exists(pids[i].dir, "raw/process.meta"))
-			continue;
+		if (!exists(pids[i].dir, "raw"))
+			continue; /* ATF only, or not ours */
 		out_dir_for(o, pids[i].dir, out, sizeof(out));
 		if (only_missing && exists(out, "manifest.json"))
 			continue;
+		if (!exists(pids[i].dir, "raw/process.meta")) {
+			fprintf(stderr, "ada-symbolize: %s/raw/process.meta: missing; the raw trace cannot be read without it\n",
+				pids[i].dir);
+			failed++;
+			done++;
+			continue;
+		}
 		if (convert_process(pids[i].dir, out, &co) < 0)
 			failed++;
 		done++;

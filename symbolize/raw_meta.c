@@ -134,6 +134,8 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		return p->clocks ? 0 : -ENOMEM;
 	case ADA_META_MODULE:
 		memcpy(&m.m, rec, sizeof(m.m));
+		if (m.m.build_id_len > sizeof(m.m.build_id))
+			return -EINVAL;
 		m.path = strndup((const char *)rec + sizeof(m.m), size - sizeof(m.m));
 		p->modules = push(p->modules, &p->nmodules, sizeof(m), &m);
 		return p->modules ? 0 : -ENOMEM;
@@ -185,7 +187,12 @@ static int parse(struct raw_process *p, const char *path, const uint8_t *buf, si
 	size_t off = sizeof(h);
 	char msg[160];
 
-	if (len < sizeof(h) || memcmp(buf, ADA_META_MAGIC, 8))
+	if (len < sizeof(h)) {
+		snprintf(msg, sizeof(msg), "truncated: %zu bytes, shorter than the %zu-byte header",
+			 len, sizeof(h));
+		return fail(path, msg, -EINVAL);
+	}
+	if (memcmp(buf, ADA_META_MAGIC, 8))
 		return fail(path, "not an ada raw trace (bad magic)", -EINVAL);
 	memcpy(&h, buf, sizeof(h));
 	if (h.version != ADA_RAW_VERSION || h.endian != 1) {

@@ -111,8 +111,12 @@ static int next_frame(struct raw_stream *s)
 		out_n = s->frame_cap - s->frame_len;
 		hint = LZ4F_decompress(s->dctx, s->frame + s->frame_len, &out_n, s->in + s->in_pos,
 				       &in_n, NULL);
-		if (LZ4F_isError(hint))
-			return bad(s, LZ4F_getErrorName(hint));
+		if (LZ4F_isError(hint)) {
+			char what[128];
+
+			snprintf(what, sizeof(what), "corrupt lz4 frame: %s", LZ4F_getErrorName(hint));
+			return bad(s, what);
+		}
 		s->in_pos += in_n;
 		s->file_off += in_n;
 		s->frame_len += out_n;

@@ -1,0 +1,196 @@
+/* test_drops.c - events the runtime cannot keep are counted, exactly.
+ *
+ * A frame deeper than ADA_MAX_DEPTH, or one whose CALL finds the thread's
+ * ring full, is not recorded, and neither is anything it calls; each event so
+ * skipped is counted by reason in the manifest's "dropped". The invariant
+ * checked here is the one a user relies on to trust a trace:
+ *
+ *     events written + events counted as lost == 2 x calls made
+ *
+ * with the calls counted by the program itself, while the trace stays
+ * balanced (--check passes) and stderr says once what was lost.
+ *
+ * The programs are tests/e2e/progs/depth.c and burst.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lib/calltree.h"
+#include "lib/tracerun.h"
+
+static const char *const O2[] = { "-O2", NULL };
+
+/* Fails unless stderr holds exactly one "ada:" line, the drop report, and it
+ * names `reason` with `count`. */
+static void expect_one_drop_report(const char *err, const char *reason, uint64_t count)
+{
+	char named[96];
+	const char *const ada[] = { "ada: ", NULL };
+	const char *const report[] = { "ada: ", "events not recorded", named, NULL };
+
+	snprintf(named, sizeof(named), " %s %" PRIu64, reason, count);
+	if (tr_count_lines(err, ada) != 1 || tr_count_lines(err, report) != 1)
+		fail_msg("expected one line \"ada: ... events not recorded ...%s\" on stderr, got:\n%s",
+			 named, err);
+}
+
+/* The calls the program says it made: the number after `key` in its stdout. */
+static uint64_t printed_count(const char *out, const char *key)
+{
+	const char *p = strstr(out, key);
+
+	if (!p)
+		fail_msg("no \"%s\" in the program's output:\n%s", key, out);
+	return strtoull(p + strlen(key), NULL, 10);
+}
+
+/* ---- ADA_MAX_DEPTH ---------------------------------------------------------- */
+
+#define DIVES 50
+#define DIVE_DEPTH 10
+#define MAX_DEPTH 3
+
+static void max_depth_drops_are_exact_and_the_tree_is_cut(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const args[] = { "50", NULL };
+	const char *const env[] = { "ADA_MAX_DEPTH=3", NULL };
+	const uint64_t dropped = 2ull * (DIVE_DEPTH - MAX_DEPTH) * DIVES;
+	const struct tr_thread *th;
+
+	tr_build_pair(tc, "depth", "depth", O2);
+	tr_run_pair(tc, "depth", args, env, 0);
+	assert_int_equal(printed_count(tc->traced.out, "calls "), DIVE_DEPTH * DIVES);
+	expect_one_drop_report(tc->traced.err, "max_depth", dropped);
+
+	tr_symbolize(tc, NULL);
+	/* main is not instrumented: dive() runs at depths 1..10; 1..3 are kept. */
+	tr_expect_tree(tc->replay.out, "dive x50\n  dive\n    dive\n", 1);
+
+	tr_load_manifest(tc, NULL);
+	assert_true(tc->mf.clean_exit);
+	assert_int_equal(tc->mf.nthreads, 1);
+	th = &tc->mf.threads[0];
+	assert_int_equal(th->dropped[TR_MAX_DEPTH], dropped);
+	assert_int_equal(tc->mf.dropped[TR_MAX_DEPTH], dropped);
+	for (unsigned r = 0; r < TR_NDROPS; r++)
+		if (r != TR_MAX_DEPTH)
+			assert_int_equal(tc->mf.dropped[r], 0);
+	assert_int_equal(th->events, 2ull * MAX_DEPTH * DIVES);
+	assert_int_equal(th->events + th->dropped[TR_MAX_DEPTH], 2ull * DIVE_DEPTH * DIVES);
+	assert_non_null(strstr(tc->mf.config, "max_depth=3"));
+	tr_pass(tc);
+}
+
+/* ---- tiny rings --------------------------------------------------------------- */
+
+/* Each thread's block must be "burst" with its kept leaf() calls folded into
+ * one line: they are identical leaves, and a skipped call leaves no trace in
+ * the tree. Returns the sum over blocks of the events the tree shows. */
+static uint64_t burst_tree_events(const char *replay, size_t nthreads)
+{
+	struct calltree ct = { 0 };
+	char err[256];
+	uint64_t events = 0;
+
+	if (calltree_from_replay(replay, &ct, err, sizeof(err)) < 0)
+		fail_msg("--replay output: %s\n%s", err, replay);
+	if (ct.nblocks != nthreads) {
+		calltree_free(&ct);
+		fail_msg("%zu threads in --replay, expected %zu", ct.nblocks, nthreads);
+	}
+	for (size_t i = 0; i < ct.nblocks; i++) {
+		const char *b = ct.blocks[i], *x = strstr(b, "leaf x");
+		unsigned long long leaves = x ? strtoull(x + 6, NULL, 10) : strstr(b, "leaf") != NULL;
+		char want[64];
+
+		if (leaves < 2)
+			snprintf(want, sizeof(want), "burst\n%s", leaves ? "  leaf\n" : "");
+		else
+			snprintf(want, sizeof(want), "burst\n  leaf x%llu\n", leaves);
+		if (strcmp(b, want) != 0) {
+			calltree_free(&ct);
+			fail_msg("unexpected thread block in --replay:\n%s", replay);
+		}
+		events += 2 * (leaves + 1);
+	}
+	calltree_free(&ct);
+	return events;
+}
+
+/* Runs burst with `threads` threads of `calls` leaf() calls each on 64 KiB
+ * rings, and checks the invariant over all threads. */
+static void check_burst(struct tr_case *tc, const char *threads, const char *calls)
+{
+	const char *const args[] = { threads, calls, NULL };
+	const char *const env[] = { "ADA_RING_KB=64", NULL };
+	uint64_t made, written = 0, lost = 0;
+	size_t nthreads = strtoul(threads, NULL, 10);
+
+	tr_build_pair(tc, "burst", "burst", O2);
+	tr_run_pair(tc, "burst", args, env, 0);
+	/* burst() itself plus its leaf() calls, summed over threads */
+	made = printed_count(tc->traced.out, "calls ");
+	assert_int_equal(made, nthreads * (strtoull(calls, NULL, 10) + 1));
+
+	tr_symbolize(tc, NULL);
+	tr_load_manifest(tc, NULL);
+	assert_true(tc->mf.clean_exit);
+	assert_int_equal(tc->mf.nthreads, nthreads);
+	for (size_t i = 0; i < tc->mf.nthreads; i++) {
+		const struct tr_thread *th = &tc->mf.threads[i];
+
+		assert_string_equal(th->end, "exited");
+		for (unsigned r = 0; r < TR_NDROPS; r++)
+			if (r != TR_RING_FULL)
+				assert_int_equal(th->dropped[r], 0);
+		written += th->events;
+		lost += th->dropped[TR_RING_FULL];
+	}
+	if (written + lost != 2 * made)
+		fail_msg("%" PRIu64 " events written + %" PRIu64 " lost != 2 x %" PRIu64 " calls",
+			 written, lost, made);
+	assert_int_equal(tc->mf.events, written);
+	assert_int_equal(tc->mf.dropped[TR_RING_FULL], lost);
+	/* 4096 slots against millions of back-to-back events: the ring fills. */
+	if (lost == 0)
+		fail_msg("no event was lost: the ring never filled (%" PRIu64 " written)", written);
+	expect_one_drop_report(tc->traced.err, "ring_full", lost);
+	assert_int_equal(burst_tree_events(tc->replay.out, nthreads), written);
+	assert_non_null(strstr(tc->mf.config, "ring_kb=64"));
+	tr_pass(tc);
+}
+
+static void ring_full_written_plus_lost_equals_calls_made(void **state)
+{
+	check_burst(*state, "1", "2000000");
+}
+
+static void ring_full_invariant_holds_over_8_threads(void **state)
+{
+	check_burst(*state, "8", "500000");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(max_depth_drops_are_exact_and_the_tree_is_cut,
+						tr_setup, tr_teardown),
+		cmocka_unit_test_setup_teardown(ring_full_written_plus_lost_equals_calls_made,
+						tr_setup, tr_teardown),
+		cmocka_unit_test_setup_teardown(ring_full_invariant_holds_over_8_threads, tr_setup,
+						tr_teardown),
+	};
+
+	tr_scrub_environment();
+	return cmocka_run_group_tests_name("runtime drop accounting", tests, NULL, NULL);
+}

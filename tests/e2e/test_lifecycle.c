@@ -1,0 +1,275 @@
+/* test_lifecycle.c - the traced process's life: threads, exit, exec, config.
+ *
+ * Each test builds one program (tests/e2e/progs/ or examples/) with gcc and
+ * with bin/adacc, runs both, and checks that tracing changed neither stdout
+ * nor the exit status, then what the trace says:
+ *   - exit() from a thread while others run: every open frame "(unwound)",
+ *     the threads "running at exit", the one joined earlier "exited";
+ *   - 200 threads started and joined one by one: 200 complete blocks;
+ *   - exec: what ran before it is on disk, the new image's output appears;
+ *   - ADA_DISABLE, invalid values, unknown variables, an output directory
+ *     that cannot be created, a relative output and a chdir().
+ *
+ * Tests marked "BUG:" show a defect described in their comment; they are
+ * skipped unless ADA_TEST_BUGS=1.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "lib/proc.h"
+#include "lib/tracerun.h"
+
+static const char *const O2[] = { "-O2", NULL };
+
+static void expect_lines(const char *text, const char *const needles[], size_t n)
+{
+	size_t got = tr_count_lines(text, needles);
+
+	if (got != n)
+		fail_msg("%zu lines with \"%s\"%s%s, expected %zu, in:\n%s", got, needles[0],
+			 needles[1] ? " and " : "", needles[1] ? needles[1] : "", n, text);
+}
+
+/* ---- threads and exit --------------------------------------------------------- */
+
+static void exit_from_a_thread_unwinds_every_thread(void **state)
+{
+	struct tr_case *tc = *state;
+	size_t exited = 0;
+
+	tr_build_pair(tc, "thread_exit", "thread_exit", O2);
+	tr_run_pair(tc, "thread_exit", NULL, NULL, 3);
+	assert_string_equal(tc->traced.out, "worker done\nleaving with 3\n");
+	assert_string_equal(tc->traced.err, "");
+	tr_symbolize(tc, NULL);
+	tr_expect_tree(tc->replay.out,
+		       "main (unwound)\n"
+		       "--- thread\n"
+		       "worker\n  work\n"
+		       "--- thread\n"
+		       "parker (unwound)\n  park (unwound)\n"
+		       "--- thread\n"
+		       "parker (unwound)\n  park (unwound)\n"
+		       "--- thread\n"
+		       "quitter (unwound)\n  leave (unwound)\n",
+		       1);
+	tr_load_manifest(tc, NULL);
+	assert_true(tc->mf.clean_exit);
+	assert_int_equal(tc->mf.nthreads, 5);
+	for (size_t i = 0; i < tc->mf.nthreads; i++) {
+		const struct tr_thread *th = &tc->mf.threads[i];
+
+		/* The worker returned from everything; the others were cut off. */
+		if (strcmp(th->end, "exited") == 0) {
+			exited++;
+			assert_int_equal(th->closed_at_end, 0);
+			assert_int_equal(th->events, 4);
+		} else {
+			assert_string_equal(th->end, "running at exit");
+			assert_in_range(th->closed_at_end, 1, 2);
+		}
+	}
+	assert_int_equal(exited, 1);
+	tr_pass(tc);
+}
+
+#define SHORT_THREADS 200
+
+static void short_lived_threads_each_leave_a_complete_block(void **state)
+{
+	struct tr_case *tc = *state;
+	static char expected[SHORT_THREADS * 32 + 16];
+	size_t n = 0, exited = 0;
+
+	tr_build_pair(tc, "many_threads", "many_threads", O2);
+	tr_run_pair(tc, "many_threads", NULL, NULL, 0);
+	assert_string_equal(tc->traced.err, "");
+	tr_symbolize(tc, NULL);
+	n += (size_t)snprintf(expected + n, sizeof(expected) - n, "main\n");
+	for (int i = 0; i < SHORT_THREADS; i++)
+		n += (size_t)snprintf(expected + n, sizeof(expected) - n, "--- thread\nworker\n  f\n");
+	tr_expect_tree(tc->replay.out, expected, 1);
+	tr_load_manifest(tc, NULL);
+	assert_int_equal(tc->mf.nthreads, SHORT_THREADS + 1);
+	for (size_t i = 0; i < tc->mf.nthreads; i++)
+		exited += strcmp(tc->mf.threads[i].end, "exited") == 0;
+	assert_int_equal(exited, SHORT_THREADS);
+	assert_int_equal(tc->mf.events, 2 + 4 * SHORT_THREADS);
+	tr_pass(tc);
+}
+
+/* ---- exec ---------------------------------------------------------------------- */
+
+static void exec_keeps_the_events_recorded_before_it(void **state)
+{
+	struct tr_case *tc = *state;
+	const struct tr_thread *th;
+
+	tr_build_pair(tc, "exec", "exec", O2);
+	tr_run_pair(tc, "exec", NULL, NULL, 0);
+	assert_string_equal(tc->traced.out, "before exec\nechoed\n");
+	tr_symbolize(tc, NULL);
+	/* main and run_next were left by exec, not by a return. */
+	tr_expect_tree(tc->replay.out,
+		       "main (unwound)\n  prepare\n  announce\n  run_next (unwound)\n", 1);
+	tr_load_manifest(tc, NULL);
+	assert_false(tc->mf.clean_exit);
+	assert_int_equal(tc->mf.nthreads, 1);
+	th = &tc->mf.threads[0];
+	assert_string_equal(th->end, "cut short (crash, kill or exec)");
+	assert_int_equal(th->closed_at_end, 2);
+	assert_int_equal(th->events, 8);
+	tr_pass(tc);
+}
+
+static void exec_of_a_traced_program_keeps_both_images(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const args[] = { "self", NULL };
+
+	tr_build_pair(tc, "exec", "exec", O2);
+	tr_run_pair(tc, "exec", args, NULL, 0);
+	assert_string_equal(tc->traced.out, "before exec\nsecond image\n");
+	tr_symbolize(tc, NULL);
+	if (!strstr(tc->replay.out, "\nmain (unwound)\n  prepare\n  announce\n  run_next (unwound)\n"))
+		fail_msg("the first image's calls are missing from the trace:\n%s",
+			 tc->replay.out);
+	if (!strstr(tc->replay.out, "\nmain\n  second\n"))
+		fail_msg("the second image's calls are missing from the trace:\n%s",
+			 tc->replay.out);
+	tr_pass(tc);
+}
+
+/* ---- configuration --------------------------------------------------------------- */
+
+static char *recursion_expected; /* examples/expected/recursion.replay, read once */
+
+static const char *recursion_tree(void)
+{
+	if (!recursion_expected)
+		recursion_expected =
+			proc_read_file(ADA_ROOT "/examples/expected/recursion.replay", NULL);
+	if (!recursion_expected)
+		fail_msg("examples/expected/recursion.replay: %s", strerror(errno));
+	return recursion_expected;
+}
+
+static void disabled_writes_nothing_and_changes_nothing(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const env[] = { "ADA_DISABLE=1", NULL };
+	struct stat st;
+
+	tr_build_pair(tc, "examples/recursion.c", "recursion", O2);
+	tr_run_pair(tc, "recursion", NULL, env, 0);
+	assert_string_equal(tc->traced.err, tc->plain.err);
+	if (stat(tc->trace, &st) == 0)
+		fail_msg("ADA_DISABLE=1 still created %s", tc->trace);
+	tr_pass(tc);
+}
+
+static void invalid_values_warn_once_each_and_use_defaults(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const env[] = { "ADA_RING_KB=abc", "ADA_MAX_DEPTH=-1", "ADA_FLUSH_MS=0", NULL };
+	const char *const any[] = { "ada: ", NULL };
+	const char *const ring[] = { "ADA_RING_KB=abc", "from 64 to 1048576", NULL };
+	const char *const depth[] = { "ADA_MAX_DEPTH=-1", "from 1 to 4294967295", NULL };
+	const char *const flush[] = { "ADA_FLUSH_MS=0", "from 1 to 1000", NULL };
+
+	tr_build_pair(tc, "examples/recursion.c", "recursion", O2);
+	tr_run_pair(tc, "recursion", NULL, env, 0);
+	expect_lines(tc->traced.err, any, 3);
+	expect_lines(tc->traced.err, ring, 1);
+	expect_lines(tc->traced.err, depth, 1);
+	expect_lines(tc->traced.err, flush, 1);
+	tr_symbolize(tc, NULL);
+	tr_expect_tree(tc->replay.out, recursion_tree(), 1);
+	tr_load_manifest(tc, NULL);
+	assert_non_null(strstr(tc->mf.config, "ring_kb=16384"));
+	assert_non_null(strstr(tc->mf.config, "max_depth=4294967295"));
+	assert_non_null(strstr(tc->mf.config, "flush_ms=10"));
+	tr_pass(tc);
+}
+
+static void unknown_variable_warns_once(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const env[] = { "ADA_FOO=1", NULL };
+	const char *const any[] = { "ada: ", NULL };
+	const char *const foo[] = { "ada: ", "ADA_FOO", NULL };
+
+	tr_build_pair(tc, "examples/recursion.c", "recursion", O2);
+	tr_run_pair(tc, "recursion", NULL, env, 0);
+	expect_lines(tc->traced.err, any, 1);
+	expect_lines(tc->traced.err, foo, 1);
+	tr_symbolize(tc, NULL);
+	tr_expect_tree(tc->replay.out, recursion_tree(), 1);
+	tr_pass(tc);
+}
+
+static void uncreatable_output_warns_once_and_the_program_runs(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const env[] = { "ADA_OUTPUT=/proc/nope", NULL };
+	const char *const any[] = { "ada: ", NULL };
+	const char *const nope[] = { "ada: ", "/proc/nope", NULL };
+
+	tr_build_pair(tc, "examples/exit_nested.c", "exit_nested", O2);
+	tr_run_pair(tc, "exit_nested", NULL, env, 7);
+	expect_lines(tc->traced.err, any, 1);
+	expect_lines(tc->traced.err, nope, 1);
+	tr_pass(tc);
+}
+
+static void relative_output_is_resolved_before_chdir(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const args[] = { "sub", NULL };
+	const char *const env[] = { "ADA_OUTPUT=trace", NULL };
+	char sub[PATH_MAX];
+
+	tr_path(tc, "sub", sub);
+	if (mkdir(sub, 0755) < 0)
+		fail_msg("mkdir %s: %s", sub, strerror(errno));
+	tr_build_pair(tc, "chdir", "chdir", O2);
+	tr_run_pair(tc, "chdir", args, env, 0);
+	assert_string_equal(tc->traced.err, "");
+	assert_int_equal(tr_count_entries(sub, "trace"), 0);
+	tr_symbolize(tc, NULL); /* <dir>/trace: the directory it started in */
+	tr_expect_tree(tc->replay.out, "main\n  step x3\n", 1);
+	tr_pass(tc);
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, tr_setup, tr_teardown)
+	const struct CMUnitTest tests[] = {
+		T(exit_from_a_thread_unwinds_every_thread),
+		T(short_lived_threads_each_leave_a_complete_block),
+		T(exec_keeps_the_events_recorded_before_it),
+		T(exec_of_a_traced_program_keeps_both_images),
+		T(disabled_writes_nothing_and_changes_nothing),
+		T(invalid_values_warn_once_each_and_use_defaults),
+		T(unknown_variable_warns_once),
+		T(uncreatable_output_warns_once_and_the_program_runs),
+		T(relative_output_is_resolved_before_chdir),
+	};
+#undef T
+	int failed;
+
+	tr_scrub_environment();
+	failed = cmocka_run_group_tests_name("runtime lifecycle", tests, NULL, NULL);
+	free(recursion_expected);
+	return failed;
+}
