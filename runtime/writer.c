@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lz4frame.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,8 +286,11 @@ static void thread_retire(struct ada_thread *td, struct ada_thread *prev)
 	munmap(td, sizeof(*td));
 }
 
-/* One pass over every thread. Returns the slots consumed. */
-static size_t drain_all(void)
+/* One pass over every thread. Returns the slots consumed. *headroom (if
+ * not NULL) becomes the smallest, over the threads that had events, of
+ * (a quarter of their ring) / (slots drained now): how many intervals like
+ * the last one it takes them to fill a quarter of their ring. */
+static size_t drain_all(double *headroom)
 {
 	struct ada_thread *td, *prev = NULL, *next;
 	size_t total = 0;
@@ -298,6 +302,13 @@ static size_t drain_all(void)
 
 		next = td->next;
 		total += n;
+		if (headroom && n) {
+			/* A drain cut at DRAIN_MAX left more behind: no headroom. */
+			double h = n == DRAIN_MAX ? 0 : (double)(td->mask + 1) / 4 / (double)n;
+
+			if (h < *headroom)
+				*headroom = h;
+		}
 		if (exited && td->tail == __atomic_load_n(&td->head, __ATOMIC_ACQUIRE)) {
 			thread_retire(td, prev);
 			continue;
@@ -318,30 +329,55 @@ static void clock_point(void)
 
 /* Passes with nothing to drain before the writer slows to the flush interval. */
 #define IDLE_PASSES 100
+#define BUSY_WAIT_MAX_NS 1000000ull /* while events flow */
+/* Shorter sleeps than this are not reliable (timer slack is 50 us, and the
+ * scheduler adds its own delay): yield the CPU instead. */
+#define SLEEP_MIN_NS 200000ull
+#define HOUSEKEEPING_NS 10000000ull /* module scan, clock pairs */
 
 static void *writer_main(void *arg)
 {
+	uint64_t pass_start = now_ns(CLOCK_MONOTONIC), housekeeping = 0;
 	unsigned idle = 0;
 
 	(void)arg;
 	prctl(PR_SET_NAME, "ada-writer");
 	pthread_mutex_lock(&W.lock);
 	while (!W.stop) {
-		size_t n = drain_all();
+		double headroom = 1e9;
+		size_t n = drain_all(&headroom);
+		uint64_t now = now_ns(CLOCK_MONOTONIC), interval = now - pass_start;
 		struct timespec until;
 		uint64_t wait_ns;
 
-		ada_modmap_scan();
-		if (now_ns(CLOCK_BOOTTIME) - W.last_clock_ns >= CLOCK_EVERY_NS)
-			clock_point();
-		if (n >= DRAIN_MAX) /* a ring is filling up: go round again at once */
-			continue;
-		/* While events flow (and at start, when they are about to), rings
-		 * are drained every millisecond, so a ring needs to hold only a few
-		 * milliseconds of events; after IDLE_PASSES empty passes, every
-		 * flush interval, so an idle program is not woken 1000 times a second. */
+		pass_start = now;
+
+		if (now - housekeeping >= HOUSEKEEPING_NS) {
+			housekeeping = now;
+			ada_modmap_scan();
+			if (now_ns(CLOCK_BOOTTIME) - W.last_clock_ns >= CLOCK_EVERY_NS)
+				clock_point();
+		}
+		/* While events flow, sleep until the fastest-filling ring would be a
+		 * quarter full at the last interval's rate (at most 1 ms), or just
+		 * yield when that is too short to sleep for: so a ring needs to
+		 * hold a fraction of a millisecond of events. After IDLE_PASSES
+		 * empty passes, wake every flush interval, so an idle program is
+		 * not woken 1000 times a second. */
 		idle = n ? 0 : idle + 1;
-		wait_ns = idle < IDLE_PASSES ? 1000000ull : ada_rt.cfg.flush_ms * 1000000ull;
+		if (n) {
+			double fill_ns = headroom * (double)interval;
+
+			if (fill_ns < (double)SLEEP_MIN_NS) {
+				pthread_mutex_unlock(&W.lock);
+				sched_yield();
+				pthread_mutex_lock(&W.lock);
+				continue;
+			}
+			wait_ns = fill_ns < (double)BUSY_WAIT_MAX_NS ? (uint64_t)fill_ns : BUSY_WAIT_MAX_NS;
+		} else {
+			wait_ns = idle < IDLE_PASSES ? BUSY_WAIT_MAX_NS : ada_rt.cfg.flush_ms * 1000000ull;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_sec += (time_t)((until.tv_nsec + wait_ns) / 1000000000ull);
 		until.tv_nsec = (long)((until.tv_nsec + wait_ns) % 1000000000ull);
@@ -406,7 +442,7 @@ void ada_writer_flush(void)
 	if (!W.enc_buf)
 		return;
 	pthread_mutex_lock(&W.lock);
-	while (drain_all() > 0)
+	while (drain_all(NULL) > 0)
 		;
 	pthread_mutex_unlock(&W.lock);
 }
@@ -428,7 +464,7 @@ void ada_writer_stop(void)
 	}
 	pthread_mutex_lock(&W.lock);
 	ada_modmap_scan();
-	while (drain_all() > 0)
+	while (drain_all(NULL) > 0)
 		;
 	/* Threads still running at exit: their trace ends here. */
 	for (td = ada_rt.threads; td; td = td->next) {

@@ -4,8 +4,9 @@
  * main -> run -> step -> X where X is
  *   spin    calls tick() in batches for up to 15 s, printing "ready" after
  *           200 ms; the test then kills it with SIGKILL;
- *   boom    calls tick() 1000 times, sleeps 100 ms (ten writer intervals and
- *           more), then raises SIGSEGV, calls abort() or _exit(5).
+ *   boom    calls tick() 1000 times, waits (traced build only) until its
+ *           thread file has stopped growing, then raises SIGSEGV, calls
+ *           abort() or _exit(5).
  * For each: the traced program ends exactly as the untraced one does (same
  * signal or exit status); its trace converts with exit status 0, passes
  * --check, and --replay shows every frame that was open as "(unwound)" and
@@ -40,10 +41,12 @@
 #define READY_TIMEOUT_MS 10000
 
 static const char program[] =
+	"#include <glob.h>\n"
 	"#include <signal.h>\n"
 	"#include <stdio.h>\n"
 	"#include <stdlib.h>\n"
 	"#include <string.h>\n"
+	"#include <sys/stat.h>\n"
 	"#include <time.h>\n"
 	"#include <unistd.h>\n"
 	"\n"
@@ -86,11 +89,41 @@ static const char program[] =
 	"	}\n"
 	"}\n"
 	"\n"
+	"/* Traced build only: wait until the writer has put everything on disk: the\n"
+	" * thread file exists and has not grown for 500 ms (the writer drains at\n"
+	" * least every 10 ms). A bounded wait (20 s), not a timing assertion. */\n"
+	"static int traced; /* argv[2] is \"wait\": the traced build's run */\n"
+	"\n"
+	"__attribute__((no_instrument_function)) static void wait_on_disk(void)\n"
+	"{\n"
+	"	const char *out = getenv(\"ADA_OUTPUT\");\n"
+	"	char pattern[4200];\n"
+	"	long last = -1, stable = 0;\n"
+	"\n"
+	"	if (!out || !traced)\n"
+	"		return;\n"
+	"	snprintf(pattern, sizeof(pattern), \"%s/session_*/pid_%d/raw/thread_0.lz4\", out, (int)getpid());\n"
+	"	for (int i = 0; i < 2000 && stable < 50; i++) {\n"
+	"		glob_t g;\n"
+	"		struct stat st;\n"
+	"		long size = -1;\n"
+	"\n"
+	"		if (glob(pattern, 0, NULL, &g) == 0) {\n"
+	"			if (stat(g.gl_pathv[0], &st) == 0)\n"
+	"				size = (long)st.st_size;\n"
+	"			globfree(&g);\n"
+	"		}\n"
+	"		stable = size > 0 && size == last ? stable + 1 : 0;\n"
+	"		last = size;\n"
+	"		pause_ms(10);\n"
+	"	}\n"
+	"}\n"
+	"\n"
 	"__attribute__((noinline)) void boom(const char *how)\n"
 	"{\n"
 	"	for (unsigned long i = 0; i < 1000; i++)\n"
 	"		tick(i);\n"
-	"	pause_ms(100);\n"
+	"	wait_on_disk();\n"
 	"	if (!strcmp(how, \"segv\"))\n"
 	"		raise(SIGSEGV);\n"
 	"	if (!strcmp(how, \"abort\"))\n"
@@ -113,6 +146,7 @@ static const char program[] =
 	"{\n"
 	"	if (argc < 2)\n"
 	"		return 2;\n"
+	"	traced = argc > 2 && !strcmp(argv[2], \"wait\");\n"
 	"	run(argv[1]);\n"
 	"	return 0;\n"
 	"}\n";
@@ -259,7 +293,8 @@ static void run_program(const char *exe_name, const char *how, struct proc_resul
 	snprintf(exe, sizeof(exe), "%s/%s", fx.dir, exe_name);
 	snprintf(output, sizeof(output), "ADA_OUTPUT=%s/%s.trace", fx.dir, how);
 
-	const char *const argv[] = { exe, how, NULL };
+	/* Only the traced run waits for its trace to be on disk before dying. */
+	const char *const argv[] = { exe, how, strcmp(exe_name, "traced") ? NULL : "wait", NULL };
 	const char *const env[] = { output, NULL };
 
 	if (proc_run(argv, env, fx.dir, RUN_TIMEOUT_MS, res) < 0)
