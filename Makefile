@@ -46,8 +46,9 @@ TEST_CFLAGS := $(BASE) -O1 $(SAN) -Isymbolize -Icc-wrapper -Itests \
 TEST_LIBS   := $(shell pkg-config --libs cmocka libelf libdw liblz4 2>/dev/null) -lstdc++ -lpthread -ldl
 
 # --- sources ------------------------------------------------------------------
-RT_SRCS    := $(wildcard runtime/*.c)
-RT_OBJS    := $(RT_SRCS:%.c=$(B)/%.o)
+RT_SRCS    := $(wildcard runtime/*.c mcount/*.c)
+RT_ASM     := $(wildcard mcount/$(ARCH)/*.S)
+RT_OBJS    := $(RT_SRCS:%.c=$(B)/%.o) $(RT_ASM:%.S=$(B)/%.o)
 SYM_SRCS   := $(wildcard symbolize/*.c)
 SYM_OBJS   := $(SYM_SRCS:%.c=$(B)/%.o)
 CCW_SRCS   := $(wildcard cc-wrapper/*.c)
@@ -97,8 +98,17 @@ unexport ADA_INNER
 all: $(TOOLS) $(LIBS)
 
 # --- runtime ------------------------------------------------------------------
-$(B)/runtime/%.o: runtime/%.c 
+$(B)/runtime/%.o: runtime/%.c
 	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(RT_CFLAGS) -c $< -o $@
+
+# Code the trampolines call must not clobber registers they do not save:
+# the x87 and vector registers that carry return values (uftrace builds its
+# libmcount the same way).
+$(B)/mcount/%.o: mcount/%.c
+	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(RT_CFLAGS) -mgeneral-regs-only -c $< -o $@
+
+$(B)/mcount/%.o: mcount/%.S
+	$(call msg,AS,$<)mkdir -p $(@D) && $(CC) $(RT_CFLAGS) -c $< -o $@
 
 lib/libada.so: $(RT_OBJS)
 	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) -shared -Wl,-soname,libada.so -Wl,-z,now -o $@ $^ $(RT_LIBS)
@@ -107,9 +117,9 @@ lib/libada.a: $(RT_OBJS)
 	$(call msg,AR,$@)mkdir -p $(@D) && rm -f $@ && ar rcs $@ $^
 
 # --- tools --------------------------------------------------------------------
-$(B)/symbolize/%.o: symbolize/%.c 
+$(B)/symbolize/%.o: symbolize/%.c
 	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(TOOL_CFLAGS) -c $< -o $@
-$(B)/cc-wrapper/%.o: cc-wrapper/%.c 
+$(B)/cc-wrapper/%.o: cc-wrapper/%.c
 	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(TOOL_CFLAGS) -c $< -o $@
 
 bin/ada-symbolize: $(SYM_OBJS)
@@ -123,12 +133,12 @@ bin/adac++: bin/adacc
 	$(call msg,LN,$@)ln -sf adacc $@
 
 # --- tests --------------------------------------------------------------------
-$(B)/t/%.o: %.c 
+$(B)/t/%.o: %.c
 	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(TEST_CFLAGS) -c $< -o $@
 
 .SECONDARY:
 .SECONDEXPANSION:
-$(B)/tests/%: tests/%.c $$(call unit_objs,$$(firstword $$(subst /, ,$$*))) $(TEST_LIB_OBJS) 
+$(B)/tests/%: tests/%.c $$(call unit_objs,$$(firstword $$(subst /, ,$$*))) $(TEST_LIB_OBJS)
 	$(call msg,TEST-LD,$@)mkdir -p $(@D) && $(CC) $(TEST_CFLAGS) -o $@ $^ $(TEST_LIBS)
 
 unit: $(UNIT_BINS)

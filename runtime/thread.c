@@ -148,7 +148,7 @@ void ada_exit_skipped_slow(struct ada_thread *td, uint32_t depth)
 
 /* Closes the innermost frame, which was left without its exit hook: an
  * EXCEPTION if it was recorded (its slot was reserved when it was entered). */
-static void close_abandoned(struct ada_thread *td)
+void ada_close_abandoned(struct ada_thread *td)
 {
 	uint32_t depth = td->depth;
 
@@ -161,7 +161,7 @@ static void close_abandoned(struct ada_thread *td)
 		ada_exit_skipped_slow(td, depth);
 }
 
-static int on_thread_stack(struct ada_thread *td, uintptr_t sp)
+int ada_on_thread_stack(struct ada_thread *td, uintptr_t sp)
 {
 	if (!td->stack_hi) {
 		pthread_attr_t attr;
@@ -184,14 +184,14 @@ static int on_thread_stack(struct ada_thread *td, uintptr_t sp)
  * nothing, and the new frame nests as usual. Returns the depth to nest under. */
 int ada_enter_resync_slow(struct ada_thread *td, uintptr_t sp, uintptr_t site)
 {
-	if (!on_thread_stack(td, sp) || !on_thread_stack(td, td->shadow[td->depth - 1].sp))
+	if (!ada_on_thread_stack(td, sp) || !ada_on_thread_stack(td, td->shadow[td->depth - 1].sp))
 		return (int)td->depth;
 	while (td->depth > 0 && td->depth <= td->shadow_cap) {
 		const struct ada_frame *top = &td->shadow[td->depth - 1];
 
 		if (top->sp > sp || (top->sp == sp && top->site == site))
 			break; /* a caller of the new frame (or the frame it is inlined in) */
-		close_abandoned(td);
+		ada_close_abandoned(td);
 	}
 	return (int)td->depth;
 }
@@ -221,7 +221,7 @@ uint32_t ada_exit_resync_slow(struct ada_thread *td, uintptr_t fn, uintptr_t sit
 		return 0;
 	}
 	while (td->depth > match)
-		close_abandoned(td);
+		ada_close_abandoned(td);
 	return match;
 }
 

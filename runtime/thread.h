@@ -36,8 +36,9 @@ struct ada_slot {
 /* A frame the thread is in, recorded or not: what its exit must match. */
 struct ada_frame {
 	uintptr_t fn;
-	uintptr_t site; /* the instrumented function's return address */
-	uintptr_t sp;   /* the enter hook's stack pointer */
+	uintptr_t site; /* the function's return address (fentry: the real one) */
+	uintptr_t sp;   /* cyg: the function's stack pointer at the enter hook;
+			 * fentry/mcount: the address of its return-address slot */
 };
 
 enum ada_thread_state { ADA_TS_NONE = 0, ADA_TS_INIT, ADA_TS_LIVE, ADA_TS_DEAD, ADA_TS_OFF };
@@ -88,8 +89,40 @@ ADA_HIDDEN int ada_ring_refresh_slow(struct ada_thread *td, uint32_t depth);
 ADA_HIDDEN void ada_enter_skipped_slow(struct ada_thread *td, uint32_t depth);
 ADA_HIDDEN void ada_exit_skipped_slow(struct ada_thread *td, uint32_t depth);
 ADA_HIDDEN int ada_enter_resync_slow(struct ada_thread *td, uintptr_t sp, uintptr_t site);
+ADA_HIDDEN void ada_close_abandoned(struct ada_thread *td);
+/* Whether sp is on the thread's own stack (not a sigaltstack or coroutine). */
+ADA_HIDDEN int ada_on_thread_stack(struct ada_thread *td, uintptr_t sp);
 ADA_HIDDEN uint32_t ada_exit_resync_slow(struct ada_thread *td, uintptr_t fn, uintptr_t site,
 					 uintptr_t sp);
+
+/* Returns the thread's state with the guard taken, or NULL if this event is
+ * not to be recorded (tracing off, thread not set up, or a hook that fired
+ * while the thread was already inside the runtime — a signal handler). */
+static inline __attribute__((always_inline)) struct ada_thread *ada_hook_begin(void)
+{
+	struct ada_thread *td = ada_td;
+
+	if (unlikely(!td)) {
+		td = ada_thread_init_slow();
+		if (!td)
+			return NULL;
+	}
+	if (unlikely(td->busy)) {
+		td->dropped[ADA_DROP_REENTRANT]++;
+		return NULL;
+	}
+	td->busy = 1;
+	/* The guard must be set before the state it protects is touched, and a
+	 * signal handler runs on this CPU: a compiler barrier is enough. */
+	__asm__ volatile("" ::: "memory");
+	return td;
+}
+
+static inline __attribute__((always_inline)) void ada_hook_end(struct ada_thread *td)
+{
+	__asm__ volatile("" ::: "memory");
+	td->busy = 0;
+}
 
 /* Appends a slot. The caller has made sure there is room. */
 static inline __attribute__((always_inline)) void
@@ -103,6 +136,32 @@ ada_ring_put(struct ada_thread *td, uint64_t tsc, uint64_t word)
 	/* Orders the slot stores before the new head: the writer reads the slot
 	 * only after its acquire load of head covers it. */
 	__atomic_store_n(&td->head, head + 1, __ATOMIC_RELEASE);
+}
+
+/* The CALL of the frame at `depth`, unless it is deeper than recorded. */
+static inline __attribute__((always_inline)) void
+ada_record_call(struct ada_thread *td, uint32_t depth, uintptr_t fn)
+{
+	if (unlikely(depth > td->record_limit)) {
+		ada_enter_skipped_slow(td, depth);
+		return;
+	}
+	/* Room for this CALL and the RETURN of every open frame, this one
+	 * included (depth counts unrecorded frames too: a safe overestimate). */
+	if (unlikely(td->head + depth + 1 > td->limit) && !ada_ring_refresh_slow(td, depth))
+		return;
+	ada_ring_put(td, ada_arch_ticks(), fn | (uint64_t)ADA_RAW_CALL << 62);
+}
+
+/* The RETURN of the frame at `depth`; its slot was reserved by its CALL. */
+static inline __attribute__((always_inline)) void
+ada_record_return(struct ada_thread *td, uint32_t depth, uintptr_t fn)
+{
+	if (unlikely(depth > td->record_limit)) {
+		ada_exit_skipped_slow(td, depth);
+		return;
+	}
+	ada_ring_put(td, ada_arch_ticks(), fn | (uint64_t)ADA_RAW_RETURN << 62);
 }
 
 /* A function was entered: fn is its address, site its return address. */
@@ -123,17 +182,7 @@ ada_record_enter(struct ada_thread *td, uintptr_t fn, uintptr_t site, uintptr_t 
 	td->depth = depth;
 	if (likely(depth <= td->shadow_cap))
 		td->shadow[depth - 1] = (struct ada_frame){ fn, site, sp };
-
-	if (unlikely(depth > td->record_limit)) {
-		ada_enter_skipped_slow(td, depth);
-		return;
-	}
-	/* Room for this CALL and the RETURN of every open frame, this one
-	 * included (depth counts unrecorded frames too: a safe overestimate). */
-	if (unlikely(td->head + depth + 1 > td->limit) && !ada_ring_refresh_slow(td, depth))
-		return;
-
-	ada_ring_put(td, ada_arch_ticks(), fn | (uint64_t)ADA_RAW_CALL << 62);
+	ada_record_call(td, depth, fn);
 }
 
 /* A function is about to return. */
@@ -156,12 +205,7 @@ ada_record_exit(struct ada_thread *td, uintptr_t fn, uintptr_t site, uintptr_t s
 		return;
 	}
 	td->depth = depth - 1;
-
-	if (unlikely(depth > td->record_limit)) {
-		ada_exit_skipped_slow(td, depth);
-		return;
-	}
-	ada_ring_put(td, ada_arch_ticks(), fn | (uint64_t)ADA_RAW_RETURN << 62);
+	ada_record_return(td, depth, fn);
 }
 
 #endif

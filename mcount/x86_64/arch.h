@@ -4,12 +4,15 @@
 #ifndef ADA_ARCH_H
 #define ADA_ARCH_H
 
+#ifndef __ASSEMBLER__
 #include <cpuid.h>
 #include <stdbool.h>
 #include <stdint.h>
+#endif
 
 #define ADA_ARCH_ID 1 /* ATF v2 arch: x86_64 */
 
+#ifndef __ASSEMBLER__
 /* The event clock. rdtsc is not ordered against earlier loads and stores; a
  * tracer only needs timestamps that never go backwards within a thread, which
  * a constant, invariant TSC gives (the writer clamps any backward step). */
@@ -30,7 +33,65 @@ static inline __attribute__((always_inline)) uintptr_t ada_arch_sp(void)
 	__asm__ volatile("mov %%rsp, %0" : "=r"(sp));
 	return sp;
 }
+#endif
 
+/* ---- the trampolines' saved registers (fentry.S, mcount.S, return.S) ------- */
+
+/* `call __fentry__` is the first instruction of an instrumented function:
+ * the function starts this many bytes before the trampoline's return address. */
+#define ADA_FENTRY_CALL_SIZE 5
+
+/* What the entry trampolines save before calling C: every register the
+ * function's arguments may be in, and those the C side may clobber. The
+ * offsets are used by the .S files (which cannot include C structs) and are
+ * checked against the struct in mcount/hijack.c. */
+#define ADA_REG_RDI 0
+#define ADA_REG_RSI 8
+#define ADA_REG_RDX 16
+#define ADA_REG_RCX 24
+#define ADA_REG_R8 32
+#define ADA_REG_R9 40
+#define ADA_REG_RAX 48 /* %al: number of vector registers of a variadic call */
+#define ADA_REG_R10 56 /* static chain */
+#define ADA_REG_R11 64
+#define ADA_REG_RBP 72 /* the caller's frame pointer, for the detail record */
+#define ADA_REG_XMM0 80 /* xmm0..xmm7, 16 bytes each: float arguments */
+#define ADA_ENTRY_REGS_SIZE 208
+
+/* What the return trampoline saves: the return value registers. */
+#define ADA_RET_RAX 0
+#define ADA_RET_RDX 8
+#define ADA_RET_XMM0 16
+#define ADA_RET_XMM1 32
+#define ADA_RETURN_REGS_SIZE 48
+
+#ifndef __ASSEMBLER__
+struct ada_entry_regs {
+	uint64_t rdi, rsi, rdx, rcx, r8, r9;
+	uint64_t rax, r10, r11, rbp;
+	uint8_t xmm[8][16];
+};
+
+struct ada_return_regs {
+	uint64_t rax, rdx;
+	uint8_t xmm0[16], xmm1[16];
+};
+
+/* The detail record's argument registers, in ATF v2's order (§4). */
+static inline void ada_arch_call_args(const struct ada_entry_regs *r, uint64_t out[8])
+{
+	out[0] = r->rdi, out[1] = r->rsi, out[2] = r->rdx, out[3] = r->rcx;
+	out[4] = r->r8, out[5] = r->r9, out[6] = 0, out[7] = 0;
+}
+
+static inline void ada_arch_return_values(const struct ada_return_regs *r, uint64_t out[8])
+{
+	out[0] = r->rax, out[1] = r->rdx;
+	out[2] = out[3] = out[4] = out[5] = out[6] = out[7] = 0;
+}
+#endif
+
+#ifndef __ASSEMBLER__
 /* An invariant TSC ticks at one rate in every P-, C- and T-state, so ticks
  * convert to time linearly (CPUID 0x80000007, EDX bit 8). */
 static inline bool ada_arch_ticks_invariant(void)
@@ -41,5 +102,6 @@ static inline bool ada_arch_ticks_invariant(void)
 		return false;
 	return d & (1u << 8);
 }
+#endif
 
 #endif
