@@ -58,7 +58,9 @@ static int link_static(struct ada_cc_plan *plan, const char *libdir, bool export
 	if (!err && export_hooks)
 		err = ada_strv_push_all(&plan->argv, (const char *const[]){
 			"-Wl,--export-dynamic-symbol=__cyg_profile_func_enter",
-			"-Wl,--export-dynamic-symbol=__cyg_profile_func_exit", NULL });
+			"-Wl,--export-dynamic-symbol=__cyg_profile_func_exit",
+			"-Wl,--export-dynamic-symbol=__fentry__",
+			"-Wl,--export-dynamic-symbol=mcount", NULL });
 	return err;
 }
 

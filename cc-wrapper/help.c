@@ -16,9 +16,12 @@ void ada_cc_print_help(FILE *f, const char *prog)
 		"Options:\n", prog);
 	ada_cc_opts_help(f);
 	fputs("\n"
-	      "fentry and mcount modes are planned. LIST is comma-separated, as in gcc's\n"
-	      "-finstrument-functions-exclude-{file,function}-list (clang has no such\n"
-	      "lists). --ada-static links the hooks into the executable and exports\n"
+	      "fentry and mcount record argument registers, return values and a stack\n"
+	      "window (the detail lane) and see every return by hijacking it; cyg sees\n"
+	      "functions and their callers only. Objects built in different modes link\n"
+	      "into one program. LIST is comma-separated, as in gcc's\n"
+	      "-finstrument-functions-exclude-{file,function}-list (cyg mode and gcc\n"
+	      "only). --ada-static links the hooks into the executable and exports\n"
 	      "them, for instrumented shared libraries to use.\n"
 	      "\n"
 	      "Environment, read by adacc:\n"

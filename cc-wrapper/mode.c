@@ -1,8 +1,12 @@
 /* mode.c - the compile flags of each instrumentation mode.
  *
- * Only cyg exists so far. fentry and mcount are named so that --ada-mode= can
- * tell a user they are coming rather than unknown; each will add its own
- * flags function here and its hooks in the runtime.
+ * cyg: -finstrument-functions calls __cyg_profile_func_enter/exit
+ * (runtime/cyg.c). fentry: -pg -mfentry puts `call __fentry__` before each
+ * function's prologue; mcount: -pg puts `call mcount` after it, which needs
+ * the frame pointer to find the return address. Both are served by the
+ * trampolines in mcount/<arch>/, which hijack the return to see it. A -pg
+ * link also brings in glibc's gprof start-up; libada disables it
+ * (runtime/gmon.c), so no gmon.out appears.
  */
 #include "options.h"
 
@@ -32,12 +36,17 @@ static int cyg_flags(const struct ada_cc_opts *o, struct ada_strv *out)
 
 int ada_mode_compile_flags(const struct ada_cc_opts *o, struct ada_strv *out)
 {
+	int err;
+
 	switch (o->mode) {
 	case ADA_MODE_CYG:
 		return cyg_flags(o, out);
 	case ADA_MODE_FENTRY:
+		err = ada_strv_push(out, "-pg");
+		return err ? err : ada_strv_push(out, "-mfentry");
 	case ADA_MODE_MCOUNT:
-		break;	/* refused by the option parser until implemented */
+		err = ada_strv_push(out, "-pg");
+		return err ? err : ada_strv_push(out, "-fno-omit-frame-pointer");
 	}
 	return -ENOSYS;
 }

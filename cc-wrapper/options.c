@@ -37,9 +37,6 @@ static int set_mode(struct parse *p, const char *name, const char *from)
 	for (size_t m = 0; m < sizeof(mode_names) / sizeof(mode_names[0]); m++) {
 		if (strcmp(name, mode_names[m]) != 0)
 			continue;
-		if (m != ADA_MODE_CYG)
-			return usage_error(p, "%s%s is not implemented yet (available: cyg)",
-					   from, name);
 		p->o->mode = m;
 		return 0;
 	}
@@ -97,7 +94,7 @@ static const struct ada_opt {
 	const char *help;
 } opts[] = {
 	{ "cc", "PATH", opt_cc, "real compiler (default gcc, or g++ as adac++)" },
-	{ "mode", "MODE", opt_mode, "cyg: -finstrument-functions (the default)" },
+	{ "mode", "MODE", opt_mode, "cyg (default): -finstrument-functions; fentry: -pg -mfentry; mcount: -pg" },
 	{ "static", NULL, opt_static, "link libada.a into the executable, not libada.so" },
 	{ "exclude-file", "LIST", opt_exclude_file, "do not trace functions in files matching LIST" },
 	{ "exclude-function", "LIST", opt_exclude_function, "do not trace the functions named in LIST" },
@@ -175,6 +172,11 @@ static int choose_compiler(struct parse *p, ada_getenv_fn *env)
 	/* clang has no exclusion lists for -finstrument-functions (its
 	 * -fprofile-list covers profiling only): refuse rather than trace
 	 * what the user asked to leave out. */
+	/* The lists are -finstrument-functions' own: -pg has none. */
+	if (o->mode != ADA_MODE_CYG && (o->exclude_files.n || o->exclude_funcs.n))
+		return usage_error(p, "--ada-exclude-%s= works with --ada-mode=cyg only: -pg has no "
+				   "exclusion list (mark functions no_instrument_function)",
+				   o->exclude_files.n ? "file" : "function");
 	if (o->clang && (o->exclude_files.n || o->exclude_funcs.n))
 		return usage_error(p, "--ada-exclude-%s= needs gcc: clang has no "
 				   "-finstrument-functions exclusion lists (compiler: %s)",

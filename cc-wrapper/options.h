@@ -17,8 +17,8 @@
  * insert calls to the runtime's hooks. */
 enum ada_mode {
 	ADA_MODE_CYG,		/* -finstrument-functions: __cyg_profile_func_enter/exit */
-	ADA_MODE_FENTRY,	/* -pg -mfentry: __fentry__ (not yet) */
-	ADA_MODE_MCOUNT,	/* -pg: mcount (not yet) */
+	ADA_MODE_FENTRY,	/* -pg -mfentry: __fentry__, returns hijacked */
+	ADA_MODE_MCOUNT,	/* -pg: mcount after the prologue, returns hijacked */
 };
 
 /* getenv, injected so tests choose the environment. */

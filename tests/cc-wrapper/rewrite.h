@@ -25,7 +25,8 @@
 #define STATIC_RT "-Wl,--whole-archive", LIBDIR "/libada.a", "-Wl,--no-whole-archive", \
 	"-llz4", "-lpthread", "-ldl"
 #define EXPORT_HOOKS "-Wl,--export-dynamic-symbol=__cyg_profile_func_enter", \
-	"-Wl,--export-dynamic-symbol=__cyg_profile_func_exit"
+	"-Wl,--export-dynamic-symbol=__cyg_profile_func_exit",                        \
+	"-Wl,--export-dynamic-symbol=__fentry__", "-Wl,--export-dynamic-symbol=mcount"
 
 /* "NAME=value" strings: the environment the next rewrite sees. */
 static const char *const *test_environ;

@@ -86,14 +86,17 @@ static void test_option_values_are_checked(void **state)
 	expect_error(NO_ENV, LIST("adacc", "--ada-static=yes"), "--ada-static takes no value");
 }
 
-static void test_mode_cyg_is_accepted_and_others_refused(void **state)
+static void test_each_mode_adds_its_flags_and_unknown_modes_are_refused(void **state)
 {
 	(void)state;
 	expect_argv(NO_ENV, LIST("adacc", "--ada-mode=cyg", "-c", "x.c"),
 		    LIST("gcc", CYG, "-c", "x.c"));
-	expect_error(NO_ENV, LIST("adacc", "--ada-mode=fentry"),
-		     "--ada-mode=fentry is not implemented yet");
-	expect_error(NO_ENV, LIST("adacc", "--ada-mode=mcount"), "not implemented yet");
+	expect_argv(NO_ENV, LIST("adacc", "--ada-mode=fentry", "-c", "x.c"),
+		    LIST("gcc", "-pg", "-mfentry", "-c", "x.c"));
+	expect_argv(LIST("ADA_MODE=mcount"), LIST("adacc", "-c", "x.c"),
+		    LIST("gcc", "-pg", "-fno-omit-frame-pointer", "-c", "x.c"));
+	expect_error(NO_ENV, LIST("adacc", "--ada-mode=fentry", "--ada-exclude-function=f", "-c", "x.c"),
+		     "works with --ada-mode=cyg only");
 	expect_error(NO_ENV, LIST("adacc", "--ada-mode=pg"),
 		     "unknown mode in --ada-mode=pg (valid: cyg, fentry, mcount)");
 	expect_error(LIST("ADA_MODE=xray"), LIST("adacc", "-c", "x.c"), "ADA_MODE=xray");
@@ -178,7 +181,7 @@ int main(void)
 		cmocka_unit_test(test_exclusions_with_clang_are_refused),
 		cmocka_unit_test(test_unknown_ada_option_is_refused_with_the_valid_ones),
 		cmocka_unit_test(test_option_values_are_checked),
-		cmocka_unit_test(test_mode_cyg_is_accepted_and_others_refused),
+		cmocka_unit_test(test_each_mode_adds_its_flags_and_unknown_modes_are_refused),
 		cmocka_unit_test(test_verbose_comes_from_option_or_environment),
 		cmocka_unit_test(test_help_builds_no_command),
 		cmocka_unit_test(test_help_names_every_option_and_variable),
