@@ -41,6 +41,123 @@ ADA_HIDDEN uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *
 
 #define TRAMPOLINE ((uintptr_t)ada_return_trampoline)
 
+/* ---- the detail lane -------------------------------------------------------- */
+
+#define DETAIL_HEADER (sizeof(struct ada_detail_rec))
+_Static_assert(sizeof(struct ada_raw_detail) == ADA_RAW_DETAIL_SIZE, "raw detail");
+_Static_assert(offsetof(struct ada_detail_rec, d) == 16, "detail record header");
+
+/* How many bytes of stack to copy from sp: the configured window, clipped at
+ * the end of the thread's stack; none on another stack (sigaltstack), whose
+ * end is not known. Never below sp, so never into unmapped or guard pages. */
+static uint32_t stack_window(struct ada_thread *td, uintptr_t sp)
+{
+	uint32_t n = td->stack_bytes;
+
+	if (!n || !ada_on_thread_stack(td, sp))
+		return 0;
+	if (td->stack_hi - sp < n)
+		n = (uint32_t)(td->stack_hi - sp) & ~7u;
+	return n;
+}
+
+/* Contiguous room for len bytes (a multiple of 16) in the detail ring; a
+ * record never wraps: the ring's end is filled with a pad record first.
+ * Returns the offset, or -1 when the writer has not freed enough yet. */
+static int64_t detail_reserve(struct ada_thread *td, uint32_t len)
+{
+	uint64_t bytes = td->dmask + 1, off = td->dhead & td->dmask;
+	uint64_t need = off + len > bytes ? bytes - off + len : len;
+
+	if (td->dhead + need > td->dlimit) {
+		/* Acquire: the writer is done with the bytes below its tail. */
+		td->dlimit = __atomic_load_n(&td->dtail, __ATOMIC_ACQUIRE) + bytes;
+		if (td->dhead + need > td->dlimit)
+			return -1;
+	}
+	if (need != len) {
+		struct ada_detail_rec *pad = (void *)(td->dring + off);
+
+		pad->len = (uint32_t)(bytes - off);
+		pad->pos = ADA_DETAIL_PAD;
+		td->dhead += bytes - off;
+		off = 0;
+	}
+	return (int64_t)off;
+}
+
+/* Writes the detail record of the slot about to be written (td->head) and
+ * returns the slot flag that says so, or 0 if there was no room (counted). */
+static uint64_t detail_put(struct ada_thread *td, const uint64_t regs[8], uintptr_t lr,
+			   uintptr_t fp, uintptr_t sp)
+{
+	uint32_t stack, len, i;
+	struct ada_detail_rec *rec;
+	int64_t off;
+
+	if (unlikely(!td->dring) && ada_detail_init_slow(td) < 0)
+		goto full;
+	stack = stack_window(td, sp);
+	len = (uint32_t)(DETAIL_HEADER + stack + 15) & ~15u;
+	off = detail_reserve(td, len);
+	if (off < 0)
+		goto full;
+	rec = (void *)(td->dring + off);
+	rec->len = len;
+	rec->pos = td->head;
+	for (i = 0; i < 8; i++)
+		rec->d.regs[i] = regs[i];
+	rec->d.lr = lr;
+	rec->d.fp = fp;
+	rec->d.sp = sp;
+	rec->d.stack_size = (uint16_t)stack;
+	/* Word by word (no libc): the stack above sp is mapped up to stack_hi. */
+	for (i = 0; i < stack; i += 8) {
+		uint64_t w = *(const uint64_t *)(sp + i);
+
+		__builtin_memcpy((uint8_t *)rec + DETAIL_HEADER + i, &w, 8);
+	}
+	/* Release: the record is complete before the writer can see dhead
+	 * cover it (and the slot's own release comes after this one). */
+	__atomic_store_n(&td->dhead, td->dhead + len, __ATOMIC_RELEASE);
+	return ADA_SLOT_DETAIL;
+full:
+	td->dropped[ADA_DROP_DETAIL_FULL]++;
+	return 0;
+}
+
+/* CALL with the argument registers, lr = where it returns, sp = its slot. */
+static inline void record_call(struct ada_thread *td, uint32_t depth, uintptr_t fn,
+			       const struct ada_entry_regs *r, uintptr_t ret, uintptr_t sp)
+{
+	uint64_t word = fn | (uint64_t)ADA_RAW_CALL << 62, regs[8];
+
+	if (!ada_call_admitted(td, depth))
+		return;
+	if (ada_rt.cfg.detail) {
+		ada_arch_call_args(r, regs);
+		word |= detail_put(td, regs, ret, r->rbp, sp);
+	}
+	ada_ring_put(td, ada_arch_ticks(), word);
+}
+
+/* RETURN with the return registers; its slot was reserved by its CALL. */
+static inline void record_return(struct ada_thread *td, uint32_t depth, uintptr_t fn,
+				 const struct ada_return_regs *r, uintptr_t real, uintptr_t sp)
+{
+	uint64_t word = fn | (uint64_t)ADA_RAW_RETURN << 62, regs[8];
+
+	if (unlikely(depth > td->record_limit)) {
+		ada_exit_skipped_slow(td, depth);
+		return;
+	}
+	if (ada_rt.cfg.detail) {
+		ada_arch_return_values(r, regs);
+		word |= detail_put(td, regs, real, 0, sp);
+	}
+	ada_ring_put(td, ada_arch_ticks(), word);
+}
+
 /* A new frame whose slot is at or above the innermost frame's: the frames
  * there were abandoned (longjmp). (The caller has ruled out a tail call: the
  * same slot, already hijacked.) Unlike cyg mode, an equal position is never
@@ -61,7 +178,6 @@ void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn
 	uintptr_t sp = (uintptr_t)slot, ret;
 	uint32_t depth;
 
-	(void)regs;
 	if (!td)
 		return;
 	ret = *slot;
@@ -77,7 +193,7 @@ void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn
 	td->depth = depth;
 	td->shadow[depth - 1] = (struct ada_frame){ fn, ret, sp };
 	*slot = TRAMPOLINE;
-	ada_record_call(td, depth, fn);
+	record_call(td, depth, fn, regs, ret, sp);
 out:
 	ada_hook_end(td);
 }
@@ -95,9 +211,8 @@ uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
 {
 	struct ada_thread *td = ada_td;
 	uintptr_t sp = (uintptr_t)slot, real = 0;
-	uint32_t busy;
+	uint32_t busy, d;
 
-	(void)regs;
 	if (unlikely(!td))
 		lost(slot);
 	/* Returns are never skipped, even inside a hook (a signal handler's
@@ -107,16 +222,17 @@ uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
 	__asm__ volatile("" ::: "memory");
 	while (td->depth > 0 && td->depth <= td->shadow_cap && td->shadow[td->depth - 1].sp < sp)
 		ada_close_abandoned(td);
-	while (td->depth > 0 && td->depth <= td->shadow_cap && td->shadow[td->depth - 1].sp == sp) {
-		const struct ada_frame *f = &td->shadow[td->depth - 1];
-
-		if (f->site != TRAMPOLINE)
-			real = f->site; /* the outermost frame of a tail-call chain */
-		ada_record_return(td, td->depth, f->fn);
-		td->depth--;
-	}
+	/* The frames on this slot (more than one after tail calls): the
+	 * outermost holds the real return address. */
+	for (d = td->depth; d > 0 && d <= td->shadow_cap && td->shadow[d - 1].sp == sp; d--)
+		if (td->shadow[d - 1].site != TRAMPOLINE)
+			real = td->shadow[d - 1].site;
 	if (unlikely(!real))
 		lost(slot);
+	while (td->depth > d) {
+		record_return(td, td->depth, td->shadow[td->depth - 1].fn, regs, real, sp);
+		td->depth--;
+	}
 	__asm__ volatile("" ::: "memory");
 	td->busy = busy;
 	return real;

@@ -25,6 +25,9 @@ struct ada_config {
 	uint32_t shadow_depth;    /* ADA_SHADOW_DEPTH: frames checked against their exits */
 	uint32_t flush_ms;        /* ADA_FLUSH_MS: the writer's idle interval */
 	bool quiet;               /* ADA_QUIET=1: no stderr report at exit */
+	bool detail;              /* ADA_DETAIL=all (default) | off: registers and stack */
+	uint32_t stack_bytes;     /* ADA_STACK_BYTES: the stack window, 0..512 */
+	uint64_t detail_bytes;    /* ADA_DETAIL_KB * 1024, a power of two */
 };
 
 /* Reads the ADA_* variables from `getenv_fn` (getenv, or a test's table). An
@@ -54,6 +57,9 @@ ADA_HIDDEN void ada_before_exec(void);
 
 /* ---- threads (thread.c) -------------------------------------------------------- */
 ADA_HIDDEN void ada_thread_exit(void *td);
+/* Maps the thread's detail ring at its first detail record; 0 or -ENOMEM
+ * (then the thread records no details, counted as detail_full). */
+ADA_HIDDEN int ada_detail_init_slow(struct ada_thread *td);
 /* In a fork child: forget the parent's other threads, keep the caller's with
  * an empty ring and its open frames re-recorded as CALLs at `now`. */
 ADA_HIDDEN void ada_thread_after_fork(uint64_t now);

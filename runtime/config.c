@@ -22,12 +22,14 @@ static const struct int_setting RING_KB = { "ADA_RING_KB", 64, 1u << 20, 16384, 
 static const struct int_setting MAX_DEPTH = { "ADA_MAX_DEPTH", 1, UINT32_MAX, UINT32_MAX, "frames" };
 static const struct int_setting SHADOW = { "ADA_SHADOW_DEPTH", 16, 1u << 22, 65536, "frames" };
 static const struct int_setting FLUSH_MS = { "ADA_FLUSH_MS", 1, 1000, 10, "ms" };
+static const struct int_setting STACK_BYTES = { "ADA_STACK_BYTES", 0, ADA_STACK_MAX, 128, "bytes" };
+static const struct int_setting DETAIL_KB = { "ADA_DETAIL_KB", 64, 1u << 20, 16384, "KiB per thread" };
 
 /* Variables of the runtime and of adacc (which a build may leave in the
  * environment of the programs it runs). */
 static const char *const known[] = {
 	"ADA_DISABLE", "ADA_OUTPUT", "ADA_RING_KB", "ADA_MAX_DEPTH", "ADA_SHADOW_DEPTH",
-	"ADA_FLUSH_MS", "ADA_QUIET", "ADA_CC", "ADA_CXX", "ADA_MODE", "ADA_VERBOSE", "ADA_LIBDIR",
+	"ADA_FLUSH_MS", "ADA_QUIET", "ADA_DETAIL", "ADA_STACK_BYTES", "ADA_DETAIL_KB", "ADA_CC", "ADA_CXX", "ADA_MODE", "ADA_VERBOSE", "ADA_LIBDIR",
 };
 
 static uint64_t get_int(const struct int_setting *s, const char *v)
@@ -55,6 +57,18 @@ static bool get_bool(const char *name, const char *v)
 		return true;
 	ada_warn("%s=%s is not valid: expected 0 or 1; using 0", name, v);
 	return false;
+}
+
+/* ADA_DETAIL: which detail records (registers, stack window) are kept in
+ * fentry/mcount modes. */
+static bool get_detail(const char *v)
+{
+	if (!v || !strcmp(v, "all"))
+		return true;
+	if (!strcmp(v, "off"))
+		return false;
+	ada_warn("ADA_DETAIL=%s is not valid: expected all or off; using all", v);
+	return true;
 }
 
 static uint64_t round_pow2(uint64_t x)
@@ -101,12 +115,19 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	c->max_depth = (uint32_t)get_int(&MAX_DEPTH, getenv_fn("ADA_MAX_DEPTH"));
 	c->shadow_depth = (uint32_t)get_int(&SHADOW, getenv_fn("ADA_SHADOW_DEPTH"));
 	c->flush_ms = (uint32_t)get_int(&FLUSH_MS, getenv_fn("ADA_FLUSH_MS"));
+	c->detail = get_detail(getenv_fn("ADA_DETAIL"));
+	c->stack_bytes = (uint32_t)get_int(&STACK_BYTES, getenv_fn("ADA_STACK_BYTES"));
+	/* The window is copied in whole words. */
+	c->stack_bytes &= ~7u;
+	c->detail_bytes = round_pow2(get_int(&DETAIL_KB, getenv_fn("ADA_DETAIL_KB"))) * 1024;
 }
 
 int ada_config_format(const struct ada_config *c, char *buf, size_t len)
 {
 	return snprintf(buf, len,
-			"output=%s%cring_kb=%" PRIu64 "%cmax_depth=%u%cshadow_depth=%u%cflush_ms=%u%c",
+			"output=%s%cring_kb=%" PRIu64 "%cmax_depth=%u%cshadow_depth=%u%cflush_ms=%u%c"
+			"detail=%s%cstack_bytes=%u%cdetail_kb=%" PRIu64 "%c",
 			c->output, 0, c->ring_bytes / 1024, 0, c->max_depth, 0, c->shadow_depth, 0,
-			c->flush_ms, 0);
+			c->flush_ms, 0, c->detail ? "all" : "off", 0, c->stack_bytes, 0,
+			c->detail_bytes / 1024, 0);
 }

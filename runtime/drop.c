@@ -4,31 +4,45 @@
 
 #include "ada_internal.h"
 
-const char *const ada_drop_names[ADA_DROP_NREASONS] = {
-	[ADA_DROP_RING_FULL] = "ring_full",
-	[ADA_DROP_MAX_DEPTH] = "max_depth",
-	[ADA_DROP_REENTRANT] = "reentrant",
-	[ADA_DROP_NO_BUFFER] = "no_buffer",
-	[ADA_DROP_AFTER_EXIT] = "after_exit",
-	[ADA_DROP_UNMATCHED] = "unmatched",
-};
+const char *const ada_drop_names[ADA_DROP_NREASONS] = ADA_DROP_NAMES;
+
+/* "<what> <n>:" then " reason n" for each of the reasons in [from, to). */
+static size_t format_reasons(char *line, size_t len, const char *what, uint64_t n,
+			     const uint64_t *totals, unsigned from, unsigned to)
+{
+	size_t used = (size_t)snprintf(line, len, "%s %" PRIu64 " (", what, n);
+	unsigned r;
+
+	for (r = from; r < to && used < len; r++)
+		if (totals[r])
+			used += (size_t)snprintf(line + used, len - used, "%s%s %" PRIu64,
+						 line[used - 1] == '(' ? "" : ", ", ada_drop_names[r],
+						 totals[r]);
+	if (used < len)
+		used += (size_t)snprintf(line + used, len - used, ")");
+	return used < len ? used : len - 1;
+}
 
 void ada_drop_report(const uint64_t totals[ADA_DROP_NREASONS], uint64_t kept)
 {
-	char line[512];
+	char events[384] = "", details[128] = "";
 	uint64_t lost = 0;
-	size_t n;
 	unsigned r;
 
-	for (r = 0; r < ADA_DROP_NREASONS; r++)
+	/* Every reason but the last drops events; detail_full drops only the
+	 * registers and stack of events that were recorded. */
+	_Static_assert(ADA_DROP_DETAIL_FULL == ADA_DROP_NREASONS - 1, "detail_full is last");
+	for (r = 0; r < ADA_DROP_DETAIL_FULL; r++)
 		lost += totals[r];
-	if (!lost)
+	if (lost)
+		format_reasons(events, sizeof(events), "events not recorded:", lost, totals, 0,
+			       ADA_DROP_DETAIL_FULL);
+	if (totals[ADA_DROP_DETAIL_FULL])
+		snprintf(details, sizeof(details), "%sdetail records not kept: %" PRIu64
+			 " (detail_full; the events were)", lost ? "; " : "",
+			 totals[ADA_DROP_DETAIL_FULL]);
+	if (!lost && !*details)
 		return;
-	n = (size_t)snprintf(line, sizeof(line), "%" PRIu64 " events not recorded, %" PRIu64 " kept:",
-			     lost, kept);
-	for (r = 0; r < ADA_DROP_NREASONS && n < sizeof(line); r++)
-		if (totals[r])
-			n += (size_t)snprintf(line + n, sizeof(line) - n, " %s %" PRIu64,
-					      ada_drop_names[r], totals[r]);
-	ada_warn("%s (the trace stays balanced; see the manifest's \"dropped\")", line);
+	ada_warn("%s%s; %" PRIu64 " events kept (the trace stays balanced; see the manifest's "
+		 "\"dropped\")", events, details, kept);
 }

@@ -180,8 +180,37 @@ static size_t encode_close(unsigned kind, uint64_t delta, uint8_t *out)
 	return 1 + ada_put_varint(out + 1, delta);
 }
 
+/* The detail record of the slot at index position pos: the next one in the
+ * ring, past any pad record. NULL (counted) if it is not there. */
+static const struct ada_detail_rec *next_detail(struct ada_enc_detail *dl, uint64_t pos)
+{
+	while (dl->ring && dl->tail < dl->head) {
+		const struct ada_detail_rec *rec = (const void *)(dl->ring + (dl->tail & dl->mask));
+
+		if (rec->pos == ADA_DETAIL_PAD) {
+			dl->tail += rec->len;
+			continue;
+		}
+		if (rec->pos != pos)
+			break;
+		dl->tail += rec->len;
+		return rec;
+	}
+	dl->missing++;
+	return NULL;
+}
+
+static size_t encode_detail(const struct ada_detail_rec *rec, uint8_t *out)
+{
+	out[0] = ADA_RAW_CONTROL | ADA_CTL_DETAIL << 2;
+	memcpy(out + 1, &rec->d, ADA_RAW_DETAIL_SIZE);
+	memcpy(out + 1 + ADA_RAW_DETAIL_SIZE, rec + 1, rec->d.stack_size);
+	return 1 + ADA_RAW_DETAIL_SIZE + rec->d.stack_size;
+}
+
 size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
-			const struct ada_slot *slots, size_t n, uint8_t *out)
+			const struct ada_slot *slots, size_t n, uint8_t *out,
+			struct ada_enc_detail *dl)
 {
 	uint8_t *p = out;
 	size_t i;
@@ -189,8 +218,11 @@ size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
 	for (i = 0; i < n; i++) {
 		uint64_t addr = ADA_SLOT_ADDR(slots[i].word);
 		unsigned kind = ADA_SLOT_KIND(slots[i].word);
+		const struct ada_detail_rec *rec = NULL;
 		uint64_t delta;
 
+		if ((slots[i].word & ADA_SLOT_DETAIL) && dl)
+			rec = next_detail(dl, dl->pos + i);
 		/* The producer keeps the stream balanced; a close with nothing
 		 * open would be a runtime bug, and is dropped, not written (and
 		 * takes no part in the timestamp deltas). */
@@ -205,12 +237,16 @@ size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
 			if (!fid || push_open(s, addr) < 0)
 				return (size_t)-1;
 			p += encode_call(fid, delta, p);
+			if (rec)
+				p += encode_detail(rec, p);
 			continue;
 		}
 		if (s->open[s->depth - 1] != addr)
 			s->mismatches++;
 		s->depth--;
 		p += encode_close(kind, delta, p);
+		if (rec)
+			p += encode_detail(rec, p);
 	}
 	return (size_t)(p - out);
 }

@@ -31,10 +31,22 @@ struct ada_enc_stream {
 	uint64_t mismatches; /* RETURNs whose address was not the innermost frame's */
 };
 
+/* Where the detail records of the slots being encoded are (a thread's detail
+ * ring), and how far the encoder got in it. */
+struct ada_enc_detail {
+	const uint8_t *ring;  /* NULL: the thread has none */
+	uint64_t mask;
+	uint64_t tail;        /* next record to read; advanced by the encoder */
+	uint64_t head;        /* records below this are complete */
+	uint64_t pos;         /* index position of the first slot given */
+	uint64_t missing;     /* flagged slots whose record was not found (a bug) */
+};
+
 /* Worst case bytes for n slots plus the SYNC that starts every frame. */
 #define ADA_ENC_SYNC_BYTES 9
 #define ADA_ENC_MAX_EVENT 16 /* tag + 10-byte delta varint + 5-byte fid varint */
 #define ADA_ENC_LOST_MAX 12
+#define ADA_ENC_DETAIL_MAX (1 + ADA_RAW_DETAIL_SIZE + ADA_STACK_MAX)
 static inline size_t ada_encode_bound(size_t n)
 {
 	return ADA_ENC_SYNC_BYTES + n * ADA_ENC_MAX_EVENT;
@@ -48,9 +60,13 @@ uint32_t ada_fdict_get(struct ada_fdict *d, uint64_t addr);
 void ada_enc_stream_free(struct ada_enc_stream *s);
 /* Starts a frame: SYNC with the first slot's tsc (or the last one seen). */
 size_t ada_encode_sync(struct ada_enc_stream *s, uint64_t tsc, uint8_t *out);
-/* Encodes n slots. Returns bytes written, or (size_t)-1 if memory ran out. */
+/* Encodes n slots, each flagged one followed by its DETAIL record from dl
+ * (may be NULL when no slot is flagged). Returns bytes written, or
+ * (size_t)-1 if memory ran out. out must hold ada_encode_bound(n) bytes plus
+ * ADA_ENC_DETAIL_MAX per flagged slot. */
 size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
-			const struct ada_slot *slots, size_t n, uint8_t *out);
+			const struct ada_slot *slots, size_t n, uint8_t *out,
+			struct ada_enc_detail *dl);
 size_t ada_encode_lost(unsigned reason, uint64_t count, uint8_t *out);
 
 static inline size_t ada_put_varint(uint8_t *out, uint64_t v)

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#define ADA_RAW_VERSION 1
+#define ADA_RAW_VERSION 2 /* 2: the detail lane (DETAIL records, detail_full) */
 
 /* ---- process.meta: a 16-byte file header, then records ---------------------- */
 
@@ -48,8 +48,8 @@ enum ada_meta_type {
 	ADA_META_LATENCY = 9,     /* struct ada_meta_latency: event-to-disk delays */
 };
 
-/* Why an event was not kept. The names are what the manifest and the stderr
- * report print (ada_drop_names in runtime/drop.c). */
+/* Why an event was not kept. ADA_DROP_NAMES are what the manifest and the
+ * stderr report print, in this order. */
 enum ada_drop_reason {
 	ADA_DROP_RING_FULL = 0, /* the writer fell behind; the call's subtree was skipped */
 	ADA_DROP_MAX_DEPTH,     /* deeper than ADA_MAX_DEPTH */
@@ -57,8 +57,13 @@ enum ada_drop_reason {
 	ADA_DROP_NO_BUFFER,     /* the thread's buffers could not be allocated */
 	ADA_DROP_AFTER_EXIT,    /* recorded after the final flush at process exit */
 	ADA_DROP_UNMATCHED,     /* a return with no recorded call (tracing began mid-frame) */
+	ADA_DROP_DETAIL_FULL,   /* a detail record (registers, stack) not kept: the
+				 * event itself was, without it */
 	ADA_DROP_NREASONS
 };
+#define ADA_DROP_NAMES                                                                 \
+	{ "ring_full", "max_depth", "reentrant", "no_buffer", "after_exit", "unmatched", \
+	  "detail_full" }
 
 struct ada_meta_process {
 	uint32_t pid;
@@ -160,8 +165,23 @@ enum ada_raw_kind { ADA_RAW_CALL = 0, ADA_RAW_RETURN = 1, ADA_RAW_EXCEPTION = 2,
 #define ADA_RAW_INLINE_MAX 63 /* 6-bit field value that means "varint follows" */
 
 enum ada_raw_control {
-	ADA_CTL_SYNC = 0, /* then 8 bytes LE: absolute tsc; the next delta is from it */
-	ADA_CTL_LOST = 1, /* then varint reason, varint count: events not kept here */
+	ADA_CTL_SYNC = 0,   /* then 8 bytes LE: absolute tsc; the next delta is from it */
+	ADA_CTL_LOST = 1,   /* then varint reason, varint count: events not kept here */
+	ADA_CTL_DETAIL = 2, /* then struct ada_raw_detail + stack bytes: the detail of
+			     * the CALL or RETURN just before it */
 };
+
+/* The detail record of one event (fentry/mcount modes), little-endian, packed:
+ * the registers as ATF v2 §4 lays them out for the event's kind (a CALL's
+ * argument registers, a RETURN's return registers), the caller's resume
+ * address, the frame pointer, the stack pointer at entry (the address of the
+ * return-address slot) and stack_size bytes copied from sp upward. */
+struct ada_raw_detail {
+	uint64_t regs[8];
+	uint64_t lr, fp, sp;
+	uint16_t stack_size; /* 0..ADA_STACK_MAX; the bytes follow */
+} __attribute__((packed));
+#define ADA_RAW_DETAIL_SIZE 90
+#define ADA_STACK_MAX 512
 
 #endif

@@ -100,6 +100,22 @@ struct ada_thread *ada_thread_init_slow(void)
 	return td;
 }
 
+int ada_detail_init_slow(struct ada_thread *td)
+{
+	uint64_t bytes = ada_rt.cfg.detail_bytes;
+
+	td->dring = map_anon(bytes);
+	if (!td->dring) {
+		td->stack_bytes = 0;
+		return -ENOMEM;
+	}
+	td->dring_bytes = bytes;
+	td->dmask = bytes - 1;
+	td->dlimit = td->dhead + bytes;
+	td->stack_bytes = ada_rt.cfg.stack_bytes;
+	return 0;
+}
+
 void ada_thread_exit(void *arg)
 {
 	struct ada_thread *td = arg;
@@ -241,6 +257,8 @@ void ada_thread_after_fork(uint64_t now)
 	thread_reset_counters(td, now);
 	memset(td->dropped, 0, sizeof(td->dropped));
 	slots = td->mask + 1;
+	td->dtail = td->dhead; /* the parent writes its own details */
+	td->dlimit = td->dhead + td->dring_bytes;
 	td->tail = td->head;
 	td->limit = td->head + slots;
 	td->exited = 0;

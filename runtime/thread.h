@@ -25,13 +25,27 @@
 #define ADA_HIDDEN __attribute__((visibility("hidden")))
 
 /* One ring slot as the hook writes it. The kind rides in the top two bits of
- * the address word: user-space addresses on x86_64 and arm64 stay below 2^56. */
+ * the address word, and bit 61 says a detail record goes with it: user-space
+ * addresses on x86_64 and arm64 stay below 2^56. */
 struct ada_slot {
 	uint64_t tsc;
-	uint64_t word; /* addr | kind << 62 */
+	uint64_t word; /* addr | detail << 61 | kind << 62 */
 };
-#define ADA_SLOT_ADDR(w) ((w) & ((1ull << 62) - 1))
+#define ADA_SLOT_DETAIL (1ull << 61)
+#define ADA_SLOT_ADDR(w) ((w) & (ADA_SLOT_DETAIL - 1))
 #define ADA_SLOT_KIND(w) ((unsigned)((w) >> 62))
+
+/* A record in a thread's detail ring (fentry/mcount modes): registers and a
+ * stack window for the index slot at position `pos`. Records are 8-byte
+ * aligned and never wrap: one that would is preceded by a pad record
+ * (pos = ADA_DETAIL_PAD) filling the ring's end. */
+struct ada_detail_rec {
+	uint32_t len;         /* bytes of this record, header included, a multiple of 8 */
+	uint32_t reserved;
+	uint64_t pos;         /* the index slot it belongs to */
+	struct ada_raw_detail d; /* then d.stack_size bytes */
+};
+#define ADA_DETAIL_PAD UINT64_MAX
 
 /* A frame the thread is in, recorded or not: what its exit must match. */
 struct ada_frame {
@@ -65,18 +79,27 @@ struct ada_thread {
 	struct ada_frame *shadow;
 	uintptr_t stack_lo, stack_hi; /* this thread's stack, for telling alt stacks apart */
 	uint64_t dropped[ADA_DROP_NREASONS]; /* read by the writer; word-sized, so untorn */
+	/* The detail ring (fentry/mcount modes; NULL when ADA_DETAIL=off). */
+	uint8_t *dring;
+	uint64_t dmask;         /* bytes - 1 */
+	uint64_t dlimit;        /* dtail as last seen + bytes */
+	uint32_t stack_bytes;   /* the window copied with each record */
+	/* Bytes written to the detail ring. Published (release) before the slot
+	 * that refers to the record, so a writer that sees the slot sees it. */
+	uint64_t dhead;
 
 	/* --- shared with the writer --------------------------------------------- */
 	/* written by the writer after it consumed slots (release), read by the
 	 * producer (acquire) when its cached limit runs out. */
 	_Alignas(64) uint64_t tail;
+	uint64_t dtail;         /* the detail ring's, likewise */
 	uint32_t exited;        /* set (release) by the thread's key destructor */
 
 	/* --- registry and writer side ------------------------------------------- */
 	_Alignas(64) uint32_t ordinal;
 	uint32_t os_tid;
 	uint64_t start_tsc, end_tsc;
-	uint64_t ring_bytes, shadow_bytes;
+	uint64_t ring_bytes, shadow_bytes, dring_bytes;
 	struct ada_thread *next; /* registry list, newest first */
 	struct ada_writer_stream *ws;
 };
@@ -138,19 +161,27 @@ ada_ring_put(struct ada_thread *td, uint64_t tsc, uint64_t word)
 	__atomic_store_n(&td->head, head + 1, __ATOMIC_RELEASE);
 }
 
+/* Whether the CALL of the frame at `depth` is to be written: not deeper than
+ * recorded, and room for it and the RETURN of every open frame, this one
+ * included (depth counts unrecorded frames too: a safe overestimate). */
+static inline __attribute__((always_inline)) int
+ada_call_admitted(struct ada_thread *td, uint32_t depth)
+{
+	if (unlikely(depth > td->record_limit)) {
+		ada_enter_skipped_slow(td, depth);
+		return 0;
+	}
+	if (unlikely(td->head + depth + 1 > td->limit) && !ada_ring_refresh_slow(td, depth))
+		return 0;
+	return 1;
+}
+
 /* The CALL of the frame at `depth`, unless it is deeper than recorded. */
 static inline __attribute__((always_inline)) void
 ada_record_call(struct ada_thread *td, uint32_t depth, uintptr_t fn)
 {
-	if (unlikely(depth > td->record_limit)) {
-		ada_enter_skipped_slow(td, depth);
-		return;
-	}
-	/* Room for this CALL and the RETURN of every open frame, this one
-	 * included (depth counts unrecorded frames too: a safe overestimate). */
-	if (unlikely(td->head + depth + 1 > td->limit) && !ada_ring_refresh_slow(td, depth))
-		return;
-	ada_ring_put(td, ada_arch_ticks(), fn | (uint64_t)ADA_RAW_CALL << 62);
+	if (ada_call_admitted(td, depth))
+		ada_ring_put(td, ada_arch_ticks(), fn | (uint64_t)ADA_RAW_CALL << 62);
 }
 
 /* The RETURN of the frame at `depth`; its slot was reserved by its CALL. */

@@ -26,9 +26,11 @@
 #include "ada_internal.h"
 #include "encode.h"
 
-/* Slots per frame: bounds the encode buffer (≤ 11 bytes a slot) and keeps one
- * drain short enough that a flushing caller does not wait long. */
+/* Slots per frame: bounds the encode buffer and keeps one drain short enough
+ * that a flushing caller does not wait long. A thread with a detail ring
+ * drains fewer per frame: each slot may carry up to ADA_ENC_DETAIL_MAX bytes. */
 #define DRAIN_MAX 65536
+#define DETAIL_DRAIN_MAX 4096
 #define CLOCK_EVERY_NS 1000000000ull
 
 struct ada_writer_stream {
@@ -154,6 +156,11 @@ static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws, 
 {
 	uint64_t slots = td->mask + 1, first = tail & td->mask;
 	size_t part = n < slots - first ? n : (size_t)(slots - first);
+	/* Acquire: the records of the slots we drain were published before
+	 * them; this covers them (and maybe more, which stay for later). */
+	struct ada_enc_detail dl = { .ring = td->dring, .mask = td->dmask, .tail = td->dtail,
+				     .head = __atomic_load_n(&td->dhead, __ATOMIC_ACQUIRE),
+				     .pos = tail };
 	uint8_t *p = W.enc_buf;
 	size_t len;
 	unsigned r;
@@ -166,16 +173,20 @@ static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws, 
 			p += ada_encode_lost(r, seen - ws->lost_seen[r], p);
 		ws->lost_seen[r] = seen;
 	}
-	len = ada_encode_slots(&ws->enc, &W.dict, td->ring + first, part, p);
+	len = ada_encode_slots(&ws->enc, &W.dict, td->ring + first, part, p, &dl);
 	if (len == (size_t)-1)
 		return 0;
 	p += len;
 	if (part < n) {
-		len = ada_encode_slots(&ws->enc, &W.dict, td->ring, n - part, p);
+		dl.pos = tail + part;
+		len = ada_encode_slots(&ws->enc, &W.dict, td->ring, n - part, p, &dl);
 		if (len == (size_t)-1)
 			return 0;
 		p += len;
 	}
+	/* Release: our reads of these records are done; the thread may reuse
+	 * their bytes. */
+	__atomic_store_n(&td->dtail, dl.tail, __ATOMIC_RELEASE);
 	return (size_t)(p - W.enc_buf);
 }
 
@@ -209,7 +220,8 @@ static size_t drain_thread(struct ada_thread *td)
 	/* Acquire: pairs with the producer's release of head; the slots below
 	 * it are fully written. */
 	uint64_t head = __atomic_load_n(&td->head, __ATOMIC_ACQUIRE), tail = td->tail;
-	size_t n = head - tail < DRAIN_MAX ? (size_t)(head - tail) : DRAIN_MAX, len;
+	size_t max = td->dring ? DETAIL_DRAIN_MAX : DRAIN_MAX, len;
+	size_t n = head - tail < max ? (size_t)(head - tail) : max;
 
 	if (!ws) {
 		if (!n)
@@ -283,6 +295,8 @@ static void thread_retire(struct ada_thread *td, struct ada_thread *prev)
 	munmap(td->ring, td->ring_bytes);
 	if (td->shadow)
 		munmap(td->shadow, td->shadow_bytes);
+	if (td->dring)
+		munmap(td->dring, td->dring_bytes);
 	munmap(td, sizeof(*td));
 }
 
@@ -303,8 +317,9 @@ static size_t drain_all(double *headroom)
 		next = td->next;
 		total += n;
 		if (headroom && n) {
-			/* A drain cut at DRAIN_MAX left more behind: no headroom. */
-			double h = n == DRAIN_MAX ? 0 : (double)(td->mask + 1) / 4 / (double)n;
+			/* A drain cut at its maximum left more behind: no headroom. */
+			double h = n == (td->dring ? DETAIL_DRAIN_MAX : DRAIN_MAX)
+					   ? 0 : (double)(td->mask + 1) / 4 / (double)n;
 
 			if (h < *headroom)
 				*headroom = h;
@@ -389,7 +404,8 @@ static void *writer_main(void *arg)
 
 static int buffers_init(void)
 {
-	size_t enc_cap = ada_encode_bound(DRAIN_MAX) + ADA_DROP_NREASONS * ADA_ENC_LOST_MAX;
+	size_t enc_cap = ada_encode_bound(DRAIN_MAX) + ADA_DROP_NREASONS * ADA_ENC_LOST_MAX +
+			 DETAIL_DRAIN_MAX * ADA_ENC_DETAIL_MAX;
 
 	memset(&W.prefs, 0, sizeof(W.prefs));
 	W.prefs.frameInfo.blockSizeID = LZ4F_max1MB;

@@ -37,7 +37,7 @@ static void expect_one_drop_report(const char *err, const char *reason, uint64_t
 	const char *const ada[] = { "ada: ", NULL };
 	const char *const report[] = { "ada: ", "events not recorded", named, NULL };
 
-	snprintf(named, sizeof(named), " %s %" PRIu64, reason, count);
+	snprintf(named, sizeof(named), "%s %" PRIu64, reason, count);
 	if (tr_count_lines(err, ada) != 1 || tr_count_lines(err, report) != 1)
 		fail_msg("expected one line \"ada: ... events not recorded ...%s\" on stderr, got:\n%s",
 			 named, err);

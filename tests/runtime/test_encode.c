@@ -55,7 +55,7 @@ static struct ada_slot slot(uint64_t tsc, unsigned kind, uint64_t addr)
 static void encode_expect(const struct ada_slot *slots, size_t n, const uint8_t *want,
 			  size_t want_len)
 {
-	size_t len = ada_encode_slots(&fx->s, &fx->d, slots, n, fx->out);
+	size_t len = ada_encode_slots(&fx->s, &fx->d, slots, n, fx->out, NULL);
 
 	assert_int_equal(len, want_len);
 	assert_memory_equal(fx->out, want, want_len);
@@ -277,7 +277,7 @@ static void test_encode_deep_nesting_grows_the_open_stack(void **state)
 		s[i] = CALL(i, 0x400000 + i);
 		s[1999 - i] = RET(2000 - i, 0x400000 + i);
 	}
-	len = ada_encode_slots(&fx->s, &fx->d, s, 2000, fx->out);
+	len = ada_encode_slots(&fx->s, &fx->d, s, 2000, fx->out, NULL);
 	assert_true(len <= ada_encode_bound(2000));
 	assert_int_equal(fx->s.depth, 0);
 	assert_int_equal(fx->s.mismatches, 0);

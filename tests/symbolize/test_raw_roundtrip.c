@@ -106,7 +106,7 @@ static void write_batch(const struct ada_slot *slots, size_t n, const uint64_t *
 	for (r = 0; lost && r < ADA_DROP_NREASONS; r++)
 		if (lost[r])
 			p += ada_encode_lost(r, lost[r], p);
-	len = ada_encode_slots(&tf->enc, &tf->dict, slots, n, p);
+	len = ada_encode_slots(&tf->enc, &tf->dict, slots, n, p, NULL);
 	assert_int_not_equal(len, (size_t)-1);
 	p += len;
 	append_frame(buf, (size_t)(p - buf));
