@@ -12,10 +12,7 @@
 #include "convert.h"
 #include "json.h"
 
-/* Names of enum ada_drop_reason as the runtime reports them (runtime/drop.c). */
-static const char *const drop_names[ADA_DROP_NREASONS] = {
-	"ring_full", "max_depth", "reentrant", "no_buffer", "after_exit", "unmatched",
-};
+static const char *const drop_names[ADA_DROP_NREASONS] = ADA_DROP_NAMES;
 
 static void put_drops(struct json_writer *w, const char *key, const uint64_t *d)
 {
