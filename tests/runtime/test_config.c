@@ -119,6 +119,9 @@ static void assert_defaults(const struct ada_config *c)
 	assert_int_equal(c->max_depth, UINT32_MAX);
 	assert_int_equal(c->shadow_depth, 65536);
 	assert_int_equal(c->flush_ms, 10);
+	assert_true(c->detail);
+	assert_int_equal(c->stack_bytes, 128);
+	assert_int_equal(c->detail_bytes, 16384ull * 1024);
 }
 
 /* One variable set to a bad value: the default stands, and exactly one line
@@ -366,13 +369,41 @@ static void test_config_near_miss_of_a_known_name_is_unknown(void **state)
 			    "ada: unknown variable ADA_RING_KBS ignored (see adacc --ada-help)\n");
 }
 
+static void test_config_detail_lane_settings(void **state)
+{
+	struct ada_config c;
+
+	(void)state;
+	env_set("ADA_DETAIL", "off");
+	env_set("ADA_STACK_BYTES", "100"); /* copied in whole words: 96 */
+	env_set("ADA_DETAIL_KB", "100");   /* rounded up: 128 KiB */
+	load_quietly(&c);
+	assert_false(c.detail);
+	assert_int_equal(c.stack_bytes, 96);
+	assert_int_equal(c.detail_bytes, 128 * 1024);
+	env_n = 0;
+	env_set("ADA_STACK_BYTES", "0");
+	load_quietly(&c);
+	assert_int_equal(c.stack_bytes, 0);
+	assert_true(c.detail);
+}
+
+static void test_config_bad_detail_settings_keep_the_default_with_one_line(void **state)
+{
+	(void)state;
+	expect_rejected("ADA_DETAIL", "some", "expected all or off");
+	expect_rejected("ADA_STACK_BYTES", "513", "from 0 to 512");
+	expect_rejected("ADA_DETAIL_KB", "32", "from 64 to 1048576");
+}
+
 static void test_config_format_lists_the_settings_in_use(void **state)
 {
 	struct ada_config c;
-	char buf[256];
+	char buf[512];
 	int n;
 	const char want[] = "output=ada-trace\0ring_kb=16384\0max_depth=4294967295\0"
-			    "shadow_depth=65536\0flush_ms=10";
+			    "shadow_depth=65536\0flush_ms=10\0detail=all\0stack_bytes=128\0"
+			    "detail_kb=16384";
 
 	(void)state;
 	load_quietly(&c);
@@ -402,6 +433,8 @@ int main(void)
 		T(test_config_unknown_ada_variable_gets_one_line),
 		T(test_config_known_and_foreign_variables_are_not_warned_about),
 		T(test_config_near_miss_of_a_known_name_is_unknown),
+		T(test_config_detail_lane_settings),
+		T(test_config_bad_detail_settings_keep_the_default_with_one_line),
 		T(test_config_format_lists_the_settings_in_use),
 	};
 
