@@ -5,6 +5,13 @@
  * the number of events. Frames still open where a thread's record ends (it
  * called exit(), pthread_exit, exec, or the process was killed) are closed
  * with EXCEPTION events at the thread's last timestamp, as ATF requires.
+ *
+ * An event that came with a DETAIL record (fentry/mcount modes) also gets a
+ * record in thread_<N>/detail.atf, linked both ways: the file is created at
+ * the thread's first detail, so a thread without any has none. A raw
+ * EXCEPTION's detail is written as a return record (event_type 4), the rule
+ * the validator applies: the event ends a frame. The EXCEPTIONs made here for
+ * frames left open have no detail.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -71,11 +78,49 @@ struct thread_conv {
 	struct conv_process *cp;
 	struct conv_thread *ct;
 	struct atf_index_writer *w;
+	struct atf_detail_writer *dw;  /* NULL until the thread's first detail */
+	const char *out_dir;
+	char detail_path[4300];
 	size_t clock_seg;
 	uint64_t last_ns;
 };
 
-static int emit(struct thread_conv *tc, uint64_t tsc, uint32_t fid, unsigned kind, uint32_t depth)
+/* The detail record of index event `ev`, which is about to be appended:
+ * ev->detail_seq is set to the record's ordinal. */
+static int emit_detail(struct thread_conv *tc, struct atf_event *ev, const struct raw_event *rev)
+{
+	const struct ada_raw_detail *rd = rev->detail;
+	struct atf_detail d = {
+		.index_seq = (uint32_t)atf_index_count(tc->w),
+		.event_type = ev->kind == ATF_CALL ? ATF_DETAIL_CALL : ATF_DETAIL_RETURN,
+		.timestamp_ns = ev->timestamp_ns,
+		.function_id = ev->function_id,
+		.lr = rd->lr,
+		.fp = rd->fp,
+		.sp = rd->sp,
+		.stack_size = rd->stack_size,
+		.stack = rev->stack,
+	};
+	int err;
+
+	if (!tc->dw) {
+		snprintf(tc->detail_path, sizeof(tc->detail_path), "%s/thread_%u/detail.atf",
+			 tc->out_dir, tc->ct->id);
+		tc->dw = atf_detail_open(tc->detail_path, tc->ct->id, tc->cp->raw.arch);
+		if (!tc->dw)
+			return -EIO;
+	}
+	memcpy(d.regs, rd->regs, sizeof(d.regs));
+	ev->detail_seq = (uint32_t)atf_detail_count(tc->dw);
+	err = atf_detail_append(tc->dw, &d);
+	if (!err)
+		tc->ct->details++;
+	return err;
+}
+
+/* One index event, and its detail record if rev has one (rev may be NULL). */
+static int emit(struct thread_conv *tc, uint64_t tsc, uint32_t fid, unsigned kind, uint32_t depth,
+		const struct raw_event *rev)
 {
 	struct atf_event ev = {
 		.function_id = tc->cp->fid_func[fid],
@@ -84,6 +129,7 @@ static int emit(struct thread_conv *tc, uint64_t tsc, uint32_t fid, unsigned kin
 		.detail_seq = ATF_NO_DETAIL,
 	};
 	uint64_t ns = clock_map_ns(&tc->cp->clock, tsc, &tc->clock_seg);
+	int err;
 
 	/* Converted times never step back either (rounding at segment ends). */
 	if (ns < tc->last_ns)
@@ -95,6 +141,8 @@ static int emit(struct thread_conv *tc, uint64_t tsc, uint32_t fid, unsigned kin
 		tc->ct->time_start_ns = ns;
 	tc->ct->time_end_ns = ns;
 	tc->ct->events++;
+	if (rev && rev->detail && (err = emit_detail(tc, &ev, rev)))
+		return err;
 	return atf_index_append(tc->w, &ev);
 }
 
@@ -104,7 +152,7 @@ static int convert_stream(struct thread_conv *tc, struct raw_stream *s, struct p
 	int r;
 
 	while ((r = raw_stream_next(s, &ev)) > 0) {
-		int err = emit(tc, ev.tsc, ev.fid, ev.kind, ev.depth);
+		int err = emit(tc, ev.tsc, ev.fid, ev.kind, ev.depth, &ev);
 
 		if (err)
 			return err;
@@ -116,7 +164,7 @@ static int convert_stream(struct thread_conv *tc, struct raw_stream *s, struct p
 	/* Close what is still open, innermost first. */
 	while (raw_stream_open_frames(s)) {
 		uint32_t depth = raw_stream_open_frames(s), fid = raw_stream_pop(s);
-		int err = emit(tc, raw_stream_last_tsc(s), fid, ADA_RAW_EXCEPTION, depth);
+		int err = emit(tc, raw_stream_last_tsc(s), fid, ADA_RAW_EXCEPTION, depth, NULL);
 
 		if (err)
 			return err;
@@ -125,10 +173,33 @@ static int convert_stream(struct thread_conv *tc, struct raw_stream *s, struct p
 	return 0;
 }
 
+/* Closes the thread's files; the index's flag says whether detail.atf
+ * exists. A writer that fails removes its own file; a detail.atf whose index
+ * could not be written goes too, so none is left without its index. */
+static int close_thread(struct thread_conv *tc, int err)
+{
+	int ierr;
+
+	if (tc->dw) {
+		int derr = atf_detail_close(tc->dw);
+
+		tc->ct->has_detail = !derr;
+		if (!err)
+			err = derr;
+	}
+	atf_index_set_has_detail(tc->w, tc->ct->has_detail);
+	ierr = atf_index_close(tc->w);
+	if (ierr && tc->ct->has_detail) {
+		unlink(tc->detail_path);
+		tc->ct->has_detail = false;
+	}
+	return err ? err : ierr;
+}
+
 static int convert_thread(struct conv_process *cp, struct conv_thread *ct, const char *out_dir,
 			  struct progress *pg)
 {
-	struct thread_conv tc = { .cp = cp, .ct = ct };
+	struct thread_conv tc = { .cp = cp, .ct = ct, .out_dir = out_dir };
 	struct raw_stream *s;
 	char path[4300];
 	unsigned r;
@@ -137,6 +208,9 @@ static int convert_thread(struct conv_process *cp, struct conv_thread *ct, const
 	snprintf(path, sizeof(path), "%s/thread_%u", out_dir, ct->id);
 	if ((err = make_dirs(path)))
 		return err;
+	/* One left by an earlier conversion would no longer be linked. */
+	snprintf(path, sizeof(path), "%s/thread_%u/detail.atf", out_dir, ct->id);
+	unlink(path);
 	s = raw_stream_open(cp->raw.dir, ct->id, cp->raw.nfids);
 	if (!s)
 		return -ENOMEM;
@@ -151,8 +225,7 @@ static int convert_thread(struct conv_process *cp, struct conv_thread *ct, const
 	for (r = 0; r < ADA_DROP_NREASONS; r++)
 		ct->dropped[r] = ct->raw->ended ? ct->raw->end.dropped[r] : raw_stream_lost(s)[r];
 	raw_stream_close(s);
-	r = (unsigned)atf_index_close(tc.w);
-	return err ? err : (int)r;
+	return close_thread(&tc, err);
 }
 
 /* A thread that recorded nothing has no file and no directory in ATF. */

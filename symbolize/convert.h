@@ -24,6 +24,8 @@ struct conv_thread {
 	uint64_t events, closed_at_end;
 	uint64_t time_start_ns, time_end_ns;
 	uint64_t dropped[ADA_DROP_NREASONS];
+	uint64_t details;              /* records in thread_<N>/detail.atf */
+	bool has_detail;               /* thread_<N>/detail.atf was written */
 	bool truncated;
 };
 

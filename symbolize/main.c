@@ -1,8 +1,8 @@
 /* main.c - ada-symbolize: raw trace → ATF v2, and the views over ATF.
  *
  * With no view option, every traced process under each PATH is converted
- * (again, if it was before). With --check or --replay, processes that have
- * no ATF yet are converted first, then the view reads the ATF.
+ * (again, if it was before). With --check, --replay or --dump, processes
+ * that have no ATF yet are converted first, then the views read the ATF.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -32,6 +32,17 @@ static const char usage[] =
 	"  --replay           print the call tree of every thread, identical sibling\n"
 	"                     subtrees collapsed as \"name xN\", frames left without a\n"
 	"                     return marked \"(unwound)\"\n"
+	"  --dump             print every event, one line each: time since the first\n"
+	"                     event (s), indentation by depth, then for a call\n"
+	"                     \"name(rdi=0x.. rsi=.. rdx=.. rcx=.. r8=.. r9=..)\" (arm64\n"
+	"                     x0..x7), for a return \"name = 0x<rax> (rdx=0x..)\" (arm64\n"
+	"                     x0, x1), for a frame left without a return\n"
+	"                     \"name (unwound)\". Registers are recorded in fentry and\n"
+	"                     mcount modes; an event without them prints \"name()\" or\n"
+	"                     \"name returns\"\n"
+	"  --dump-stack       --dump, and after each event with registers its sp, fp,\n"
+	"                     lr and stack window as hex, 16 bytes a line\n"
+	"  --limit N          --dump shows at most N events per thread\n"
 	"  -q, --quiet        no summary lines\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -43,7 +54,8 @@ static const char usage[] =
 
 struct opts {
 	const char *output;
-	bool check, replay, quiet;
+	bool check, replay, dump, quiet;
+	struct ada_dump_options dump_opts;
 };
 
 /* pid_dir = <root>/<session>/<pid>; with -o the ATF goes to <output>/<session>/<pid>. */
@@ -120,9 +132,27 @@ static int run_views(const struct opts *o, const char *path)
 		if (violations)
 			return -EINVAL;
 	}
-	if (o->replay)
-		return ada_view_replay(atf, stdout);
+	if (o->replay && (err = ada_view_replay(atf, stdout)) < 0)
+		return err;
+	if (o->dump)
+		return ada_view_dump(atf, &o->dump_opts, stdout);
 	return 0;
+}
+
+/* A positive decimal count for --limit. */
+static bool parse_limit(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || !v)
+		return false;
+	*out = v;
+	return true;
 }
 
 int main(int argc, char **argv)
@@ -131,6 +161,9 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "check", no_argument, NULL, 'c' },
 		{ "replay", no_argument, NULL, 'r' },
+		{ "dump", no_argument, NULL, 'd' },
+		{ "dump-stack", no_argument, NULL, 's' },
+		{ "limit", required_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -143,6 +176,15 @@ int main(int argc, char **argv)
 		case 'o': o.output = optarg; break;
 		case 'c': o.check = true; break;
 		case 'r': o.replay = true; break;
+		case 'd': o.dump = true; break;
+		case 's': o.dump = o.dump_opts.stack = true; break;
+		case 'l':
+			if (!parse_limit(optarg, &o.dump_opts.limit)) {
+				fprintf(stderr, "ada-symbolize: --limit %s: expected a count of events, 1 or more\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'q': o.quiet = true; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fputs(usage, stderr); return 2;
@@ -153,7 +195,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (i = optind; i < argc; i++) {
-		bool view = o.check || o.replay;
+		bool view = o.check || o.replay || o.dump;
 
 		/* Views read ATF: convert only what has none yet (quietly). */
 		struct opts co = o;

@@ -42,8 +42,9 @@ static void put_threads(struct json_writer *w, const struct conv_process *cp, ui
 		json_open(w, NULL, '{');
 		json_put_u64(w, "id", ct->id);
 		json_put_u64(w, "os_tid", ct->raw->t.os_tid);
-		json_put_bool(w, "has_detail", false);
+		json_put_bool(w, "has_detail", ct->has_detail);
 		json_put_u64(w, "events", ct->events);
+		json_put_u64(w, "detail_events", ct->details);
 		put_drops(w, "dropped", ct->dropped);
 		json_put_str(w, "name", ct->raw->t.name[0] ? ct->raw->t.name : "");
 		json_put_str(w, "end", thread_end(ct, cp->raw.clean_end));
@@ -150,13 +151,33 @@ static void put_latency(struct json_writer *w, const struct conv_process *cp)
 	json_close(w);
 }
 
+/* How the program was instrumented: the CONFIG record's "mode=" if the
+ * runtime wrote one (cyg, fentry, mcount), else cyg, the only mode of the
+ * runtimes that did not. */
+static void put_mode(struct json_writer *w, const char *config)
+{
+	const char *p = config ? config : "";
+	char mode[32];
+
+	for (config = p; (p = strstr(p, "mode=")); p += 5)
+		if (p == config || p[-1] == ' ')
+			break;
+	if (!p) {
+		json_put_str(w, "mode", "cyg");
+		return;
+	}
+	p += 5;
+	snprintf(mode, sizeof(mode), "%.*s", (int)strcspn(p, " "), p);
+	json_put_str(w, "mode", mode);
+}
+
 static void put_process(struct json_writer *w, const struct conv_process *cp)
 {
 	const struct raw_process *p = &cp->raw;
 
 	json_put_str(w, "format_version", "2.1");
 	json_put_str(w, "producer", "ada-symbolize");
-	json_put_str(w, "mode", "cyg");
+	put_mode(w, p->config);
 	json_put_u64(w, "pid", p->proc.pid);
 	json_put_u64(w, "ppid", p->proc.ppid);
 	if (p->proc.parent_pid)

@@ -60,6 +60,11 @@ struct raw_event {
 	uint32_t fid;      /* CALL: the function; RETURN/EXCEPTION: the frame closed */
 	uint8_t kind;      /* ADA_RAW_CALL, ADA_RAW_RETURN, ADA_RAW_EXCEPTION */
 	uint32_t depth;    /* 1-based depth of the frame opened or closed */
+	/* The event's DETAIL record (fentry/mcount modes), NULL if it has none:
+	 * registers, lr, fp, sp, and detail->stack_size bytes of stack at
+	 * `stack`. Both stay valid until the next raw_stream_next call. */
+	const struct ada_raw_detail *detail;
+	const uint8_t *stack;
 };
 
 struct raw_stream;

@@ -3,6 +3,12 @@
  * A frame's events are used only once the whole frame has decompressed and
  * its content checksum matched: a file cut short by a crash then ends at its
  * last complete frame, and never yields half a frame's events.
+ *
+ * A DETAIL control record (fentry/mcount modes) belongs to the event just
+ * before it, in the same frame: after decoding an event the decoder looks at
+ * the next byte, and a DETAIL there is attached to the event. A DETAIL found
+ * anywhere else (first in a frame, after SYNC or LOST, after another DETAIL)
+ * describes nothing and is an error.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +37,12 @@ struct raw_stream {
 	size_t depth, open_cap;
 	size_t nfids;
 	uint64_t lost[ADA_DROP_NREASONS];
+	struct ada_raw_detail detail; /* the last event's, copied out of the frame */
 };
+
+_Static_assert(sizeof(struct ada_raw_detail) == ADA_RAW_DETAIL_SIZE, "raw DETAIL record");
+
+#define DETAIL_TAG (ADA_RAW_CONTROL | ADA_CTL_DETAIL << 2)
 
 static int bad(struct raw_stream *s, const char *what)
 {
@@ -178,8 +189,41 @@ static int control(struct raw_stream *s, unsigned c)
 		if (reason < ADA_DROP_NREASONS)
 			s->lost[reason] += count;
 		return 0;
+	case ADA_CTL_DETAIL:
+		return bad(s, "DETAIL record that follows no CALL, RETURN or EXCEPTION");
 	}
 	return bad(s, "unknown control record");
+}
+
+/* The DETAIL record at s->pos (its tag included), if there is one, into ev.
+ * The struct is copied (the frame does not align it); the stack bytes stay
+ * in the frame, which is not touched before the next call. */
+static int attach_detail(struct raw_stream *s, struct raw_event *ev)
+{
+	size_t left;
+
+	ev->detail = NULL;
+	ev->stack = NULL;
+	if (s->pos == s->frame_len || s->frame[s->pos] != DETAIL_TAG)
+		return 0;
+	left = s->frame_len - s->pos - 1;
+	if (left < ADA_RAW_DETAIL_SIZE)
+		return bad(s, "DETAIL record cut short inside a frame");
+	memcpy(&s->detail, s->frame + s->pos + 1, ADA_RAW_DETAIL_SIZE);
+	if (s->detail.stack_size > ADA_STACK_MAX) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "DETAIL stack_size %u > %u", s->detail.stack_size,
+			 ADA_STACK_MAX);
+		return bad(s, what);
+	}
+	if (left - ADA_RAW_DETAIL_SIZE < s->detail.stack_size)
+		return bad(s, "DETAIL stack bytes cut short inside a frame");
+	s->pos += 1 + ADA_RAW_DETAIL_SIZE;
+	ev->detail = &s->detail;
+	ev->stack = s->frame + s->pos;
+	s->pos += s->detail.stack_size;
+	return 0;
 }
 
 int raw_stream_next(struct raw_stream *s, struct raw_event *ev)
@@ -225,7 +269,7 @@ int raw_stream_next(struct raw_stream *s, struct raw_event *ev)
 		ev->tsc = s->tsc;
 		ev->fid = (uint32_t)fid;
 		ev->kind = tag & 3;
-		return 1;
+		return attach_detail(s, ev) ? -EINVAL : 1;
 	}
 }
 

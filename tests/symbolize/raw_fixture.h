@@ -1,0 +1,120 @@
+/* raw_fixture.h - builds raw thread files for the symbolizer's tests: the
+ * runtime's encoder writes the events (SYNC, CALL, RETURN, EXCEPTION), the
+ * test appends DETAIL records (and anything malformed) by hand where it
+ * wants them, and each frame is written as one LZ4 frame with the writer's
+ * preferences (runtime/writer.c).
+ */
+#ifndef ADA_TEST_RAW_FIXTURE_H
+#define ADA_TEST_RAW_FIXTURE_H
+
+#include <lz4frame.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "encode.h"
+#include "raw_format.h"
+
+#define RF_DETAIL_TAG (ADA_RAW_CONTROL | ADA_CTL_DETAIL << 2)
+
+/* One frame's decompressed bytes, and the encoder state of its thread. */
+struct rf_frame {
+	uint8_t buf[1 << 16];
+	size_t len;
+};
+
+static inline void rf_put(struct rf_frame *f, const void *p, size_t n)
+{
+	assert_true(f->len + n <= sizeof(f->buf));
+	memcpy(f->buf + f->len, p, n);
+	f->len += n;
+}
+
+static inline void rf_sync(struct rf_frame *f, struct ada_enc_stream *enc, uint64_t tsc)
+{
+	f->len = 0;
+	f->len += ada_encode_sync(enc, tsc, f->buf);
+}
+
+/* One event as the encoder writes it; kind = ADA_RAW_CALL/RETURN/EXCEPTION. */
+static inline void rf_event(struct rf_frame *f, struct ada_enc_stream *enc, struct ada_fdict *dict,
+			    uint64_t tsc, unsigned kind, uint64_t addr)
+{
+	const struct ada_slot slot = { tsc, addr | (uint64_t)kind << 62 };
+	size_t n;
+
+	assert_true(f->len + ada_encode_bound(1) <= sizeof(f->buf));
+	n = ada_encode_slots(enc, dict, &slot, 1, f->buf + f->len, NULL);
+	assert_int_not_equal(n, (size_t)-1);
+	f->len += n;
+}
+
+/* A DETAIL record: tag, the packed struct, d->stack_size bytes of stack. */
+static inline void rf_detail(struct rf_frame *f, const struct ada_raw_detail *d,
+			     const uint8_t *stack)
+{
+	const uint8_t tag = RF_DETAIL_TAG;
+
+	rf_put(f, &tag, 1);
+	rf_put(f, d, ADA_RAW_DETAIL_SIZE);
+	if (d->stack_size)
+		rf_put(f, stack, d->stack_size);
+}
+
+/* A detail whose every field says which it is (seed) and where it sits. */
+static inline void rf_make_detail(unsigned seed, uint16_t stack_size, struct ada_raw_detail *d,
+				  uint8_t *stack)
+{
+	memset(d, 0, sizeof(*d));
+	for (unsigned r = 0; r < 8; r++)
+		d->regs[r] = (uint64_t)seed << 40 | (uint64_t)r << 8 | 0x11;
+	d->lr = 0x555555555000ull + seed;
+	d->fp = 0x7ffd00000000ull + 0x100ull * seed;
+	d->sp = 0x7ffd00000000ull + 0x100ull * seed - 0x38;
+	d->stack_size = stack_size;
+	for (unsigned b = 0; b < stack_size; b++)
+		stack[b] = (uint8_t)(seed * 31 + b);
+}
+
+/* Appends f as one LZ4 frame to `path`; returns the compressed size. */
+static inline size_t rf_append(const char *path, const struct rf_frame *f)
+{
+	LZ4F_preferences_t prefs;
+	LZ4F_cctx *cctx;
+	size_t cap, n, total;
+	uint8_t *out;
+	FILE *fp;
+
+	memset(&prefs, 0, sizeof(prefs));
+	prefs.frameInfo.blockSizeID = LZ4F_max1MB;
+	prefs.frameInfo.blockMode = LZ4F_blockIndependent;
+	prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
+	cap = LZ4F_compressBound(f->len, &prefs) + LZ4F_HEADER_SIZE_MAX;
+	out = malloc(cap);
+	assert_non_null(out);
+	assert_false(LZ4F_isError(LZ4F_createCompressionContext(&cctx, LZ4F_VERSION)));
+	n = LZ4F_compressBegin(cctx, out, cap, &prefs);
+	assert_false(LZ4F_isError(n));
+	total = n;
+	n = LZ4F_compressUpdate(cctx, out + total, cap - total, f->buf, f->len, NULL);
+	assert_false(LZ4F_isError(n));
+	total += n;
+	n = LZ4F_compressEnd(cctx, out + total, cap - total, NULL);
+	assert_false(LZ4F_isError(n));
+	total += n;
+	LZ4F_freeCompressionContext(cctx);
+	fp = fopen(path, "ab");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(out, 1, total, fp), total);
+	assert_int_equal(fclose(fp), 0);
+	free(out);
+	return total;
+}
+
+#endif

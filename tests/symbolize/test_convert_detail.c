@@ -1,0 +1,468 @@
+/* test_convert_detail.c - a raw trace with DETAIL records converts to an
+ * index.atf and a detail.atf linked both ways: each detail record names its
+ * index event and repeats its timestamp and function id, carries the
+ * registers and stack bytes recorded, and the index event names the record;
+ * a thread without details gets no detail.atf; the validator finds nothing.
+ *
+ * The trace is built by hand around a real ELF compiled here, so that its
+ * functions resolve: process.meta as the runtime writes it, thread files
+ * from the runtime's encoder plus DETAIL records.
+ */
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "atf.h"
+#include "check.h"
+#include "convert.h"
+#include "json.h"
+#include "raw_fixture.h"
+#include "symtab.h"
+
+#define PID 4242
+#define BIAS 0x555555554000ull
+#define BOOT_NS 5000000000ull /* CLOCK pairs: tick t is BOOT_NS + t ns */
+
+static const char prog_src[] =
+	"int add(int a, int b) { return a + b; }\n"
+	"int mul(int a, int b) { return a * b; }\n"
+	"int main(void) { return add(mul(2, 3), 4) - 10; }\n";
+
+enum { F_MAIN, F_ADD, F_MUL, NF };
+static const char *const fnames[NF] = { "main", "add", "mul" };
+
+struct world {
+	char root[64];
+	char pid_dir[160];
+	char raw[192];
+	char prog[192];
+	uint64_t vaddr[NF];       /* ELF addresses of the functions */
+	uint64_t function_id[NF]; /* what ATF must call them: module 1 */
+	uint8_t build_id[32];
+	uint32_t build_id_len;
+	uint8_t meta[8192];
+	size_t meta_len;
+};
+
+static struct world *w;
+
+/* ---- the program whose functions the trace names --------------------------------- */
+
+static void write_file(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void build_program(void)
+{
+	char src[200], cmd[600];
+	struct ada_symtab *st;
+
+	snprintf(src, sizeof(src), "%s/prog.c", w->root);
+	write_file(src, prog_src, sizeof(prog_src) - 1);
+	snprintf(w->prog, sizeof(w->prog), "%s/prog", w->root);
+	snprintf(cmd, sizeof(cmd), "gcc -O0 -g -Wl,--build-id=sha1 -o %s %s", w->prog, src);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(ada_symtab_load(w->prog, &st), 0);
+	assert_int_equal(ada_symtab_finalize(st, NULL, 0), 0);
+	for (int f = 0; f < NF; f++) {
+		size_t i;
+
+		for (i = 0; i < st->nfuncs && strcmp(st->funcs[i].name, fnames[f]); i++)
+			;
+		assert_true(i < st->nfuncs);
+		w->vaddr[f] = st->funcs[i].addr;
+		w->function_id[f] = 1ull << 32 | (i + 1);
+	}
+	w->build_id_len = st->build_id_len;
+	memcpy(w->build_id, st->build_id, sizeof(w->build_id));
+	assert_true(w->build_id_len > 0);
+	ada_symtab_free(st);
+}
+
+/* ---- process.meta ------------------------------------------------------------------- */
+
+static void meta_put(const void *p, size_t n)
+{
+	assert_true(w->meta_len + n <= sizeof(w->meta));
+	memcpy(w->meta + w->meta_len, p, n);
+	w->meta_len += n;
+}
+
+static void meta_record(uint32_t type, const void *p, size_t n, const void *extra, size_t extra_n)
+{
+	static const uint8_t zeros[8];
+	struct ada_meta_rec r = { type, (uint32_t)(n + extra_n) };
+
+	meta_put(&r, sizeof(r));
+	meta_put(p, n);
+	if (extra_n)
+		meta_put(extra, extra_n);
+	meta_put(zeros, (8 - (n + extra_n) % 8) % 8);
+}
+
+static void write_meta(void)
+{
+	struct ada_meta_file_header h = { .version = ADA_RAW_VERSION, .arch = ADA_ARCH_X86_64,
+					  .endian = 1, .header_size = sizeof(h) };
+	struct ada_meta_process p = { .pid = PID, .ppid = 1, .start_tsc = 0,
+				      .start_boottime_ns = BOOT_NS };
+	struct ada_meta_clock c0 = { 0, BOOT_NS, 10 }, c1 = { 1000000, BOOT_NS + 1000000, 10 };
+	struct ada_meta_module m = { .module_no = 0, .build_id_len = w->build_id_len, .bias = BIAS,
+				     .vaddr_lo = 0, .vaddr_hi = 0x100000, .load_tsc = 1 };
+	struct ada_meta_funcs fs = { 1, NF };
+	struct ada_meta_thread t0 = { .ordinal = 0, .os_tid = PID, .name = "prog" };
+	struct ada_meta_thread t1 = { .ordinal = 1, .os_tid = PID + 1, .name = "worker" };
+	struct ada_meta_thread_end e1 = { .ordinal = 1, .flags = ADA_TEND_EXITED, .end_tsc = 900,
+					  .events = 2 };
+	struct ada_meta_end end = { 1000, BOOT_NS + 1000 };
+	static const char strings[] = "/prog\0prog\0";
+	static const char config[] = "ring_kb=64\0mode=fentry\0";
+	uint64_t addr[NF];
+	char path[256];
+
+	memcpy(h.magic, ADA_META_MAGIC, 8);
+	memcpy(m.build_id, w->build_id, sizeof(m.build_id));
+	for (int f = 0; f < NF; f++)
+		addr[f] = BIAS + w->vaddr[f];
+	meta_put(&h, sizeof(h));
+	meta_record(ADA_META_PROCESS, &p, sizeof(p), strings, sizeof(strings) - 1);
+	meta_record(ADA_META_CONFIG, config, sizeof(config) - 1, NULL, 0);
+	meta_record(ADA_META_CLOCK, &c0, sizeof(c0), NULL, 0);
+	meta_record(ADA_META_CLOCK, &c1, sizeof(c1), NULL, 0);
+	meta_record(ADA_META_MODULE, &m, sizeof(m), w->prog, strlen(w->prog) + 1);
+	meta_record(ADA_META_FUNCS, &fs, sizeof(fs), addr, sizeof(addr));
+	meta_record(ADA_META_THREAD, &t0, sizeof(t0), NULL, 0);
+	meta_record(ADA_META_THREAD, &t1, sizeof(t1), NULL, 0);
+	meta_record(ADA_META_THREAD_END, &e1, sizeof(e1), NULL, 0);
+	meta_record(ADA_META_END, &end, sizeof(end), NULL, 0);
+	snprintf(path, sizeof(path), "%s/process.meta", w->raw);
+	write_file(path, w->meta, w->meta_len);
+}
+
+/* ---- the threads --------------------------------------------------------------------- */
+
+/* What thread 0 recorded, in order: each event and, if seed != 0, the
+ * detail rf_make_detail(seed, stack) made for it. */
+struct step {
+	uint64_t tsc;
+	unsigned kind;   /* ADA_RAW_* */
+	int fn;          /* F_* */
+	unsigned seed;   /* 0: no detail */
+	uint16_t stack;
+};
+
+static const struct step thread0[] = {
+	{ 100, ADA_RAW_CALL, F_MAIN, 1, 32 },
+	{ 110, ADA_RAW_CALL, F_MUL, 0, 0 },       /* no detail: detail_full */
+	{ 120, ADA_RAW_RETURN, F_MUL, 2, 0 },
+	{ 130, ADA_RAW_CALL, F_ADD, 3, ADA_STACK_MAX },
+	{ 140, ADA_RAW_RETURN, F_ADD, 0, 0 },
+	/* second frame */
+	{ 300, ADA_RAW_CALL, F_MUL, 4, 8 },
+	{ 310, ADA_RAW_EXCEPTION, F_MUL, 5, 16 }, /* a return record (type 4) */
+	{ 320, ADA_RAW_CALL, F_ADD, 6, 0 },       /* left open: closed at the end */
+};
+#define NSTEPS (sizeof(thread0) / sizeof(thread0[0]))
+#define SECOND_FRAME 5
+
+static void write_thread0(void)
+{
+	struct ada_enc_stream enc = { 0 };
+	struct ada_fdict dict;
+	struct rf_frame *f = calloc(1, sizeof(*f));
+	char path[256];
+
+	assert_non_null(f);
+	assert_int_equal(ada_fdict_init(&dict), 0);
+	for (int i = 0; i < NF; i++) /* fids as in FUNCS */
+		assert_int_equal(ada_fdict_get(&dict, BIAS + w->vaddr[i]), (uint32_t)i + 1);
+	snprintf(path, sizeof(path), "%s/thread_0.lz4", w->raw);
+	for (size_t i = 0; i < NSTEPS; i++) {
+		const struct step *s = &thread0[i];
+
+		if (i == 0 || i == SECOND_FRAME) {
+			if (i)
+				rf_append(path, f);
+			rf_sync(f, &enc, s->tsc);
+		}
+		rf_event(f, &enc, &dict, s->tsc, s->kind, BIAS + w->vaddr[s->fn]);
+		if (s->seed) {
+			struct ada_raw_detail d;
+			uint8_t stack[ADA_STACK_MAX];
+
+			rf_make_detail(s->seed, s->stack, &d, stack);
+			rf_detail(f, &d, stack);
+		}
+	}
+	rf_append(path, f);
+	ada_enc_stream_free(&enc);
+	ada_fdict_free(&dict);
+	free(f);
+}
+
+static void write_thread1(void)
+{
+	struct ada_enc_stream enc = { 0 };
+	struct ada_fdict dict;
+	struct rf_frame *f = calloc(1, sizeof(*f));
+	char path[256];
+
+	assert_non_null(f);
+	assert_int_equal(ada_fdict_init(&dict), 0);
+	for (int i = 0; i < NF; i++)
+		assert_int_equal(ada_fdict_get(&dict, BIAS + w->vaddr[i]), (uint32_t)i + 1);
+	snprintf(path, sizeof(path), "%s/thread_1.lz4", w->raw);
+	rf_sync(f, &enc, 200);
+	rf_event(f, &enc, &dict, 200, ADA_RAW_CALL, BIAS + w->vaddr[F_ADD]);
+	rf_event(f, &enc, &dict, 210, ADA_RAW_RETURN, BIAS + w->vaddr[F_ADD]);
+	rf_append(path, f);
+	ada_enc_stream_free(&enc);
+	ada_fdict_free(&dict);
+	free(f);
+}
+
+/* ---- the trace, built and converted once for every test ---------------------------- */
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	char session[128];
+	const struct conv_options quiet = { .quiet = true };
+
+	(void)state;
+	w = calloc(1, sizeof(*w));
+	strcpy(w->root, "/tmp/ada_test_convdetail_XXXXXX");
+	assert_non_null(mkdtemp(w->root));
+	snprintf(session, sizeof(session), "%s/session_20260101_120000", w->root);
+	snprintf(w->pid_dir, sizeof(w->pid_dir), "%s/pid_%d", session, PID);
+	snprintf(w->raw, sizeof(w->raw), "%s/raw", w->pid_dir);
+	assert_int_equal(mkdir(session, 0755), 0);
+	assert_int_equal(mkdir(w->pid_dir, 0755), 0);
+	assert_int_equal(mkdir(w->raw, 0755), 0);
+	build_program();
+	write_meta();
+	write_thread0();
+	write_thread1();
+	assert_int_equal(convert_process(w->pid_dir, w->pid_dir, &quiet), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	nftw(w->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(w);
+	return 0;
+}
+
+/* ---- reading back --------------------------------------------------------------------- */
+
+static void map_index(uint32_t tid, struct atf_index_file *f)
+{
+	char path[256], err[256] = "";
+
+	snprintf(path, sizeof(path), "%s/thread_%u/index.atf", w->pid_dir, tid);
+	if (atf_index_map(path, f, err, sizeof(err)))
+		fail_msg("%s: %s", path, err);
+}
+
+static void map_detail(uint32_t tid, struct atf_detail_file *f)
+{
+	char path[256], err[256] = "";
+
+	snprintf(path, sizeof(path), "%s/thread_%u/detail.atf", w->pid_dir, tid);
+	if (atf_detail_map(path, f, err, sizeof(err)))
+		fail_msg("%s: %s", path, err);
+}
+
+static void expect_record(const struct atf_detail *d, const struct atf_event *ev, uint64_t i,
+			  const struct step *s)
+{
+	struct ada_raw_detail want;
+	uint8_t stack[ADA_STACK_MAX];
+
+	rf_make_detail(s->seed, s->stack, &want, stack);
+	assert_int_equal(d->index_seq, i);
+	assert_int_equal(d->event_type, s->kind == ADA_RAW_CALL ? ATF_DETAIL_CALL : ATF_DETAIL_RETURN);
+	assert_int_equal(d->flags, 0);
+	assert_int_equal(d->timestamp_ns, ev->timestamp_ns);
+	assert_int_equal(d->function_id, ev->function_id);
+	for (int r = 0; r < 8; r++)
+		assert_int_equal(d->regs[r], want.regs[r]);
+	assert_int_equal(d->lr, want.lr);
+	assert_int_equal(d->fp, want.fp);
+	assert_int_equal(d->sp, want.sp);
+	assert_int_equal(d->stack_size, s->stack);
+	if (s->stack)
+		assert_memory_equal(d->stack, stack, s->stack);
+}
+
+/* Index event i against step i: kind, time, function, depth. */
+static void expect_event(const struct atf_event *ev, const struct step *s, uint32_t depth)
+{
+	static const uint32_t kinds[] = { ATF_CALL, ATF_RETURN, ATF_EXCEPTION };
+
+	assert_int_equal(ev->kind, kinds[s->kind]);
+	assert_int_equal(ev->timestamp_ns, BOOT_NS + s->tsc);
+	assert_int_equal(ev->function_id, w->function_id[s->fn]);
+	assert_int_equal(ev->thread_id, 0);
+	assert_int_equal(ev->call_depth, depth);
+}
+
+static void test_convert_detail_links_both_ways_with_exact_contents(void **state)
+{
+	static const uint32_t depth[NSTEPS] = { 1, 2, 2, 2, 2, 2, 2, 2 };
+	struct atf_index_file idx;
+	struct atf_detail_file det;
+	struct atf_detail d;
+	struct atf_event ev;
+	uint64_t pos = 0, nd = 0;
+
+	(void)state;
+	map_index(0, &idx);
+	map_detail(0, &det);
+	assert_int_equal(idx.flags, ATF_FLAG_HAS_DETAIL);
+	assert_int_equal(idx.event_count, NSTEPS + 2); /* + add and main closed at the end */
+	assert_int_equal(det.thread_id, 0);
+	assert_int_equal(det.arch, ATF_ARCH_X86_64);
+	assert_int_equal(det.event_count, 6);
+	for (uint64_t i = 0; i < NSTEPS; i++) {
+		const struct step *s = &thread0[i];
+
+		atf_index_get(&idx, i, &ev);
+		expect_event(&ev, s, depth[i]);
+		if (!s->seed) {
+			assert_int_equal(ev.detail_seq, ATF_NO_DETAIL);
+			continue;
+		}
+		assert_int_equal(ev.detail_seq, nd); /* 0, 1, 2, ... in index order */
+		assert_true(atf_detail_next(&det, &pos, &d));
+		expect_record(&d, &ev, i, s);
+		nd++;
+	}
+	assert_false(atf_detail_next(&det, &pos, &d));
+	assert_int_equal(det.index_seq_start, 0);
+	assert_int_equal(det.index_seq_end, 7);
+	assert_int_equal(det.time_start_ns, BOOT_NS + 100);
+	assert_int_equal(det.time_end_ns, BOOT_NS + 320);
+	/* The frames left open close as EXCEPTION, with no detail of their own. */
+	for (uint64_t i = NSTEPS; i < NSTEPS + 2; i++) {
+		atf_index_get(&idx, i, &ev);
+		assert_int_equal(ev.kind, ATF_EXCEPTION);
+		assert_int_equal(ev.detail_seq, ATF_NO_DETAIL);
+		assert_int_equal(ev.timestamp_ns, BOOT_NS + 320);
+		assert_int_equal(ev.function_id, w->function_id[i == NSTEPS ? F_ADD : F_MAIN]);
+	}
+	atf_detail_unmap(&det);
+	atf_index_unmap(&idx);
+}
+
+static void test_convert_detail_thread_without_details_has_no_file(void **state)
+{
+	struct atf_index_file idx;
+	char path[256];
+
+	(void)state;
+	map_index(1, &idx);
+	assert_int_equal(idx.flags, 0);
+	assert_int_equal(idx.event_count, 2);
+	atf_index_unmap(&idx);
+	snprintf(path, sizeof(path), "%s/thread_1/detail.atf", w->pid_dir);
+	assert_int_equal(access(path, F_OK), -1);
+}
+
+static void test_convert_detail_manifest_tells_which_threads_have_detail(void **state)
+{
+	const struct json_value *threads, *t;
+	struct json_doc *doc;
+	char path[256], err[256] = "";
+	bool b = true;
+	uint64_t n = 0;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/manifest.json", w->pid_dir);
+	if (json_parse_file(path, &doc, err, sizeof(err)))
+		fail_msg("%s: %s", path, err);
+	assert_string_equal(json_string(json_get(json_root(doc), "mode")), "fentry");
+	threads = json_get(json_root(doc), "threads");
+	assert_int_equal(json_count(threads), 2);
+	t = json_at(threads, 0);
+	assert_true(json_bool(json_get(t, "has_detail"), &b) && b);
+	assert_true(json_u64(json_get(t, "detail_events"), &n));
+	assert_int_equal(n, 6);
+	t = json_at(threads, 1);
+	assert_true(json_bool(json_get(t, "has_detail"), &b) && !b);
+	json_free(doc);
+}
+
+static void test_convert_detail_output_passes_the_validator(void **state)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	int violations = -1;
+
+	(void)state;
+	assert_int_equal(ada_check_path(w->pid_dir, out, &violations), 0);
+	fclose(out);
+	if (violations)
+		fail_msg("%s", text);
+	assert_non_null(strstr(text, ": OK"));
+	free(text);
+}
+
+/* Converting again gives the same files, and none stale. */
+static void test_convert_detail_converting_again_gives_the_same_detail(void **state)
+{
+	const struct conv_options quiet = { .quiet = true };
+	struct atf_detail_file a, b;
+	uint8_t *first;
+	size_t len;
+
+	(void)state;
+	map_detail(0, &a);
+	len = a.map_len;
+	first = malloc(len);
+	memcpy(first, a.map, len);
+	atf_detail_unmap(&a);
+	assert_int_equal(convert_process(w->pid_dir, w->pid_dir, &quiet), 0);
+	map_detail(0, &b);
+	assert_int_equal(b.map_len, len);
+	assert_memory_equal(b.map, first, len);
+	atf_detail_unmap(&b);
+	free(first);
+}
+
+#define T(name) cmocka_unit_test(name)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_convert_detail_links_both_ways_with_exact_contents),
+		T(test_convert_detail_thread_without_details_has_no_file),
+		T(test_convert_detail_manifest_tells_which_threads_have_detail),
+		T(test_convert_detail_output_passes_the_validator),
+		T(test_convert_detail_converting_again_gives_the_same_detail),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
