@@ -14,6 +14,7 @@
 struct conv_module {
 	const struct raw_module *raw;  /* NULL for the module of unmapped addresses */
 	struct ada_symtab *st;         /* NULL if the file could not be read */
+	unsigned hooks;                /* ADA_HOOK_*: how it was instrumented */
 	char hash[17];
 };
 

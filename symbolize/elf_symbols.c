@@ -378,3 +378,43 @@ char *ada_elf_find_debug_file(Elf *elf, const char *path, const uint8_t *build_i
 		found = by_build_id(build_id, build_id_len);
 	return found ? found : by_debuglink(elf, path, build_id, build_id_len);
 }
+
+/* Which instrumentation hooks a module calls, from the undefined symbols of
+ * its dynamic symbol table: an object built by adacc in cyg mode imports
+ * __cyg_profile_func_enter, in fentry mode __fentry__, in mcount mode mcount.
+ * A module linked with the static runtime defines them instead (all three)
+ * and gets ADA_HOOK_STATIC. */
+unsigned ada_elf_hooks(const char *path)
+{
+	static const struct { const char *name; unsigned bit; } hooks[] = {
+		{ "__cyg_profile_func_enter", ADA_HOOK_CYG },
+		{ "__fentry__", ADA_HOOK_FENTRY },
+		{ "mcount", ADA_HOOK_MCOUNT },
+	};
+	unsigned found = 0;
+	Elf_Scn *scn;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	Elf *elf;
+	int fd;
+
+	if (ada_elf_open(path, &fd, &elf) < 0)
+		return 0;
+	scn = ada_elf_find_scn(elf, SHT_DYNSYM, ".dynsym");
+	data = scn ? elf_getdata(scn, NULL) : NULL;
+	if (data && gelf_getshdr(scn, &sh) && sh.sh_entsize) {
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym) ||
+			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
+				continue;
+			for (size_t h = 0; h < sizeof(hooks) / sizeof(hooks[0]); h++)
+				if (!strcmp(name, hooks[h].name))
+					found |= sym.st_shndx == SHN_UNDEF ? hooks[h].bit : ADA_HOOK_STATIC;
+		}
+	}
+	ada_elf_close(fd, elf);
+	return found;
+}

@@ -57,9 +57,26 @@ static void put_threads(struct json_writer *w, const struct conv_process *cp, ui
 	json_close(w);
 }
 
+/* "cyg", "fentry", "mcount" or several joined with "+" (objects built in
+ * different modes linked together); "static runtime" when the module holds
+ * libada itself; "none" when it was not built with adacc. */
+static const char *mode_name(unsigned hooks, char *buf, size_t len)
+{
+	static const char *const names[] = { "cyg", "fentry", "mcount" };
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < 3; i++)
+		if (hooks & (1u << i))
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "+" : "", names[i]);
+	if (!n)
+		snprintf(buf, len, "%s", hooks & ADA_HOOK_STATIC ? "static runtime" : "none");
+	return buf;
+}
+
 static void put_modules(struct json_writer *w, const struct conv_process *cp)
 {
-	char uuid[65];
+	char uuid[65], mode[32];
 	size_t i, b;
 
 	json_open(w, "modules", '[');
@@ -79,6 +96,7 @@ static void put_modules(struct json_writer *w, const struct conv_process *cp)
 		json_put_str(w, "function_table_hash", cm->hash);
 		json_put_hex(w, "load_bias", m ? m->bias : 0, 1);
 		json_put_u64(w, "function_count", cm->st ? cm->st->nfuncs : 0);
+		json_put_str(w, "mode", mode_name(cm->hooks, mode, sizeof(mode)));
 		json_close(w);
 	}
 	json_close(w);
@@ -151,24 +169,17 @@ static void put_latency(struct json_writer *w, const struct conv_process *cp)
 	json_close(w);
 }
 
-/* How the program was instrumented: the CONFIG record's "mode=" if the
- * runtime wrote one (cyg, fentry, mcount), else cyg, the only mode of the
- * runtimes that did not. */
-static void put_mode(struct json_writer *w, const char *config)
+/* The modes of the modules the trace points into. */
+static void put_mode(struct json_writer *w, const struct conv_process *cp)
 {
-	const char *p = config ? config : "";
-	char mode[32];
+	unsigned hooks = 0, modes;
+	char buf[32];
 
-	for (config = p; (p = strstr(p, "mode=")); p += 5)
-		if (p == config || p[-1] == ' ')
-			break;
-	if (!p) {
-		json_put_str(w, "mode", "cyg");
-		return;
-	}
-	p += 5;
-	snprintf(mode, sizeof(mode), "%.*s", (int)strcspn(p, " "), p);
-	json_put_str(w, "mode", mode);
+	for (size_t i = 0; i < cp->nmodules; i++)
+		hooks |= cp->modules[i].hooks;
+	/* A static runtime says nothing about the mode when another module does. */
+	modes = hooks & (ADA_HOOK_CYG | ADA_HOOK_FENTRY | ADA_HOOK_MCOUNT);
+	json_put_str(w, "mode", mode_name(modes ? modes : hooks, buf, sizeof(buf)));
 }
 
 static void put_process(struct json_writer *w, const struct conv_process *cp)
@@ -177,7 +188,7 @@ static void put_process(struct json_writer *w, const struct conv_process *cp)
 
 	json_put_str(w, "format_version", "2.1");
 	json_put_str(w, "producer", "ada-symbolize");
-	put_mode(w, p->config);
+	put_mode(w, cp);
 	json_put_u64(w, "pid", p->proc.pid);
 	json_put_u64(w, "ppid", p->proc.ppid);
 	if (p->proc.parent_pid)

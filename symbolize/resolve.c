@@ -103,6 +103,7 @@ static int place_modules(struct conv_process *cp, uint32_t *raw_to_conv)
 		err = check_identity(p, cm->raw, cm->st);
 		if (err)
 			return err;
+		cm->hooks = ada_elf_hooks(cm->raw->path);
 	}
 	return 0;
 }

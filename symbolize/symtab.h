@@ -71,4 +71,9 @@ int ada_elf_build_id(const char *path, uint8_t out[32]);
 
 void ada_symtab_free(struct ada_symtab *st);
 
+/* The instrumentation modes a module was built with (adacc --ada-mode), as
+ * read from the hooks it imports; 0 if none (not built with adacc). */
+enum { ADA_HOOK_CYG = 1, ADA_HOOK_FENTRY = 2, ADA_HOOK_MCOUNT = 4, ADA_HOOK_STATIC = 8 };
+unsigned ada_elf_hooks(const char *path);
+
 #endif
