@@ -74,7 +74,9 @@ static void build_program(void)
 	snprintf(src, sizeof(src), "%s/prog.c", w->root);
 	write_file(src, prog_src, sizeof(prog_src) - 1);
 	snprintf(w->prog, sizeof(w->prog), "%s/prog", w->root);
-	snprintf(cmd, sizeof(cmd), "gcc -O0 -g -Wl,--build-id=sha1 -o %s %s", w->prog, src);
+	/* Built in fentry mode, as adacc would: the manifest reads the mode
+	 * from the hook the program imports (glibc provides one to link with). */
+	snprintf(cmd, sizeof(cmd), "gcc -O0 -g -pg -mfentry -Wl,--build-id=sha1 -o %s %s", w->prog, src);
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(ada_symtab_load(w->prog, &st), 0);
 	assert_int_equal(ada_symtab_finalize(st, NULL, 0), 0);
@@ -130,7 +132,7 @@ static void write_meta(void)
 					  .events = 2 };
 	struct ada_meta_end end = { 1000, BOOT_NS + 1000 };
 	static const char strings[] = "/prog\0prog\0";
-	static const char config[] = "ring_kb=64\0mode=fentry\0";
+	static const char config[] = "ring_kb=64\0";
 	uint64_t addr[NF];
 	char path[256];
 
