@@ -217,6 +217,11 @@ END {
 	budget_row(++row, "ada-symbolize", "≥ 10 M events/s", "sym", 1, " M events/s", med("ada", "sym") >= 10, 0)
 	budget_row(++row, "latency to disk, median", "≤ 25 ms", "p50", 1, " ms", med("ada", "p50") <= 25, 0)
 	budget_row(++row, "latency to disk, p99", "≤ 250 ms", "p99", 1, " ms", med("ada", "p99") <= 250, 0)
+	# Issue 3: the fentry mode, index lane only and with every detail record.
+	if ("ada-fentry" in seen)
+		mode_row(++row, "fentry app-thread CPU, ADA_DETAIL=off", "≤ 12 ns/event", "ada-fentry", 12)
+	if ("ada-fentry-detail" in seen)
+		mode_row(++row, "fentry app-thread CPU, ADA_DETAIL=all", "≤ 40 ns/event", "ada-fentry-detail", 40)
 	table()
 
 	print "## Commands"
@@ -265,6 +270,16 @@ function budget_row(r, name, target, m, p, unit, ok, ratio,    j, s, u) {
 		}
 	cell(r, 5, s == "" ? "—" : s)
 	printf "bench: %s %-28s %s (target %s)\n", ok ? "PASS" : "MISS", name, m == "drop" ? drops_by_round() : stat("ada", m, p) unit, target > "budgets.txt"
+}
+# A budget on another ada configuration's app-thread CPU; the ratio column
+# compares it with uftrace's -pg -mfentry run (the same instrumentation).
+function mode_row(r, name, target, cfg, limit,    ok, s) {
+	ok = med(cfg, "app_ev") <= limit
+	cell(r, 1, name); cell(r, 2, target); cell(r, 3, stat(cfg, "app_ev", 1) " ns/event")
+	cell(r, 4, verdict(ok))
+	s = ("uftrace-fentry" in seen) ? sub_name("uftrace-fentry") " " x(med("uftrace-fentry", "app_ev"), med(cfg, "app_ev")) : "—"
+	cell(r, 5, s)
+	printf "bench: %s %-28s %s ns/event (target %s)\n", ok ? "PASS" : "MISS", name, stat(cfg, "app_ev", 1), target > "budgets.txt"
 }
 # ada's drops round by round, with their reasons when there were any.
 function drops_by_round(    r, s) {

@@ -5,8 +5,11 @@
 #   BENCH_ITERS  loop iterations of micro (4 events each)   default 15000000
 #   BENCH_RUNS   rounds; each runs every configuration once default 5
 #   BENCH_CONFIGS  which configurations, in this order       default all:
-#                plain ada uftrace-fentry uftrace-mcount uftrace-cyg
-#                (plain and ada always run, first)
+#                plain ada ada-fentry ada-fentry-detail uftrace-fentry
+#                uftrace-mcount uftrace-cyg (plain and ada always run, first)
+#   ada is the default mode (cyg); ada-fentry is --ada-mode=fentry with
+#   ADA_DETAIL=off (index lane only); ada-fentry-detail keeps every detail
+#   record (registers + the default 128-byte stack window).
 #
 # A benchmark, not a test: it exits 0 whatever it measures, and non-zero only
 # when something could not be built or run. POSIX sh + awk; needs gcc, du,
@@ -45,12 +48,13 @@ else
 	note "$UFTRACE_NOTE"
 fi
 CONFIGS="plain ada" UFTRACE_CONFIGS=
-for c in ${BENCH_CONFIGS:-uftrace-fentry uftrace-mcount uftrace-cyg}; do
+for c in ${BENCH_CONFIGS:-ada-fentry ada-fentry-detail uftrace-fentry uftrace-mcount uftrace-cyg}; do
 	case $c in
 	plain | ada) ;;
+	ada-fentry | ada-fentry-detail) CONFIGS="$CONFIGS $c" ;;
 	uftrace-fentry | uftrace-mcount | uftrace-cyg)
 		[ "$HAVE_UFTRACE" = 1 ] && UFTRACE_CONFIGS="$UFTRACE_CONFIGS $c" ;;
-	*) die "BENCH_CONFIGS: unknown configuration $c (plain ada uftrace-fentry uftrace-mcount uftrace-cyg)" ;;
+	*) die "BENCH_CONFIGS: unknown configuration $c (plain ada ada-fentry ada-fentry-detail uftrace-fentry uftrace-mcount uftrace-cyg)" ;;
 	esac
 done
 CONFIGS="$CONFIGS$UFTRACE_CONFIGS"
@@ -64,6 +68,7 @@ build gcc -O2 -Wall -o runstat "$BENCH/runstat.c"
 build gcc -O2 -Wall -o clockfloor "$BENCH/clockfloor.c"
 build gcc -O2 -o micro_plain "$BENCH/micro.c"
 build "$ROOT/bin/adacc" -O2 -o micro_ada "$BENCH/micro.c"
+build "$ROOT/bin/adacc" --ada-mode=fentry -O2 -o micro_ada_fentry "$BENCH/micro.c"
 if [ "$HAVE_UFTRACE" = 1 ]; then
 	build gcc -O2 -pg -mfentry -o micro_fentry "$BENCH/micro.c"
 	build gcc -O2 -pg -o micro_pg "$BENCH/micro.c"
@@ -113,6 +118,8 @@ measure() { # config run
 	case $c in
 	plain) set -- ./micro_plain "$ITERS" ;;
 	ada) set -- env ADA_OUTPUT="$dir" ./micro_ada "$ITERS" ;;
+	ada-fentry) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ./micro_ada_fentry "$ITERS" ;;
+	ada-fentry-detail) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=all ./micro_ada_fentry "$ITERS" ;;
 	uftrace-fentry) set -- uftrace record -d "$dir" --no-libcall ./micro_fentry "$ITERS" ;;
 	uftrace-mcount) set -- uftrace record -d "$dir" --no-libcall ./micro_pg "$ITERS" ;;
 	uftrace-cyg) set -- uftrace record -d "$dir" --no-libcall ./micro_cyg "$ITERS" ;;
@@ -125,14 +132,14 @@ measure() { # config run
 	[ -n "$app" ] && [ -n "$wev" ] || die "$c (run $r): no app_thread_ns line on stderr (see $log.err)"
 	bytes=- rec=- drop=- p50=- p99=- sym=- why=-
 	case $c in
-	ada)
+	ada*)
 		bytes=$(du -sb "$dir" | cut -f1) # raw only: measured before symbolizing
 		./runstat "$log.sym.stat" "$ROOT/bin/ada-symbolize" -q "$dir" >"$log.sym.out" 2>&1 ||
 			{ cat "$log.sym.out" >&2; die "ada-symbolize failed on run $r"; }
 		sym=$(field "$log.sym.stat" wall_ns)
 		set -- $(ada_manifest "$dir") # six words, split on purpose
 		rec=$1 drop=$2 p50=$3 p99=$4 why=$5
-		[ "$r" = 1 ] && ADA_CONFIG=$6
+		[ "$r" = 1 ] && [ "$c" = ada ] && ADA_CONFIG=$6
 		;;
 	uftrace-*)
 		bytes=$(du -sb "$dir" | cut -f1)
