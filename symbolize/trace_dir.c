@@ -268,3 +268,34 @@ void ada_trace_free_symbols(struct ada_trace_symbols *s)
 	s->v = NULL;
 	s->n = 0;
 }
+
+static int by_thread_id(const void *a, const void *b)
+{
+	uint64_t x = 0, y = 0;
+
+	json_u64(json_get(*(const struct json_value *const *)a, "id"), &x);
+	json_u64(json_get(*(const struct json_value *const *)b, "id"), &y);
+	return (x > y) - (x < y);
+}
+
+int ada_trace_sorted_threads(const struct json_value *manifest, const struct json_value ***out,
+			     size_t *n)
+{
+	const struct json_value *threads = json_get(manifest, "threads");
+	const struct json_value **order;
+
+	*out = NULL;
+	*n = json_count(threads);
+	if (!*n)
+		return 0;
+	order = malloc(*n * sizeof(*order));
+	if (!order) {
+		*n = 0;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < *n; i++)
+		order[i] = json_at(threads, i);
+	qsort(order, *n, sizeof(*order), by_thread_id);
+	*out = order;
+	return 0;
+}

@@ -27,6 +27,12 @@ void ada_trace_free_pids(struct ada_trace_pid *pids, size_t n);
  * (decimal, no leading zeros), ascending. Returns 0 or a negative errno. */
 int ada_trace_find_threads(const char *pid_dir, uint32_t **ids, size_t *n);
 
+/* The manifest's "threads" entries in ascending "id" order, as a malloc'd
+ * array of pointers into the manifest (NULL and *n = 0 when there are none
+ * or memory ran out: -ENOMEM is returned then). */
+int ada_trace_sorted_threads(const struct json_value *manifest, const struct json_value ***out,
+			     size_t *n);
+
 /* "0x" followed by 1..16 hex digits, nothing else. */
 bool ada_trace_parse_hex(const char *s, uint64_t *out);
 

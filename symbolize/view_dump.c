@@ -174,28 +174,13 @@ static int dump_thread(struct dump *dp, const char *pid_dir, uint64_t pid,
 	return 0;
 }
 
-static int by_thread_id(const void *a, const void *b)
-{
-	uint64_t x = 0, y = 0;
-
-	json_u64(json_get(*(const struct json_value *const *)a, "id"), &x);
-	json_u64(json_get(*(const struct json_value *const *)b, "id"), &y);
-	return (x > y) - (x < y);
-}
-
 static int dump_threads(struct dump *dp, const struct ada_trace_pid *p,
 			const struct json_value *manifest)
 {
-	const struct json_value *threads = json_get(manifest, "threads");
-	size_t n = json_count(threads);
-	const struct json_value **order = malloc((n + 1) * sizeof(*order));
-	int ret = 0;
+	const struct json_value **order;
+	size_t n;
+	int ret = ada_trace_sorted_threads(manifest, &order, &n);
 
-	if (!order)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		order[i] = json_at(threads, i);
-	qsort(order, n, sizeof(*order), by_thread_id);
 	for (size_t i = 0; !ret && i < n; i++)
 		ret = dump_thread(dp, p->dir, p->pid, order[i]);
 	free(order);
