@@ -36,7 +36,8 @@ _Static_assert(offsetof(struct ada_return_regs, xmm1) == ADA_RET_XMM1, "ret xmm1
 _Static_assert(sizeof(struct ada_return_regs) == ADA_RETURN_REGS_SIZE, "return regs");
 
 ADA_HIDDEN void ada_return_trampoline(void);
-ADA_HIDDEN void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn);
+ADA_HIDDEN void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t ret);
+ADA_HIDDEN void ada_mcount_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t site);
 ADA_HIDDEN uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot);
 
 #define TRAMPOLINE ((uintptr_t)ada_return_trampoline)
@@ -172,7 +173,10 @@ static uint32_t entry_resync_slow(struct ada_thread *td, uintptr_t sp)
 	return td->depth;
 }
 
-void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
+/* fn names the function: its start (fentry), or an address inside it, the
+ * one after its mcount call (the symbolizer finds the function holding it). */
+static inline __attribute__((always_inline)) void
+hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
 {
 	struct ada_thread *td = ada_hook_begin();
 	uintptr_t sp = (uintptr_t)slot, ret;
@@ -196,6 +200,16 @@ void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn
 	record_call(td, depth, fn, regs, ret, sp);
 out:
 	ada_hook_end(td);
+}
+
+void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t ret)
+{
+	hijack_enter(regs, slot, ada_arch_fentry_start(ret));
+}
+
+void ada_mcount_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t site)
+{
+	hijack_enter(regs, slot, site);
 }
 
 /* Nowhere to return to: the shadow stack has no frame for this slot. Only a

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -191,7 +192,21 @@ int ada_on_thread_stack(struct ada_thread *td, uintptr_t sp)
 		td->stack_lo = (uintptr_t)lo;
 		td->stack_hi = (uintptr_t)lo + size;
 	}
-	return sp >= td->stack_lo && sp < td->stack_hi;
+	if (sp < td->stack_lo || sp >= td->stack_hi)
+		return 0;
+	/* A signal handler may run on an alternate stack that the program
+	 * placed inside its own thread stack (an array in main): its frames
+	 * are above the interrupted ones without having abandoned them. */
+	return !ada_on_signal_stack(sp);
+}
+
+int ada_on_signal_stack(uintptr_t sp)
+{
+	stack_t ss;
+
+	if (sigaltstack(NULL, &ss) != 0 || !(ss.ss_flags & SS_ONSTACK))
+		return 0;
+	return sp >= (uintptr_t)ss.ss_sp && sp < (uintptr_t)ss.ss_sp + ss.ss_size;
 }
 
 /* A frame is being entered above the innermost frame's stack position (or at

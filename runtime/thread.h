@@ -113,8 +113,11 @@ ADA_HIDDEN void ada_enter_skipped_slow(struct ada_thread *td, uint32_t depth);
 ADA_HIDDEN void ada_exit_skipped_slow(struct ada_thread *td, uint32_t depth);
 ADA_HIDDEN int ada_enter_resync_slow(struct ada_thread *td, uintptr_t sp, uintptr_t site);
 ADA_HIDDEN void ada_close_abandoned(struct ada_thread *td);
-/* Whether sp is on the thread's own stack (not a sigaltstack or coroutine). */
+/* Whether sp is on the thread's own stack (not a sigaltstack or coroutine,
+ * even one placed inside the thread's stack). */
 ADA_HIDDEN int ada_on_thread_stack(struct ada_thread *td, uintptr_t sp);
+/* Whether sp is on the alternate signal stack a handler is running on now. */
+ADA_HIDDEN int ada_on_signal_stack(uintptr_t sp);
 ADA_HIDDEN uint32_t ada_exit_resync_slow(struct ada_thread *td, uintptr_t fn, uintptr_t site,
 					 uintptr_t sp);
 

@@ -37,9 +37,6 @@ static inline __attribute__((always_inline)) uintptr_t ada_arch_sp(void)
 
 /* ---- the trampolines' saved registers (fentry.S, mcount.S, return.S) ------- */
 
-/* `call __fentry__` is the first instruction of an instrumented function:
- * the function starts this many bytes before the trampoline's return address. */
-#define ADA_FENTRY_CALL_SIZE 5
 
 /* What the entry trampolines save before calling C: every register the
  * function's arguments may be in, and those the C side may clobber. The
@@ -76,6 +73,17 @@ struct ada_return_regs {
 	uint64_t rax, rdx;
 	uint8_t xmm0[16], xmm1[16];
 };
+
+/* The call to __fentry__ is a function's first instruction: its start is
+ * the call's own address. gcc emits `call *__fentry__@GOTPCREL(%rip)`
+ * (ff 15 + rel32, 6 bytes) for PIC code and `call __fentry__` (e8 + rel32,
+ * 5 bytes) otherwise; in the 5-byte form the byte at -5 is the e8. */
+static inline uintptr_t ada_arch_fentry_start(uintptr_t ret)
+{
+	const uint8_t *p = (const uint8_t *)ret;
+
+	return p[-6] == 0xff && p[-5] == 0x15 ? ret - 6 : ret - 5;
+}
 
 /* The detail record's argument registers, in ATF v2's order (§4). */
 static inline void ada_arch_call_args(const struct ada_entry_regs *r, uint64_t out[8])

@@ -19,6 +19,9 @@
  *             8 mod 16, and that function's __fentry__ call inherits it; so
  *             the stack is realigned here, with the entry rsp kept in rbx
  *
+ * The function's start is found in C from the call instruction's bytes
+ * (ada_arch_fentry_start: gcc emits a 5- or a 6-byte call).
+ *
  * The C side (mcount/hijack.c) may call into libc on its slow paths, which
  * may use any caller-saved register, so all of them are saved: the argument
  * registers, rax, r10, r11 and xmm0-7, in the layout of struct
@@ -26,7 +29,7 @@
  * for the detail record. Callee-saved registers are preserved by C.
  *
  *   void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot,
- *                         uintptr_t fn);
+ *                         uintptr_t ret);
  */
 #include "arch.h"
 #include "asm.h"
@@ -46,8 +49,7 @@ GLOBAL(__fentry__)
 
 	mov	%rsp, %rdi			/* regs */
 	lea	16(%rbx), %rsi			/* slot = &compute's return address */
-	mov	8(%rbx), %rdx			/* fn = (compute + 5) - 5 */
-	sub	$ADA_FENTRY_CALL_SIZE, %rdx
+	mov	8(%rbx), %rdx			/* ret = just after the call in compute */
 	call	ada_fentry_enter
 
 	RESTORE_ENTRY_REGS

@@ -16,7 +16,10 @@
  *   argument registers as for __fentry__ (fentry.S); -pg keeps them intact
  *   rsp       any alignment (see fentry.S); realigned here
  *
- * Everything else is as in fentry.S, whose C entry point is shared.
+ * Everything else is as in fentry.S.
+ *
+ *   void ada_mcount_enter(struct ada_entry_regs *regs, uintptr_t *slot,
+ *                         uintptr_t site);
  */
 #include "arch.h"
 #include "asm.h"
@@ -38,7 +41,7 @@ GLOBAL(mcount)
 	mov	%rsp, %rdi			/* regs */
 	lea	8(%rbp), %rsi			/* slot = &compute's return address */
 	mov	8(%rbx), %rdx			/* fn = the call site inside compute */
-	call	ada_fentry_enter
+	call	ada_mcount_enter
 
 	RESTORE_ENTRY_REGS
 	mov	%rbx, %rsp

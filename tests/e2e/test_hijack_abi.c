@@ -1,0 +1,154 @@
+/* test_hijack_abi.c - fentry and mcount modes: the calling convention survives.
+ *
+ * The entry trampolines run before the traced function has looked at its
+ * arguments, and the return trampoline between its `ret` and its caller, so
+ * both must leave every register the ABI gives a meaning to as they found
+ * it:
+ *   - variadic calls: the argument registers, %al and the stack
+ *     (tests/e2e/progs/hijack_varargs.c);
+ *   - return values in rax:rdx, xmm0:xmm1, st0:st1 and through the hidden
+ *     struct pointer (hijack_retvals.c), printed in hex so that one changed
+ *     bit shows.
+ * Each program is built at -O0 and -O2 with plain gcc and with bin/adacc
+ * --ada-mode=<mode>; the traced run must print exactly what the plain one
+ * prints, with the exact call tree and a trace that passes --check.
+ * And a -pg link must not bring glibc's gprof back: no gmon.out, whereas
+ * plain gcc -pg leaves one (which shows the check can see it).
+ */
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "e2e/hijack_run.h"
+#include "lib/tracerun.h"
+
+/* ---- variadic functions -------------------------------------------------------- */
+
+static void check_varargs(struct tr_case *tc, const char *opt)
+{
+	hj_build(tc, "hijack_varargs", opt);
+	hj_run(tc, "hijack_varargs", NULL, NULL, 0,
+	       "sum: 6\n"
+	       "sum of 12: 78\n"
+	       "dsum of 11: 0x1.2a05f2133cccdp+33\n"
+	       "weighted: 0x1.733p+11\n"
+	       "format: 50 [42 str 3.142 z -123456789012 0x1.4p+1 7 1e-05 8 ff]\n");
+	tr_expect_tree(tc->replay.out, "main\n  sum x2\n  dsum\n  weighted\n  format\n", 1);
+	hj_expect_manifest(tc, 0, false);
+	tr_pass(tc);
+}
+
+static void variadic_arguments_arrive_intact_O0(void **state)
+{
+	check_varargs(*state, "-O0");
+}
+
+static void variadic_arguments_arrive_intact_O2(void **state)
+{
+	check_varargs(*state, "-O2");
+}
+
+/* ---- return values ------------------------------------------------------------- */
+
+static const char retvals_tree[] =
+	"main\n"
+	"  ret_two_longs\n"
+	"  ret_two_doubles\n"
+	"  ret_long_double_struct\n"
+	"  ret_double_long_struct\n"
+	"  ret_four_floats\n"
+	"  ret_big\n"
+	"  ret_complex\n"
+	"  ret_complex_float\n"
+	"  ret_complex_long_double\n"
+	"  ret_double\n"
+	"  ret_float\n"
+	"  ret_long_double\n"
+	"  ret_int128\n"
+	"  ret_uint128\n"
+	"  ret_pointer\n"
+	"  ret_negative_int\n"
+	"  ret_uchar\n";
+
+/* Stdout equal to the plain build's is the check (hj_run via
+ * tr_run_pair); a few lines are spelled out too, so a build where both
+ * agree on something wrong shows. */
+static void check_retvals(struct tr_case *tc, const char *opt)
+{
+	static const char *const lines[] = {
+		"two longs: 3000009 -4887718348\n",
+		"long double: 0xa.aaaaaaaaaaaaaabp-5\n",
+		"int128: 0000000ffffffffffffd800000000005\n",
+		"complex long double: 0xa.aaaaaaaaaaaaaabp-3 0x9.249249249249249p-4\n",
+		"two doubles: 0x1.aaaaaaaaaaaabp-1 -0x1.d1745d1745d17p-3\n",
+		"big: 1000 1999 2998 3997 4996 5995 6994 7993\n",
+	};
+
+	hj_build(tc, "hijack_retvals", opt);
+	hj_run(tc, "hijack_retvals", NULL, NULL, 0, NULL);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		if (!strstr(tc->traced.out, lines[i]))
+			fail_msg("no line \"%.*s\" in stdout:\n%s", (int)strlen(lines[i]) - 1,
+				 lines[i], tc->traced.out);
+	tr_expect_tree(tc->replay.out, retvals_tree, 1);
+	hj_expect_manifest(tc, 0, false);
+	tr_pass(tc);
+}
+
+static void return_values_cross_the_trampoline_intact_O0(void **state)
+{
+	check_retvals(*state, "-O0");
+}
+
+static void return_values_cross_the_trampoline_intact_O2(void **state)
+{
+	check_retvals(*state, "-O2");
+}
+
+/* ---- gmon.out ------------------------------------------------------------------ */
+
+static void pg_link_writes_no_gmon_out(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const fentry_pg[] = { "-O2", "-pg", "-mfentry", NULL };
+	const char *const mcount_pg[] = { "-O2", "-pg", NULL };
+	char path[PATH_MAX];
+	const char *const gprof[] = { tr_path(tc, "gprof", path), NULL };
+	struct stat st;
+
+	/* Without libada, glibc's gprof writes gmon.out at exit. */
+	tr_build(tc, NULL, "gcc", "hijack_varargs", "gprof",
+		 strcmp(hj_mode, "fentry") == 0 ? fentry_pg : mcount_pg);
+	tr_run(tc, gprof, NULL, &tc->plain);
+	if (stat(tr_path(tc, "gmon.out", path), &st) != 0)
+		fail_msg("plain gcc -pg wrote no %s: this test could not see one either", path);
+	if (remove(path) != 0)
+		fail_msg("cannot remove %s", path);
+
+	hj_build(tc, "hijack_varargs", "-O2");
+	hj_run(tc, "hijack_varargs", NULL, NULL, 0, NULL); /* checks gmon.out */
+	tr_pass(tc);
+}
+
+#define TEST(fn) cmocka_unit_test_setup_teardown(fn, tr_setup, tr_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TEST(variadic_arguments_arrive_intact_O0),
+		TEST(variadic_arguments_arrive_intact_O2),
+		TEST(return_values_cross_the_trampoline_intact_O0),
+		TEST(return_values_cross_the_trampoline_intact_O2),
+		TEST(pg_link_writes_no_gmon_out),
+	};
+
+	tr_scrub_environment();
+	return hj_run_groups("hijack abi", tests, sizeof(tests) / sizeof(tests[0]));
+}
