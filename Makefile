@@ -113,7 +113,11 @@ $(B)/mcount/%.o: mcount/%.S
 lib/libada.so: $(RT_OBJS)
 	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) -shared -Wl,-soname,libada.so -Wl,-z,now -o $@ $^ $(RT_LIBS)
 
-lib/libada.a: $(RT_OBJS)
+# The static runtime leaves out mcount/unwind.c: it interposes the unwinder
+# and libc by symbol, which a static link cannot do (its definitions would
+# replace libgcc_eh's and libc.a's instead). fentry/mcount programs linked
+# statically therefore cannot throw C++ exceptions through traced frames.
+lib/libada.a: $(filter-out $(B)/mcount/unwind.o,$(RT_OBJS))
 	$(call msg,AR,$@)mkdir -p $(@D) && rm -f $@ && ar rcs $@ $^
 
 # --- tools --------------------------------------------------------------------

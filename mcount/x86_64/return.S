@@ -26,9 +26,16 @@
 #include "asm.h"
 
 	.text
-LOCAL(ada_return_trampoline)
+	.p2align 4
+	/* Unwinders look a return address up at address - 1: keep that byte
+	 * inside this function's unwind information, not in a neighbour's. */
 	.cfi_startproc
 	.cfi_undefined rip
+	nop
+	.globl ada_return_trampoline
+	.hidden ada_return_trampoline
+	.type ada_return_trampoline, @function
+ada_return_trampoline:
 	push	%rbx
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset rbx, 0
