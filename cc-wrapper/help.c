@@ -16,12 +16,12 @@ void ada_cc_print_help(FILE *f, const char *prog)
 		"Options:\n", prog);
 	ada_cc_opts_help(f);
 	fputs("\n"
-	      "fentry and mcount record argument registers, return values and a stack\n"
-	      "window (the detail lane) and see every return by hijacking it; cyg sees\n"
-	      "functions and their callers only. Objects built in different modes link\n"
-	      "into one program. LIST is comma-separated, as in gcc's\n"
+	      "fentry (the default on x86_64) and mcount record argument registers,\n"
+	      "return values and a stack window (the detail lane) and see every return\n"
+	      "by hijacking it; cyg sees functions and their callers only. Objects\n"
+	      "built in different modes link into one program. LIST is comma-separated, as in gcc's\n"
 	      "-finstrument-functions-exclude-{file,function}-list (cyg mode and gcc\n"
-	      "only). --ada-static links the hooks into the executable and exports\n"
+	      "only: given without --ada-mode, they select cyg). --ada-static links the hooks into the executable and exports\n"
 	      "them, for instrumented shared libraries to use.\n"
 	      "\n"
 	      "Environment, read by adacc:\n"

@@ -38,6 +38,7 @@ static int set_mode(struct parse *p, const char *name, const char *from)
 		if (strcmp(name, mode_names[m]) != 0)
 			continue;
 		p->o->mode = m;
+		p->o->mode_given = true;
 		return 0;
 	}
 	return usage_error(p, "unknown mode in %s%s (valid: cyg, fentry, mcount)", from, name);
@@ -94,7 +95,7 @@ static const struct ada_opt {
 	const char *help;
 } opts[] = {
 	{ "cc", "PATH", opt_cc, "real compiler (default gcc, or g++ as adac++)" },
-	{ "mode", "MODE", opt_mode, "cyg (default): -finstrument-functions; fentry: -pg -mfentry; mcount: -pg" },
+	{ "mode", "MODE", opt_mode, "fentry (default on x86_64): -pg -mfentry; mcount: -pg; cyg: -finstrument-functions" },
 	{ "static", NULL, opt_static, "link libada.a into the executable, not libada.so" },
 	{ "exclude-file", "LIST", opt_exclude_file, "do not trace functions in files matching LIST" },
 	{ "exclude-function", "LIST", opt_exclude_function, "do not trace the functions named in LIST" },
@@ -172,7 +173,10 @@ static int choose_compiler(struct parse *p, ada_getenv_fn *env)
 	/* clang has no exclusion lists for -finstrument-functions (its
 	 * -fprofile-list covers profiling only): refuse rather than trace
 	 * what the user asked to leave out. */
-	/* The lists are -finstrument-functions' own: -pg has none. */
+	/* The lists are -finstrument-functions' own: -pg has none. Asking for
+	 * exclusions without naming a mode chooses the mode that has them. */
+	if (!o->mode_given && (o->exclude_files.n || o->exclude_funcs.n))
+		o->mode = ADA_MODE_CYG;
 	if (o->mode != ADA_MODE_CYG && (o->exclude_files.n || o->exclude_funcs.n))
 		return usage_error(p, "--ada-exclude-%s= works with --ada-mode=cyg only: -pg has no "
 				   "exclusion list (mark functions no_instrument_function)",
@@ -192,7 +196,7 @@ int ada_cc_opts_parse(struct ada_cc_opts *o, int argc, char *const *argv,
 
 	/* adac++ is a symlink to adacc: the name it was run by picks C++. */
 	o->cxx = argc > 0 && strstr(basename(argv[0]), "++") != NULL;
-	o->mode = ADA_MODE_CYG;
+	o->mode = ADA_MODE_DEFAULT;
 	ret = read_environment(&p, env);
 	for (int i = 1; i < argc && !ret; i++) {
 		if (strncmp(argv[i], ADA_OPT_PREFIX, strlen(ADA_OPT_PREFIX)) == 0)

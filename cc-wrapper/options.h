@@ -21,6 +21,14 @@ enum ada_mode {
 	ADA_MODE_MCOUNT,	/* -pg: mcount after the prologue, returns hijacked */
 };
 
+/* The richest mode the target supports: fentry on x86_64 (gcc and clang both
+ * have -mfentry), cyg elsewhere until that architecture's trampolines exist. */
+#if defined(__x86_64__)
+#define ADA_MODE_DEFAULT ADA_MODE_FENTRY
+#else
+#define ADA_MODE_DEFAULT ADA_MODE_CYG
+#endif
+
 /* getenv, injected so tests choose the environment. */
 typedef const char *ada_getenv_fn(const char *name);
 
@@ -29,6 +37,7 @@ struct ada_cc_opts {
 	bool cxx;			/* invoked as adac++: g++ and ADA_CXX */
 	bool clang;			/* the compiler's name contains "clang" */
 	enum ada_mode mode;
+	bool mode_given;		/* by --ada-mode= or ADA_MODE */
 	bool static_runtime;		/* --ada-static */
 	bool verbose;			/* --ada-verbose or ADA_VERBOSE */
 	bool help;			/* --ada-help */

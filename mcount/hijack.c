@@ -33,6 +33,7 @@ _Static_assert(sizeof(struct ada_entry_regs) == ADA_ENTRY_REGS_SIZE, "entry regs
 _Static_assert(offsetof(struct ada_return_regs, rdx) == ADA_RET_RDX, "ret rdx");
 _Static_assert(offsetof(struct ada_return_regs, xmm0) == ADA_RET_XMM0, "ret xmm0");
 _Static_assert(offsetof(struct ada_return_regs, xmm1) == ADA_RET_XMM1, "ret xmm1");
+_Static_assert(offsetof(struct ada_return_regs, rbp) == ADA_RET_RBP, "ret rbp");
 _Static_assert(sizeof(struct ada_return_regs) == ADA_RETURN_REGS_SIZE, "return regs");
 
 ADA_HIDDEN void ada_return_trampoline(void);
@@ -112,9 +113,11 @@ static uint64_t detail_put(struct ada_thread *td, const uint64_t regs[8], uintpt
 	rec->d.fp = fp;
 	rec->d.sp = sp;
 	rec->d.stack_size = (uint16_t)stack;
-	/* Word by word (no libc): the stack above sp is mapped up to stack_hi. */
+	/* Word by word (no libc): the stack above sp is mapped up to stack_hi.
+	 * The first word is the return-address slot: lr, as the function was
+	 * entered (hijacked since, or holding the return trampoline's save). */
 	for (i = 0; i < stack; i += 8) {
-		uint64_t w = *(const uint64_t *)(sp + i);
+		uint64_t w = i ? *(const uint64_t *)(sp + i) : lr;
 
 		__builtin_memcpy((uint8_t *)rec + DETAIL_HEADER + i, &w, 8);
 	}
@@ -124,6 +127,16 @@ static uint64_t detail_put(struct ada_thread *td, const uint64_t regs[8], uintpt
 	return ADA_SLOT_DETAIL;
 full:
 	td->dropped[ADA_DROP_DETAIL_FULL]++;
+	return 0;
+}
+
+/* The real return address of the frames on slot sp, looking down from depth:
+ * the outermost of a tail-call chain holds it. 0 if none does. */
+static uintptr_t real_return(const struct ada_thread *td, uint32_t depth, uintptr_t sp)
+{
+	for (; depth > 0 && depth <= td->shadow_cap && td->shadow[depth - 1].sp == sp; depth--)
+		if (td->shadow[depth - 1].site != TRAMPOLINE)
+			return td->shadow[depth - 1].site;
 	return 0;
 }
 
@@ -154,7 +167,7 @@ static inline void record_return(struct ada_thread *td, uint32_t depth, uintptr_
 	}
 	if (ada_rt.cfg.detail) {
 		ada_arch_return_values(r, regs);
-		word |= detail_put(td, regs, real, 0, sp);
+		word |= detail_put(td, regs, real, r->rbp, sp);
 	}
 	ada_ring_put(td, ada_arch_ticks(), word);
 }
@@ -196,8 +209,12 @@ hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
 	}
 	td->depth = depth;
 	td->shadow[depth - 1] = (struct ada_frame){ fn, ret, sp };
+	/* Recorded before the hijack, so the stack window shows the slot as the
+	 * function found it; a tail call's slot was hijacked already, and its
+	 * real return address is the outermost frame's on that slot. */
+	record_call(td, depth, fn, regs, ret == TRAMPOLINE ? real_return(td, depth - 1, sp) : ret,
+		    sp);
 	*slot = TRAMPOLINE;
-	record_call(td, depth, fn, regs, ret, sp);
 out:
 	ada_hook_end(td);
 }
@@ -239,8 +256,8 @@ uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
 	/* The frames on this slot (more than one after tail calls): the
 	 * outermost holds the real return address. */
 	for (d = td->depth; d > 0 && d <= td->shadow_cap && td->shadow[d - 1].sp == sp; d--)
-		if (td->shadow[d - 1].site != TRAMPOLINE)
-			real = td->shadow[d - 1].site;
+		;
+	real = real_return(td, td->depth, sp);
 	if (unlikely(!real))
 		lost(slot);
 	while (td->depth > d) {

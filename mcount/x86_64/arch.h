@@ -60,7 +60,8 @@ static inline __attribute__((always_inline)) uintptr_t ada_arch_sp(void)
 #define ADA_RET_RDX 8
 #define ADA_RET_XMM0 16
 #define ADA_RET_XMM1 32
-#define ADA_RETURN_REGS_SIZE 48
+#define ADA_RET_RBP 48 /* the caller's frame pointer, restored by the function */
+#define ADA_RETURN_REGS_SIZE 64
 
 #ifndef __ASSEMBLER__
 struct ada_entry_regs {
@@ -72,6 +73,7 @@ struct ada_entry_regs {
 struct ada_return_regs {
 	uint64_t rax, rdx;
 	uint8_t xmm0[16], xmm1[16];
+	uint64_t rbp, pad;
 };
 
 /* The call to __fentry__ is a function's first instruction: its start is

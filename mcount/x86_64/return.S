@@ -47,6 +47,7 @@ ada_return_trampoline:
 	mov	%rdx, ADA_RET_RDX(%rsp)
 	movaps	%xmm0, ADA_RET_XMM0(%rsp)
 	movaps	%xmm1, ADA_RET_XMM1(%rsp)
+	mov	%rbp, ADA_RET_RBP(%rsp)
 
 	mov	%rsp, %rdi			/* regs */
 	lea	0(%rbx), %rsi			/* the slot the function returned through:

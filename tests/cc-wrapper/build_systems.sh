@@ -14,7 +14,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=$ROOT/bin
 LIBDIR=${ADA_LIBDIR:-$ROOT/lib}
 EXPECT='multifile: sum=39 max=9 fib(10)=55'
-HOOK=__cyg_profile_func_enter
+# The hook the default mode (fentry on x86_64) calls.
+HOOK=__fentry__
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ada-build-systems.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT

@@ -5,25 +5,27 @@
 #define CYG "-finstrument-functions"
 /* clang instruments after inlining (cc-wrapper/mode.c says why). */
 #define CYG_CLANG "-finstrument-functions-after-inlining"
+/* The default mode on x86_64: fentry. */
+#define FENTRY "-pg", "-mfentry"
 
 static void test_default_compiler_is_gcc(void **state)
 {
 	(void)state;
-	expect_argv(NO_ENV, LIST("/usr/bin/adacc", "-c", "x.c"), LIST("gcc", CYG, "-c", "x.c"));
+	expect_argv(NO_ENV, LIST("/usr/bin/adacc", "-c", "x.c"), LIST("gcc", FENTRY, "-c", "x.c"));
 }
 
 static void test_adacxx_name_selects_gxx_and_ada_cxx(void **state)
 {
 	(void)state;
-	expect_argv(NO_ENV, LIST("/usr/bin/adac++", "-c", "x.cc"), LIST("g++", CYG, "-c", "x.cc"));
+	expect_argv(NO_ENV, LIST("/usr/bin/adac++", "-c", "x.cc"), LIST("g++", FENTRY, "-c", "x.cc"));
 	expect_argv(LIST("ADA_CC=clang", "ADA_CXX=clang++"), LIST("adac++", "-c", "x.cc"),
-		    LIST("clang++", CYG_CLANG, "-c", "x.cc"));
+		    LIST("clang++", FENTRY, "-c", "x.cc"));
 }
 
-static void test_ada_cc_env_selects_clang_with_its_flag(void **state)
+static void test_ada_cc_env_selects_clang_with_its_cyg_flag(void **state)
 {
 	(void)state;
-	expect_argv(LIST("ADA_CC=clang-14"), LIST("adacc", "x.c"),
+	expect_argv(LIST("ADA_CC=clang-14", "ADA_MODE=cyg"), LIST("adacc", "x.c"),
 		    LIST("clang-14", CYG_CLANG, "x.c", SHARED_RT));
 }
 
@@ -31,13 +33,13 @@ static void test_ada_cc_option_beats_environment(void **state)
 {
 	(void)state;
 	expect_argv(LIST("ADA_CC=clang"), LIST("adacc", "--ada-cc=/opt/gcc/bin/gcc", "-c", "x.c"),
-		    LIST("/opt/gcc/bin/gcc", CYG, "-c", "x.c"));
+		    LIST("/opt/gcc/bin/gcc", FENTRY, "-c", "x.c"));
 }
 
 static void test_empty_ada_cc_counts_as_unset(void **state)
 {
 	(void)state;
-	expect_argv(LIST("ADA_CC="), LIST("adacc", "-c", "x.c"), LIST("gcc", CYG, "-c", "x.c"));
+	expect_argv(LIST("ADA_CC="), LIST("adacc", "-c", "x.c"), LIST("gcc", FENTRY, "-c", "x.c"));
 }
 
 static void test_exclusions_become_gcc_exclusion_lists(void **state)
@@ -173,7 +175,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_compiler_is_gcc),
 		cmocka_unit_test(test_adacxx_name_selects_gxx_and_ada_cxx),
-		cmocka_unit_test(test_ada_cc_env_selects_clang_with_its_flag),
+		cmocka_unit_test(test_ada_cc_env_selects_clang_with_its_cyg_flag),
 		cmocka_unit_test(test_ada_cc_option_beats_environment),
 		cmocka_unit_test(test_empty_ada_cc_counts_as_unset),
 		cmocka_unit_test(test_exclusions_become_gcc_exclusion_lists),

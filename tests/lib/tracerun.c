@@ -99,6 +99,10 @@ void tr_scrub_environment(void)
 		name[eq - environ[i]] = '\0';
 		unsetenv(name); /* the entries after it move down to i */
 	}
+	/* The trees these tests expect are cyg mode's (every function, inlined
+	 * ones too); fentry and mcount have tests of their own (test_hijack,
+	 * test_unwind, test_examples), which name their mode. */
+	setenv("ADA_MODE", "cyg", 1);
 }
 
 const char *tr_path(const struct tr_case *tc, const char *name, char *buf)
