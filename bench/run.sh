@@ -7,7 +7,7 @@
 #   BENCH_CONFIGS  which configurations, in this order       default all:
 #                plain ada ada-fentry ada-fentry-detail uftrace-fentry
 #                uftrace-mcount uftrace-cyg (plain and ada always run, first)
-#   ada is the default mode (cyg); ada-fentry is --ada-mode=fentry with
+#   ada is --ada-mode=cyg (issue 2's pipeline); ada-fentry is --ada-mode=fentry with
 #   ADA_DETAIL=off (index lane only); ada-fentry-detail keeps every detail
 #   record (registers + the default 128-byte stack window).
 #
@@ -67,7 +67,7 @@ build() { "$@" >>"$OUT/logs/build.log" 2>&1 || { cat "$OUT/logs/build.log" >&2; 
 build gcc -O2 -Wall -o runstat "$BENCH/runstat.c"
 build gcc -O2 -Wall -o clockfloor "$BENCH/clockfloor.c"
 build gcc -O2 -o micro_plain "$BENCH/micro.c"
-build "$ROOT/bin/adacc" -O2 -o micro_ada "$BENCH/micro.c"
+build "$ROOT/bin/adacc" --ada-mode=cyg -O2 -o micro_ada "$BENCH/micro.c"
 build "$ROOT/bin/adacc" --ada-mode=fentry -O2 -o micro_ada_fentry "$BENCH/micro.c"
 if [ "$HAVE_UFTRACE" = 1 ]; then
 	build gcc -O2 -pg -mfentry -o micro_fentry "$BENCH/micro.c"

@@ -50,13 +50,14 @@ _Static_assert(sizeof(struct ada_raw_detail) == ADA_RAW_DETAIL_SIZE, "raw detail
 _Static_assert(offsetof(struct ada_detail_rec, d) == 16, "detail record header");
 
 /* How many bytes of stack to copy from sp: the configured window, clipped at
- * the end of the thread's stack; none on another stack (sigaltstack), whose
- * end is not known. Never below sp, so never into unmapped or guard pages. */
+ * the end of the thread's stack mapping; none on another stack (a
+ * sigaltstack elsewhere), whose end is not known. Never below sp, so never
+ * into unmapped or guard pages. On the hot path: no system call. */
 static uint32_t stack_window(struct ada_thread *td, uintptr_t sp)
 {
 	uint32_t n = td->stack_bytes;
 
-	if (!n || !ada_on_thread_stack(td, sp))
+	if (!n || !ada_in_thread_stack(td, sp))
 		return 0;
 	if (td->stack_hi - sp < n)
 		n = (uint32_t)(td->stack_hi - sp) & ~7u;

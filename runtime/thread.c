@@ -178,7 +178,7 @@ void ada_close_abandoned(struct ada_thread *td)
 		ada_exit_skipped_slow(td, depth);
 }
 
-int ada_on_thread_stack(struct ada_thread *td, uintptr_t sp)
+int ada_in_thread_stack(struct ada_thread *td, uintptr_t sp)
 {
 	if (!td->stack_hi) {
 		pthread_attr_t attr;
@@ -192,12 +192,16 @@ int ada_on_thread_stack(struct ada_thread *td, uintptr_t sp)
 		td->stack_lo = (uintptr_t)lo;
 		td->stack_hi = (uintptr_t)lo + size;
 	}
-	if (sp < td->stack_lo || sp >= td->stack_hi)
-		return 0;
+	return sp >= td->stack_lo && sp < td->stack_hi;
+}
+
+/* Slow paths only: sigaltstack() is a system call. */
+int ada_on_thread_stack(struct ada_thread *td, uintptr_t sp)
+{
 	/* A signal handler may run on an alternate stack that the program
 	 * placed inside its own thread stack (an array in main): its frames
 	 * are above the interrupted ones without having abandoned them. */
-	return !ada_on_signal_stack(sp);
+	return ada_in_thread_stack(td, sp) && !ada_on_signal_stack(sp);
 }
 
 int ada_on_signal_stack(uintptr_t sp)

@@ -113,8 +113,12 @@ ADA_HIDDEN void ada_enter_skipped_slow(struct ada_thread *td, uint32_t depth);
 ADA_HIDDEN void ada_exit_skipped_slow(struct ada_thread *td, uint32_t depth);
 ADA_HIDDEN int ada_enter_resync_slow(struct ada_thread *td, uintptr_t sp, uintptr_t site);
 ADA_HIDDEN void ada_close_abandoned(struct ada_thread *td);
-/* Whether sp is on the thread's own stack (not a sigaltstack or coroutine,
- * even one placed inside the thread's stack). */
+/* Whether sp lies in the thread's own stack mapping. No system call after
+ * the thread's first use (which asks pthread_getattr_np). */
+ADA_HIDDEN int ada_in_thread_stack(struct ada_thread *td, uintptr_t sp);
+/* Whether the thread runs on its own stack at sp: in it, and not on an
+ * alternate signal stack the program placed inside it. Asks sigaltstack():
+ * for slow paths only. */
 ADA_HIDDEN int ada_on_thread_stack(struct ada_thread *td, uintptr_t sp);
 /* Whether sp is on the alternate signal stack a handler is running on now. */
 ADA_HIDDEN int ada_on_signal_stack(uintptr_t sp);
