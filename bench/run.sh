@@ -6,7 +6,10 @@
 #   BENCH_RUNS   rounds; each runs every configuration once default 5
 #   BENCH_CONFIGS  which configurations, in this order       default all:
 #                plain ada ada-fentry ada-fentry-detail uftrace-fentry
-#                uftrace-mcount uftrace-cyg (plain and ada always run, first)
+#                uftrace-fentry-args uftrace-mcount uftrace-cyg (plain and ada
+#                always run, first). uftrace-fentry-args records the six
+#                argument registers and the return value of every function
+#                (-A/-R), the counterpart of ada-fentry-detail.
 #   ada is --ada-mode=cyg (issue 2's pipeline); ada-fentry is --ada-mode=fentry with
 #   ADA_DETAIL=off (index lane only); ada-fentry-detail keeps every detail
 #   record (registers + the default 128-byte stack window).
@@ -48,13 +51,13 @@ else
 	note "$UFTRACE_NOTE"
 fi
 CONFIGS="plain ada" UFTRACE_CONFIGS=
-for c in ${BENCH_CONFIGS:-ada-fentry ada-fentry-detail uftrace-fentry uftrace-mcount uftrace-cyg}; do
+for c in ${BENCH_CONFIGS:-ada-fentry ada-fentry-detail uftrace-fentry uftrace-fentry-args uftrace-mcount uftrace-cyg}; do
 	case $c in
 	plain | ada) ;;
 	ada-fentry | ada-fentry-detail) CONFIGS="$CONFIGS $c" ;;
-	uftrace-fentry | uftrace-mcount | uftrace-cyg)
+	uftrace-fentry | uftrace-fentry-args | uftrace-mcount | uftrace-cyg)
 		[ "$HAVE_UFTRACE" = 1 ] && UFTRACE_CONFIGS="$UFTRACE_CONFIGS $c" ;;
-	*) die "BENCH_CONFIGS: unknown configuration $c (plain ada ada-fentry ada-fentry-detail uftrace-fentry uftrace-mcount uftrace-cyg)" ;;
+	*) die "BENCH_CONFIGS: unknown configuration $c (plain ada ada-fentry ada-fentry-detail uftrace-fentry uftrace-fentry-args uftrace-mcount uftrace-cyg)" ;;
 	esac
 done
 CONFIGS="$CONFIGS$UFTRACE_CONFIGS"
@@ -84,7 +87,9 @@ ada_manifest() {
 	find "$1" -name manifest.json | while read -r m; do awk -f "$BENCH/jsonflat.awk" "$m"; done |
 		awk -F '\t' '
 		$1 ~ /^threads\.[0-9]+\.events$/ { ev += $2 }
-		$1 ~ /^dropped\./                  { dr += $2; seen = 1 }
+		$1 ~ /^dropped\./                  { seen = 1 }
+		# detail_full loses registers, not events: a reason, not a drop.
+		$1 ~ /^dropped\./ && $1 != "dropped.detail_full" { dr += $2 }
 		$1 == "latency_to_disk.p50_ns"     { p50 = $2 }
 		$1 == "latency_to_disk.p99_ns"     { p99 = $2 }
 		$1 ~ /^dropped\./ && $2 > 0       { sub(/^dropped\./, "", $1); why = why (why == "" ? "" : ",") $1 "=" $2 }
@@ -121,6 +126,8 @@ measure() { # config run
 	ada-fentry) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ./micro_ada_fentry "$ITERS" ;;
 	ada-fentry-detail) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=all ./micro_ada_fentry "$ITERS" ;;
 	uftrace-fentry) set -- uftrace record -d "$dir" --no-libcall ./micro_fentry "$ITERS" ;;
+	uftrace-fentry-args) set -- uftrace record -d "$dir" --no-libcall \
+		-A '.@arg1,arg2,arg3,arg4,arg5,arg6' -R '.@retval' ./micro_fentry "$ITERS" ;;
 	uftrace-mcount) set -- uftrace record -d "$dir" --no-libcall ./micro_pg "$ITERS" ;;
 	uftrace-cyg) set -- uftrace record -d "$dir" --no-libcall ./micro_cyg "$ITERS" ;;
 	esac
@@ -144,6 +151,9 @@ measure() { # config run
 	uftrace-*)
 		bytes=$(du -sb "$dir" | cut -f1)
 		rec=$(uftrace_events "$dir")
+		# With arguments a record is longer than 16 bytes: count the
+		# workload's events instead (the loop's, as micro reports them).
+		[ "$c" = uftrace-fentry-args ] && rec=$wev
 		[ "$r" = 1 ] && [ ! -s uftrace_check.tsv ] &&
 			printf '%s\t%s\t%s\n' "$c" "$rec" "$(uftrace_report_events "$dir")" >>uftrace_check.tsv
 		;;
