@@ -50,4 +50,8 @@ step "check: ada-symbolize --check $out"
 step "replay: ada-symbolize --replay $out"
 "$root/bin/ada-symbolize" --replay "$out" || die "ada-symbolize --replay failed"
 
+# fentry mode (adacc's default) also recorded arguments and return values.
+step "dump: ada-symbolize --dump --limit 8 $out"
+"$root/bin/ada-symbolize" --dump --limit 8 "$out" || die "ada-symbolize --dump failed"
+
 printf '\nThe trace is in %s\n' "$out"
