@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "lib/capture.h"
 #include "ada_internal.h"
 
 /* init.c (the process lifecycle) is not linked into unit tests. */
@@ -41,38 +42,6 @@ static const char *env_get(const char *name)
 	return NULL;
 }
 
-/* ---- stderr capture: ada_warn write()s to fd 2 ----------------------------------- */
-
-static FILE *cap_file;
-static int saved_fd2 = -1;
-static char captured[8192];
-
-static void capture_begin(void)
-{
-	fflush(stderr);
-	cap_file = tmpfile();
-	assert_non_null(cap_file);
-	saved_fd2 = dup(STDERR_FILENO);
-	assert_true(saved_fd2 >= 0);
-	assert_int_equal(dup2(fileno(cap_file), STDERR_FILENO), STDERR_FILENO);
-}
-
-/* Restores stderr; the text written meanwhile is in `captured`. */
-static const char *capture_end(void)
-{
-	size_t n;
-
-	dup2(saved_fd2, STDERR_FILENO);
-	close(saved_fd2);
-	saved_fd2 = -1;
-	rewind(cap_file);
-	n = fread(captured, 1, sizeof(captured) - 1, cap_file);
-	captured[n] = '\0';
-	fclose(cap_file);
-	cap_file = NULL;
-	return captured;
-}
-
 static int setup(void **state)
 {
 	(void)state;
@@ -83,18 +52,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	if (saved_fd2 >= 0) /* a failed assertion inside a capture */
+	if (capture_active()) /* a failed assertion inside a capture */
 		capture_end();
 	return 0;
-}
-
-static size_t count_lines(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
 }
 
 /* Loads the config from the injected environment; returns what went to stderr. */

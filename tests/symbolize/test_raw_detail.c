@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "lib/capture.h"
 #include "raw.h"
 #include "raw_fixture.h"
 
@@ -148,36 +149,6 @@ static void expect_end(struct raw_stream *s)
 	struct raw_event ev;
 
 	assert_int_equal(raw_stream_next(s, &ev), 0);
-}
-
-/* ---- stderr capture ----------------------------------------------------------- */
-
-static FILE *cap;
-static int saved_fd2 = -1;
-static char captured[4096];
-
-static void capture_begin(void)
-{
-	fflush(stderr);
-	cap = tmpfile();
-	assert_non_null(cap);
-	saved_fd2 = dup(STDERR_FILENO);
-	dup2(fileno(cap), STDERR_FILENO);
-}
-
-static const char *capture_end(void)
-{
-	size_t n;
-
-	fflush(stderr);
-	dup2(saved_fd2, STDERR_FILENO);
-	close(saved_fd2);
-	saved_fd2 = -1;
-	rewind(cap);
-	n = fread(captured, 1, sizeof(captured) - 1, cap);
-	captured[n] = '\0';
-	fclose(cap);
-	return captured;
 }
 
 /* The next read is refused: negative, one stderr line naming the file and

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "lib/capture.h"
 #include "raw.h"
 
 /* ---- a process.meta built by hand -------------------------------------------- */
@@ -130,44 +131,8 @@ static void save(size_t len)
 	assert_int_equal(fclose(f), 0);
 }
 
-/* ---- stderr capture ------------------------------------------------------------- */
-
-static FILE *cap;
-static int saved_fd2 = -1;
-static char captured[4096];
-
-static void capture_begin(void)
-{
-	fflush(stderr);
-	cap = tmpfile();
-	assert_non_null(cap);
-	saved_fd2 = dup(STDERR_FILENO);
-	dup2(fileno(cap), STDERR_FILENO);
-}
-
-static const char *capture_end(void)
-{
-	size_t n;
-
-	fflush(stderr);
-	dup2(saved_fd2, STDERR_FILENO);
-	close(saved_fd2);
-	saved_fd2 = -1;
-	rewind(cap);
-	n = fread(captured, 1, sizeof(captured) - 1, cap);
-	captured[n] = '\0';
-	fclose(cap);
-	return captured;
-}
-
-static size_t count_lines(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
+/* What the last load() wrote to stderr. */
+static const char *captured;
 
 /* Loads what was saved; returns raw_process_load's result, stderr in `captured`. */
 static int load(void)
@@ -176,7 +141,7 @@ static int load(void)
 
 	capture_begin();
 	rc = raw_process_load(dir, &proc);
-	capture_end();
+	captured = capture_end();
 	return rc;
 }
 

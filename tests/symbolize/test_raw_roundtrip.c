@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "lib/capture.h"
 #include "encode.h"
 #include "raw.h"
 
@@ -170,45 +171,6 @@ static void expect_end(struct raw_stream *s)
 	struct raw_event ev;
 
 	assert_int_equal(raw_stream_next(s, &ev), 0);
-}
-
-/* ---- stderr capture ----------------------------------------------------------- */
-
-static FILE *cap;
-static int saved_fd2 = -1;
-static char captured[4096];
-
-static void capture_begin(void)
-{
-	fflush(stderr);
-	cap = tmpfile();
-	assert_non_null(cap);
-	saved_fd2 = dup(STDERR_FILENO);
-	dup2(fileno(cap), STDERR_FILENO);
-}
-
-static const char *capture_end(void)
-{
-	size_t n;
-
-	fflush(stderr);
-	dup2(saved_fd2, STDERR_FILENO);
-	close(saved_fd2);
-	saved_fd2 = -1;
-	rewind(cap);
-	n = fread(captured, 1, sizeof(captured) - 1, cap);
-	captured[n] = '\0';
-	fclose(cap);
-	return captured;
-}
-
-static size_t count_lines(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
 }
 
 /* A damaged file: one stderr line naming it, and a negative return. */
