@@ -40,6 +40,9 @@ void ada_cc_print_help(FILE *f, const char *prog)
 	      "  ADA_SHADOW_DEPTH  frames checked for longjmp/unwinding (default 65536)\n"
 	      "  ADA_FLUSH_MS      writer interval when idle, ms (1..1000, default 10)\n"
 	      "  ADA_QUIET         1: no report of dropped events on stderr at exit\n"
+	      "  ADA_DETAIL        all (default) | off: registers and stack (fentry, mcount)\n"
+	      "  ADA_STACK_BYTES   stack window per detail record, 0..512 (default 128)\n"
+	      "  ADA_DETAIL_KB     each thread's detail ring, KiB (default 16384)\n"
 	      "\n"
 	      "CMake: -DCMAKE_TOOLCHAIN_FILE=<prefix>/share/ada/ada.cmake\n"
 	      "make:  make CC=adacc CXX=adac++\n", f);
