@@ -122,6 +122,35 @@ static void linked_library_nests_under_the_executable(void **state)
 	tr_pass(tc);
 }
 
+/* The executable in fentry mode, its library in cyg mode (the tests'
+ * environment's ADA_MODE): one program, two modes, one shadow stack. The
+ * library's cyg frames nest under the executable's hijacked ones, and the
+ * manifest tells each module's mode and their union. (The executable at -O0:
+ * at -O2 gcc calls a clone of measure(), measure.constprop.0.) */
+static void modes_mix_in_one_program(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const plain[] = { "-O0", "-Lplain", "-lshape", "-Wl,-rpath,$ORIGIN/plain", NULL };
+	const char *const traced[] = { "-O0", "--ada-mode=fentry", "-Ltraced", "-lshape",
+				       "-Wl,-rpath,$ORIGIN/traced", NULL };
+
+	build_libraries(tc);
+	tr_build(tc, NULL, "gcc", "shlib_main", "shmain.plain", plain);
+	tr_build(tc, NULL, TR_ADACC, "shlib_main", "shmain", traced);
+	tr_run_pair(tc, "shmain", NULL, NULL, 0);
+	assert_string_equal(tc->traced.out, "area 24\n");
+	tr_symbolize(tc, NULL);
+	tr_expect_tree(tc->replay.out, "main\n  measure\n    lib_area\n      lib_square x2\n", 1);
+	tr_load_manifest(tc, NULL);
+	expect_exe_and_library(&tc->mf, "/shmain");
+	if (!strstr(tc->mf.text, "\"mode\": \"cyg+fentry\"") ||
+	    !strstr(tc->mf.text, "\"mode\": \"fentry\"}") ||
+	    !strstr(tc->mf.text, "\"mode\": \"cyg\"}"))
+		fail_msg("the manifest does not tell the modes (cyg+fentry; fentry, cyg):\n%s",
+			 tc->mf.text);
+	tr_pass(tc);
+}
+
 /* Builds the dlopen variant and runs it on the libraries, named by absolute
  * paths if abs, else by "./<dir>/libshape.so" (relative to the case directory,
  * where the programs run). */
@@ -331,6 +360,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(static_runtime_gives_the_same_tree),
 		T(linked_library_nests_under_the_executable),
+		T(modes_mix_in_one_program),
 		T(dlopened_library_is_traced_and_named),
 		T(dlopened_by_relative_path_is_traced_and_named),
 		T(clang_O0_gives_the_gcc_tree),
