@@ -191,31 +191,12 @@ static void dlopened_by_relative_path_is_traced_and_named(void **state)
 
 /* ---- clang ---------------------------------------------------------------------------- */
 
-static bool have(const char *tool)
-{
-	struct proc_result res = { 0 };
-	const char *const argv[] = { tool, "--version", NULL };
-	bool ok = proc_run(argv, NULL, NULL, 20000, &res) == 0 && proc_exit_code(&res) == 0;
-
-	proc_result_free(&res);
-	return ok;
-}
-
-static void require(struct tr_case *tc, const char *tool)
-{
-	if (have(tool))
-		return;
-	tr_pass(tc);
-	print_message("%s is not installed: skipped\n", tool);
-	skip();
-}
-
 static void build_clang_recursion(struct tr_case *tc, const char *opt)
 {
 	const char *const env[] = { "ADA_CC=clang", NULL };
 	const char *const flags[] = { opt, NULL };
 
-	require(tc, "clang");
+	tr_require_tool(tc, "clang");
 	tr_build(tc, NULL, "clang", "examples/recursion.c", "recursion.plain", flags);
 	tr_build(tc, env, TR_ADACC, "examples/recursion.c", "recursion", flags);
 	tr_run_pair(tc, "recursion", NULL, NULL, 0);
@@ -309,7 +290,7 @@ static void check_clangxx(struct tr_case *tc, const char *opt, const char *destr
 	const char *const flags[] = { opt, NULL };
 	char *expected;
 
-	require(tc, "clang++");
+	tr_require_tool(tc, "clang++");
 	tr_build(tc, NULL, "clang++", "examples/cxx.cc", "cxx.plain", flags);
 	tr_build(tc, env, TR_ADACXX, "examples/cxx.cc", "cxx", flags);
 	tr_run_pair(tc, "cxx", NULL, NULL, 0);
@@ -345,7 +326,7 @@ static void clangxx_O2_handler_nests_under_the_catching_frame(void **state)
 		"      deep(int) (unwound)\n"
 		"    report(int)\n";
 
-	require(tc, "clang++");
+	tr_require_tool(tc, "clang++");
 	tr_build(tc, NULL, "clang++", "tests/e2e/progs/catch_inlined.cc", "catch.plain", flags);
 	tr_build(tc, env, TR_ADACXX, "tests/e2e/progs/catch_inlined.cc", "catch", flags);
 	tr_run_pair(tc, "catch", NULL, NULL, 0);

@@ -21,16 +21,6 @@
 #include "lib/proc.h"
 #include "lib/tracerun.h"
 
-static bool have_gdb(void)
-{
-	struct proc_result res = { 0 };
-	const char *const argv[] = { "gdb", "--version", NULL };
-	bool ok = proc_run(argv, NULL, NULL, 20000, &res) == 0 && proc_exit_code(&res) == 0;
-
-	proc_result_free(&res);
-	return ok;
-}
-
 /* The frames of `bt` ("#N  0x... in fn (...)" or "#0  fn (...)") name the
  * functions of `want` in order, and nothing else (no "??" frame). */
 static void expect_chain(const char *out, const char *const want[], size_t n)
@@ -70,11 +60,7 @@ static void bt_shows_the_real_chain(void **state)
 	char exe[PATH_MAX], script[PATH_MAX], source[PATH_MAX + 16];
 	struct proc_result res = { 0 };
 
-	if (!have_gdb()) {
-		tr_pass(tc);
-		print_message("gdb is not installed: skipped\n");
-		skip();
-	}
+	tr_require_tool(tc, "gdb");
 	hj_build(tc, "gdb_chain", "-O0");
 	tr_path(tc, "gdb_chain", exe);
 	snprintf(script, sizeof(script), "%s/mcount/gdb/ada-unwind.py", ADA_ROOT);

@@ -134,25 +134,6 @@ static const char *const printed[] = {
 #define NSCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 _Static_assert(sizeof(printed) / sizeof(printed[0]) == NSCENARIOS, "one output per scenario");
 
-static bool have(const char *tool)
-{
-	struct proc_result res = { 0 };
-	const char *const argv[] = { tool, "--version", NULL };
-	bool ok = proc_run(argv, NULL, NULL, 20000, &res) == 0 && proc_exit_code(&res) == 0;
-
-	proc_result_free(&res);
-	return ok;
-}
-
-static void require(struct tr_case *tc, const char *tool)
-{
-	if (have(tool))
-		return;
-	tr_pass(tc);
-	print_message("%s is not installed: skipped\n", tool);
-	skip();
-}
-
 /* The subtree under the first line whose text is `root`, de-indented;
  * malloc'd, NULL if there is no such line. */
 static char *subtree(const char *replay, const char *root)
@@ -240,7 +221,7 @@ static void check_cases(void **state, const char *cxx, const char *mode, const c
 	const char *const traced_flags[] = { mode_flag, opt, "-rdynamic", NULL };
 	bool trees = strcmp(mode, "cyg") != 0;
 
-	require(tc, cxx);
+	tr_require_tool(tc, cxx);
 	snprintf(mode_flag, sizeof(mode_flag), "--ada-mode=%s", mode);
 	snprintf(cxx_env, sizeof(cxx_env), "ADA_CXX=%s", cxx);
 	const char *const env[] = { cxx_env, NULL };

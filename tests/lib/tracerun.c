@@ -480,3 +480,22 @@ long tr_count_entries(const char *dir, const char *prefix)
 	closedir(d);
 	return n;
 }
+
+bool tr_have_tool(const char *tool)
+{
+	struct proc_result res = { 0 };
+	const char *const argv[] = { tool, "--version", NULL };
+	bool ok = proc_run(argv, NULL, NULL, 20000, &res) == 0 && proc_exit_code(&res) == 0;
+
+	proc_result_free(&res);
+	return ok;
+}
+
+void tr_require_tool(struct tr_case *tc, const char *tool)
+{
+	if (tr_have_tool(tool))
+		return;
+	tr_pass(tc);
+	print_message("%s is not installed: skipped\n", tool);
+	skip();
+}

@@ -133,4 +133,9 @@ long tr_count_entries(const char *dir, const char *prefix);
 /* The test got to its end: its directory may go. */
 void tr_pass(struct tr_case *tc);
 
+/* Whether `tool --version` runs (clang, gdb, ...). */
+bool tr_have_tool(const char *tool);
+/* Skips the running test, with a message, unless `tool` is installed. */
+void tr_require_tool(struct tr_case *tc, const char *tool);
+
 #endif
