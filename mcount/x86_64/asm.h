@@ -19,6 +19,28 @@
 
 #define END(name) .size name, .- name
 
+/* A trampoline cannot assume rsp is 16-byte aligned (gcc calls local leaf
+ * functions with rsp 8 mod 16): keep the entry rsp in callee-saved rbx,
+ * align, and make room for `size` bytes of saved registers at (%rsp). The
+ * CFA follows rbx meanwhile. ALIGNED_LEAVE undoes it. */
+.macro ALIGNED_ENTER size
+	push	%rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset rbx, 0
+	mov	%rsp, %rbx
+	.cfi_def_cfa_register rbx
+	and	$-16, %rsp
+	sub	$\size, %rsp
+.endm
+
+.macro ALIGNED_LEAVE
+	mov	%rbx, %rsp
+	.cfi_def_cfa_register rsp
+	pop	%rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore rbx
+.endm
+
 /* The entry trampolines' register save area: struct ada_entry_regs (arch.h)
  * at (%rsp), which must be 16-byte aligned for movaps. rbp is saved by the
  * caller of the macro: where the caller's frame pointer is differs. */

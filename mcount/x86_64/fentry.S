@@ -37,13 +37,7 @@
 	.text
 GLOBAL(__fentry__)
 	.cfi_startproc
-	push	%rbx				/* callee-saved: holds the entry rsp */
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset rbx, 0
-	mov	%rsp, %rbx
-	.cfi_def_cfa_register rbx
-	and	$-16, %rsp
-	sub	$ADA_ENTRY_REGS_SIZE, %rsp
+	ALIGNED_ENTER ADA_ENTRY_REGS_SIZE	/* rbx = entry rsp */
 	SAVE_ENTRY_REGS
 	mov	%rbp, ADA_REG_RBP(%rsp)
 
@@ -53,11 +47,7 @@ GLOBAL(__fentry__)
 	call	ada_fentry_enter
 
 	RESTORE_ENTRY_REGS
-	mov	%rbx, %rsp
-	.cfi_def_cfa_register rsp
-	pop	%rbx
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore rbx
+	ALIGNED_LEAVE
 	ret
 	.cfi_endproc
 END(__fentry__)

@@ -27,13 +27,7 @@
 	.text
 GLOBAL(mcount)
 	.cfi_startproc
-	push	%rbx				/* callee-saved: holds the entry rsp */
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset rbx, 0
-	mov	%rsp, %rbx
-	.cfi_def_cfa_register rbx
-	and	$-16, %rsp
-	sub	$ADA_ENTRY_REGS_SIZE, %rsp
+	ALIGNED_ENTER ADA_ENTRY_REGS_SIZE	/* rbx = entry rsp */
 	SAVE_ENTRY_REGS
 	mov	0(%rbp), %rax			/* compute's caller's frame pointer */
 	mov	%rax, ADA_REG_RBP(%rsp)
@@ -44,11 +38,7 @@ GLOBAL(mcount)
 	call	ada_mcount_enter
 
 	RESTORE_ENTRY_REGS
-	mov	%rbx, %rsp
-	.cfi_def_cfa_register rsp
-	pop	%rbx
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore rbx
+	ALIGNED_LEAVE
 	ret
 	.cfi_endproc
 END(mcount)

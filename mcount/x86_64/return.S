@@ -36,13 +36,7 @@
 	.hidden ada_return_trampoline
 	.type ada_return_trampoline, @function
 ada_return_trampoline:
-	push	%rbx
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset rbx, 0
-	mov	%rsp, %rbx
-	.cfi_def_cfa_register rbx
-	and	$-16, %rsp
-	sub	$ADA_RETURN_REGS_SIZE, %rsp
+	ALIGNED_ENTER ADA_RETURN_REGS_SIZE	/* rbx = entry rsp = the slot */
 	mov	%rax, ADA_RET_RAX(%rsp)
 	mov	%rdx, ADA_RET_RDX(%rsp)
 	movaps	%xmm0, ADA_RET_XMM0(%rsp)
@@ -59,11 +53,7 @@ ada_return_trampoline:
 	movaps	ADA_RET_XMM0(%rsp), %xmm0
 	mov	ADA_RET_RDX(%rsp), %rdx
 	mov	ADA_RET_RAX(%rsp), %rax
-	mov	%rbx, %rsp
-	.cfi_def_cfa_register rsp
-	pop	%rbx
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore rbx
+	ALIGNED_LEAVE
 	jmp	*%r11
 	.cfi_endproc
 END(ada_return_trampoline)
