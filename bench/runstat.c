@@ -1,6 +1,6 @@
 /* runstat.c - run one command and report what it cost.
  *
- *   runstat RESULT_FILE COMMAND [ARG...]
+ *   runstat [-n COUNT] RESULT_FILE COMMAND [ARG...]
  *
  * Runs COMMAND with the standard streams it was given, waits for it, and
  * writes one line to RESULT_FILE:
@@ -12,6 +12,17 @@
  * (a tracer's writer threads and recorder processes included), to the
  * microsecond — finer than the 10 ms of time(1)'s output. Exits with the
  * command's status (128 + signal number if it was killed).
+ *
+ * With -n COUNT the command runs COUNT times, one after the other (for a
+ * command too short to time once, such as a process start-up); the line
+ * then gives the median run's wall time, the CPU times per run (the total
+ * divided by COUNT), and after them the fastest and slowest run:
+ *
+ *   wall_ns <median ns> user_us <us> sys_us <us> status 0 runs <COUNT>
+ *   wall_min_ns <ns> wall_max_ns <ns>
+ *
+ * all on one line. The first run that fails stops the series; its status is
+ * the one reported and returned.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,28 +46,19 @@ static long long mono_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-int main(int argc, char **argv)
+/* Runs argv once; its exit code (128 + signal), 127 if it could not run. */
+static int run(char **argv)
 {
-	struct rusage r0, r1;
-	long long t0, t1;
-	int status, code;
-	FILE *out;
-	pid_t pid;
+	int status;
+	pid_t pid = fork();
 
-	if (argc < 3) {
-		fprintf(stderr, "usage: runstat RESULT_FILE COMMAND [ARG...]\n");
-		return 2;
-	}
-	getrusage(RUSAGE_CHILDREN, &r0);
-	t0 = mono_ns();
-	pid = fork();
 	if (pid < 0) {
 		perror("runstat: fork");
 		return 127;
 	}
 	if (pid == 0) {
-		execvp(argv[2], argv + 2);
-		fprintf(stderr, "runstat: %s: %s\n", argv[2], strerror(errno));
+		execvp(argv[0], argv);
+		fprintf(stderr, "runstat: %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	while (waitpid(pid, &status, 0) < 0)
@@ -64,18 +66,66 @@ int main(int argc, char **argv)
 			perror("runstat: waitpid");
 			return 127;
 		}
-	t1 = mono_ns();
-	getrusage(RUSAGE_CHILDREN, &r1);
-	code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
 
-	out = fopen(argv[1], "w");
-	if (!out) {
-		fprintf(stderr, "runstat: %s: %s\n", argv[1], strerror(errno));
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+	struct rusage r0, r1;
+	long long *wall, med;
+	long count = 1, i;
+	int code = 0, a = 1;
+	FILE *out;
+
+	if (argc > 2 && !strcmp(argv[1], "-n")) {
+		char *end;
+
+		count = strtol(argv[2], &end, 10);
+		if (*end || count < 1) {
+			fprintf(stderr, "runstat: -n %s: expected a positive count\n", argv[2]);
+			return 2;
+		}
+		a = 3;
+	}
+	if (argc - a < 2) {
+		fprintf(stderr, "usage: runstat [-n COUNT] RESULT_FILE COMMAND [ARG...]\n");
+		return 2;
+	}
+	wall = calloc((size_t)count, sizeof(*wall));
+	if (!wall) {
+		perror("runstat");
 		return 127;
 	}
-	fprintf(out, "wall_ns %lld user_us %lld sys_us %lld status %d\n", t1 - t0,
-		tv_us(&r1.ru_utime) - tv_us(&r0.ru_utime), tv_us(&r1.ru_stime) - tv_us(&r0.ru_stime),
-		code);
+	getrusage(RUSAGE_CHILDREN, &r0);
+	for (i = 0; i < count && code == 0; i++) {
+		long long t0 = mono_ns();
+
+		code = run(argv + a + 1);
+		wall[i] = mono_ns() - t0;
+	}
+	getrusage(RUSAGE_CHILDREN, &r1);
+	count = i; /* the runs that happened */
+	qsort(wall, (size_t)count, sizeof(*wall), cmp_ll);
+	med = count % 2 ? wall[count / 2] : (wall[count / 2 - 1] + wall[count / 2]) / 2;
+
+	out = fopen(argv[a], "w");
+	if (!out) {
+		fprintf(stderr, "runstat: %s: %s\n", argv[a], strerror(errno));
+		return 127;
+	}
+	fprintf(out, "wall_ns %lld user_us %lld sys_us %lld status %d", med,
+		(tv_us(&r1.ru_utime) - tv_us(&r0.ru_utime)) / count,
+		(tv_us(&r1.ru_stime) - tv_us(&r0.ru_stime)) / count, code);
+	if (a == 3)
+		fprintf(out, " runs %ld wall_min_ns %lld wall_max_ns %lld", count, wall[0], wall[count - 1]);
+	fprintf(out, "\n");
 	if (fclose(out))
 		return 127;
 	return code;

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "ada_internal.h"
+#include "hijack.h"
 
 _Static_assert(offsetof(struct ada_entry_regs, rdi) == ADA_REG_RDI, "rdi");
 _Static_assert(offsetof(struct ada_entry_regs, r9) == ADA_REG_R9, "r9");
@@ -36,10 +36,8 @@ _Static_assert(offsetof(struct ada_return_regs, xmm1) == ADA_RET_XMM1, "ret xmm1
 _Static_assert(offsetof(struct ada_return_regs, rbp) == ADA_RET_RBP, "ret rbp");
 _Static_assert(sizeof(struct ada_return_regs) == ADA_RETURN_REGS_SIZE, "return regs");
 
-ADA_HIDDEN void ada_return_trampoline(void);
 ADA_HIDDEN void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t ret);
 ADA_HIDDEN void ada_mcount_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t site);
-ADA_HIDDEN uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot);
 
 #define TRAMPOLINE ((uintptr_t)ada_return_trampoline)
 
@@ -136,7 +134,7 @@ full:
 static uintptr_t real_return(const struct ada_thread *td, uint32_t depth, uintptr_t sp)
 {
 	for (; depth > 0 && depth <= td->shadow_cap && td->shadow[depth - 1].sp == sp; depth--)
-		if (td->shadow[depth - 1].site != TRAMPOLINE)
+		if (!ada_is_hijacked(td->shadow[depth - 1].site))
 			return td->shadow[depth - 1].site;
 	return 0;
 }
@@ -187,10 +185,11 @@ static uint32_t entry_resync_slow(struct ada_thread *td, uintptr_t sp)
 	return td->depth;
 }
 
-/* fn names the function: its start (fentry), or an address inside it, the
- * one after its mcount call (the symbolizer finds the function holding it). */
+/* fn names the function: its start (fentry, dynamic hooks), or an address
+ * inside it, the one after its mcount call (the symbolizer finds the function
+ * holding it). tramp is what the slot gets: where the function will return. */
 static inline __attribute__((always_inline)) void
-hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
+hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn, uintptr_t tramp)
 {
 	struct ada_thread *td = ada_hook_begin();
 	uintptr_t sp = (uintptr_t)slot, ret;
@@ -201,7 +200,7 @@ hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
 	ret = *slot;
 	depth = td->depth + 1;
 	if (unlikely(depth > 1 && depth - 1 <= td->shadow_cap && sp >= td->shadow[depth - 2].sp) &&
-	    !(sp == td->shadow[depth - 2].sp && ret == TRAMPOLINE))
+	    !(sp == td->shadow[depth - 2].sp && ada_is_hijacked(ret)))
 		depth = entry_resync_slow(td, sp) + 1;
 	if (unlikely(depth > td->shadow_cap)) {
 		/* No room to keep its return address: untouched, unrecorded. */
@@ -213,21 +212,31 @@ hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
 	/* Recorded before the hijack, so the stack window shows the slot as the
 	 * function found it; a tail call's slot was hijacked already, and its
 	 * real return address is the outermost frame's on that slot. */
-	record_call(td, depth, fn, regs, ret == TRAMPOLINE ? real_return(td, depth - 1, sp) : ret,
+	record_call(td, depth, fn, regs, ada_is_hijacked(ret) ? real_return(td, depth - 1, sp) : ret,
 		    sp);
-	*slot = TRAMPOLINE;
+	*slot = tramp;
 out:
 	ada_hook_end(td);
 }
 
 void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t ret)
 {
-	hijack_enter(regs, slot, ada_arch_fentry_start(ret));
+	hijack_enter(regs, slot, ada_arch_fentry_start(ret), TRAMPOLINE);
 }
 
 void ada_mcount_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t site)
 {
-	hijack_enter(regs, slot, site);
+	hijack_enter(regs, slot, site, TRAMPOLINE);
+}
+
+/* A call through a hooked PLT/GOT slot (dynhook.c): the stub named the cell,
+ * the slot is the caller's return address. Untraced threads (the writer)
+ * and the runtime's own calls go straight through. */
+uintptr_t ada_dynhook_enter(struct ada_entry_regs *regs, uintptr_t *slot,
+			    const struct ada_dyn_cell *cell)
+{
+	hijack_enter(regs, slot, cell->fn, cell->ret);
+	return cell->fn;
 }
 
 /* Nowhere to return to: the shadow stack has no frame for this slot. Only a

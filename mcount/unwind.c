@@ -92,14 +92,13 @@
 #include <sys/mman.h>
 #include <unwind.h>
 
-#include "ada_internal.h"
+#include "hijack.h"
 
 /* Weak: a static link that brings in libgcc_eh, libstdc++.a's catch or
  * libc.a's backtrace or pthread_exit gets the real definitions, not a
  * duplicate-symbol error. */
 #define ADA_INTERPOSE __attribute__((visibility("default"), weak, noinline))
 
-ADA_HIDDEN void ada_return_trampoline(void);
 #define TRAMPOLINE ((uintptr_t)ada_return_trampoline)
 
 /* This thread had frames unhooked that no catch or finished walk has hooked
@@ -168,8 +167,12 @@ static void *lookup(enum real_id id)
  * so that a backtrace() in a signal handler does not have to. */
 __attribute__((constructor)) static void unwind_resolve(void)
 {
+	uint32_t saved;
+	struct ada_thread *td = ada_runtime_begin(&saved);
+
 	for (int i = 0; i < R_N; i++)
 		__atomic_store_n(&real_fn[i], lookup(i), __ATOMIC_RELAXED);
+	ada_runtime_end(td, saved);
 }
 
 static void *real(enum real_id id)
@@ -241,7 +244,7 @@ static unsigned unhook(struct ada_thread *td, const struct chain *c)
 		const struct ada_frame *f = &td->shadow[d - 1];
 		uintptr_t *slot = (uintptr_t *)f->sp;
 
-		if (f->site == TRAMPOLINE || !in_chain(td, c, f->sp) || *slot != TRAMPOLINE)
+		if (ada_is_hijacked(f->site) || !in_chain(td, c, f->sp) || !ada_is_hijacked(*slot))
 			continue;
 		*slot = f->site;
 		unhooked = 1;
@@ -258,7 +261,7 @@ static void rehook(struct ada_thread *td, const struct chain *c)
 		const struct ada_frame *f = &td->shadow[d - 1];
 		uintptr_t *slot = (uintptr_t *)f->sp;
 
-		if (f->site == TRAMPOLINE || !in_chain(td, c, f->sp) ||
+		if (ada_is_hijacked(f->site) || !in_chain(td, c, f->sp) ||
 		    (walk_sp && f->sp >= walk_sp) || *slot != f->site)
 			continue;
 		*slot = TRAMPOLINE;

@@ -28,6 +28,8 @@ struct ada_config {
 	bool detail;              /* ADA_DETAIL=all (default) | off: registers and stack */
 	uint32_t stack_bytes;     /* ADA_STACK_BYTES: the stack window, 0..512 */
 	uint64_t detail_bytes;    /* ADA_DETAIL_KB * 1024, a power of two */
+	bool dynhook;             /* ADA_DYNHOOK=on (default) | off: hook PLT/GOT slots */
+	char exclude[1024];       /* ADA_EXCLUDE: module[:symbol] globs, comma-separated */
 };
 
 /* Reads the ADA_* variables from `getenv_fn` (getenv, or a test's table). An
@@ -57,6 +59,13 @@ ADA_HIDDEN void ada_before_exec(void);
 
 /* ---- threads (thread.c) -------------------------------------------------------- */
 ADA_HIDDEN void ada_thread_exit(void *td);
+/* The calling thread is the runtime's own (the writer): never traced. */
+ADA_HIDDEN void ada_thread_untraced(void);
+/* Around the runtime's work on a program thread (flushes, hooking passes):
+ * calls it makes through hooked slots are not the program's and are not
+ * recorded. Sets the thread up if it has no state yet; NULL if untraced. */
+ADA_HIDDEN struct ada_thread *ada_runtime_begin(uint32_t *saved);
+ADA_HIDDEN void ada_runtime_end(struct ada_thread *td, uint32_t saved);
 /* Maps the thread's detail ring at its first detail record; 0 or -ENOMEM
  * (then the thread records no details, counted as detail_full). */
 ADA_HIDDEN int ada_detail_init_slow(struct ada_thread *td);
@@ -75,11 +84,22 @@ ADA_HIDDEN void ada_meta_close(void);
 /* Appends one record (header + payload + extra + padding) with one write(). */
 ADA_HIDDEN int ada_meta_write(uint32_t type, const void *payload, size_t len,
 			      const void *extra, size_t extra_len);
+/* Many records in one write: each encoded into buf (0 if it does not fit in
+ * cap), then written together. */
+ADA_HIDDEN size_t ada_meta_encode(uint8_t *buf, size_t cap, uint32_t type, const void *payload,
+				  size_t len, const void *extra, size_t extra_len);
+ADA_HIDDEN int ada_meta_write_encoded(const void *buf, size_t len);
 
 /* ---- modules (modmap.c) -------------------------------------------------------- */
 /* Records every loaded image not recorded yet. Cheap when nothing changed. */
 ADA_HIDDEN void ada_modmap_scan(void);
 ADA_HIDDEN void ada_modmap_reset(void);
+
+/* ---- dynamic hooks (mcount/dynhook.c) ------------------------------------------ */
+/* Hooks the PLT/GOT slots of every loaded module (ADA_DYNHOOK=on). */
+ADA_HIDDEN void ada_dynhook_start(void);
+/* In a fork child: the records of the hooked functions into its new meta. */
+ADA_HIDDEN void ada_dynhook_after_fork(void);
 
 /* ---- writer (writer.c) --------------------------------------------------------- */
 ADA_HIDDEN int ada_writer_start(void);

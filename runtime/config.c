@@ -29,7 +29,7 @@ static const struct int_setting DETAIL_KB = { "ADA_DETAIL_KB", 64, 1u << 20, 163
  * environment of the programs it runs). */
 static const char *const known[] = {
 	"ADA_DISABLE", "ADA_OUTPUT", "ADA_RING_KB", "ADA_MAX_DEPTH", "ADA_SHADOW_DEPTH",
-	"ADA_FLUSH_MS", "ADA_QUIET", "ADA_DETAIL", "ADA_STACK_BYTES", "ADA_DETAIL_KB", "ADA_CC", "ADA_CXX", "ADA_MODE", "ADA_VERBOSE", "ADA_LIBDIR",
+	"ADA_FLUSH_MS", "ADA_QUIET", "ADA_DETAIL", "ADA_STACK_BYTES", "ADA_DETAIL_KB", "ADA_DYNHOOK", "ADA_EXCLUDE", "ADA_CC", "ADA_CXX", "ADA_MODE", "ADA_VERBOSE", "ADA_LIBDIR",
 };
 
 static uint64_t get_int(const struct int_setting *s, const char *v)
@@ -69,6 +69,44 @@ static bool get_detail(const char *v)
 		return false;
 	ada_warn("ADA_DETAIL=%s is not valid: expected all or off; using all", v);
 	return true;
+}
+
+/* ADA_DYNHOOK: whether calls through the PLT/GOT are hooked. */
+static bool get_dynhook(const char *v)
+{
+	if (!v || !strcmp(v, "on"))
+		return true;
+	if (!strcmp(v, "off"))
+		return false;
+	ada_warn("ADA_DYNHOOK=%s is not valid: expected on or off; using on", v);
+	return true;
+}
+
+/* ADA_EXCLUDE: a comma-separated list of MODULE[:SYMBOL] shell globs; each
+ * item needs a module glob (use * for any). */
+static void get_exclude(const char *v, char *out, size_t len)
+{
+	const char *item;
+
+	out[0] = '\0';
+	if (!v)
+		return;
+	if (strlen(v) >= len) {
+		ada_warn("ADA_EXCLUDE is not valid: %zu characters, at most %zu accepted; "
+			 "excluding nothing", strlen(v), len - 1);
+		return;
+	}
+	for (item = v; *item; item += strcspn(item, ","), item += *item == ',') {
+		size_t n = strcspn(item, ",");
+
+		if (!n || *item == ':' || item[n - 1] == ':') {
+			ada_warn("ADA_EXCLUDE=%s is not valid: expected MODULE[:SYMBOL] globs "
+				 "separated by commas (e.g. libc.so.6:malloc,libfoo*); excluding "
+				 "nothing", v);
+			return;
+		}
+	}
+	snprintf(out, len, "%s", v);
 }
 
 static uint64_t round_pow2(uint64_t x)
@@ -120,14 +158,16 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	/* The window is copied in whole words. */
 	c->stack_bytes &= ~7u;
 	c->detail_bytes = round_pow2(get_int(&DETAIL_KB, getenv_fn("ADA_DETAIL_KB"))) * 1024;
+	c->dynhook = get_dynhook(getenv_fn("ADA_DYNHOOK"));
+	get_exclude(getenv_fn("ADA_EXCLUDE"), c->exclude, sizeof(c->exclude));
 }
 
 int ada_config_format(const struct ada_config *c, char *buf, size_t len)
 {
 	return snprintf(buf, len,
 			"output=%s%cring_kb=%" PRIu64 "%cmax_depth=%u%cshadow_depth=%u%cflush_ms=%u%c"
-			"detail=%s%cstack_bytes=%u%cdetail_kb=%" PRIu64 "%c",
+			"detail=%s%cstack_bytes=%u%cdetail_kb=%" PRIu64 "%cdynhook=%s%cexclude=%s%c",
 			c->output, 0, c->ring_bytes / 1024, 0, c->max_depth, 0, c->shadow_depth, 0,
 			c->flush_ms, 0, c->detail ? "all" : "off", 0, c->stack_bytes, 0,
-			c->detail_bytes / 1024, 0);
+			c->detail_bytes / 1024, 0, c->dynhook ? "on" : "off", 0, c->exclude, 0);
 }

@@ -11,9 +11,10 @@
 #define ADA_HOOK __attribute__((visibility("default"), no_instrument_function))
 
 /* Frames are placed by the instrumented function's stack pointer at the call
- * to the hook: the hook's own, plus the return address the call pushed. It
- * is what a fentry function's return-address slot is compared with when the
- * two modes are mixed in one program (a callee's slot is below it). */
+ * to the hook: the hook's canonical frame address (its own stack pointer
+ * would depend on how much its prologue pushes). It is what a fentry or
+ * PLT-hooked callee's return-address slot is compared with when modes mix in
+ * one program: the callee's slot is below it, strictly. */
 
 ADA_HOOK void __cyg_profile_func_enter(void *fn, void *site)
 {
@@ -21,7 +22,7 @@ ADA_HOOK void __cyg_profile_func_enter(void *fn, void *site)
 
 	if (!td)
 		return;
-	ada_record_enter(td, (uintptr_t)fn, (uintptr_t)site, ada_arch_sp() + 8);
+	ada_record_enter(td, (uintptr_t)fn, (uintptr_t)site, (uintptr_t)__builtin_dwarf_cfa());
 	ada_hook_end(td);
 }
 
@@ -31,6 +32,6 @@ ADA_HOOK void __cyg_profile_func_exit(void *fn, void *site)
 
 	if (!td)
 		return;
-	ada_record_exit(td, (uintptr_t)fn, (uintptr_t)site, ada_arch_sp() + 8);
+	ada_record_exit(td, (uintptr_t)fn, (uintptr_t)site, (uintptr_t)__builtin_dwarf_cfa());
 	ada_hook_end(td);
 }

@@ -21,11 +21,25 @@ typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
 
 static void *real(const char *name)
 {
-	void *fn = dlsym(RTLD_NEXT, name);
+	uint32_t saved;
+	struct ada_thread *td = ada_runtime_begin(&saved);
+	void *fn = dlsym(RTLD_NEXT, name); /* its own library calls are not the program's */
 
+	ada_runtime_end(td, saved);
 	if (!fn)
 		errno = ENOSYS;
 	return fn;
+}
+
+/* vfork runs as fork. A vfork child shares the parent's memory, its thread
+ * state included, until it execs or exits: whatever it called (a traced
+ * function, a hooked library call, this file's exec flush) would write into
+ * the parent's rings and shadow stack. A program that uses vfork as POSIX
+ * allows (exec or _exit next) cannot tell the difference, and the child
+ * becomes a traced process of its own, as after fork. */
+ADA_EXPORT pid_t vfork(void)
+{
+	return fork();
 }
 
 ADA_EXPORT int execve(const char *path, char *const argv[], char *const envp[])

@@ -116,14 +116,21 @@ static int process_begin(uint32_t parent_pid)
 	return ada_writer_start();
 }
 
+/* The fork handlers run on the program's thread; their own library calls
+ * (lz4's allocations, the child's writer thread) are not the program's. */
+static uint32_t fork_saved;
+static struct ada_thread *fork_td;
+
 static void fork_prepare(void)
 {
+	fork_td = ada_runtime_begin(&fork_saved);
 	ada_writer_fork_prepare();
 }
 
 static void fork_parent(void)
 {
 	ada_writer_fork_parent();
+	ada_runtime_end(fork_td, fork_saved);
 }
 
 /* The child is a new traced process: pid_<child> in the same session. */
@@ -131,14 +138,19 @@ static void fork_child(void)
 {
 	uint32_t parent = ada_rt.pid;
 
-	if (!ada_rt.active)
+	if (!ada_rt.active) {
+		ada_runtime_end(fork_td, fork_saved);
 		return;
+	}
 	ada_writer_after_fork();
 	ada_meta_close();
 	ada_modmap_reset();
 	ada_thread_after_fork(ada_arch_ticks());
 	if (process_begin(parent) < 0)
 		__atomic_store_n(&ada_rt.active, false, __ATOMIC_RELEASE);
+	else if (ada_rt.cfg.dynhook)
+		ada_dynhook_after_fork();
+	ada_runtime_end(ada_td, fork_saved);
 }
 
 __attribute__((constructor(101))) static void ada_start(void)
@@ -157,23 +169,37 @@ __attribute__((constructor(101))) static void ada_start(void)
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	/* Release: a thread that sees active sees the configuration too. */
 	__atomic_store_n(&ada_rt.active, true, __ATOMIC_RELEASE);
+	if (ada_rt.cfg.dynhook)
+		ada_dynhook_start();
 }
 
 __attribute__((destructor(101))) static void ada_finish(void)
 {
+	struct ada_thread *td;
+	uint32_t saved;
+
 	if (!__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE))
 		return;
+	/* The flush's own library calls (lz4's) are not the program's. */
+	td = ada_runtime_begin(&saved);
 	/* New threads stay untraced from here; running ones write into rings
 	 * nobody drains, and their trace ends at this point. */
 	__atomic_store_n(&ada_rt.active, false, __ATOMIC_RELEASE);
 	ada_writer_stop();
 	ada_meta_close();
+	ada_runtime_end(td, saved);
 }
 
 /* Before exec replaces the image: everything recorded so far goes to disk.
  * (exec.c calls this; if exec fails the program goes on, still traced.) */
 void ada_before_exec(void)
 {
-	if (__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE))
-		ada_writer_flush();
+	struct ada_thread *td;
+	uint32_t saved;
+
+	if (!__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE))
+		return;
+	td = ada_runtime_begin(&saved);
+	ada_writer_flush();
+	ada_runtime_end(td, saved);
 }

@@ -73,3 +73,26 @@ int ada_meta_write(uint32_t type, const void *payload, size_t len, const void *e
 	}
 	return 0;
 }
+
+size_t ada_meta_encode(uint8_t *buf, size_t cap, uint32_t type, const void *payload, size_t len,
+		       const void *extra, size_t extra_len)
+{
+	struct ada_meta_rec rec = { .type = type, .size = (uint32_t)(len + extra_len) };
+	size_t padded = (len + extra_len + 7) & ~(size_t)7, total = sizeof(rec) + padded;
+
+	if (total > cap)
+		return 0;
+	memcpy(buf, &rec, sizeof(rec));
+	memcpy(buf + sizeof(rec), payload, len);
+	if (extra_len)
+		memcpy(buf + sizeof(rec) + len, extra, extra_len);
+	memset(buf + sizeof(rec) + len + extra_len, 0, padded - len - extra_len);
+	return total;
+}
+
+int ada_meta_write_encoded(const void *buf, size_t len)
+{
+	if (meta_fd < 0)
+		return -EBADF;
+	return ada_write_all(meta_fd, buf, len);
+}

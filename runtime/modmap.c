@@ -8,6 +8,7 @@
 #include <elf.h>
 #include <inttypes.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,15 +158,23 @@ static int visit(struct dl_phdr_info *info, size_t size, void *first)
 	return 0;
 }
 
+/* The writer scans periodically; a thread that returns from dlopen scans at
+ * once, so a library loaded and unloaded between two writer passes is still
+ * recorded (its functions' events need it). */
+static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void ada_modmap_scan(void)
 {
 	int first = 1;
 
+	pthread_mutex_lock(&scan_lock);
 	dl_iterate_phdr(visit, &first);
+	pthread_mutex_unlock(&scan_lock);
 }
 
 void ada_modmap_reset(void)
 {
+	pthread_mutex_init(&scan_lock, NULL);
 	free(M.seen);
 	memset(&M, 0, sizeof(M));
 }

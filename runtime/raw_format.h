@@ -46,6 +46,10 @@ enum ada_meta_type {
 	ADA_META_CONFIG = 7,      /* "key=value\0" strings, back to back */
 	ADA_META_END = 8,         /* struct ada_meta_end: the process shut down cleanly */
 	ADA_META_LATENCY = 9,     /* struct ada_meta_latency: event-to-disk delays */
+	ADA_META_HOOKED = 10,     /* struct ada_meta_hooked + name: a library function
+				   * reached through hooked PLT/GOT slots */
+	ADA_META_DYNHOOK = 11,    /* struct ada_meta_dynhook: the dynamic hooks' totals
+				   * so far (the last record in the file holds) */
 };
 
 /* Why an event was not kept. ADA_DROP_NAMES are what the manifest and the
@@ -143,6 +147,32 @@ struct ada_meta_latency {
 	uint64_t samples;
 	uint64_t max_ticks;
 	uint32_t counts[ADA_LATENCY_BUCKETS];
+};
+
+/* A function that calls through the PLT/GOT of uninstrumented modules reach
+ * (the dynamic-hook fallback), written once per distinct address before any
+ * event names it. The name is the symbol the calling module asked for; the
+ * symbolizer uses it when the target module's symbol tables have no symbol
+ * starting at addr (an IFUNC implementation in a stripped library). */
+struct ada_meta_hooked {
+	uint64_t addr;  /* the function's process address: where the slot pointed */
+	uint32_t flags; /* 0 */
+	uint32_t reserved;
+	/* then: the symbol name, without version, \0-terminated */
+};
+
+/* The dynamic-hook fallback's totals, rewritten after every hooking pass
+ * (start-up, each dlopen/dlclose): the last record holds. */
+struct ada_meta_dynhook {
+	uint32_t modules;   /* modules whose slots are hooked now */
+	uint32_t slots;     /* slots redirected, all passes */
+	uint32_t functions; /* distinct functions reached through them */
+	uint32_t excluded;  /* slots left alone because of ADA_EXCLUDE */
+	uint32_t untraceable; /* slots left alone by rule: returns twice, caller-sensitive,
+			       * the runtime's own functions, unresolved */
+	uint32_t passes;    /* hooking passes run */
+	uint64_t startup_ns; /* the pass before main */
+	uint64_t total_ns;   /* every pass */
 };
 
 /* ---- thread_<N>.lz4: concatenated LZ4 frames ---------------------------------

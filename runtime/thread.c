@@ -101,6 +101,34 @@ struct ada_thread *ada_thread_init_slow(void)
 	return td;
 }
 
+/* The writer thread, and any other thread of the runtime's: never traced. */
+void ada_thread_untraced(void)
+{
+	ada_tstate = ADA_TS_OFF;
+}
+
+struct ada_thread *ada_runtime_begin(uint32_t *saved)
+{
+	struct ada_thread *td = ada_td;
+
+	if (!td && ada_tstate == ADA_TS_NONE && __atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE))
+		td = ada_thread_init_slow();
+	if (td) {
+		*saved = td->busy;
+		td->busy = ADA_BUSY_RUNTIME;
+		__asm__ volatile("" ::: "memory");
+	}
+	return td;
+}
+
+void ada_runtime_end(struct ada_thread *td, uint32_t saved)
+{
+	if (td) {
+		__asm__ volatile("" ::: "memory");
+		td->busy = saved;
+	}
+}
+
 int ada_detail_init_slow(struct ada_thread *td)
 {
 	uint64_t bytes = ada_rt.cfg.detail_bytes;
@@ -185,10 +213,19 @@ int ada_in_thread_stack(struct ada_thread *td, uintptr_t sp)
 		void *lo;
 		size_t size;
 
-		if (pthread_getattr_np(pthread_self(), &attr) != 0)
+		uint32_t busy = td->busy;
+		int err;
+
+		/* libc calls through hooked GOT slots in here (realloc, free). */
+		td->busy = ADA_BUSY_RUNTIME;
+		err = pthread_getattr_np(pthread_self(), &attr);
+		if (!err) {
+			pthread_attr_getstack(&attr, &lo, &size);
+			pthread_attr_destroy(&attr);
+		}
+		td->busy = busy;
+		if (err)
 			return 0;
-		pthread_attr_getstack(&attr, &lo, &size);
-		pthread_attr_destroy(&attr);
 		td->stack_lo = (uintptr_t)lo;
 		td->stack_hi = (uintptr_t)lo + size;
 	}

@@ -55,6 +55,11 @@ struct ada_frame {
 			 * fentry/mcount: the address of its return-address slot */
 };
 
+/* td->busy: a hook that fires inside a hook lost its event (a signal handler
+ * ran there: counted); inside the runtime's own calls into libraries (through
+ * hooked PLT slots) there was no event of the program's to lose. */
+enum { ADA_BUSY_HOOK = 1, ADA_BUSY_RUNTIME = 2 };
+
 enum ada_thread_state { ADA_TS_NONE = 0, ADA_TS_INIT, ADA_TS_LIVE, ADA_TS_DEAD, ADA_TS_OFF };
 
 struct ada_writer_stream; /* the writer's private encoding state (writer.c) */
@@ -73,7 +78,8 @@ struct ada_thread {
 	uint32_t record_limit;  /* frames deeper than this are not recorded */
 	uint32_t max_limit;     /* record_limit when nothing is being skipped */
 	uint32_t skip_from;     /* depth whose CALL found the ring full, or 0 */
-	uint32_t busy;          /* reentrancy guard: set while inside a hook */
+	uint32_t busy;          /* reentrancy guard: ADA_BUSY_HOOK inside a hook,
+				 * ADA_BUSY_RUNTIME while the runtime calls out */
 	uint32_t shadow_cap;
 	uint32_t resyncs;       /* frames closed because their exit was skipped */
 	struct ada_frame *shadow;
@@ -138,10 +144,11 @@ static inline __attribute__((always_inline)) struct ada_thread *ada_hook_begin(v
 			return NULL;
 	}
 	if (unlikely(td->busy)) {
-		td->dropped[ADA_DROP_REENTRANT]++;
+		if (td->busy == ADA_BUSY_HOOK)
+			td->dropped[ADA_DROP_REENTRANT]++;
 		return NULL;
 	}
-	td->busy = 1;
+	td->busy = ADA_BUSY_HOOK;
 	/* The guard must be set before the state it protects is touched, and a
 	 * signal handler runs on this CPU: a compiler barrier is enough. */
 	__asm__ volatile("" ::: "memory");

@@ -356,6 +356,7 @@ static void *writer_main(void *arg)
 	unsigned idle = 0;
 
 	(void)arg;
+	ada_thread_untraced();
 	prctl(PR_SET_NAME, "ada-writer");
 	pthread_mutex_lock(&W.lock);
 	while (!W.stop) {

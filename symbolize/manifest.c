@@ -59,7 +59,7 @@ static void put_threads(struct json_writer *w, const struct conv_process *cp, ui
 
 /* "cyg", "fentry", "mcount" or several joined with "+" (objects built in
  * different modes linked together); "static runtime" when the module holds
- * libada itself; "none" when it was not built with adacc. */
+ * libada itself; "none" when no hook says (module_mode tells "plt" apart). */
 static const char *mode_name(unsigned hooks, char *buf, size_t len)
 {
 	static const char *const names[] = { "cyg", "fentry", "mcount" };
@@ -72,6 +72,34 @@ static const char *mode_name(unsigned hooks, char *buf, size_t len)
 	if (!n)
 		snprintf(buf, len, "%s", hooks & ADA_HOOK_STATIC ? "static runtime" : "none");
 	return buf;
+}
+
+static bool is_executable(const struct conv_process *cp, const struct conv_module *cm)
+{
+	return cm->raw && cp->raw.exe && !strcmp(cm->raw->path, cp->raw.exe);
+}
+
+/* The hooks that tell how a module was built. Defining them makes the
+ * executable the static runtime, never a library: adacc links libada.a into
+ * executables only, and libc.so.6 defines all three (gprof's mcount,
+ * __fentry__, no-op __cyg_profile_func_*). */
+static unsigned module_hooks(const struct conv_process *cp, const struct conv_module *cm)
+{
+	return is_executable(cp, cm) ? cm->hooks : cm->hooks & ~(unsigned)ADA_HOOK_STATIC;
+}
+
+/* A library with no hook (libc.so.6, one built without adacc) has functions
+ * in the trace only because calls reached them through PLT/GOT slots the
+ * dynamic-hook fallback redirected: "plt". The executable keeps what its
+ * hooks say, addresses in no module "none". */
+static const char *module_mode(const struct conv_process *cp, const struct conv_module *cm,
+			       char *buf, size_t len)
+{
+	unsigned hooks = module_hooks(cp, cm);
+
+	if (!hooks && cm->raw && !is_executable(cp, cm))
+		return "plt";
+	return mode_name(hooks, buf, len);
 }
 
 static void put_modules(struct json_writer *w, const struct conv_process *cp)
@@ -96,7 +124,7 @@ static void put_modules(struct json_writer *w, const struct conv_process *cp)
 		json_put_str(w, "function_table_hash", cm->hash);
 		json_put_hex(w, "load_bias", m ? m->bias : 0, 1);
 		json_put_u64(w, "function_count", cm->st ? cm->st->nfuncs : 0);
-		json_put_str(w, "mode", mode_name(cm->hooks, mode, sizeof(mode)));
+		json_put_str(w, "mode", module_mode(cp, cm, mode, sizeof(mode)));
 		json_close(w);
 	}
 	json_close(w);
@@ -169,6 +197,38 @@ static void put_latency(struct json_writer *w, const struct conv_process *cp)
 	json_close(w);
 }
 
+/* Nanoseconds as milliseconds with three decimals, rounded half up in
+ * integers (exact, unlike %.3f of a double). json.h has no fractional
+ * numbers: the integer part goes through the writer, which places the key
+ * and comma, and the fraction follows it in the same token. */
+static void put_ms(struct json_writer *w, const char *key, uint64_t ns)
+{
+	uint64_t us = ns / 1000 + (ns % 1000 >= 500);
+
+	json_put_u64(w, key, us / 1000);
+	fprintf(w->f, ".%03u", (unsigned)(us % 1000));
+}
+
+/* The dynamic-hook fallback's totals: the last DYNHOOK record, written after
+ * the last hooking pass. */
+static void put_dynamic_hooks(struct json_writer *w, const struct conv_process *cp)
+{
+	const struct ada_meta_dynhook *d = &cp->raw.dynhook;
+
+	if (!cp->raw.has_dynhook)
+		return;
+	json_open(w, "dynamic_hooks", '{');
+	json_put_u64(w, "modules", d->modules);
+	json_put_u64(w, "slots", d->slots);
+	json_put_u64(w, "functions", d->functions);
+	json_put_u64(w, "excluded", d->excluded);
+	json_put_u64(w, "untraceable", d->untraceable);
+	json_put_u64(w, "passes", d->passes);
+	put_ms(w, "startup_ms", d->startup_ns);
+	put_ms(w, "total_ms", d->total_ns);
+	json_close(w);
+}
+
 /* The modes of the modules the trace points into. */
 static void put_mode(struct json_writer *w, const struct conv_process *cp)
 {
@@ -176,7 +236,7 @@ static void put_mode(struct json_writer *w, const struct conv_process *cp)
 	char buf[32];
 
 	for (size_t i = 0; i < cp->nmodules; i++)
-		hooks |= cp->modules[i].hooks;
+		hooks |= module_hooks(cp, &cp->modules[i]);
 	/* A static runtime says nothing about the mode when another module does. */
 	modes = hooks & (ADA_HOOK_CYG | ADA_HOOK_FENTRY | ADA_HOOK_MCOUNT);
 	json_put_str(w, "mode", mode_name(modes ? modes : hooks, buf, sizeof(buf)));
@@ -203,6 +263,7 @@ static void put_process(struct json_writer *w, const struct conv_process *cp)
 	json_put_u64(w, "time_end_ns", cp->time_end_ns);
 	json_put_u64(w, "events", cp->events);
 	put_latency(w, cp);
+	put_dynamic_hooks(w, cp);
 }
 
 int manifest_write(const char *out_dir, const struct conv_process *cp)

@@ -25,6 +25,14 @@ struct raw_thread {
 	struct ada_meta_thread_end end;
 };
 
+/* A library function reached through hooked PLT/GOT slots (ADA_META_HOOKED):
+ * the name the calling module used for it. */
+struct raw_hooked {
+	uint64_t addr;               /* process address */
+	char *name;
+	size_t seq;                  /* file order: the first record of an address wins */
+};
+
 struct raw_process {
 	char *dir;                   /* the raw/ directory */
 	uint8_t arch;
@@ -45,6 +53,10 @@ struct raw_process {
 	bool truncated;              /* the file ended inside a record */
 	bool has_latency;
 	struct ada_meta_latency latency;
+	struct raw_hooked *hooked;   /* sorted by addr, one per address */
+	size_t nhooked;
+	bool has_dynhook;            /* an ADA_META_DYNHOOK record was found */
+	struct ada_meta_dynhook dynhook; /* the last one: the totals at the end */
 };
 
 /* Loads <raw_dir>/process.meta. Returns 0, or a negative errno after printing
@@ -52,6 +64,9 @@ struct raw_process {
 int raw_process_load(const char *raw_dir, struct raw_process *p);
 void raw_process_free(struct raw_process *p);
 const struct raw_thread *raw_process_thread(const struct raw_process *p, uint32_t ordinal);
+/* The name a HOOKED record gives the function at process address addr, or
+ * NULL. Binary search. */
+const char *raw_process_hooked_name(const struct raw_process *p, uint64_t addr);
 
 /* ---- one thread's event stream --------------------------------------------- */
 

@@ -88,6 +88,34 @@ static int add_funcs(struct raw_process *p, const uint8_t *rec, size_t size)
 	return 0;
 }
 
+/* The name must end inside the payload: the padding after it is not part of
+ * the record, and an unterminated name was not written by libada. Bytes after
+ * the NUL are left for a newer writer. An empty name names nothing. */
+static int add_hooked(struct raw_process *p, const uint8_t *rec, size_t size)
+{
+	struct ada_meta_hooked h;
+	const char *name = (const char *)rec + sizeof(h);
+	struct raw_hooked e, *arr;
+
+	memcpy(&h, rec, sizeof(h));
+	if (!memchr(name, '\0', size - sizeof(h)) || !*name)
+		return -EINVAL;
+	e.addr = h.addr;
+	e.seq = p->nhooked;
+	e.name = strdup(name);
+	if (!e.name)
+		return -ENOMEM;
+	/* Kept apart until it succeeds: the names already held must stay
+	 * reachable for raw_process_free. */
+	arr = push(p->hooked, &p->nhooked, sizeof(e), &e);
+	if (!arr) {
+		free(e.name);
+		return -ENOMEM;
+	}
+	p->hooked = arr;
+	return 0;
+}
+
 static struct raw_thread *thread_slot(struct raw_process *p, uint32_t ordinal)
 {
 	size_t i;
@@ -110,6 +138,8 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		[ADA_META_CONFIG] = 0,
 		[ADA_META_END] = sizeof(struct ada_meta_end),
 		[ADA_META_LATENCY] = sizeof(struct ada_meta_latency),
+		[ADA_META_HOOKED] = sizeof(struct ada_meta_hooked) + 2, /* a name and its NUL */
+		[ADA_META_DYNHOOK] = sizeof(struct ada_meta_dynhook),
 	};
 	struct raw_thread t = { 0 }, *slot;
 	struct raw_module m;
@@ -170,6 +200,12 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		memcpy(&p->latency, rec, sizeof(p->latency));
 		p->has_latency = true;
 		return 0;
+	case ADA_META_HOOKED:
+		return add_hooked(p, rec, size);
+	case ADA_META_DYNHOOK: /* rewritten after every pass: the last one holds */
+		memcpy(&p->dynhook, rec, sizeof(p->dynhook));
+		p->has_dynhook = true;
+		return 0;
 	}
 	return 0;
 }
@@ -179,6 +215,31 @@ static int cmp_thread(const void *a, const void *b)
 	const struct raw_thread *x = a, *y = b;
 
 	return (x->t.ordinal > y->t.ordinal) - (x->t.ordinal < y->t.ordinal);
+}
+
+static int cmp_hooked(const void *a, const void *b)
+{
+	const struct raw_hooked *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return (x->addr > y->addr) - (x->addr < y->addr);
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* libada writes one record per address; should an address come twice, the
+ * first name stands, whatever the order of the sort. */
+static void sort_hooked(struct raw_process *p)
+{
+	size_t i, n = 0;
+
+	qsort(p->hooked, p->nhooked, sizeof(*p->hooked), cmp_hooked);
+	for (i = 0; i < p->nhooked; i++) {
+		if (n && p->hooked[n - 1].addr == p->hooked[i].addr)
+			free(p->hooked[i].name);
+		else
+			p->hooked[n++] = p->hooked[i];
+	}
+	p->nhooked = n;
 }
 
 static int parse(struct raw_process *p, const char *path, const uint8_t *buf, size_t len)
@@ -221,6 +282,8 @@ static int parse(struct raw_process *p, const char *path, const uint8_t *buf, si
 		return fail(path, "no process record: not a complete raw trace", -EINVAL);
 	if (p->nthreads > 1)
 		qsort(p->threads, p->nthreads, sizeof(*p->threads), cmp_thread);
+	if (p->nhooked > 1)
+		sort_hooked(p);
 	return 0;
 }
 
@@ -249,6 +312,20 @@ const struct raw_thread *raw_process_thread(const struct raw_process *p, uint32_
 	return thread_slot((struct raw_process *)p, ordinal);
 }
 
+const char *raw_process_hooked_name(const struct raw_process *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nhooked, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (p->hooked[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nhooked && p->hooked[lo].addr == addr ? p->hooked[lo].name : NULL;
+}
+
 void raw_process_free(struct raw_process *p)
 {
 	size_t i;
@@ -256,6 +333,9 @@ void raw_process_free(struct raw_process *p)
 	for (i = 0; i < p->nmodules; i++)
 		free(p->modules[i].path);
 	free(p->modules);
+	for (i = 0; i < p->nhooked; i++)
+		free(p->hooked[i].name);
+	free(p->hooked);
 	free(p->dir);
 	free(p->exe);
 	free(p->cmdline);

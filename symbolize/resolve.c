@@ -3,10 +3,11 @@
  *
  * Every address is placed in the module whose loaded range holds it (the one
  * loaded last, if a range was reused after dlclose) and looked up in that
- * file's symbols. Addresses with no symbol get synthetic entries, which shift
- * the dense indices, so all of a module's addresses are known before any
- * index is read. Modules are numbered from 1 in load order, counting only
- * those the trace points into.
+ * file's symbols. Addresses with no symbol get synthetic entries (named by
+ * the trace's HOOKED records where it has one), which shift the dense
+ * indices, so all of a module's addresses are known before any index is read
+ * and the function_table_hash is taken from the final table. Modules are
+ * numbered from 1 in load order, counting only those the trace points into.
  */
 #include <elf.h>
 #include <errno.h>
@@ -132,7 +133,10 @@ int resolve_functions(struct conv_process *cp)
 
 		cp->fid_module[fid] = raw_to_conv[r == UNMAPPED ? p->nmodules : r];
 	}
-	/* Pass 1: synthetic entries for addresses no symbol holds. */
+	/* Pass 1: synthetic entries for addresses no symbol holds, and for
+	 * library functions reached through hooked PLT/GOT slots that no
+	 * symbol starts at (an IFUNC implementation of a stripped libc): those
+	 * take the name the caller used, "strlen" rather than "libc.so.6+0x…". */
 	for (i = 0; i < cp->nmodules; i++) {
 		struct conv_module *cm = &cp->modules[i];
 
@@ -145,8 +149,7 @@ int resolve_functions(struct conv_process *cp)
 		struct conv_module *cm = &cp->modules[cp->fid_module[fid]];
 		uint64_t va = vaddr_of(cm, p->fid_addr[fid]);
 
-		if (ada_symtab_lookup(cm->st, va) < 0)
-			ada_symtab_add_synthetic(cm->st, va);
+		ada_symtab_add_synthetic(cm->st, va, raw_process_hooked_name(p, p->fid_addr[fid]));
 	}
 	/* Pass 2: final indices, source lines for the functions that occur. */
 	for (i = 0; i < cp->nmodules; i++) {

@@ -25,6 +25,15 @@ void ada_funcs_free(struct ada_func *funcs, size_t nfuncs)
 	free(funcs);
 }
 
+static void pending_free(struct ada_symtab_priv *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->npending; i++)
+		free(p->pending[i].name);
+	p->npending = 0;
+}
+
 void ada_symtab_free(struct ada_symtab *st)
 {
 	struct ada_symtab_priv *p;
@@ -35,6 +44,7 @@ void ada_symtab_free(struct ada_symtab *st)
 	ada_funcs_free(st->funcs, st->nfuncs);
 	if (p) {
 		free(p->reach);
+		pending_free(p);
 		free(p->pending);
 		free(p->dwarf_path);
 		free(p);
@@ -199,34 +209,44 @@ long ada_symtab_lookup(const struct ada_symtab *st, uint64_t vaddr)
 
 /* ---- synthetic entries --------------------------------------------------- */
 
-static int u64_cmp(const void *pa, const void *pb)
+/* By address; for one address a name before none, then the first given. */
+static int pending_cmp(const void *pa, const void *pb)
 {
-	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	const struct ada_pending *a = pa, *b = pb;
 
-	return a < b ? -1 : a > b;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (!a->name != !b->name)
+		return a->name ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-static size_t sort_unique(uint64_t *v, size_t n)
+/* Sorts the pending entries and keeps the one pending_cmp puts first for
+ * each address. */
+static void pending_unique(struct ada_symtab_priv *p)
 {
 	size_t i, m = 0;
 
-	if (n < 2)
-		return n;
-	qsort(v, n, sizeof(*v), u64_cmp);
-	for (i = 0; i < n; i++)
-		if (!m || v[m - 1] != v[i])
-			v[m++] = v[i];
-	return m;
+	if (p->npending < 2)
+		return;
+	qsort(p->pending, p->npending, sizeof(*p->pending), pending_cmp);
+	for (i = 0; i < p->npending; i++) {
+		if (m && p->pending[m - 1].addr == p->pending[i].addr)
+			free(p->pending[i].name);
+		else
+			p->pending[m++] = p->pending[i];
+	}
+	p->npending = m;
 }
 
 /* The same unknown IP is usually reported once per event: deduplicating
  * before growing keeps pending within twice the distinct addresses. */
 static int make_room(struct ada_symtab_priv *p)
 {
-	uint64_t *grown;
+	struct ada_pending *grown;
 	size_t cap;
 
-	p->npending = sort_unique(p->pending, p->npending);
+	pending_unique(p);
 	if (p->npending < p->pending_cap / 2)
 		return 0;
 	cap = p->pending_cap ? 2 * p->pending_cap : 64;
@@ -238,32 +258,49 @@ static int make_room(struct ada_symtab_priv *p)
 	return 0;
 }
 
-void ada_symtab_add_synthetic(struct ada_symtab *st, uint64_t vaddr)
+void ada_symtab_add_synthetic(struct ada_symtab *st, uint64_t vaddr, const char *name)
 {
 	struct ada_symtab_priv *p = st->priv;
+	long i = ada_symtab_lookup(st, vaddr);
+	char *copy = NULL;
 	int err;
 
-	if (ada_symtab_lookup(st, vaddr) >= 0)
+	/* lookup returns the entry starting at vaddr when there is one (every
+	 * entry holds its first byte, and the highest start comes first). */
+	if (i >= 0 && (!name || st->funcs[i].addr == vaddr))
 		return;
+	if (name && !(copy = strdup(name))) {
+		p->err = -ENOMEM;
+		return;
+	}
 	if (p->npending == p->pending_cap) {
 		err = make_room(p);
 		if (err) {
 			/* No return value here: finalize reports it. */
+			free(copy);
 			p->err = err;
 			return;
 		}
 	}
-	p->pending[p->npending++] = vaddr;
+	p->pending[p->npending++] = (struct ada_pending){ vaddr, copy, p->nadded++ };
 }
 
-static int synthetic_init(struct ada_func *f, const char *module, uint64_t vaddr)
+/* The name is copied, not taken: pending keeps its own until the merge has
+ * succeeded as a whole. */
+static int synthetic_init(struct ada_func *f, const char *module, const struct ada_pending *e)
 {
 	const char *slash = strrchr(module, '/');
 
 	memset(f, 0, sizeof(*f));
-	f->addr = vaddr;
+	f->addr = e->addr;
 	f->synthetic = true;
-	if (asprintf(&f->name, "%s+0x%" PRIx64, slash ? slash + 1 : module, vaddr) < 0) {
+	if (e->name) {
+		if (!(f->name = strdup(e->name)))
+			return -ENOMEM;
+		f->demangled = ada_demangle(f->name);
+		return 0;
+	}
+	if (asprintf(&f->name, "%s+0x%" PRIx64, slash ? slash + 1 : module, e->addr) < 0) {
 		f->name = NULL;
 		return -ENOMEM;
 	}
@@ -278,19 +315,22 @@ static int merge_pending(struct ada_symtab *st)
 	struct ada_func *syn, *merged;
 	size_t i, j, k, n;
 
-	n = sort_unique(p->pending, p->npending);
+	pending_unique(p);
+	n = p->npending;
 	if (!n)
 		return 0;
 	syn = calloc(n, sizeof(*syn));
 	merged = calloc(st->nfuncs + n, sizeof(*merged));
 	for (j = 0; syn && merged && j < n; j++)
-		if (synthetic_init(&syn[j], st->path, p->pending[j]))
+		if (synthetic_init(&syn[j], st->path, &p->pending[j]))
 			break;
 	if (!syn || !merged || j < n) {
 		ada_funcs_free(syn, syn ? j : 0);
 		free(merged);
 		return -ENOMEM;
 	}
+	/* No entry starts at a pending address (add_synthetic), so the order
+	 * between equal addresses never arises. */
 	for (i = j = k = 0; i < st->nfuncs || j < n;) {
 		if (i == st->nfuncs || (j < n && syn[j].addr < st->funcs[i].addr))
 			merged[k++] = syn[j++];
@@ -301,7 +341,7 @@ static int merge_pending(struct ada_symtab *st)
 	free(st->funcs);
 	st->funcs = merged;
 	st->nfuncs = k;
-	p->npending = 0;
+	pending_free(p);
 	return 0;
 }
 

@@ -4,8 +4,9 @@
  * ATF v2 names a function by (module_id, symbol_index), where symbol_index is
  * a dense 1-based ordinal over the module's function table sorted by address.
  * Addresses that fall in no symbol get a synthetic entry ("name" = "<module
- * basename>+0x<vaddr hex>"), inserted in address order, so every recorded IP keeps
- * a name. Callers therefore add every synthetic address before reading indices:
+ * basename>+0x<vaddr hex>", or a name the trace gives the address), inserted
+ * in address order, so every recorded IP keeps a name. Callers therefore add
+ * every synthetic address before reading indices:
  * load → lookup/add_synthetic for all addresses → finalize → read.
  */
 #ifndef ADA_SYMTAB_H
@@ -51,8 +52,14 @@ struct ada_symtab *ada_symtab_empty(const char *name);
  * vaddr; for size-0 symbols only an exact match. -1 if none. Binary search. */
 long ada_symtab_lookup(const struct ada_symtab *st, uint64_t vaddr);
 
-/* Registers vaddr as a synthetic entry if ada_symtab_lookup finds none. */
-void ada_symtab_add_synthetic(struct ada_symtab *st, uint64_t vaddr);
+/* Registers vaddr as a synthetic entry named `name` (copied; demangled like
+ * a symbol), or "<module basename>+0x<vaddr hex>" when name is NULL. Unnamed,
+ * only if ada_symtab_lookup finds no entry holding vaddr; named, if no entry
+ * starts at vaddr: a function's real symbol keeps its name, but a named entry
+ * point inside another symbol's range gets an entry of its own. An address
+ * added several times keeps the first name it was given, a name rather than
+ * none. */
+void ada_symtab_add_synthetic(struct ada_symtab *st, uint64_t vaddr, const char *name);
 
 /* Merges the synthetic entries into funcs in address order, and fills file and
  * line from DWARF (when present) for the entries listed in `want` (0-based

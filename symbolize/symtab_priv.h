@@ -10,15 +10,24 @@
 
 #include "symtab.h"
 
+/* A synthetic entry not merged yet. Its name (NULL for "<module>+0x<vaddr>")
+ * is owned here; the merge copies it into the table. */
+struct ada_pending {
+	uint64_t addr;
+	char *name;
+	size_t seq; /* order of adding: the first name given for an address wins */
+};
+
 struct ada_symtab_priv {
 	/* reach[i] = highest end of funcs[0..i]. Lookup walks back from the
 	 * last start <= vaddr only while an earlier entry can still reach
 	 * vaddr, which keeps overlapping symbols exact and the walk O(1)
 	 * in the usual case where nothing overlaps. */
 	uint64_t *reach;
-	uint64_t *pending; /* synthetic vaddrs not merged yet */
+	struct ada_pending *pending; /* synthetic entries not merged yet */
 	size_t npending;
 	size_t pending_cap;
+	size_t nadded; /* add_synthetic calls so far: the next seq */
 	int err; /* add_synthetic cannot fail visibly: finalize returns this */
 	char *dwarf_path; /* file holding the DWARF: the module, its separate debug file, or NULL */
 };

@@ -24,15 +24,6 @@ static inline __attribute__((always_inline)) uint64_t ada_arch_ticks(void)
 	return (uint64_t)hi << 32 | lo;
 }
 
-/* The caller's stack pointer: a hook uses its own, which sits just below the
- * instrumented function's frame, to tell nested frames from abandoned ones. */
-static inline __attribute__((always_inline)) uintptr_t ada_arch_sp(void)
-{
-	uintptr_t sp;
-
-	__asm__ volatile("mov %%rsp, %0" : "=r"(sp));
-	return sp;
-}
 #endif
 
 /* ---- the trampolines' saved registers (fentry.S, mcount.S, return.S) ------- */
@@ -98,6 +89,39 @@ static inline void ada_arch_return_values(const struct ada_return_regs *r, uint6
 {
 	out[0] = r->rax, out[1] = r->rdx;
 	out[2] = out[3] = out[4] = out[5] = out[6] = out[7] = 0;
+}
+#endif
+
+/* ---- dynamic hooks (mcount/dynhook.c) ------------------------------------- */
+
+#define ADA_ARCH_R_JUMP_SLOT 7 /* R_X86_64_JUMP_SLOT: a PLT call's GOT slot */
+#define ADA_ARCH_R_GLOB_DAT 6  /* R_X86_64_GLOB_DAT: a GOT slot (-fno-plt calls) */
+#define ADA_ARCH_STUB_SIZE 16
+
+#ifndef __ASSEMBLER__
+/* A target's stub at p: `lea cell(%rip), %r11; jmp *entry_ptr(%rip)`, both
+ * within 2 GiB of p (the same mapping). */
+static inline void ada_arch_write_stub(uint8_t *p, uintptr_t cell, uintptr_t entry_ptr)
+{
+	int32_t to_cell = (int32_t)(cell - ((uintptr_t)p + 7));
+	int32_t to_entry = (int32_t)(entry_ptr - ((uintptr_t)p + 13));
+
+	p[0] = 0x4c, p[1] = 0x8d, p[2] = 0x1d;
+	__builtin_memcpy(p + 3, &to_cell, 4);
+	p[7] = 0xff, p[8] = 0x25;
+	__builtin_memcpy(p + 9, &to_entry, 4);
+	p[13] = p[14] = p[15] = 0xcc; /* int3: never reached */
+}
+
+/* `jmp *target_ptr(%rip)` at p, padded to a stub's size. */
+static inline void ada_arch_write_jump(uint8_t *p, uintptr_t target_ptr)
+{
+	int32_t to = (int32_t)(target_ptr - ((uintptr_t)p + 6));
+
+	p[0] = 0xff, p[1] = 0x25;
+	__builtin_memcpy(p + 2, &to, 4);
+	for (int i = 6; i < ADA_ARCH_STUB_SIZE; i++)
+		p[i] = 0xcc;
 }
 #endif
 

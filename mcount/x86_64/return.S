@@ -17,6 +17,9 @@
  *
  *   uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot);
  *
+ * ada_return_trampoline_dl is the same with ada_dynhook_return, for dlopen
+ * and dlclose called through a hooked slot (mcount/dynhook.c).
+ *
  * There is no caller frame to describe here: the return address column is
  * undefined, so an unwinder stops at this frame rather than read garbage
  * (exceptions and backtrace() see real return addresses: hijack.c restores
@@ -25,6 +28,7 @@
 #include "arch.h"
 #include "asm.h"
 
+.macro RETURN_TRAMPOLINE name, handler
 	.text
 	.p2align 4
 	/* Unwinders look a return address up at address - 1: keep that byte
@@ -32,10 +36,10 @@
 	.cfi_startproc
 	.cfi_undefined rip
 	nop
-	.globl ada_return_trampoline
-	.hidden ada_return_trampoline
-	.type ada_return_trampoline, @function
-ada_return_trampoline:
+	.globl \name
+	.hidden \name
+	.type \name, @function
+\name:
 	ALIGNED_ENTER ADA_RETURN_REGS_SIZE	/* rbx = entry rsp = the slot */
 	mov	%rax, ADA_RET_RAX(%rsp)
 	mov	%rdx, ADA_RET_RDX(%rsp)
@@ -46,7 +50,7 @@ ada_return_trampoline:
 	mov	%rsp, %rdi			/* regs */
 	lea	0(%rbx), %rsi			/* the slot the function returned through:
 						 * where rbx is now saved */
-	call	ada_fentry_return
+	call	\handler
 	mov	%rax, %r11			/* the real return address */
 
 	movaps	ADA_RET_XMM1(%rsp), %xmm1
@@ -56,6 +60,10 @@ ada_return_trampoline:
 	ALIGNED_LEAVE
 	jmp	*%r11
 	.cfi_endproc
-END(ada_return_trampoline)
+END(\name)
+.endm
+
+RETURN_TRAMPOLINE ada_return_trampoline, ada_fentry_return
+RETURN_TRAMPOLINE ada_return_trampoline_dl, ada_dynhook_return
 
 	.section .note.GNU-stack, "", @progbits

@@ -52,12 +52,12 @@
 #include "lib/calltree.h"
 #include "lib/proc.h"
 #include "lib/textdiff.h"
+#include "lib/tracerun.h"
 
 #define BUILD_TIMEOUT_MS 120000
 #define RUN_TIMEOUT_MS 20000
 #define TOOL_TIMEOUT_MS 60000
 
-extern char **environ;
 
 struct example {
 	const char *name;  /* examples/<name>.<ext>, examples/expected/<name>.replay */
@@ -376,24 +376,6 @@ static void call_tree_matches(void **state)
 
 /* ---- main ------------------------------------------------------------------- */
 
-/* A developer's ADA_* settings (ADA_DISABLE, ...) must not leak into the
- * traced programs; ADA_TEST_* are this test's own. */
-static void scrub_environment(void)
-{
-	for (size_t i = 0; environ[i];) {
-		const char *eq = strchr(environ[i], '=');
-		char name[256];
-
-		if (strncmp(environ[i], "ADA_", 4) != 0 || !eq || (size_t)(eq - environ[i]) >= sizeof(name)) {
-			i++;
-			continue;
-		}
-		memcpy(name, environ[i], (size_t)(eq - environ[i]));
-		name[eq - environ[i]] = '\0';
-		unsetenv(name); /* the entries after it move down to i */
-	}
-}
-
 static int run_case(struct run_case *c)
 {
 	static const struct {
@@ -425,7 +407,7 @@ int main(void)
 	bool keep = getenv("ADA_TEST_KEEP") != NULL;
 	int failed = 0;
 
-	scrub_environment();
+	tr_scrub_environment();
 	for (size_t e = 0; e < NEXAMPLES; e++) {
 		for (size_t m = 0; m < NMODES; m++) {
 			for (size_t o = 0; o < NOPTS; o++) {

@@ -85,6 +85,9 @@ void tracee_scrub_environment(void)
 		name[eq - environ[i]] = '\0';
 		unsetenv(name); /* the entries after it move down to i */
 	}
+	/* Library calls (the dynamic hooks, on by default) depend on the libc
+	 * the machine has; test_dynhook turns them on and checks them. */
+	setenv("ADA_DYNHOOK", "off", 1);
 }
 
 /* The one entry of dir whose name starts with prefix, malloc'd. */

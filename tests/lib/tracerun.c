@@ -14,6 +14,7 @@
 
 #include "lib/calltree.h"
 #include "lib/textdiff.h"
+#include "lib/tracee.h"
 
 extern char **environ;
 
@@ -86,19 +87,7 @@ void tr_scrub_environment(void)
 {
 	opt_keep = getenv("ADA_TEST_KEEP") != NULL;
 	opt_bugs = getenv("ADA_TEST_BUGS") != NULL;
-	for (size_t i = 0; environ[i];) {
-		const char *eq = strchr(environ[i], '=');
-		char name[256];
-
-		if (strncmp(environ[i], "ADA_", 4) != 0 || !eq ||
-		    (size_t)(eq - environ[i]) >= sizeof(name)) {
-			i++;
-			continue;
-		}
-		memcpy(name, environ[i], (size_t)(eq - environ[i]));
-		name[eq - environ[i]] = '\0';
-		unsetenv(name); /* the entries after it move down to i */
-	}
+	tracee_scrub_environment();
 	/* The trees these tests expect are cyg mode's (every function, inlined
 	 * ones too); fentry and mcount have tests of their own (test_hijack,
 	 * test_unwind, test_examples), which name their mode. */

@@ -82,6 +82,8 @@ static void assert_defaults(const struct ada_config *c)
 	assert_true(c->detail);
 	assert_int_equal(c->stack_bytes, 128);
 	assert_int_equal(c->detail_bytes, 16384ull * 1024);
+	assert_true(c->dynhook);
+	assert_string_equal(c->exclude, "");
 }
 
 /* One variable set to a bad value: the default stands, and exactly one line
@@ -354,6 +356,24 @@ static void test_config_bad_detail_settings_keep_the_default_with_one_line(void 
 	expect_rejected("ADA_DETAIL", "some", "expected all or off");
 	expect_rejected("ADA_STACK_BYTES", "513", "from 0 to 512");
 	expect_rejected("ADA_DETAIL_KB", "32", "from 64 to 1048576");
+	expect_rejected("ADA_DYNHOOK", "1", "expected on or off");
+	expect_rejected("ADA_EXCLUDE", "libc.so.6:", "expected MODULE[:SYMBOL] globs");
+	expect_rejected("ADA_EXCLUDE", "a,,b", "expected MODULE[:SYMBOL] globs");
+}
+
+static void test_dynhook_settings(void **state)
+{
+	struct ada_config c;
+
+	(void)state;
+	load_quietly(&c);
+	assert_true(c.dynhook);
+	assert_string_equal(c.exclude, "");
+	env_set("ADA_DYNHOOK", "off");
+	env_set("ADA_EXCLUDE", "libc.so.6:malloc,libfoo*");
+	load_quietly(&c);
+	assert_false(c.dynhook);
+	assert_string_equal(c.exclude, "libc.so.6:malloc,libfoo*");
 }
 
 static void test_config_format_lists_the_settings_in_use(void **state)
@@ -363,7 +383,7 @@ static void test_config_format_lists_the_settings_in_use(void **state)
 	int n;
 	const char want[] = "output=ada-trace\0ring_kb=16384\0max_depth=4294967295\0"
 			    "shadow_depth=65536\0flush_ms=10\0detail=all\0stack_bytes=128\0"
-			    "detail_kb=16384";
+			    "detail_kb=16384\0dynhook=on\0exclude=";
 
 	(void)state;
 	load_quietly(&c);
@@ -396,6 +416,7 @@ int main(void)
 		T(test_config_detail_lane_settings),
 		T(test_config_bad_detail_settings_keep_the_default_with_one_line),
 		T(test_config_format_lists_the_settings_in_use),
+		T(test_dynhook_settings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,6 +72,35 @@ static void thread(uint32_t ordinal, uint32_t tid, const char *name)
 	record(ADA_META_THREAD, &t, sizeof(t), NULL, 0);
 }
 
+static void hooked(uint64_t addr, const char *name)
+{
+	struct ada_meta_hooked h = { .addr = addr };
+
+	record(ADA_META_HOOKED, &h, sizeof(h), name, strlen(name) + 1);
+}
+
+static const struct ada_meta_dynhook dyn_first = {
+	.modules = 2, .slots = 40, .functions = 11, .excluded = 1, .untraceable = 3,
+	.passes = 1, .startup_ns = 1234567, .total_ns = 1234567
+};
+static const struct ada_meta_dynhook dyn_last = {
+	.modules = 3, .slots = 57, .functions = 19, .excluded = 2, .untraceable = 5,
+	.passes = 2, .startup_ns = 1234567, .total_ns = 2000000999
+};
+
+static void expect_dynhook(const struct ada_meta_dynhook *d)
+{
+	assert_true(proc.has_dynhook);
+	assert_int_equal(proc.dynhook.modules, d->modules);
+	assert_int_equal(proc.dynhook.slots, d->slots);
+	assert_int_equal(proc.dynhook.functions, d->functions);
+	assert_int_equal(proc.dynhook.excluded, d->excluded);
+	assert_int_equal(proc.dynhook.untraceable, d->untraceable);
+	assert_int_equal(proc.dynhook.passes, d->passes);
+	assert_int_equal(proc.dynhook.startup_ns, d->startup_ns);
+	assert_int_equal(proc.dynhook.total_ns, d->total_ns);
+}
+
 static void process_record(void)
 {
 	static const char strings[] = "/usr/bin/prog\0prog\0-v\0two words\0";
@@ -84,7 +113,7 @@ static void process_record(void)
 }
 
 /* Offsets where each record of full_meta() ends. */
-enum { AT_PROCESS, AT_THREAD1, AT_THREAD_END, AT_END, NMARKS };
+enum { AT_PROCESS, AT_HOOKED2, AT_THREAD1, AT_THREAD_END, AT_END, NMARKS };
 static size_t mark[NMARKS];
 
 /* Every record type, in the order the runtime writes them. */
@@ -110,14 +139,20 @@ static void full_meta(void)
 	record(ADA_META_CLOCK, &c1, sizeof(c1), NULL, 0);
 	record(ADA_META_MODULE, &m, sizeof(m), path, sizeof(path));
 	funcs(1, 3, a1);
+	hooked(0x7f0000002000, "strlen"); /* not in address order */
+	hooked(0x7f0000001000, "malloc");
+	mark[AT_HOOKED2] = meta_len;
+	hooked(0x7f0000002000, "__strlen_avx2"); /* the address again: the first name stands */
 	record(99, future, sizeof(future), NULL, 0); /* a newer writer's record */
 	funcs(4, 2, a2);
+	record(ADA_META_DYNHOOK, &dyn_first, sizeof(dyn_first), NULL, 0);
 	thread(1, 4301, "worker");
 	mark[AT_THREAD1] = meta_len;
 	thread(0, 4242, "prog");
 	record(ADA_META_THREAD_END, &te, sizeof(te), NULL, 0);
 	mark[AT_THREAD_END] = meta_len;
 	record(ADA_META_CONFIG, config, sizeof(config) - 1, NULL, 0);
+	record(ADA_META_DYNHOOK, &dyn_last, sizeof(dyn_last), NULL, 0); /* after a dlopen */
 	record(ADA_META_END, &end, sizeof(end), NULL, 0);
 	mark[AT_END] = meta_len;
 }
@@ -244,6 +279,19 @@ static void test_raw_meta_loads_every_record(void **state)
 	assert_true(proc.clean_end);
 	assert_int_equal(proc.end.end_tsc, 3005500);
 	assert_int_equal(proc.end.end_boottime_ns, 8000100);
+
+	assert_int_equal(proc.nhooked, 2); /* sorted by address, one per address */
+	assert_int_equal(proc.hooked[0].addr, 0x7f0000001000);
+	assert_string_equal(proc.hooked[0].name, "malloc");
+	assert_int_equal(proc.hooked[1].addr, 0x7f0000002000);
+	assert_string_equal(proc.hooked[1].name, "strlen");
+	assert_string_equal(raw_process_hooked_name(&proc, 0x7f0000001000), "malloc");
+	assert_string_equal(raw_process_hooked_name(&proc, 0x7f0000002000), "strlen");
+	assert_null(raw_process_hooked_name(&proc, 0x7f0000001001));
+	assert_null(raw_process_hooked_name(&proc, 0x7f0000000fff));
+	assert_null(raw_process_hooked_name(&proc, 0));
+	assert_null(raw_process_hooked_name(&proc, UINT64_MAX));
+	expect_dynhook(&dyn_last); /* the last record holds */
 }
 
 static void test_raw_meta_process_without_command_line(void **state)
@@ -260,6 +308,9 @@ static void test_raw_meta_process_without_command_line(void **state)
 	assert_null(proc.cmdline);
 	assert_int_equal(proc.nfids, 0);
 	assert_false(proc.clean_end);
+	assert_int_equal(proc.nhooked, 0);
+	assert_null(raw_process_hooked_name(&proc, 0x401000));
+	assert_false(proc.has_dynhook);
 }
 
 static void test_raw_meta_process_with_no_thread_loads(void **state)
@@ -313,6 +364,23 @@ static void test_raw_meta_cut_at_a_record_boundary_is_not_truncated(void **state
 	assert_int_equal(proc.nthreads, 2);
 	assert_true(proc.threads[1].ended);
 	assert_false(proc.clean_end);
+	expect_dynhook(&dyn_first); /* the later one was never written */
+}
+
+static void test_raw_meta_hooked_cut_short_in_its_name_loads_what_precedes(void **state)
+{
+	(void)state;
+	full_meta();
+	save(mark[AT_HOOKED2] - 6); /* inside malloc's name: 16 + "ma" of 16 + "malloc\0" */
+	assert_int_equal(load(), 0);
+	assert_string_equal(captured, "");
+	assert_true(proc.truncated);
+	assert_int_equal(proc.nfids, 3);
+	assert_int_equal(proc.nhooked, 1);
+	assert_int_equal(proc.hooked[0].addr, 0x7f0000002000);
+	assert_string_equal(proc.hooked[0].name, "strlen");
+	assert_null(raw_process_hooked_name(&proc, 0x7f0000001000));
+	assert_false(proc.has_dynhook);
 }
 
 static void test_raw_meta_cut_before_the_process_record_is_refused(void **state)
@@ -420,6 +488,118 @@ static void test_raw_meta_record_smaller_than_its_struct_is_refused(void **state
 	expect_refused(-EINVAL);
 }
 
+/* One HOOKED record with `len` name bytes (no NUL added), after PROCESS;
+ * expects it refused with the reader's one line, exactly. */
+static void expect_hooked_refused(const char *name, size_t len)
+{
+	struct ada_meta_hooked h = { .addr = 0x7f0000001000 };
+	char want[256];
+	size_t at;
+
+	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	process_record();
+	at = meta_len;
+	record(ADA_META_HOOKED, &h, sizeof(h), name, len);
+	save(meta_len);
+	expect_refused(-EINVAL);
+	snprintf(want, sizeof(want), "ada-symbolize: %s: corrupt record (type 10, %zu bytes) at offset %zu\n",
+		 meta_path, sizeof(h) + len, at);
+	assert_string_equal(captured, want);
+	assert_int_equal(proc.nhooked, 0);
+}
+
+static void test_raw_meta_hooked_name_without_nul_is_refused(void **state)
+{
+	(void)state;
+	/* The padding after the payload is zero: the NUL must be in the payload. */
+	expect_hooked_refused("strlen", 6);
+}
+
+static void test_raw_meta_hooked_empty_name_is_refused(void **state)
+{
+	(void)state;
+	expect_hooked_refused("", 1);
+	expect_hooked_refused("\0abc", 5);
+}
+
+static void test_raw_meta_hooked_without_a_name_is_refused(void **state)
+{
+	(void)state;
+	expect_hooked_refused(NULL, 0);
+}
+
+static void test_raw_meta_hooked_shorter_than_its_struct_is_refused(void **state)
+{
+	uint64_t addr = 0x7f0000001000;
+
+	(void)state;
+	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	process_record();
+	record(ADA_META_HOOKED, &addr, sizeof(addr), NULL, 0);
+	save(meta_len);
+	expect_refused(-EINVAL);
+	assert_non_null(strstr(captured, "corrupt record (type 10, 8 bytes)"));
+}
+
+static void test_raw_meta_hooked_bytes_after_the_name_are_skipped(void **state)
+{
+	struct ada_meta_hooked h = { .addr = 0x7f0000003000 };
+
+	(void)state;
+	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	process_record();
+	record(ADA_META_HOOKED, &h, sizeof(h), "free\0xyz", 8); /* a newer writer's field */
+	save(meta_len);
+	assert_int_equal(load(), 0);
+	assert_string_equal(captured, "");
+	assert_int_equal(proc.nhooked, 1);
+	assert_string_equal(raw_process_hooked_name(&proc, 0x7f0000003000), "free");
+}
+
+static void test_raw_meta_dynhook_shorter_than_its_struct_is_refused(void **state)
+{
+	char want[256];
+	size_t at;
+
+	(void)state;
+	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	process_record();
+	at = meta_len;
+	record(ADA_META_DYNHOOK, &dyn_last, sizeof(dyn_last) - 8, NULL, 0);
+	save(meta_len);
+	expect_refused(-EINVAL);
+	snprintf(want, sizeof(want), "ada-symbolize: %s: corrupt record (type 11, 32 bytes) at offset %zu\n",
+		 meta_path, at);
+	assert_string_equal(captured, want);
+}
+
+static void test_raw_meta_dynhook_longer_than_its_struct_loads_what_it_knows(void **state)
+{
+	static const uint8_t more[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+	(void)state;
+	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	process_record();
+	record(ADA_META_DYNHOOK, &dyn_last, sizeof(dyn_last), more, sizeof(more));
+	save(meta_len);
+	assert_int_equal(load(), 0);
+	assert_string_equal(captured, "");
+	expect_dynhook(&dyn_last);
+}
+
+static void test_raw_meta_dynhook_cut_short_keeps_the_one_before(void **state)
+{
+	(void)state;
+	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	process_record();
+	record(ADA_META_DYNHOOK, &dyn_first, sizeof(dyn_first), NULL, 0);
+	record(ADA_META_DYNHOOK, &dyn_last, sizeof(dyn_last), NULL, 0);
+	save(meta_len - 1);
+	assert_int_equal(load(), 0);
+	assert_true(proc.truncated);
+	expect_dynhook(&dyn_first);
+}
+
 static void test_raw_meta_thread_end_of_a_thread_that_recorded_nothing_loads(void **state)
 {
 	struct ada_meta_thread_end te = { .ordinal = 3, .flags = ADA_TEND_FINAL,
@@ -462,6 +642,15 @@ int main(void)
 		T(test_raw_meta_funcs_with_fewer_addresses_than_counted_is_refused),
 		T(test_raw_meta_record_smaller_than_its_struct_is_refused),
 		T(test_raw_meta_thread_end_of_a_thread_that_recorded_nothing_loads),
+		T(test_raw_meta_hooked_cut_short_in_its_name_loads_what_precedes),
+		T(test_raw_meta_hooked_name_without_nul_is_refused),
+		T(test_raw_meta_hooked_empty_name_is_refused),
+		T(test_raw_meta_hooked_without_a_name_is_refused),
+		T(test_raw_meta_hooked_shorter_than_its_struct_is_refused),
+		T(test_raw_meta_hooked_bytes_after_the_name_are_skipped),
+		T(test_raw_meta_dynhook_shorter_than_its_struct_is_refused),
+		T(test_raw_meta_dynhook_longer_than_its_struct_loads_what_it_knows),
+		T(test_raw_meta_dynhook_cut_short_keeps_the_one_before),
 	};
 
 	return cmocka_run_group_tests(tests, setup_group, teardown_group);

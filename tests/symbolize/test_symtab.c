@@ -289,8 +289,8 @@ static void test_add_synthetic_shifts_indices_and_names_by_offset(void **state)
 	char name[64];
 
 	(void)state;
-	ada_symtab_add_synthetic(st, 0x10);
-	ada_symtab_add_synthetic(st, in_gap);
+	ada_symtab_add_synthetic(st, 0x10, NULL);
+	ada_symtab_add_synthetic(st, in_gap, NULL);
 	assert_int_equal(ada_symtab_finalize(st, NULL, 0), 0);
 	assert_int_equal(st->nfuncs, n + 2);
 
@@ -315,12 +315,102 @@ static void test_add_synthetic_ignores_known_and_repeated_addresses(void **state
 	size_t k, n = st->nfuncs;
 
 	(void)state;
-	ada_symtab_add_synthetic(st, st->funcs[i].addr + 1);
+	ada_symtab_add_synthetic(st, st->funcs[i].addr + 1, NULL);
 	for (k = 0; k < 1000; k++)
-		ada_symtab_add_synthetic(st, 0x20 + (k % 3));
+		ada_symtab_add_synthetic(st, 0x20 + (k % 3), NULL);
 	assert_int_equal(ada_symtab_finalize(st, NULL, 0), 0);
 	assert_int_equal(st->nfuncs, n + 3);
 	assert_string_equal(st->funcs[2].name, "app+0x22");
+	ada_symtab_free(st);
+}
+
+static void test_add_synthetic_named_takes_the_name_and_demangles_it(void **state)
+{
+	struct ada_symtab *st = load("app");
+	size_t gap = gap_after(st), n = st->nfuncs;
+	uint64_t in_gap = end_of(&st->funcs[gap]);
+
+	(void)state;
+	ada_symtab_add_synthetic(st, in_gap, "strlen");
+	ada_symtab_add_synthetic(st, 0x10, "_ZN2ns3fooEv");
+	assert_int_equal(ada_symtab_finalize(st, NULL, 0), 0);
+	assert_int_equal(st->nfuncs, n + 2);
+	assert_int_equal(st->funcs[0].addr, 0x10);
+	assert_string_equal(st->funcs[0].name, "_ZN2ns3fooEv");
+	assert_string_equal(st->funcs[0].demangled, "ns::foo()");
+	assert_true(st->funcs[0].synthetic);
+	assert_int_equal(st->funcs[gap + 2].addr, in_gap);
+	assert_string_equal(st->funcs[gap + 2].name, "strlen");
+	assert_null(st->funcs[gap + 2].demangled);
+	assert_int_equal(st->funcs[gap + 2].size, 0);
+	assert_true(st->funcs[gap + 2].synthetic);
+	assert_int_equal(ada_symtab_lookup(st, in_gap), gap + 2);
+	ada_symtab_free(st);
+}
+
+static void test_add_synthetic_named_keeps_a_real_symbols_name(void **state)
+{
+	struct ada_symtab *st = load("app");
+	long t = find_ok(st, "fixture_target");
+	size_t n = st->nfuncs;
+
+	(void)state;
+	ada_symtab_add_synthetic(st, st->funcs[t].addr, "other_name");
+	assert_int_equal(ada_symtab_finalize(st, NULL, 0), 0);
+	assert_int_equal(st->nfuncs, n);
+	assert_string_equal(st->funcs[t].name, "fixture_target");
+	assert_false(st->funcs[t].synthetic);
+	assert_int_equal(find(st, "other_name"), -1);
+	ada_symtab_free(st);
+}
+
+/* A named entry point no symbol starts at, inside another function's range,
+ * gets an entry of its own; the rest of the range stays the function's. */
+static void test_add_synthetic_named_inside_a_function_gets_its_own_entry(void **state)
+{
+	struct ada_symtab *st = load("app");
+	long t = find_ok(st, "fixture_target");
+	uint64_t start = st->funcs[t].addr;
+	size_t n = st->nfuncs;
+
+	(void)state;
+	assert_true(st->funcs[t].size > 2);
+	ada_symtab_add_synthetic(st, start + 1, "alt_entry");
+	ada_symtab_add_synthetic(st, start + 2, NULL); /* unnamed: fixture_target holds it */
+	assert_int_equal(ada_symtab_finalize(st, NULL, 0), 0);
+	assert_int_equal(st->nfuncs, n + 1);
+	assert_string_equal(st->funcs[t].name, "fixture_target");
+	assert_int_equal(st->funcs[t + 1].addr, start + 1);
+	assert_string_equal(st->funcs[t + 1].name, "alt_entry");
+	assert_true(st->funcs[t + 1].synthetic);
+	assert_int_equal(ada_symtab_lookup(st, start), t);
+	assert_int_equal(ada_symtab_lookup(st, start + 1), t + 1);
+	assert_int_equal(ada_symtab_lookup(st, start + 2), t);
+	assert_int_equal(ada_symtab_lookup(st, start + st->funcs[t].size - 1), t);
+	ada_symtab_free(st);
+}
+
+/* Per address: a name beats none, and the first name given stands, also
+ * across the deduplication that runs while pending entries pile up. */
+static void test_add_synthetic_keeps_the_first_name_of_an_address(void **state)
+{
+	struct ada_symtab *st = load("app");
+	size_t k, n = st->nfuncs;
+
+	(void)state;
+	ada_symtab_add_synthetic(st, 0x20, NULL);
+	ada_symtab_add_synthetic(st, 0x20, "first");
+	ada_symtab_add_synthetic(st, 0x20, "second");
+	ada_symtab_add_synthetic(st, 0x20, NULL);
+	for (k = 0; k < 1000; k++)
+		ada_symtab_add_synthetic(st, 0x30 + k % 3, k < 500 ? NULL : k < 600 ? "early" : "late");
+	assert_int_equal(ada_symtab_finalize(st, NULL, 0), 0);
+	assert_int_equal(st->nfuncs, n + 4);
+	assert_string_equal(st->funcs[0].name, "first");
+	assert_string_equal(st->funcs[1].name, "early");
+	assert_string_equal(st->funcs[2].name, "early");
+	assert_string_equal(st->funcs[3].name, "early");
+	assert_int_equal(st->funcs[3].addr, 0x32);
 	ada_symtab_free(st);
 }
 
@@ -485,12 +575,35 @@ static void test_hash_is_stable_across_loads_and_changes_with_entries(void **sta
 	ada_symtab_hash(b, hb);
 	assert_int_equal(strlen(ha), 16);
 	assert_string_equal(ha, hb);
-	ada_symtab_add_synthetic(b, 0x10);
+	ada_symtab_add_synthetic(b, 0x10, NULL);
 	assert_int_equal(ada_symtab_finalize(b, NULL, 0), 0);
 	ada_symtab_hash(b, hb);
 	assert_string_not_equal(ha, hb);
 	ada_symtab_free(a);
 	ada_symtab_free(b);
+}
+
+/* FNV-1a of (0x1000 LE, 0 LE, "jit\0"): the name given is what is hashed. */
+static void test_hash_of_a_named_synthetic_entry_hashes_its_name(void **state)
+{
+	struct ada_symtab *named = ada_symtab_empty("[unmapped]");
+	struct ada_symtab *plain = ada_symtab_empty("[unmapped]");
+	char hash[17];
+
+	(void)state;
+	assert_non_null(named);
+	assert_non_null(plain);
+	ada_symtab_add_synthetic(named, 0x1000, "jit");
+	ada_symtab_add_synthetic(plain, 0x1000, NULL);
+	assert_int_equal(ada_symtab_finalize(named, NULL, 0), 0);
+	assert_int_equal(ada_symtab_finalize(plain, NULL, 0), 0);
+	ada_symtab_hash(named, hash);
+	assert_string_equal(hash, "7431598019cfaef8");
+	assert_string_equal(plain->funcs[0].name, "[unmapped]+0x1000");
+	ada_symtab_hash(plain, hash);
+	assert_string_equal(hash, "f0116fe12fd9747d");
+	ada_symtab_free(named);
+	ada_symtab_free(plain);
 }
 
 int main(void)
@@ -507,6 +620,10 @@ int main(void)
 		cmocka_unit_test(test_lookup_of_nested_symbols_picks_innermost_holder),
 		cmocka_unit_test(test_add_synthetic_shifts_indices_and_names_by_offset),
 		cmocka_unit_test(test_add_synthetic_ignores_known_and_repeated_addresses),
+		cmocka_unit_test(test_add_synthetic_named_takes_the_name_and_demangles_it),
+		cmocka_unit_test(test_add_synthetic_named_keeps_a_real_symbols_name),
+		cmocka_unit_test(test_add_synthetic_named_inside_a_function_gets_its_own_entry),
+		cmocka_unit_test(test_add_synthetic_keeps_the_first_name_of_an_address),
 		cmocka_unit_test(test_build_id_matches_linker_option),
 		cmocka_unit_test(test_gcc_dwarf4_gives_declaration_line),
 		cmocka_unit_test(test_gcc_dwarf5_gives_declaration_line),
@@ -519,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_stripped_library_falls_back_to_dynsym),
 		cmocka_unit_test(test_hash_of_empty_table_is_fnv_offset_basis),
 		cmocka_unit_test(test_hash_is_stable_across_loads_and_changes_with_entries),
+		cmocka_unit_test(test_hash_of_a_named_synthetic_entry_hashes_its_name),
 	};
 
 	return cmocka_run_group_tests(tests, build_fixtures, remove_fixtures);

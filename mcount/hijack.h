@@ -1,0 +1,48 @@
+/* hijack.h - what the return-hijacking pieces share: the trampolines a
+ * hijacked slot may hold, and the cell a dynamic-hook stub hands over.
+ *
+ * mcount/hijack.c (entries, returns), mcount/unwind.c (exceptions) and
+ * mcount/dynhook.c (PLT/GOT hooks) include it.
+ */
+#ifndef ADA_HIJACK_H
+#define ADA_HIJACK_H
+
+#include <stdint.h>
+
+#include "ada_internal.h"
+
+/* Where hijacked functions return (mcount/<arch>/return.S). */
+ADA_HIDDEN void ada_return_trampoline(void);
+/* The same, for dlopen/dlmopen/dlclose: reached through a stub outside every
+ * module (dynhook.c), so that the dynamic linker, which looks at its
+ * caller's address, takes the caller to be the executable rather than
+ * libada; after the return it hooks the modules that came or went. */
+ADA_HIDDEN void ada_return_trampoline_dl(void);
+/* That stub's address, 0 until the first dynamic-hook pass maps it. */
+ADA_HIDDEN extern uintptr_t ada_dl_return_stub;
+
+/* Whether a return-address slot holding x was hijacked. */
+static inline __attribute__((always_inline)) int ada_is_hijacked(uintptr_t x)
+{
+	return x == (uintptr_t)ada_return_trampoline || (x == ada_dl_return_stub && x);
+}
+
+/* What a dynamic-hook stub passes to the entry trampoline (in r11 on
+ * x86_64): one cell per distinct target function. Written once, before any
+ * slot points at its stub, and never changed afterwards. */
+struct ada_dyn_cell {
+	uintptr_t fn;   /* the function: where the call goes */
+	uintptr_t ret;  /* what its return-address slot is hijacked with */
+	const char *name;
+	uint64_t reserved;
+};
+
+/* C side of the dynamic-hook entry trampoline: records the CALL, hijacks the
+ * return, and gives back the address to jump to. */
+ADA_HIDDEN uintptr_t ada_dynhook_enter(struct ada_entry_regs *regs, uintptr_t *slot,
+				       const struct ada_dyn_cell *cell);
+ADA_HIDDEN uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot);
+/* ada_fentry_return for dlopen/dlmopen/dlclose, then a hooking pass. */
+ADA_HIDDEN uintptr_t ada_dynhook_return(struct ada_return_regs *regs, uintptr_t *slot);
+
+#endif
