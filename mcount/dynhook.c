@@ -45,7 +45,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "dynscan.h"
@@ -210,8 +209,10 @@ static uintptr_t stub_for(uintptr_t fn, const char *name, bool dl)
 	c = H.nchunks ? &H.chunks[H.nchunks - 1] : NULL;
 	if ((!c || c->used == CHUNK_STUBS) && !(c = chunk_new()))
 		return 0;
-	cell = &c->cells[c->used++];
-	cell->name = strdup(name);
+	cell = &c->cells[c->used];
+	if (!(cell->name = strdup(name)))
+		return 0;
+	c->used++;
 	cell->fn = fn;
 	cell->ret = dl ? ada_dl_return_stub : (uintptr_t)ada_return_trampoline;
 	H.map[i] = cell;
@@ -465,48 +466,42 @@ static void hook_module(struct pass *p, const struct found *f)
 	H.mods[H.nmods++] = (struct hooked_module){ m.bias, m.dynamic, sentinel, true };
 }
 
+/* The k-th cell made: chunks fill in order. */
+static const struct ada_dyn_cell *cell_at(size_t k)
+{
+	return &H.chunks[k / CHUNK_STUBS].cells[k % CHUNK_STUBS];
+}
+
 /* The records of the functions found since the last call, and the totals,
  * in one write: a pass over thousands of slots must not cost thousands of
  * system calls. */
 static void write_records(void)
 {
-	size_t cap = (H.ncells - H.cells_written) * (sizeof(struct ada_meta_rec) +
-						     sizeof(struct ada_meta_hooked) + 264) + 128;
-	uint8_t *buf = malloc(cap);
-	size_t n = 0;
+	size_t cap = sizeof(struct ada_meta_rec) + sizeof(H.stats), n = 0, k;
+	uint8_t *buf;
 
-	if (!buf)
+	for (k = H.cells_written; k < H.ncells; k++)
+		cap += sizeof(struct ada_meta_rec) + sizeof(struct ada_meta_hooked) +
+		       strlen(cell_at(k)->name) + 1 + 7;
+	if (!(buf = malloc(cap)))
 		return;
 	for (; H.cells_written < H.ncells; H.cells_written++) {
-		size_t c = H.cells_written / CHUNK_STUBS, i = H.cells_written % CHUNK_STUBS;
-		const struct ada_dyn_cell *cell = &H.chunks[c].cells[i];
+		const struct ada_dyn_cell *cell = cell_at(H.cells_written);
 		struct ada_meta_hooked rec = { .addr = cell->fn };
-		const char *name = cell->name ? cell->name : "";
-		size_t len = strnlen(name, 255);
-		char z[256];
 
-		memcpy(z, name, len);
-		z[len] = '\0';
-		n += ada_meta_encode(buf + n, cap - n, ADA_META_HOOKED, &rec, sizeof(rec), z, len + 1);
+		n += ada_meta_encode(buf + n, cap - n, ADA_META_HOOKED, &rec, sizeof(rec), cell->name,
+				     strlen(cell->name) + 1);
 	}
 	n += ada_meta_encode(buf + n, cap - n, ADA_META_DYNHOOK, &H.stats, sizeof(H.stats), NULL, 0);
 	ada_meta_write_encoded(buf, n);
 	free(buf);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Hooks every module not hooked yet, forgets the ones that are gone, and
  * writes what it found (its own duration included). */
 static void pass_locked(bool startup)
 {
-	uint64_t t0 = now_ns(), t;
+	uint64_t t0 = ada_now_ns(CLOCK_MONOTONIC), t;
 	struct pass p = { 0 };
 	size_t i, kept = 0;
 
@@ -533,12 +528,12 @@ static void pass_locked(bool startup)
 	free(p.mods);
 	/* The records' write is part of the cost: estimated as the time so far,
 	 * then measured for the next record. */
-	t = now_ns() - t0;
+	t = ada_now_ns(CLOCK_MONOTONIC) - t0;
 	H.stats.total_ns += t;
 	if (startup)
 		H.stats.startup_ns = t;
 	write_records();
-	t = now_ns() - t0 - t;
+	t = ada_now_ns(CLOCK_MONOTONIC) - t0 - t;
 	H.stats.total_ns += t;
 	if (startup)
 		H.stats.startup_ns += t;

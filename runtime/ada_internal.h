@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "thread.h"
 
@@ -125,5 +126,6 @@ ADA_HIDDEN void ada_drop_report(const uint64_t totals[ADA_DROP_NREASONS], uint64
 ADA_HIDDEN int ada_mkdirs(const char *path);
 ADA_HIDDEN int ada_write_all(int fd, const void *buf, size_t len);
 ADA_HIDDEN void ada_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+ADA_HIDDEN uint64_t ada_now_ns(clockid_t clk);
 
 #endif

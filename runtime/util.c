@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <time.h>
+
 #include "ada_internal.h"
 
 int ada_write_all(int fd, const void *buf, size_t len)
@@ -60,4 +62,12 @@ void ada_warn(const char *fmt, ...)
 		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
 	ada_write_all(STDERR_FILENO, line, (size_t)n);
+}
+
+uint64_t ada_now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }

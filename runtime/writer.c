@@ -57,14 +57,6 @@ static struct {
 	bool io_failed;
 } W = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void io_error(const char *what)
 {
 	if (!W.io_failed)
@@ -352,7 +344,7 @@ static void clock_point(void)
 
 static void *writer_main(void *arg)
 {
-	uint64_t pass_start = now_ns(CLOCK_MONOTONIC), housekeeping = 0;
+	uint64_t pass_start = ada_now_ns(CLOCK_MONOTONIC), housekeeping = 0;
 	unsigned idle = 0;
 
 	(void)arg;
@@ -362,7 +354,7 @@ static void *writer_main(void *arg)
 	while (!W.stop) {
 		double headroom = 1e9;
 		size_t n = drain_all(&headroom);
-		uint64_t now = now_ns(CLOCK_MONOTONIC), interval = now - pass_start;
+		uint64_t now = ada_now_ns(CLOCK_MONOTONIC), interval = now - pass_start;
 		struct timespec until;
 		uint64_t wait_ns;
 
@@ -371,7 +363,7 @@ static void *writer_main(void *arg)
 		if (now - housekeeping >= HOUSEKEEPING_NS) {
 			housekeeping = now;
 			ada_modmap_scan();
-			if (now_ns(CLOCK_BOOTTIME) - W.last_clock_ns >= CLOCK_EVERY_NS)
+			if (ada_now_ns(CLOCK_BOOTTIME) - W.last_clock_ns >= CLOCK_EVERY_NS)
 				clock_point();
 		}
 		/* While events flow, sleep until the fastest-filling ring would be a
@@ -491,7 +483,7 @@ void ada_writer_stop(void)
 	clock_point();
 	ada_latency_record();
 	end.end_tsc = ada_arch_ticks();
-	end.end_boottime_ns = now_ns(CLOCK_BOOTTIME);
+	end.end_boottime_ns = ada_now_ns(CLOCK_BOOTTIME);
 	ada_meta_write(ADA_META_END, &end, sizeof(end), NULL, 0);
 	pthread_mutex_unlock(&W.lock);
 	if (!ada_rt.cfg.quiet)
