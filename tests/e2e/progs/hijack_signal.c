@@ -3,10 +3,11 @@
  * argv[1] says how the signal comes:
  *   raise    work() calls raise(SIGUSR1): the handler runs before raise()
  *            returns, inside work();
- *   timer    spin() arms a 1 ms interval timer and loops, calling nothing,
- *            until the handler has run five times (the fifth run disarms
- *            the timer): every signal interrupts spin() itself, never a
- *            hook or a trampoline;
+ *   timer    spin() arms a 1 ms one-shot timer and loops, calling nothing,
+ *            until the handler has run five times (each of the first four
+ *            runs arms it again, so exactly five signals come however the
+ *            process is scheduled): every signal interrupts spin() itself,
+ *            never a hook or a trampoline;
  * and argv[2] where the handler runs:
  *   stack    on the thread's stack, below the interrupted frame;
  *   alt      on an alternate signal stack (sigaltstack, SA_ONSTACK) in
@@ -30,6 +31,7 @@
 
 static volatile sig_atomic_t ticks;
 static int timer_mode;
+static const struct itimerval once = { { 0, 0 }, { 0, 1000 } };
 
 __attribute__((noinline)) void tick(void)
 {
@@ -40,12 +42,8 @@ __attribute__((noinline)) void on_signal(int sig)
 {
 	(void)sig;
 	tick();
-	if (timer_mode && ticks == TIMER_TICKS) {
-		struct itimerval off;
-
-		memset(&off, 0, sizeof(off));
-		setitimer(ITIMER_REAL, &off, NULL);
-	}
+	if (timer_mode && ticks < TIMER_TICKS)
+		setitimer(ITIMER_REAL, &once, NULL);
 }
 
 __attribute__((noinline)) int work(void)
@@ -56,13 +54,10 @@ __attribute__((noinline)) int work(void)
 
 __attribute__((noinline)) int spin(void)
 {
-	struct itimerval every = { { 0, 1000 }, { 0, 1000 } };
-	unsigned long loops = 0;
-
-	setitimer(ITIMER_REAL, &every, NULL);
+	setitimer(ITIMER_REAL, &once, NULL);
 	while (ticks < TIMER_TICKS)
-		loops++;
-	return loops > 0 ? ticks : -1;
+		;
+	return ticks;
 }
 
 __attribute__((no_instrument_function)) static int use_altstack(void *mem)

@@ -1,10 +1,12 @@
 /* sigalrm.c - a SIGALRM handler that calls traced functions.
  *
- * spin() arms a 1 ms interval timer, then loops without calling anything
- * until the handler has run five times; the fifth run disarms the timer, so
- * exactly five signals arrive, all while spin() is looping. Each handler run
- * (on_alarm) calls tick(): the tracer must nest those calls under spin(), the
- * frame the signal interrupted.
+ * spin() arms a 1 ms one-shot timer, then loops without calling anything
+ * until the handler has run five times; each of the first four runs arms the
+ * timer again. A one-shot timer is never pending twice, so exactly five
+ * signals arrive, all while spin() is looping, however late the process gets
+ * the CPU (an interval timer can fire again while the fifth run disarms it).
+ * Each handler run (on_alarm) calls tick(): the tracer must nest those calls
+ * under spin(), the frame the signal interrupted.
  *
  * Prints "ticks 5, spun" and exits 0.
  */
@@ -16,6 +18,7 @@
 #define TICKS 5
 
 static volatile sig_atomic_t ticks;
+static const struct itimerval once = { { 0, 0 }, { 0, 1000 } };
 
 __attribute__((noinline)) static void tick(void)
 {
@@ -26,23 +29,16 @@ static void on_alarm(int sig)
 {
 	(void)sig;
 	tick();
-	if (ticks == TICKS) {
-		struct itimerval off;
-
-		memset(&off, 0, sizeof(off));
-		setitimer(ITIMER_REAL, &off, NULL);
-	}
+	if (ticks < TICKS)
+		setitimer(ITIMER_REAL, &once, NULL);
 }
 
-__attribute__((noinline)) static unsigned long spin(void)
+__attribute__((noinline)) static int spin(void)
 {
-	struct itimerval every = { { 0, 1000 }, { 0, 1000 } };
-	unsigned long loops = 0;
-
-	setitimer(ITIMER_REAL, &every, NULL);
+	setitimer(ITIMER_REAL, &once, NULL);
 	while (ticks < TICKS)
-		loops++;
-	return loops;
+		;
+	return ticks;
 }
 
 int main(void)
@@ -53,6 +49,6 @@ int main(void)
 	sa.sa_handler = on_alarm;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, NULL);
-	printf("ticks %d, %s\n", (int)(spin() > 0 ? ticks : -1), "spun");
+	printf("ticks %d, %s\n", spin(), "spun");
 	return 0;
 }
