@@ -248,19 +248,15 @@ static void __attribute__((noreturn, cold)) lost(uintptr_t *slot)
 	abort();
 }
 
-uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
+/* Everything but the common return: frames abandoned below this slot
+ * (longjmp), several frames on it (tail calls), a frame the shadow stack had
+ * no room for. */
+static uintptr_t __attribute__((noinline)) return_slow(struct ada_thread *td,
+							struct ada_return_regs *regs, uintptr_t *slot)
 {
-	struct ada_thread *td = ada_td;
-	uintptr_t sp = (uintptr_t)slot, real = 0;
-	uint32_t busy, d;
+	uintptr_t sp = (uintptr_t)slot, real;
+	uint32_t d;
 
-	if (unlikely(!td))
-		lost(slot);
-	/* Returns are never skipped, even inside a hook (a signal handler's
-	 * traced function returning): the address must be found. */
-	busy = td->busy;
-	td->busy = 1;
-	__asm__ volatile("" ::: "memory");
 	while (td->depth > 0 && td->depth <= td->shadow_cap && td->shadow[td->depth - 1].sp < sp)
 		ada_close_abandoned(td);
 	/* The frames on this slot (more than one after tail calls): the
@@ -273,6 +269,46 @@ uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
 	while (td->depth > d) {
 		record_return(td, td->depth, td->shadow[td->depth - 1].fn, regs, real, sp);
 		td->depth--;
+	}
+	return real;
+}
+
+/* Whether the common case holds: the innermost frame is on this slot, alone
+ * (no tail call), and holds the real return address. */
+static inline const struct ada_frame *return_frame(const struct ada_thread *td, uintptr_t sp)
+{
+	uint32_t depth = td->depth;
+	const struct ada_frame *f;
+
+	if (unlikely(depth - 1 >= td->shadow_cap)) /* depth 0 wraps */
+		return NULL;
+	f = &td->shadow[depth - 1];
+	if (likely(f->sp == sp && (depth == 1 || f[-1].sp != sp) && !ada_is_hijacked(f->site)))
+		return f;
+	return NULL;
+}
+
+uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
+{
+	struct ada_thread *td = ada_td;
+	const struct ada_frame *f;
+	uintptr_t real;
+	uint32_t busy;
+
+	if (unlikely(!td))
+		lost(slot);
+	/* Returns are never skipped, even inside a hook (a signal handler's
+	 * traced function returning): the address must be found. */
+	busy = td->busy;
+	td->busy = ADA_BUSY_HOOK;
+	__asm__ volatile("" ::: "memory");
+	f = return_frame(td, (uintptr_t)slot);
+	if (likely(f)) {
+		real = f->site;
+		record_return(td, td->depth, f->fn, regs, real, (uintptr_t)slot);
+		td->depth--;
+	} else {
+		real = return_slow(td, regs, slot);
 	}
 	__asm__ volatile("" ::: "memory");
 	td->busy = busy;
