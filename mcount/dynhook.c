@@ -89,11 +89,14 @@ struct hooked_module {
 	bool present;
 };
 
-/* A module as dl_iterate_phdr listed it in this pass. */
+/* A module as dl_iterate_phdr listed it in this pass, parsed once for
+ * every use in the pass. */
 struct found {
 	struct dl_phdr_info info;
 	char path[512];
 	uintptr_t lo, hi;
+	struct ada_dyn_module dyn;
+	bool parsed;          /* dyn is valid: the module has slots to read */
 };
 
 static struct {
@@ -304,7 +307,7 @@ static uintptr_t lookup(const struct found *f, const struct ada_dyn_slot *s)
 struct pass {
 	struct found *mods;
 	size_t n, cap;
-	const struct found *self, *rtld, *exe;
+	const struct found *self, *rtld;
 	uintptr_t canonical[64]; /* a non-PIE executable's canonical PLT addresses */
 	size_t ncanonical;
 };
@@ -332,17 +335,8 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 	memset(f, 0, sizeof(*f));
 	f->info = *info;
 	snprintf(f->path, sizeof(f->path), "%s", p->n == 1 && !*info->dlpi_name ? H.exe : info->dlpi_name);
-	f->lo = UINTPTR_MAX;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type != PT_LOAD)
-			continue;
-		if (info->dlpi_addr + ph->p_vaddr < f->lo)
-			f->lo = info->dlpi_addr + ph->p_vaddr;
-		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > f->hi)
-			f->hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-	}
+	ada_modmap_range(info, &f->lo, &f->hi);
+	f->parsed = ada_dyn_parse(info, &f->dyn) == 0;
 	return 0;
 }
 
@@ -401,26 +395,26 @@ static bool relro_open(const struct ada_dyn_module *m, bool *open)
 	return true;
 }
 
-static void hook_module(struct pass *p, const struct found *f)
+static void hook_module(struct pass *p, struct found *f)
 {
-	struct ada_dyn_module m;
+	struct ada_dyn_module *m = &f->dyn;
 	struct ada_dyn_slot s;
 	struct hooked_module *hm;
 	uintptr_t *sentinel = NULL;
 	bool open = false;
 	size_t cur = 0;
 
-	if (f == p->self || f == p->rtld || f->path[0] != '/' || ada_dyn_parse(&f->info, &m) < 0)
+	if (f == p->self || f == p->rtld || f->path[0] != '/' || !f->parsed)
 		return;
-	hm = hooked(&m);
+	hm = hooked(m);
 	if (hm) {
 		hm->present = true;
 		/* Still hooked, unless it was unloaded and loaded again in between. */
 		if (!hm->sentinel || is_stub(*hm->sentinel))
 			return;
 	}
-	ada_dyn_find_calls(&f->info, &m);
-	while (ada_dyn_next_slot(&m, &cur, &s)) {
+	ada_dyn_find_calls(&f->info, m);
+	while (ada_dyn_next_slot(m, &cur, &s)) {
 		const struct found *tm;
 		uintptr_t target, stub;
 		bool dl = false;
@@ -428,7 +422,7 @@ static void hook_module(struct pass *p, const struct found *f)
 		if (is_stub(*s.got))
 			continue;
 		if (in_list(s.name, never_hook, sizeof(never_hook) / sizeof(*never_hook)) ||
-		    !(target = target_of(p, f, &m, &s))) {
+		    !(target = target_of(p, f, m, &s))) {
 			H.stats.untraceable++;
 			continue;
 		}
@@ -441,8 +435,8 @@ static void hook_module(struct pass *p, const struct found *f)
 		stub = stub_for(target, s.name, dl);
 		if (!stub)
 			break;
-		if ((uintptr_t)s.got >= m.relro_lo && (uintptr_t)s.got < m.relro_hi &&
-		    !relro_open(&m, &open)) {
+		if ((uintptr_t)s.got >= m->relro_lo && (uintptr_t)s.got < m->relro_hi &&
+		    !relro_open(m, &open)) {
 			H.stats.untraceable++;
 			continue;
 		}
@@ -452,9 +446,9 @@ static void hook_module(struct pass *p, const struct found *f)
 		sentinel = s.got;
 		H.stats.slots++;
 	}
-	ada_dyn_release(&m);
+	ada_dyn_release(m);
 	if (open)
-		mprotect((void *)m.relro_lo, m.relro_hi - m.relro_lo, PROT_READ);
+		mprotect((void *)m->relro_lo, m->relro_hi - m->relro_lo, PROT_READ);
 	if (hm) {
 		hm->sentinel = sentinel;
 		return;
@@ -463,7 +457,7 @@ static void hook_module(struct pass *p, const struct found *f)
 	if (!hm)
 		return;
 	H.mods = hm;
-	H.mods[H.nmods++] = (struct hooked_module){ m.bias, m.dynamic, sentinel, true };
+	H.mods[H.nmods++] = (struct hooked_module){ m->bias, m->dynamic, sentinel, true };
 }
 
 /* The k-th cell made: chunks fill in order. */
@@ -508,12 +502,9 @@ static void pass_locked(bool startup)
 	dl_iterate_phdr(collect, &p);
 	p.self = module_at(p.mods, p.n, (uintptr_t)pass_locked);
 	p.rtld = module_at(p.mods, p.n, (uintptr_t)&_r_debug);
-	for (i = 0; i < p.n; i++) {
-		struct ada_dyn_module m;
-
-		if (p.mods[i].info.dlpi_addr == 0 && ada_dyn_parse(&p.mods[i].info, &m) == 0)
-			note_canonical(&p, &m);
-	}
+	for (i = 0; i < p.n; i++)
+		if (p.mods[i].parsed)
+			note_canonical(&p, &p.mods[i].dyn);
 	for (i = 0; i < H.nmods; i++)
 		H.mods[i].present = false;
 	for (i = 0; i < p.n; i++)

@@ -28,17 +28,11 @@ int ada_dyn_parse(const struct dl_phdr_info *info, struct ada_dyn_module *m)
 
 	memset(m, 0, sizeof(*m));
 	m->bias = info->dlpi_addr;
-	m->lo = UINTPTR_MAX;
 	for (i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uintptr_t start = m->bias + ph->p_vaddr;
 
-		if (ph->p_type == PT_LOAD) {
-			if (start < m->lo)
-				m->lo = start;
-			if (start + ph->p_memsz > m->hi)
-				m->hi = start + ph->p_memsz;
-		} else if (ph->p_type == PT_DYNAMIC) {
+		if (ph->p_type == PT_DYNAMIC) {
 			m->dynamic = (const ElfW(Dyn) *)start;
 		} else if (ph->p_type == PT_GNU_RELRO) {
 			/* The loader protects whole pages only, rounding the end down. */

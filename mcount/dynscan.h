@@ -10,7 +10,6 @@
 
 struct ada_dyn_module {
 	uintptr_t bias;
-	uintptr_t lo, hi;             /* mapped range (PT_LOAD) */
 	uintptr_t relro_lo, relro_hi; /* pages the loader made read-only, or 0 */
 	const ElfW(Dyn) *dynamic;
 	const ElfW(Sym) *symtab;

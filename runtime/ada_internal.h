@@ -95,6 +95,10 @@ ADA_HIDDEN int ada_meta_write_encoded(const void *buf, size_t len);
 /* Records every loaded image not recorded yet. Cheap when nothing changed. */
 ADA_HIDDEN void ada_modmap_scan(void);
 ADA_HIDDEN void ada_modmap_reset(void);
+struct dl_phdr_info;
+/* The process addresses [*lo, *hi) a loaded module's PT_LOAD segments span,
+ * not page-rounded; its mapped range for the module map and the hooks. */
+ADA_HIDDEN void ada_modmap_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi);
 
 /* ---- dynamic hooks (mcount/dynhook.c) ------------------------------------------ */
 /* Hooks the PLT/GOT slots of every loaded module (ADA_DYNHOOK=on). */

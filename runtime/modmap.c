@@ -77,27 +77,42 @@ static uint32_t build_id_from_note(const uint8_t *p, size_t len, uint8_t out[32]
 	return 0;
 }
 
-static void describe(const struct dl_phdr_info *info, struct ada_meta_module *m)
+void ada_modmap_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
 {
-	uint64_t lo = UINT64_MAX, hi = 0;
 	int i;
 
+	*lo = UINTPTR_MAX;
+	*hi = 0;
 	for (i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
 
-		if (ph->p_type == PT_LOAD) {
-			if (ph->p_vaddr < lo)
-				lo = ph->p_vaddr;
-			if (ph->p_vaddr + ph->p_memsz > hi)
-				hi = ph->p_vaddr + ph->p_memsz;
-		} else if (ph->p_type == PT_NOTE && !m->build_id_len) {
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (start < *lo)
+			*lo = start;
+		if (start + ph->p_memsz > *hi)
+			*hi = start + ph->p_memsz;
+	}
+}
+
+static void describe(const struct dl_phdr_info *info, struct ada_meta_module *m)
+{
+	uintptr_t lo, hi;
+	int i;
+
+	for (i = 0; i < info->dlpi_phnum && !m->build_id_len; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_NOTE)
 			m->build_id_len = build_id_from_note(
 				(const uint8_t *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz, m->build_id);
-		}
 	}
+	ada_modmap_range(info, &lo, &hi);
 	m->bias = info->dlpi_addr;
-	m->vaddr_lo = lo & ~(uint64_t)4095;
-	m->vaddr_hi = hi;
+	/* The raw format keeps ELF addresses: the bias is added back offline. */
+	m->vaddr_lo = (lo - m->bias) & ~(uint64_t)4095;
+	m->vaddr_hi = hi - m->bias;
 }
 
 /* The file mapped at `start`, from /proc/self/maps: the loader keeps the name

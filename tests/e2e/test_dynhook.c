@@ -96,50 +96,13 @@ static char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
-/* The value of "key": in the JSON text [s, end): a string's characters or a
- * bare value up to ',' or '}', in out. False if the key is not there. */
-static bool json_value(const char *s, const char *end, const char *key, char *out, size_t size)
-{
-	char pat[80];
-	const char *p, *q;
-	size_t n;
-
-	n = (size_t)snprintf(pat, sizeof(pat), "\"%s\": ", key);
-	for (p = s; p && p + n <= end; p = memchr(p + 1, '"', (size_t)(end - p - 1))) {
-		if (strncmp(p, pat, n) != 0)
-			continue;
-		p += n;
-		if (*p == '"') {
-			p++;
-			q = memchr(p, '"', (size_t)(end - p));
-		} else {
-			for (q = p; q < end && *q != ',' && *q != '}' && *q != '\n'; q++)
-				;
-		}
-		if (!q)
-			return false;
-		snprintf(out, size, "%.*s", (int)(q - p), p);
-		return true;
-	}
-	return false;
-}
-
 /* The lines of the manifest's array "key" (one element per line): calls fn
  * with each line's [start, end). */
 static void for_each_element(const char *text, const char *key,
 			     void (*fn)(const char *line, const char *end, void *arg), void *arg)
 {
-	char pat[64];
-	const char *p, *close;
+	const char *close, *p = tr_json_array(text, key, &close);
 
-	snprintf(pat, sizeof(pat), "\n  \"%s\": [\n", key);
-	p = strstr(text, pat);
-	if (!p)
-		fail_msg("manifest.json: no \"%s\" array:\n%s", key, text);
-	p += strlen(pat);
-	close = strstr(p, "\n  ]");
-	if (!close)
-		fail_msg("manifest.json: \"%s\" is not closed", key);
 	while (p < close) {
 		const char *nl = strchr(p, '\n');
 
@@ -164,8 +127,8 @@ static void program_module(const char *line, const char *end, void *arg)
 	struct names *nm = arg;
 	char path[PATH_MAX], id[16];
 
-	if (json_value(line, end, "path", path, sizeof(path)) && starts_with(path, nm->dir) &&
-	    path[strlen(nm->dir)] == '/' && json_value(line, end, "module_id", id, sizeof(id)) &&
+	if (tr_json_value(line, end, "path", path, sizeof(path)) && starts_with(path, nm->dir) &&
+	    path[strlen(nm->dir)] == '/' && tr_json_value(line, end, "module_id", id, sizeof(id)) &&
 	    nm->nids < 64)
 		snprintf(nm->ids[nm->nids++], sizeof(nm->ids[0]), "%s", id);
 }
@@ -176,9 +139,9 @@ static void program_symbol(const char *line, const char *end, void *arg)
 	char name[1024], id[16];
 
 	/* C++ symbols: the replay shows the demangled name. */
-	if (!json_value(line, end, "module_id", id, sizeof(id)) ||
-	    (!json_value(line, end, "demangled", name, sizeof(name)) &&
-	     !json_value(line, end, "name", name, sizeof(name))))
+	if (!tr_json_value(line, end, "module_id", id, sizeof(id)) ||
+	    (!tr_json_value(line, end, "demangled", name, sizeof(name)) &&
+	     !tr_json_value(line, end, "name", name, sizeof(name))))
 		return;
 	for (size_t i = 0; i < nm->nids; i++) {
 		if (strcmp(nm->ids[i], id) != 0)
@@ -777,6 +740,22 @@ static void build_against_libplain(const struct tr_case *tc, const char *sub, co
 	tr_build(tc, NULL, TR_ADACC, prog, out, cat_flags(all, flags, traced));
 }
 
+/* <dir>/<name>.plain (gcc) and <dir>/<name> (adacc in fentry mode) from
+ * PROGS <name>.c, both -O2 with extra flags (NULL-terminated, may be NULL). */
+static void build_fentry_pair(const struct tr_case *tc, const char *name,
+			      const char *const extra[])
+{
+	static const char *const base[] = { "-O2", NULL };
+	static const char *const mode[] = { "--ada-mode=fentry", NULL };
+	const char *flags[32], *traced[32];
+	char prog[PATH_MAX], out[PATH_MAX];
+
+	snprintf(prog, sizeof(prog), PROGS "%s.c", name);
+	snprintf(out, sizeof(out), "%s.plain", name);
+	tr_build(tc, NULL, "gcc", prog, out, cat_flags(flags, base, extra));
+	tr_build(tc, NULL, TR_ADACC, prog, name, cat_flags(traced, flags, mode));
+}
+
 /* The output of a tool run in the case directory (fails the test unless it
  * exits 0), malloc'd. */
 static char *tool_output(const struct tr_case *tc, const char *const argv[])
@@ -987,7 +966,7 @@ static double hooks_value(const struct tr_case *tc, const char *key)
 	if (!p)
 		fail_msg("manifest.json has no \"dynamic_hooks\":\n%s", tc->mf.text);
 	end = strchr(p, '}');
-	if (!json_value(p, end, key, v, sizeof(v)))
+	if (!tr_json_value(p, end, key, v, sizeof(v)))
 		fail_msg("manifest.json: no \"%s\" in \"dynamic_hooks\":\n%.*s", key,
 			 (int)(end - p + 1), p);
 	return strtod(v, NULL);
@@ -1004,7 +983,7 @@ static bool module_line(const struct tr_case *tc, const char *suffix, const char
 		const char *e = strchr(p + 1, '\n');
 		char path[PATH_MAX];
 
-		if (!e || !json_value(p, e, "path", path, sizeof(path)))
+		if (!e || !tr_json_value(p, e, "path", path, sizeof(path)))
 			break;
 		if (ends_with(path, suffix)) {
 			*line = p + 1;
@@ -1022,7 +1001,7 @@ static void module_mode(const struct tr_case *tc, const char *suffix, char *mode
 
 	if (!module_line(tc, suffix, &line, &end))
 		fail_msg("manifest.json lists no module *%s:\n%s", suffix, tc->mf.text);
-	if (!json_value(line, end, "mode", mode, size))
+	if (!tr_json_value(line, end, "mode", mode, size))
 		fail_msg("manifest.json: module *%s has no mode", suffix);
 }
 
@@ -1230,13 +1209,13 @@ static size_t loads_of(const struct tr_case *tc, const char *suffix, uint64_t ba
 		const char *end = strchr(line + 1, '\n');
 		char path[PATH_MAX], b[64];
 
-		if (!end || !json_value(line, end, "path", path, sizeof(path)))
+		if (!end || !tr_json_value(line, end, "path", path, sizeof(path)))
 			break;
 		if (!ends_with(path, suffix))
 			continue;
 		if (n < 4) {
-			if (!json_value(line, end, "base_address", b, sizeof(b)) ||
-			    !json_value(line, end, "uuid", uuid[n], sizeof(uuid[n])))
+			if (!tr_json_value(line, end, "base_address", b, sizeof(b)) ||
+			    !tr_json_value(line, end, "uuid", uuid[n], sizeof(uuid[n])))
 				fail_msg("manifest.json: module %s has no base_address or uuid", path);
 			base[n] = strtoull(b, NULL, 16);
 		}
@@ -1392,14 +1371,12 @@ static void dlmopen_namespace_is_hooked(void **state)
 	 * runs it. */
 	if (!tr_known_bugs_run())
 		skip();
-	static const char *const flags[] = { "-O2", "-ldl", NULL };
-	static const char *const traced[] = { "-O2", "-ldl", "--ada-mode=fentry", NULL };
+	static const char *const ldl[] = { "-ldl", NULL };
 	char plain_lib[PATH_MAX];
 	const char *const args[] = { plain_lib, NULL };
 
 	tr_build(tc, NULL, "gcc", PROGS "dl_plain.c", "libdlplain.so", lib);
-	tr_build(tc, NULL, "gcc", PROGS "dlmopen.c", "dlmopen.plain", flags);
-	tr_build(tc, NULL, TR_ADACC, PROGS "dlmopen.c", "dlmopen", traced);
+	build_fentry_pair(tc, "dlmopen", ldl);
 	tr_path(tc, "libdlplain.so", plain_lib);
 	run_args(tc, "dlmopen", "trace", args, args, NULL, 0);
 	assert_string_equal(tc->traced.out, "copy namespace\n");
@@ -1627,11 +1604,8 @@ static const char longjmp_tree[] =
 static void longjmp_out_of_hooked_calls(void **state)
 {
 	struct tr_case *tc = *state;
-	static const char *const flags[] = { "-O2", NULL };
-	static const char *const traced[] = { "-O2", "--ada-mode=fentry", NULL };
 
-	tr_build(tc, NULL, "gcc", PROGS "longjmp.c", "longjmp.plain", flags);
-	tr_build(tc, NULL, TR_ADACC, PROGS "longjmp.c", "longjmp", traced);
+	build_fentry_pair(tc, "longjmp", NULL);
 	run(tc, "longjmp", "trace", NULL, 0);
 	assert_string_equal(tc->traced.out,
 			    "bailed with 7 after 3 compares\nsignal 10\nafter 42\n");
@@ -1675,11 +1649,8 @@ static const char vfork_tree[] =
 static void vfork_exec_leaves_the_parent_trace_whole(void **state)
 {
 	struct tr_case *tc = *state;
-	static const char *const flags[] = { "-O2", NULL };
-	static const char *const traced[] = { "-O2", "--ada-mode=fentry", NULL };
 
-	tr_build(tc, NULL, "gcc", PROGS "vfork.c", "vfork.plain", flags);
-	tr_build(tc, NULL, TR_ADACC, PROGS "vfork.c", "vfork", traced);
+	build_fentry_pair(tc, "vfork", NULL);
 	tr_run_pair(tc, "vfork", NULL, NULL, 0);
 	assert_string_equal(tc->traced.out, "true: 0\nfalse: 1\nlen 6\n");
 	if (tc->traced.err[0])
@@ -1713,11 +1684,8 @@ static void vfork_exec_leaves_the_parent_trace_whole(void **state)
 static void fork_child_records_only_its_own_calls(void **state)
 {
 	struct tr_case *tc = *state;
-	static const char *const flags[] = { "-O2", NULL };
-	static const char *const traced[] = { "-O2", "--ada-mode=fentry", NULL };
 
-	tr_build(tc, NULL, "gcc", PROGS "fork.c", "fork.plain", flags);
-	tr_build(tc, NULL, TR_ADACC, PROGS "fork.c", "fork", traced);
+	build_fentry_pair(tc, "fork", NULL);
 	tr_run_pair(tc, "fork", NULL, NULL, 0);
 	assert_string_equal(tc->traced.out, "child 0\n");
 	if (tc->traced.err[0])
@@ -1745,11 +1713,8 @@ static void fork_child_records_only_its_own_calls(void **state)
 static void runtime_lookups_are_not_recorded(void **state)
 {
 	struct tr_case *tc = *state;
-	static const char *const flags[] = { "-O2", NULL };
-	static const char *const traced[] = { "-O2", "--ada-mode=fentry", NULL };
 
-	tr_build(tc, NULL, "gcc", PROGS "exec.c", "exec.plain", flags);
-	tr_build(tc, NULL, TR_ADACC, PROGS "exec.c", "exec", traced);
+	build_fentry_pair(tc, "exec", NULL);
 	run(tc, "exec", "trace", NULL, 0);
 	assert_string_equal(tc->traced.out, "exec 1\n");
 	expect_direct_tree(tc,

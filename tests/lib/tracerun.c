@@ -290,40 +290,47 @@ void tr_expect_tree(const char *replay, const char *expected, size_t npids)
  * ada-symbolize writes one thread and one module per line; the values needed
  * here are found by key within a line or a block, which is all a test needs. */
 
+bool tr_json_value(const char *s, const char *end, const char *key, char *buf, size_t size)
+{
+	char pat[80];
+	const char *p, *q;
+	size_t n;
+
+	n = (size_t)snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	for (p = s; p && p + n <= end; p = memchr(p + 1, '"', (size_t)(end - p - 1))) {
+		if (strncmp(p, pat, n) != 0)
+			continue;
+		p += n;
+		if (*p == '"') {
+			p++;
+			q = memchr(p, '"', (size_t)(end - p));
+		} else {
+			for (q = p; q < end && *q != ',' && *q != '}' && *q != '\n'; q++)
+				;
+		}
+		if (!q)
+			return false;
+		snprintf(buf, size, "%.*s", (int)(q - p), p);
+		return true;
+	}
+	return false;
+}
+
 /* The value of "key": in [s, end) as a number; fails the test if missing. */
 static uint64_t u64_in(const char *s, const char *end, const char *key)
 {
-	char pat[64];
-	const char *p;
-	size_t len;
+	char v[32];
 
-	len = (size_t)snprintf(pat, sizeof(pat), "\"%s\": ", key);
-	for (p = s; p && p + len <= end; p = memchr(p + 1, '"', (size_t)(end - p - 1)))
-		if (strncmp(p, pat, len) == 0)
-			return strtoull(p + len, NULL, 10);
-	fail_msg("manifest.json: no \"%s\" in %.*s", key, (int)(end - s), s);
-	return 0;
+	if (!tr_json_value(s, end, key, v, sizeof(v)))
+		fail_msg("manifest.json: no \"%s\" in %.*s", key, (int)(end - s), s);
+	return strtoull(v, NULL, 10);
 }
 
 /* The string value of "key": in [s, end) into buf; fails the test if missing. */
 static void str_in(const char *s, const char *end, const char *key, char *buf, size_t size)
 {
-	char pat[64];
-	const char *p, *q;
-	size_t len;
-
-	len = (size_t)snprintf(pat, sizeof(pat), "\"%s\": \"", key);
-	for (p = s; p && p + len <= end; p = memchr(p + 1, '"', (size_t)(end - p - 1))) {
-		if (strncmp(p, pat, len) != 0)
-			continue;
-		p += len;
-		q = memchr(p, '"', (size_t)(end - p));
-		if (!q)
-			break;
-		snprintf(buf, size, "%.*s", (int)(q - p), p);
-		return;
-	}
-	fail_msg("manifest.json: no \"%s\" in %.*s", key, (int)(end - s), s);
+	if (!tr_json_value(s, end, key, buf, size))
+		fail_msg("manifest.json: no \"%s\" in %.*s", key, (int)(end - s), s);
 }
 
 static void drops_in(const char *s, const char *end, uint64_t d[TR_NDROPS])
@@ -337,22 +344,29 @@ static void drops_in(const char *s, const char *end, uint64_t d[TR_NDROPS])
 		d[r] = u64_in(p, end, tr_drop_names[r]);
 }
 
-/* The start of each line of the array "key" (one element per line) in
- * *lines, followed by the position just past the last; returns the count. */
-static size_t array_lines(const char *text, const char *key, const char ***lines)
+const char *tr_json_array(const char *text, const char *key, const char **close)
 {
 	char pat[64];
-	const char *p, *close;
-	size_t n = 0;
+	const char *p;
 
 	snprintf(pat, sizeof(pat), "\n  \"%s\": [\n", key);
 	p = strstr(text, pat);
 	if (!p)
 		fail_msg("manifest.json: no \"%s\" array:\n%s", key, text);
 	p += strlen(pat);
-	close = strstr(p, "\n  ]");
-	if (!close)
+	*close = strstr(p, "\n  ]");
+	if (!*close)
 		fail_msg("manifest.json: \"%s\" is not closed", key);
+	return p;
+}
+
+/* The start of each line of the array "key" (one element per line) in
+ * *lines, followed by the position just past the last; returns the count. */
+static size_t array_lines(const char *text, const char *key, const char ***lines)
+{
+	const char *close, *p = tr_json_array(text, key, &close);
+	size_t n = 0;
+
 	*lines = calloc(2 + (size_t)(close - p) / 8, sizeof(**lines));
 	if (!*lines)
 		fail_msg("out of memory");

@@ -124,6 +124,16 @@ void tr_expect_tree(const char *replay, const char *expected, size_t npids);
  * if NULL) into tc->mf; fails the test if there is not exactly one. */
 void tr_load_manifest(struct tr_case *tc, const char *trace);
 
+/* The value of "key" in the manifest text [s, end): a string's characters,
+ * or a bare value (number, true, ...) up to ',', '}' or the line's end, into
+ * buf. False if the key is not there. */
+bool tr_json_value(const char *s, const char *end, const char *key, char *buf, size_t size);
+
+/* The first line of the manifest's array "key" (ada-symbolize writes one
+ * element per line); *close is the end of its last line. Fails the test if
+ * there is no such array. */
+const char *tr_json_array(const char *text, const char *key, const char **close);
+
 /* Lines of text containing every one of the NULL-terminated needles. */
 size_t tr_count_lines(const char *text, const char *const needles[]);
 

@@ -1,8 +1,12 @@
-/* raw_fixture.h - builds raw thread files for the symbolizer's tests: the
- * runtime's encoder writes the events (SYNC, CALL, RETURN, EXCEPTION), the
- * test appends DETAIL records (and anything malformed) by hand where it
- * wants them, and each frame is written as one LZ4 frame with the writer's
- * preferences (runtime/writer.c).
+/* raw_fixture.h - builds raw trace files for the symbolizer's tests.
+ *
+ * Thread files: the runtime's encoder writes the events (SYNC, CALL,
+ * RETURN, EXCEPTION), the test appends DETAIL records (and anything
+ * malformed) by hand where it wants them, and each frame is written as one
+ * LZ4 frame with the writer's preferences (runtime/writer.c).
+ *
+ * process.meta: record by record as RAW_FORMAT.md lays them out, in memory,
+ * so that a test can also cut or corrupt the bytes before writing them.
  */
 #ifndef ADA_TEST_RAW_FIXTURE_H
 #define ADA_TEST_RAW_FIXTURE_H
@@ -115,6 +119,65 @@ static inline size_t rf_append(const char *path, const struct rf_frame *f)
 	assert_int_equal(fclose(fp), 0);
 	free(out);
 	return total;
+}
+
+/* A dictionary that gives addr[i] the fid i + 1, as a FUNCS record listing
+ * addr in that order makes the symbolizer expect. */
+static inline void rf_fdict_init(struct ada_fdict *dict, const uint64_t *addr, size_t n)
+{
+	assert_int_equal(ada_fdict_init(dict), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(ada_fdict_get(dict, addr[i]), (uint32_t)i + 1);
+}
+
+/* ---- process.meta ---------------------------------------------------------------- */
+
+struct rf_meta {
+	uint8_t buf[16384];
+	size_t len;
+};
+
+static inline void rf_meta_put(struct rf_meta *m, const void *p, size_t n)
+{
+	assert_true(m->len + n <= sizeof(m->buf));
+	memcpy(m->buf + m->len, p, n);
+	m->len += n;
+}
+
+/* Starts the file over: its header alone. */
+static inline void rf_meta_header(struct rf_meta *m, const char *magic, uint32_t version,
+				  uint8_t endian)
+{
+	struct ada_meta_file_header h = { .version = version, .arch = ADA_ARCH_X86_64,
+					  .endian = endian, .header_size = sizeof(h) };
+
+	memcpy(h.magic, magic, 8);
+	m->len = 0;
+	rf_meta_put(m, &h, sizeof(h));
+}
+
+/* One record: header, payload, extra, zero padding to a multiple of 8. */
+static inline void rf_meta_record(struct rf_meta *m, uint32_t type, const void *payload,
+				  size_t len, const void *extra, size_t extra_len)
+{
+	struct ada_meta_rec r = { type, (uint32_t)(len + extra_len) };
+	static const uint8_t zeros[8];
+
+	rf_meta_put(m, &r, sizeof(r));
+	rf_meta_put(m, payload, len);
+	if (extra_len)
+		rf_meta_put(m, extra, extra_len);
+	rf_meta_put(m, zeros, (8 - (len + extra_len) % 8) % 8);
+}
+
+/* `path` holds the n bytes at p, and nothing else. */
+static inline void rf_write_file(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
 }
 
 #endif

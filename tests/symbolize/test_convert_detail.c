@@ -45,26 +45,16 @@ struct world {
 	char pid_dir[160];
 	char raw[192];
 	char prog[192];
-	uint64_t vaddr[NF];       /* ELF addresses of the functions */
+	uint64_t addr[NF];        /* process addresses of the functions, in FUNCS order */
 	uint64_t function_id[NF]; /* what ATF must call them: module 1 */
 	uint8_t build_id[32];
 	uint32_t build_id_len;
-	uint8_t meta[8192];
-	size_t meta_len;
+	struct rf_meta meta;
 };
 
 static struct world *w;
 
 /* ---- the program whose functions the trace names --------------------------------- */
-
-static void write_file(const char *path, const void *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(p, 1, n, f), n);
-	assert_int_equal(fclose(f), 0);
-}
 
 static void build_program(void)
 {
@@ -72,7 +62,7 @@ static void build_program(void)
 	struct ada_symtab *st;
 
 	snprintf(src, sizeof(src), "%s/prog.c", w->root);
-	write_file(src, prog_src, sizeof(prog_src) - 1);
+	rf_write_file(src, prog_src, sizeof(prog_src) - 1);
 	snprintf(w->prog, sizeof(w->prog), "%s/prog", w->root);
 	/* Built in fentry mode, as adacc would: the manifest reads the mode
 	 * from the hook the program imports (glibc provides one to link with). */
@@ -86,7 +76,7 @@ static void build_program(void)
 		for (i = 0; i < st->nfuncs && strcmp(st->funcs[i].name, fnames[f]); i++)
 			;
 		assert_true(i < st->nfuncs);
-		w->vaddr[f] = st->funcs[i].addr;
+		w->addr[f] = BIAS + st->funcs[i].addr;
 		w->function_id[f] = 1ull << 32 | (i + 1);
 	}
 	w->build_id_len = st->build_id_len;
@@ -97,29 +87,8 @@ static void build_program(void)
 
 /* ---- process.meta ------------------------------------------------------------------- */
 
-static void meta_put(const void *p, size_t n)
-{
-	assert_true(w->meta_len + n <= sizeof(w->meta));
-	memcpy(w->meta + w->meta_len, p, n);
-	w->meta_len += n;
-}
-
-static void meta_record(uint32_t type, const void *p, size_t n, const void *extra, size_t extra_n)
-{
-	static const uint8_t zeros[8];
-	struct ada_meta_rec r = { type, (uint32_t)(n + extra_n) };
-
-	meta_put(&r, sizeof(r));
-	meta_put(p, n);
-	if (extra_n)
-		meta_put(extra, extra_n);
-	meta_put(zeros, (8 - (n + extra_n) % 8) % 8);
-}
-
 static void write_meta(void)
 {
-	struct ada_meta_file_header h = { .version = ADA_RAW_VERSION, .arch = ADA_ARCH_X86_64,
-					  .endian = 1, .header_size = sizeof(h) };
 	struct ada_meta_process p = { .pid = PID, .ppid = 1, .start_tsc = 0,
 				      .start_boottime_ns = BOOT_NS };
 	struct ada_meta_clock c0 = { 0, BOOT_NS, 10 }, c1 = { 1000000, BOOT_NS + 1000000, 10 };
@@ -133,26 +102,22 @@ static void write_meta(void)
 	struct ada_meta_end end = { 1000, BOOT_NS + 1000 };
 	static const char strings[] = "/prog\0prog\0";
 	static const char config[] = "ring_kb=64\0";
-	uint64_t addr[NF];
 	char path[256];
 
-	memcpy(h.magic, ADA_META_MAGIC, 8);
 	memcpy(m.build_id, w->build_id, sizeof(m.build_id));
-	for (int f = 0; f < NF; f++)
-		addr[f] = BIAS + w->vaddr[f];
-	meta_put(&h, sizeof(h));
-	meta_record(ADA_META_PROCESS, &p, sizeof(p), strings, sizeof(strings) - 1);
-	meta_record(ADA_META_CONFIG, config, sizeof(config) - 1, NULL, 0);
-	meta_record(ADA_META_CLOCK, &c0, sizeof(c0), NULL, 0);
-	meta_record(ADA_META_CLOCK, &c1, sizeof(c1), NULL, 0);
-	meta_record(ADA_META_MODULE, &m, sizeof(m), w->prog, strlen(w->prog) + 1);
-	meta_record(ADA_META_FUNCS, &fs, sizeof(fs), addr, sizeof(addr));
-	meta_record(ADA_META_THREAD, &t0, sizeof(t0), NULL, 0);
-	meta_record(ADA_META_THREAD, &t1, sizeof(t1), NULL, 0);
-	meta_record(ADA_META_THREAD_END, &e1, sizeof(e1), NULL, 0);
-	meta_record(ADA_META_END, &end, sizeof(end), NULL, 0);
+	rf_meta_header(&w->meta, ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	rf_meta_record(&w->meta, ADA_META_PROCESS, &p, sizeof(p), strings, sizeof(strings) - 1);
+	rf_meta_record(&w->meta, ADA_META_CONFIG, config, sizeof(config) - 1, NULL, 0);
+	rf_meta_record(&w->meta, ADA_META_CLOCK, &c0, sizeof(c0), NULL, 0);
+	rf_meta_record(&w->meta, ADA_META_CLOCK, &c1, sizeof(c1), NULL, 0);
+	rf_meta_record(&w->meta, ADA_META_MODULE, &m, sizeof(m), w->prog, strlen(w->prog) + 1);
+	rf_meta_record(&w->meta, ADA_META_FUNCS, &fs, sizeof(fs), w->addr, sizeof(w->addr));
+	rf_meta_record(&w->meta, ADA_META_THREAD, &t0, sizeof(t0), NULL, 0);
+	rf_meta_record(&w->meta, ADA_META_THREAD, &t1, sizeof(t1), NULL, 0);
+	rf_meta_record(&w->meta, ADA_META_THREAD_END, &e1, sizeof(e1), NULL, 0);
+	rf_meta_record(&w->meta, ADA_META_END, &end, sizeof(end), NULL, 0);
 	snprintf(path, sizeof(path), "%s/process.meta", w->raw);
-	write_file(path, w->meta, w->meta_len);
+	rf_write_file(path, w->meta.buf, w->meta.len);
 }
 
 /* ---- the threads --------------------------------------------------------------------- */
@@ -189,9 +154,7 @@ static void write_thread0(void)
 	char path[256];
 
 	assert_non_null(f);
-	assert_int_equal(ada_fdict_init(&dict), 0);
-	for (int i = 0; i < NF; i++) /* fids as in FUNCS */
-		assert_int_equal(ada_fdict_get(&dict, BIAS + w->vaddr[i]), (uint32_t)i + 1);
+	rf_fdict_init(&dict, w->addr, NF);
 	snprintf(path, sizeof(path), "%s/thread_0.lz4", w->raw);
 	for (size_t i = 0; i < NSTEPS; i++) {
 		const struct step *s = &thread0[i];
@@ -201,7 +164,7 @@ static void write_thread0(void)
 				rf_append(path, f);
 			rf_sync(f, &enc, s->tsc);
 		}
-		rf_event(f, &enc, &dict, s->tsc, s->kind, BIAS + w->vaddr[s->fn]);
+		rf_event(f, &enc, &dict, s->tsc, s->kind, w->addr[s->fn]);
 		if (s->seed) {
 			struct ada_raw_detail d;
 			uint8_t stack[ADA_STACK_MAX];
@@ -224,13 +187,11 @@ static void write_thread1(void)
 	char path[256];
 
 	assert_non_null(f);
-	assert_int_equal(ada_fdict_init(&dict), 0);
-	for (int i = 0; i < NF; i++)
-		assert_int_equal(ada_fdict_get(&dict, BIAS + w->vaddr[i]), (uint32_t)i + 1);
+	rf_fdict_init(&dict, w->addr, NF);
 	snprintf(path, sizeof(path), "%s/thread_1.lz4", w->raw);
 	rf_sync(f, &enc, 200);
-	rf_event(f, &enc, &dict, 200, ADA_RAW_CALL, BIAS + w->vaddr[F_ADD]);
-	rf_event(f, &enc, &dict, 210, ADA_RAW_RETURN, BIAS + w->vaddr[F_ADD]);
+	rf_event(f, &enc, &dict, 200, ADA_RAW_CALL, w->addr[F_ADD]);
+	rf_event(f, &enc, &dict, 210, ADA_RAW_RETURN, w->addr[F_ADD]);
 	rf_append(path, f);
 	ada_enc_stream_free(&enc);
 	ada_fdict_free(&dict);

@@ -95,22 +95,12 @@ struct world {
 	uint64_t lib_vaddr[NF];   /* ELF addresses, for the library's */
 	uint8_t lib_id[32];
 	uint32_t lib_id_len;
-	uint8_t meta[8192];
-	size_t meta_len;
+	struct rf_meta meta;
 };
 
 static struct world *w;
 
 /* ---- the binaries ------------------------------------------------------------------ */
-
-static void write_file(const char *path, const void *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(p, 1, n, f), n);
-	assert_int_equal(fclose(f), 0);
-}
 
 static uint64_t vaddr_of(const struct ada_symtab *st, const char *name)
 {
@@ -127,7 +117,7 @@ static void build_exe(struct exe *e, const char *name, const char *text, const c
 	struct ada_symtab *st;
 
 	snprintf(src, sizeof(src), "%s/%s.c", w->root, name);
-	write_file(src, text, strlen(text));
+	rf_write_file(src, text, strlen(text));
 	snprintf(e->path, sizeof(e->path), "%s/%s", w->root, name);
 	snprintf(cmd, sizeof(cmd), "gcc -O0 %s -Wl,--build-id=sha1 -o %s %s", flags, e->path, src);
 	assert_int_equal(system(cmd), 0);
@@ -151,7 +141,7 @@ static void build(void)
 
 	/* The library as gcc builds it, then stripped: the one that "ran". */
 	snprintf(src, sizeof(src), "%s/lib.c", w->root);
-	write_file(src, lib_src, sizeof(lib_src) - 1);
+	rf_write_file(src, lib_src, sizeof(lib_src) - 1);
 	snprintf(full, sizeof(full), "%s/libdyn_full.so", w->root);
 	snprintf(w->lib, sizeof(w->lib), "%s/libdyn.so", w->root);
 	snprintf(cmd, sizeof(cmd), "gcc -O0 -fPIC -shared -Wl,--build-id=sha1 -o %s %s && strip -o %s %s",
@@ -177,30 +167,11 @@ static void build(void)
 
 /* ---- a pid directory: process.meta and thread_0.lz4 -------------------------------- */
 
-static void meta_put(const void *p, size_t n)
-{
-	assert_true(w->meta_len + n <= sizeof(w->meta));
-	memcpy(w->meta + w->meta_len, p, n);
-	w->meta_len += n;
-}
-
-static void meta_record(uint32_t type, const void *p, size_t n, const void *extra, size_t extra_n)
-{
-	static const uint8_t zeros[8];
-	struct ada_meta_rec r = { type, (uint32_t)(n + extra_n) };
-
-	meta_put(&r, sizeof(r));
-	meta_put(p, n);
-	if (extra_n)
-		meta_put(extra, extra_n);
-	meta_put(zeros, (8 - (n + extra_n) % 8) % 8);
-}
-
 static void hooked(uint64_t addr, const char *name)
 {
 	struct ada_meta_hooked h = { .addr = addr };
 
-	meta_record(ADA_META_HOOKED, &h, sizeof(h), name, strlen(name) + 1);
+	rf_meta_record(&w->meta, ADA_META_HOOKED, &h, sizeof(h), name, strlen(name) + 1);
 }
 
 static void module(uint32_t no, uint64_t bias, const uint8_t *id, uint32_t id_len, const char *path)
@@ -209,7 +180,7 @@ static void module(uint32_t no, uint64_t bias, const uint8_t *id, uint32_t id_le
 				     .vaddr_lo = 0, .vaddr_hi = 0x100000, .load_tsc = 1 + no };
 
 	memcpy(m.build_id, id, sizeof(m.build_id));
-	meta_record(ADA_META_MODULE, &m, sizeof(m), path, strlen(path) + 1);
+	rf_meta_record(&w->meta, ADA_META_MODULE, &m, sizeof(m), path, strlen(path) + 1);
 }
 
 /* `dyn`: the DYNHOOK records, in order (none when n == 0); with_hooked:
@@ -217,8 +188,6 @@ static void module(uint32_t no, uint64_t bias, const uint8_t *id, uint32_t id_le
 static void write_meta(const char *raw, const struct ada_meta_dynhook *const *dyn, size_t n,
 		       bool with_hooked)
 {
-	struct ada_meta_file_header h = { .version = ADA_RAW_VERSION, .arch = ADA_ARCH_X86_64,
-					  .endian = 1, .header_size = sizeof(h) };
 	struct ada_meta_process p = { .pid = PID, .ppid = 1, .start_boottime_ns = BOOT_NS };
 	struct ada_meta_clock c0 = { 0, BOOT_NS, 10 }, c1 = { 1000000, BOOT_NS + 1000000, 10 };
 	struct ada_meta_funcs fs = { 1, NF };
@@ -229,28 +198,26 @@ static void write_meta(const char *raw, const struct ada_meta_dynhook *const *dy
 
 	/* exe path, then argv: the executable's module has the same path */
 	len = snprintf(strings, sizeof(strings), "%s%cprog", w->cur->path, '\0');
-	w->meta_len = 0;
-	memcpy(h.magic, ADA_META_MAGIC, 8);
-	meta_put(&h, sizeof(h));
-	meta_record(ADA_META_PROCESS, &p, sizeof(p), strings, (size_t)len + 1);
-	meta_record(ADA_META_CLOCK, &c0, sizeof(c0), NULL, 0);
-	meta_record(ADA_META_CLOCK, &c1, sizeof(c1), NULL, 0);
+	rf_meta_header(&w->meta, ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	rf_meta_record(&w->meta, ADA_META_PROCESS, &p, sizeof(p), strings, (size_t)len + 1);
+	rf_meta_record(&w->meta, ADA_META_CLOCK, &c0, sizeof(c0), NULL, 0);
+	rf_meta_record(&w->meta, ADA_META_CLOCK, &c1, sizeof(c1), NULL, 0);
 	module(0, EXE_BIAS, w->cur->id, w->cur->id_len, w->cur->path);
 	module(1, LIB_BIAS, w->lib_id, w->lib_id_len, w->lib);
 	if (n)
-		meta_record(ADA_META_DYNHOOK, dyn[0], sizeof(*dyn[0]), NULL, 0);
+		rf_meta_record(&w->meta, ADA_META_DYNHOOK, dyn[0], sizeof(*dyn[0]), NULL, 0);
 	if (with_hooked) {
 		hooked(w->addr[F_EXPORTED], "exported_alias"); /* a real symbol starts there */
 		hooked(w->addr[F_IMPL], "strlen");
 		hooked(w->addr[F_JIT], "jit_stub");
 	}
-	meta_record(ADA_META_FUNCS, &fs, sizeof(fs), w->addr, sizeof(w->addr));
-	meta_record(ADA_META_THREAD, &t0, sizeof(t0), NULL, 0);
+	rf_meta_record(&w->meta, ADA_META_FUNCS, &fs, sizeof(fs), w->addr, sizeof(w->addr));
+	rf_meta_record(&w->meta, ADA_META_THREAD, &t0, sizeof(t0), NULL, 0);
 	for (size_t i = 1; i < n; i++)
-		meta_record(ADA_META_DYNHOOK, dyn[i], sizeof(*dyn[i]), NULL, 0);
-	meta_record(ADA_META_END, &end, sizeof(end), NULL, 0);
+		rf_meta_record(&w->meta, ADA_META_DYNHOOK, dyn[i], sizeof(*dyn[i]), NULL, 0);
+	rf_meta_record(&w->meta, ADA_META_END, &end, sizeof(end), NULL, 0);
 	snprintf(path, sizeof(path), "%s/process.meta", raw);
-	write_file(path, w->meta, w->meta_len);
+	rf_write_file(path, w->meta.buf, w->meta.len);
 }
 
 /* main → exported → helper, impl_avx2; then the JIT stub. */
@@ -269,9 +236,7 @@ static void write_thread0(const char *raw)
 	char path[300];
 
 	assert_non_null(f);
-	assert_int_equal(ada_fdict_init(&dict), 0);
-	for (int i = 0; i < NF; i++) /* fids as in FUNCS */
-		assert_int_equal(ada_fdict_get(&dict, w->addr[i]), (uint32_t)i + 1);
+	rf_fdict_init(&dict, w->addr, NF);
 	snprintf(path, sizeof(path), "%s/thread_0.lz4", raw);
 	rf_sync(f, &enc, steps[0].tsc);
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)

@@ -30,6 +30,7 @@ struct tfile {
 static struct tfile *tf;
 
 enum { FA = 0x401000, FB = 0x402000, FC = 0x403000 };
+static const uint64_t addrs[] = { FA, FB, FC }; /* fids 1, 2, 3 */
 
 static int setup(void **state)
 {
@@ -40,11 +41,7 @@ static int setup(void **state)
 	snprintf(tf->raw, sizeof(tf->raw), "%s/raw", tf->dir);
 	assert_int_equal(mkdir(tf->raw, 0755), 0);
 	snprintf(tf->path, sizeof(tf->path), "%s/thread_0.lz4", tf->raw);
-	assert_int_equal(ada_fdict_init(&tf->dict), 0);
-	/* fids 1, 2, 3 = FA, FB, FC */
-	assert_int_equal(ada_fdict_get(&tf->dict, FA), 1);
-	assert_int_equal(ada_fdict_get(&tf->dict, FB), 2);
-	assert_int_equal(ada_fdict_get(&tf->dict, FC), 3);
+	rf_fdict_init(&tf->dict, addrs, 3);
 	return 0;
 }
 

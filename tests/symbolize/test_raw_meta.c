@@ -16,51 +16,20 @@
 
 #include "lib/capture.h"
 #include "raw.h"
+#include "raw_fixture.h"
 
 /* ---- a process.meta built by hand -------------------------------------------- */
 
 static char dir[] = "/tmp/ada_test_raw_meta_XXXXXX";
 static char meta_path[128];
-static uint8_t meta[16384];
-static size_t meta_len;
+static struct rf_meta meta;
 static struct raw_process proc;
-
-static void put(const void *p, size_t len)
-{
-	assert_true(meta_len + len <= sizeof(meta));
-	memcpy(meta + meta_len, p, len);
-	meta_len += len;
-}
-
-static void header(const char *magic, uint32_t version, uint8_t endian)
-{
-	struct ada_meta_file_header h = { .version = version, .arch = ADA_ARCH_X86_64,
-					  .endian = endian, .header_size = sizeof(h) };
-
-	memcpy(h.magic, magic, 8);
-	meta_len = 0;
-	put(&h, sizeof(h));
-}
-
-/* One record: header, payload, extra, zero padding to a multiple of 8. */
-static void record(uint32_t type, const void *payload, size_t len, const void *extra,
-		   size_t extra_len)
-{
-	struct ada_meta_rec r = { type, (uint32_t)(len + extra_len) };
-	static const uint8_t zeros[8];
-
-	put(&r, sizeof(r));
-	put(payload, len);
-	if (extra_len)
-		put(extra, extra_len);
-	put(zeros, (8 - (len + extra_len) % 8) % 8);
-}
 
 static void funcs(uint32_t first, uint32_t count, const uint64_t *addrs)
 {
 	struct ada_meta_funcs f = { first, count };
 
-	record(ADA_META_FUNCS, &f, sizeof(f), addrs, count * sizeof(*addrs));
+	rf_meta_record(&meta, ADA_META_FUNCS, &f, sizeof(f), addrs, count * sizeof(*addrs));
 }
 
 static void thread(uint32_t ordinal, uint32_t tid, const char *name)
@@ -69,14 +38,14 @@ static void thread(uint32_t ordinal, uint32_t tid, const char *name)
 
 	assert_true(strlen(name) < sizeof(t.name));
 	memcpy(t.name, name, strlen(name));
-	record(ADA_META_THREAD, &t, sizeof(t), NULL, 0);
+	rf_meta_record(&meta, ADA_META_THREAD, &t, sizeof(t), NULL, 0);
 }
 
 static void hooked(uint64_t addr, const char *name)
 {
 	struct ada_meta_hooked h = { .addr = addr };
 
-	record(ADA_META_HOOKED, &h, sizeof(h), name, strlen(name) + 1);
+	rf_meta_record(&meta, ADA_META_HOOKED, &h, sizeof(h), name, strlen(name) + 1);
 }
 
 static const struct ada_meta_dynhook dyn_first = {
@@ -109,7 +78,7 @@ static void process_record(void)
 				      .start_boottime_ns = 7000000, .start_realtime_ns = 9000000,
 				      .tsc_hz = 3000000000ull };
 
-	record(ADA_META_PROCESS, &p, sizeof(p), strings, sizeof(strings) - 1);
+	rf_meta_record(&meta, ADA_META_PROCESS, &p, sizeof(p), strings, sizeof(strings) - 1);
 }
 
 /* Offsets where each record of full_meta() ends. */
@@ -132,38 +101,34 @@ static void full_meta(void)
 	static const char config[] = "ring_kb=64\0max_depth=5\0";
 	static const uint8_t future[5] = { 1, 2, 3, 4, 5 };
 
-	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	rf_meta_header(&meta, ADA_META_MAGIC, ADA_RAW_VERSION, 1);
 	process_record();
-	mark[AT_PROCESS] = meta_len;
-	record(ADA_META_CLOCK, &c2, sizeof(c2), NULL, 0);
-	record(ADA_META_CLOCK, &c1, sizeof(c1), NULL, 0);
-	record(ADA_META_MODULE, &m, sizeof(m), path, sizeof(path));
+	mark[AT_PROCESS] = meta.len;
+	rf_meta_record(&meta, ADA_META_CLOCK, &c2, sizeof(c2), NULL, 0);
+	rf_meta_record(&meta, ADA_META_CLOCK, &c1, sizeof(c1), NULL, 0);
+	rf_meta_record(&meta, ADA_META_MODULE, &m, sizeof(m), path, sizeof(path));
 	funcs(1, 3, a1);
 	hooked(0x7f0000002000, "strlen"); /* not in address order */
 	hooked(0x7f0000001000, "malloc");
-	mark[AT_HOOKED2] = meta_len;
+	mark[AT_HOOKED2] = meta.len;
 	hooked(0x7f0000002000, "__strlen_avx2"); /* the address again: the first name stands */
-	record(99, future, sizeof(future), NULL, 0); /* a newer writer's record */
+	rf_meta_record(&meta, 99, future, sizeof(future), NULL, 0); /* a newer writer's record */
 	funcs(4, 2, a2);
-	record(ADA_META_DYNHOOK, &dyn_first, sizeof(dyn_first), NULL, 0);
+	rf_meta_record(&meta, ADA_META_DYNHOOK, &dyn_first, sizeof(dyn_first), NULL, 0);
 	thread(1, 4301, "worker");
-	mark[AT_THREAD1] = meta_len;
+	mark[AT_THREAD1] = meta.len;
 	thread(0, 4242, "prog");
-	record(ADA_META_THREAD_END, &te, sizeof(te), NULL, 0);
-	mark[AT_THREAD_END] = meta_len;
-	record(ADA_META_CONFIG, config, sizeof(config) - 1, NULL, 0);
-	record(ADA_META_DYNHOOK, &dyn_last, sizeof(dyn_last), NULL, 0); /* after a dlopen */
-	record(ADA_META_END, &end, sizeof(end), NULL, 0);
-	mark[AT_END] = meta_len;
+	rf_meta_record(&meta, ADA_META_THREAD_END, &te, sizeof(te), NULL, 0);
+	mark[AT_THREAD_END] = meta.len;
+	rf_meta_record(&meta, ADA_META_CONFIG, config, sizeof(config) - 1, NULL, 0);
+	rf_meta_record(&meta, ADA_META_DYNHOOK, &dyn_last, sizeof(dyn_last), NULL, 0); /* after a dlopen */
+	rf_meta_record(&meta, ADA_META_END, &end, sizeof(end), NULL, 0);
+	mark[AT_END] = meta.len;
 }
 
 static void save(size_t len)
 {
-	FILE *f = fopen(meta_path, "wb");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(meta, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
+	rf_write_file(meta_path, meta.buf, len);
 }
 
 /* What the last load() wrote to stderr. */
@@ -221,7 +186,7 @@ static void test_raw_meta_loads_every_record(void **state)
 
 	(void)state;
 	full_meta();
-	save(meta_len);
+	save(meta.len);
 	assert_int_equal(load(), 0);
 	assert_string_equal(captured, "");
 	assert_string_equal(proc.dir, dir);
@@ -299,10 +264,10 @@ static void test_raw_meta_process_without_command_line(void **state)
 	struct ada_meta_process p = { .pid = 7 };
 
 	(void)state;
-	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
-	record(ADA_META_PROCESS, &p, sizeof(p), NULL, 0);
+	rf_meta_header(&meta, ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	rf_meta_record(&meta, ADA_META_PROCESS, &p, sizeof(p), NULL, 0);
 	thread(0, 7, "prog");
-	save(meta_len);
+	save(meta.len);
 	assert_int_equal(load(), 0);
 	assert_string_equal(proc.exe, "");
 	assert_null(proc.cmdline);
@@ -316,9 +281,9 @@ static void test_raw_meta_process_without_command_line(void **state)
 static void test_raw_meta_process_with_no_thread_loads(void **state)
 {
 	(void)state;
-	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	rf_meta_header(&meta, ADA_META_MAGIC, ADA_RAW_VERSION, 1);
 	process_record();
-	save(meta_len);
+	save(meta.len);
 	assert_int_equal(load(), 0);
 	assert_int_equal(proc.nthreads, 0);
 	assert_null(raw_process_thread(&proc, 0));
@@ -397,8 +362,8 @@ static void test_raw_meta_bad_magic_is_refused_with_one_line(void **state)
 {
 	(void)state;
 	full_meta();
-	memcpy(meta, "ADAMETA2", 8);
-	save(meta_len);
+	memcpy(meta.buf, "ADAMETA2", 8);
+	save(meta.len);
 	expect_refused(-EINVAL);
 	assert_non_null(strstr(captured, "bad magic"));
 }
@@ -407,8 +372,8 @@ static void test_raw_meta_wrong_version_is_refused_with_one_line(void **state)
 {
 	(void)state;
 	full_meta();
-	meta[offsetof(struct ada_meta_file_header, version)] = ADA_RAW_VERSION + 1;
-	save(meta_len);
+	meta.buf[offsetof(struct ada_meta_file_header, version)] = ADA_RAW_VERSION + 1;
+	save(meta.len);
 	expect_refused(-EINVAL);
 	assert_non_null(strstr(captured, "version 2"));
 }
@@ -417,8 +382,8 @@ static void test_raw_meta_big_endian_file_is_refused_with_one_line(void **state)
 {
 	(void)state;
 	full_meta();
-	meta[offsetof(struct ada_meta_file_header, endian)] = 2;
-	save(meta_len);
+	meta.buf[offsetof(struct ada_meta_file_header, endian)] = 2;
+	save(meta.len);
 	expect_refused(-EINVAL);
 }
 
@@ -442,11 +407,11 @@ static void test_raw_meta_funcs_with_a_gap_in_fids_is_refused(void **state)
 	static const uint64_t a1[] = { 0x401000, 0x401100, 0x401200 }, a2[] = { 0x402000 };
 
 	(void)state;
-	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	rf_meta_header(&meta, ADA_META_MAGIC, ADA_RAW_VERSION, 1);
 	process_record();
 	funcs(1, 3, a1);
 	funcs(5, 1, a2); /* fid 4 never assigned */
-	save(meta_len);
+	save(meta.len);
 	expect_refused(-EINVAL);
 	assert_non_null(strstr(captured, "corrupt record (type 4"));
 }
@@ -456,10 +421,10 @@ static void test_raw_meta_funcs_not_starting_at_fid_1_is_refused(void **state)
 	static const uint64_t a[] = { 0x401000 };
 
 	(void)state;
-	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	rf_meta_header(&meta, ADA_META_MAGIC, ADA_RAW_VERSION, 1);
 	process_record();
 	funcs(2, 1, a);
-	save(meta_len);
+	save(meta.len);
 	expect_refused(-EINVAL);
 }
 
@@ -469,10 +434,10 @@ static void test_raw_meta_funcs_with_fewer_addresses_than_counted_is_refused(voi
 	struct ada_meta_funcs f = { 1, 3 };
 
 	(void)state;
-	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	rf_meta_header(&meta, ADA_META_MAGIC, ADA_RAW_VERSION, 1);
 	process_record();
-	record(ADA_META_FUNCS, &f, sizeof(f), a, sizeof(a));
-	save(meta_len);
+	rf_meta_record(&meta, ADA_META_FUNCS, &f, sizeof(f), a, sizeof(a));
+	save(meta.len);
 	expect_refused(-EINVAL);
 }
 
@@ -481,10 +446,10 @@ static void test_raw_meta_record_smaller_than_its_struct_is_refused(void **state
 	struct ada_meta_clock c = { 1, 2, 3 };
 
 	(void)state;
-	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	rf_meta_header(&meta, ADA_META_MAGIC, ADA_RAW_VERSION, 1);
 	process_record();
-	record(ADA_META_CLOCK, &c, sizeof(c) - 8, NULL, 0);
-	save(meta_len);
+	rf_meta_record(&meta, ADA_META_CLOCK, &c, sizeof(c) - 8, NULL, 0);
+	save(meta.len);
 	expect_refused(-EINVAL);
 }
 
@@ -496,11 +461,11 @@ static void expect_hooked_refused(const char *name, size_t len)
 	char want[256];
 	size_t at;
 
-	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	rf_meta_header(&meta, ADA_META_MAGIC, ADA_RAW_VERSION, 1);
 	process_record();
-	at = meta_len;
-	record(ADA_META_HOOKED, &h, sizeof(h), name, len);
-	save(meta_len);
+	at = meta.len;
+	rf_meta_record(&meta, ADA_META_HOOKED, &h, sizeof(h), name, len);
+	save(meta.len);
 	expect_refused(-EINVAL);
 	snprintf(want, sizeof(want), "ada-symbolize: %s: corrupt record (type 10, %zu bytes) at offset %zu\n",
 		 meta_path, sizeof(h) + len, at);
@@ -533,10 +498,10 @@ static void test_raw_meta_hooked_shorter_than_its_struct_is_refused(void **state
 	uint64_t addr = 0x7f0000001000;
 
 	(void)state;
-	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	rf_meta_header(&meta, ADA_META_MAGIC, ADA_RAW_VERSION, 1);
 	process_record();
-	record(ADA_META_HOOKED, &addr, sizeof(addr), NULL, 0);
-	save(meta_len);
+	rf_meta_record(&meta, ADA_META_HOOKED, &addr, sizeof(addr), NULL, 0);
+	save(meta.len);
 	expect_refused(-EINVAL);
 	assert_non_null(strstr(captured, "corrupt record (type 10, 8 bytes)"));
 }
@@ -546,10 +511,10 @@ static void test_raw_meta_hooked_bytes_after_the_name_are_skipped(void **state)
 	struct ada_meta_hooked h = { .addr = 0x7f0000003000 };
 
 	(void)state;
-	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	rf_meta_header(&meta, ADA_META_MAGIC, ADA_RAW_VERSION, 1);
 	process_record();
-	record(ADA_META_HOOKED, &h, sizeof(h), "free\0xyz", 8); /* a newer writer's field */
-	save(meta_len);
+	rf_meta_record(&meta, ADA_META_HOOKED, &h, sizeof(h), "free\0xyz", 8); /* a newer writer's field */
+	save(meta.len);
 	assert_int_equal(load(), 0);
 	assert_string_equal(captured, "");
 	assert_int_equal(proc.nhooked, 1);
@@ -562,11 +527,11 @@ static void test_raw_meta_dynhook_shorter_than_its_struct_is_refused(void **stat
 	size_t at;
 
 	(void)state;
-	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	rf_meta_header(&meta, ADA_META_MAGIC, ADA_RAW_VERSION, 1);
 	process_record();
-	at = meta_len;
-	record(ADA_META_DYNHOOK, &dyn_last, sizeof(dyn_last) - 8, NULL, 0);
-	save(meta_len);
+	at = meta.len;
+	rf_meta_record(&meta, ADA_META_DYNHOOK, &dyn_last, sizeof(dyn_last) - 8, NULL, 0);
+	save(meta.len);
 	expect_refused(-EINVAL);
 	snprintf(want, sizeof(want), "ada-symbolize: %s: corrupt record (type 11, 32 bytes) at offset %zu\n",
 		 meta_path, at);
@@ -578,10 +543,10 @@ static void test_raw_meta_dynhook_longer_than_its_struct_loads_what_it_knows(voi
 	static const uint8_t more[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
 	(void)state;
-	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	rf_meta_header(&meta, ADA_META_MAGIC, ADA_RAW_VERSION, 1);
 	process_record();
-	record(ADA_META_DYNHOOK, &dyn_last, sizeof(dyn_last), more, sizeof(more));
-	save(meta_len);
+	rf_meta_record(&meta, ADA_META_DYNHOOK, &dyn_last, sizeof(dyn_last), more, sizeof(more));
+	save(meta.len);
 	assert_int_equal(load(), 0);
 	assert_string_equal(captured, "");
 	expect_dynhook(&dyn_last);
@@ -590,11 +555,11 @@ static void test_raw_meta_dynhook_longer_than_its_struct_loads_what_it_knows(voi
 static void test_raw_meta_dynhook_cut_short_keeps_the_one_before(void **state)
 {
 	(void)state;
-	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	rf_meta_header(&meta, ADA_META_MAGIC, ADA_RAW_VERSION, 1);
 	process_record();
-	record(ADA_META_DYNHOOK, &dyn_first, sizeof(dyn_first), NULL, 0);
-	record(ADA_META_DYNHOOK, &dyn_last, sizeof(dyn_last), NULL, 0);
-	save(meta_len - 1);
+	rf_meta_record(&meta, ADA_META_DYNHOOK, &dyn_first, sizeof(dyn_first), NULL, 0);
+	rf_meta_record(&meta, ADA_META_DYNHOOK, &dyn_last, sizeof(dyn_last), NULL, 0);
+	save(meta.len - 1);
 	assert_int_equal(load(), 0);
 	assert_true(proc.truncated);
 	expect_dynhook(&dyn_first);
@@ -607,11 +572,11 @@ static void test_raw_meta_thread_end_of_a_thread_that_recorded_nothing_loads(voi
 	const struct raw_thread *t;
 
 	(void)state;
-	header(ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	rf_meta_header(&meta, ADA_META_MAGIC, ADA_RAW_VERSION, 1);
 	process_record();
 	thread(0, 4242, "prog");
-	record(ADA_META_THREAD_END, &te, sizeof(te), NULL, 0);
-	save(meta_len);
+	rf_meta_record(&meta, ADA_META_THREAD_END, &te, sizeof(te), NULL, 0);
+	save(meta.len);
 	assert_int_equal(load(), 0);
 	assert_string_equal(captured, "");
 	t = raw_process_thread(&proc, 3);
