@@ -110,8 +110,9 @@ $(B)/mcount/%.o: mcount/%.c
 $(B)/mcount/%.o: mcount/%.S
 	$(call msg,AS,$<)mkdir -p $(@D) && $(CC) $(RT_CFLAGS) -c $< -o $@
 
-lib/libada.so: $(RT_OBJS)
-	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) -shared -Wl,-soname,libada.so -Wl,-z,now -o $@ $^ $(RT_LIBS)
+lib/libada.so: $(RT_OBJS) runtime/libada.map
+	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) -shared -Wl,-soname,libada.so -Wl,-z,now -Wl,-z,nodelete \
+		-Wl,--version-script=runtime/libada.map -o $@ $(RT_OBJS) $(RT_LIBS)
 
 # The static runtime leaves out mcount/unwind.c: it interposes the unwinder
 # and libc by symbol, which a static link cannot do (its definitions would

@@ -32,6 +32,10 @@
  * executable (its RUNPATH, its namespace) instead of libada, and the return
  * runs a pass over the modules that came or went.
  *
+ * Modules in every link-map namespace are hooked (ada_modules_each): a
+ * library dlmopen loaded, with its own copies of its dependencies, binds its
+ * lazy slots in its namespace.
+ *
  * Passes are serialised by a mutex: they run at start-up and on an
  * application thread right after dlopen/dlclose returned, never inside a
  * hook. A slot is rewritten with one aligned store, so a thread calling
@@ -95,6 +99,7 @@ struct found {
 	struct dl_phdr_info info;
 	char path[512];
 	uintptr_t lo, hi;
+	void *ns;             /* outside the default namespace: its first module */
 	struct ada_dyn_module dyn;
 	bool parsed;          /* dyn is valid: the module has slots to read */
 };
@@ -287,17 +292,41 @@ static void *lookup_in(void *scope, const struct ada_dyn_slot *s, bool *ambiguou
 	return *ambiguous ? NULL : exact;
 }
 
+/* In a dlmopen namespace: its global scope (the object dlmopen loaded
+ * there and its dependencies), then the module's own dependencies, through
+ * a handle of the namespace (a dependency's link map is no dlsym handle:
+ * only dlopen makes its search list). */
+static void *lookup_ns(const struct found *f, const struct ada_dyn_slot *s, bool *ambiguous)
+{
+	void *p = lookup_in(f->ns, s, ambiguous), *h;
+	Lmid_t lmid;
+
+	if (p || *ambiguous || dlinfo(f->ns, RTLD_DI_LMID, &lmid) != 0)
+		return p;
+	h = dlmopen(lmid, f->path, RTLD_LAZY | RTLD_NOLOAD);
+	if (h) {
+		p = lookup_in(h, s, ambiguous);
+		dlclose(h);
+	}
+	return p;
+}
+
 static uintptr_t lookup(const struct found *f, const struct ada_dyn_slot *s)
 {
 	bool ambiguous = false;
-	void *p = lookup_in(RTLD_DEFAULT, s, &ambiguous);
+	void *p;
 
-	if (!p && !ambiguous && f->info.dlpi_name && *f->info.dlpi_name) {
-		void *h = dlopen(f->info.dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+	if (f->ns) {
+		p = lookup_ns(f, s, &ambiguous);
+	} else {
+		p = lookup_in(RTLD_DEFAULT, s, &ambiguous);
+		if (!p && !ambiguous && f->info.dlpi_name && *f->info.dlpi_name) {
+			void *h = dlopen(f->info.dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
 
-		if (h) {
-			p = lookup_in(h, s, &ambiguous);
-			dlclose(h);
+			if (h) {
+				p = lookup_in(h, s, &ambiguous);
+				dlclose(h);
+			}
 		}
 	}
 	dlerror(); /* leave no error behind for the program to find */
@@ -312,12 +341,11 @@ struct pass {
 	size_t ncanonical;
 };
 
-static int collect(struct dl_phdr_info *info, size_t size, void *arg)
+static int collect(struct dl_phdr_info *info, void *ns, void *arg)
 {
 	struct pass *p = arg;
 	struct found *f;
 
-	(void)size;
 	if (p->n == 0) {
 		H.adds = info->dlpi_adds;
 		H.subs = info->dlpi_subs;
@@ -334,6 +362,7 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 	f = &p->mods[p->n++];
 	memset(f, 0, sizeof(*f));
 	f->info = *info;
+	f->ns = ns;
 	snprintf(f->path, sizeof(f->path), "%s", p->n == 1 && !*info->dlpi_name ? H.exe : info->dlpi_name);
 	ada_modmap_range(info, &f->lo, &f->hi);
 	f->parsed = ada_dyn_parse(info, &f->dyn) == 0;
@@ -395,6 +424,18 @@ static bool relro_open(const struct ada_dyn_module *m, bool *open)
 	return true;
 }
 
+/* An instrumented library in a dlmopen namespace brings a copy of libada
+ * there, another runtime with trampolines of its own: two runtimes
+ * hijacking the same frames would lose each other's return addresses, so
+ * such a namespace is left alone (README, "Limits"). */
+static bool has_runtime(const struct pass *p, const void *ns)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->mods[i].ns == ns && !strcmp(base_name(p->mods[i].path), "libada.so"))
+			return true;
+	return false;
+}
+
 static void hook_module(struct pass *p, struct found *f)
 {
 	struct ada_dyn_module *m = &f->dyn;
@@ -405,6 +446,8 @@ static void hook_module(struct pass *p, struct found *f)
 	size_t cur = 0;
 
 	if (f == p->self || f == p->rtld || f->path[0] != '/' || !f->parsed)
+		return;
+	if (f->ns && has_runtime(p, f->ns))
 		return;
 	hm = hooked(m);
 	if (hm) {
@@ -499,7 +542,7 @@ static void pass_locked(bool startup)
 	struct pass p = { 0 };
 	size_t i, kept = 0;
 
-	dl_iterate_phdr(collect, &p);
+	ada_modules_each(collect, &p);
 	p.self = module_at(p.mods, p.n, (uintptr_t)pass_locked);
 	p.rtld = module_at(p.mods, p.n, (uintptr_t)&_r_debug);
 	for (i = 0; i < p.n; i++)

@@ -99,6 +99,13 @@ struct dl_phdr_info;
 /* The process addresses [*lo, *hi) a loaded module's PT_LOAD segments span,
  * not page-rounded; its mapped range for the module map and the hooks. */
 ADA_HIDDEN void ada_modmap_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi);
+/* Calls fn for every loaded module of every link-map namespace until it
+ * returns non-zero: the default namespace's first (ns is NULL), then those
+ * dlmopen made (ns is the namespace's first link map, the object dlmopen
+ * loaded there: a handle dlsym and dlinfo take). Under the loader's lock, as
+ * dl_iterate_phdr's callbacks are. */
+typedef int ada_module_fn(struct dl_phdr_info *info, void *ns, void *arg);
+ADA_HIDDEN void ada_modules_each(ada_module_fn *fn, void *arg);
 
 /* ---- dynamic hooks (mcount/dynhook.c) ------------------------------------------ */
 /* Hooks the PLT/GOT slots of every loaded module (ADA_DYNHOOK=on). */

@@ -9,7 +9,9 @@
  * destructors, libada being a dependency of everything instrumented): stop the
  * writer, drain every ring, record how every thread ended.
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -153,10 +155,34 @@ static void fork_child(void)
 	ada_runtime_end(ada_td, fork_saved);
 }
 
+/* Whether this is a second copy of libada, in a namespace dlmopen made,
+ * while the program's default namespace has one: an instrumented library
+ * loaded that way brings its own. The first copy traces; this one stays
+ * off, as with ADA_DISABLE (two runtimes would hijack the same frames and
+ * write two sessions). */
+static bool secondary_copy(void)
+{
+	struct link_map *self;
+	Dl_info info;
+	Lmid_t lmid;
+	void *first;
+
+	if (!dladdr1((void *)secondary_copy, &info, (void **)&self, RTLD_DL_LINKMAP) ||
+	    dlinfo(self, RTLD_DI_LMID, &lmid) != 0 || lmid == LM_ID_BASE)
+		return false;
+	first = dlmopen(LM_ID_BASE, "libada.so", RTLD_LAZY | RTLD_NOLOAD);
+	if (!first)
+		return false;
+	dlclose(first);
+	return true;
+}
+
 __attribute__((constructor(101))) static void ada_start(void)
 {
 	extern char **environ;
 
+	if (secondary_copy())
+		return;
 	ada_config_load(&ada_rt.cfg, env_get);
 	ada_config_warn_unknown(environ);
 	if (ada_rt.cfg.disabled)

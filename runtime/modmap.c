@@ -4,7 +4,14 @@
  * GNU build-id note is read from the mapped image itself, so the symbolizer
  * can later refuse a binary that changed since the run. The scan is cheap
  * when nothing was loaded: dlpi_adds tells, and the walk stops at once.
+ *
+ * dl_iterate_phdr lists only its caller's link-map namespace. The modules
+ * dlmopen loads into others are found the way a debugger finds them: the
+ * executable's DT_DEBUG entry points at the loader's r_debug, whose
+ * r_next (version 2, glibc 2.35) chains one list of link maps per
+ * namespace.
  */
+#include <dlfcn.h>
 #include <elf.h>
 #include <inttypes.h>
 #include <link.h>
@@ -96,6 +103,105 @@ void ada_modmap_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t 
 	}
 }
 
+/* ---- every namespace's modules ------------------------------------------------- */
+
+struct each {
+	ada_module_fn *fn;
+	void *arg;
+	int stop;
+	const struct r_debug *r;
+	const char *listed; /* the first module dl_iterate_phdr listed: its l_name */
+};
+
+/* The loader's r_debug, from the executable's DT_DEBUG (what the loader
+ * fills in for debuggers); libc's _r_debug symbol otherwise. */
+static const struct r_debug *r_debug_of(const struct dl_phdr_info *exe)
+{
+	for (int i = 0; i < exe->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &exe->dlpi_phdr[i];
+
+		if (ph->p_type != PT_DYNAMIC)
+			continue;
+		for (const ElfW(Dyn) *d = (const void *)(exe->dlpi_addr + ph->p_vaddr); d->d_tag != DT_NULL;
+		     d++)
+			if (d->d_tag == DT_DEBUG && d->d_un.d_ptr)
+				return (const struct r_debug *)d->d_un.d_ptr;
+	}
+	return &_r_debug;
+}
+
+static int each_default(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct each *e = arg;
+
+	(void)size;
+	if (!e->r) { /* the first module listed: the executable */
+		e->r = r_debug_of(info);
+		e->listed = info->dlpi_name;
+	}
+	return e->stop = e->fn(info, NULL, e->arg);
+}
+
+/* A link map's program headers: the ELF header is at the start of the
+ * module's first mapping (the first PT_LOAD maps file offset 0), which
+ * _dl_find_object gives without a lock. A map _dl_find_object does not
+ * return for its own dynamic section is a stand-in: the dynamic linker's,
+ * listed again in each namespace, and already seen in the default one. */
+static bool ns_module(struct link_map *l, struct dl_phdr_info *info)
+{
+	struct dl_find_object fo;
+	const ElfW(Ehdr) *eh;
+
+	if (!l->l_ld || _dl_find_object(l->l_ld, &fo) != 0 || fo.dlfo_link_map != l)
+		return false;
+	eh = fo.dlfo_map_start;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_phentsize != sizeof(ElfW(Phdr)))
+		return false;
+	memset(info, 0, sizeof(*info));
+	info->dlpi_addr = l->l_addr;
+	info->dlpi_name = l->l_name;
+	info->dlpi_phdr = (const ElfW(Phdr) *)((const char *)fo.dlfo_map_start + eh->e_phoff);
+	info->dlpi_phnum = eh->e_phnum;
+	return true;
+}
+
+/* Runs inside dl_iterate_phdr, for its lock: the lists cannot change. The
+ * namespace dl_iterate_phdr listed is the default one, unless libada itself
+ * was loaded by dlmopen (into an uninstrumented program): it is the one
+ * whose first link map has the name dl_iterate_phdr gave first. */
+static int each_other(struct dl_phdr_info *unused, size_t size, void *arg)
+{
+	const struct r_debug_extended *ns;
+	struct each *e = arg;
+
+	(void)unused;
+	(void)size;
+	if (!e->r || e->r->r_version < 2)
+		return 1;
+	for (ns = (const struct r_debug_extended *)e->r; ns && !e->stop; ns = ns->r_next) {
+		if (!ns->base.r_map || ns->base.r_map->l_name == e->listed)
+			continue;
+		for (struct link_map *l = ns->base.r_map; l && !e->stop; l = l->l_next) {
+			struct dl_phdr_info info;
+
+			if (ns_module(l, &info))
+				e->stop = e->fn(&info, ns->base.r_map, e->arg);
+		}
+	}
+	return 1;
+}
+
+void ada_modules_each(ada_module_fn *fn, void *arg)
+{
+	struct each e = { fn, arg, 0, NULL, NULL };
+
+	dl_iterate_phdr(each_default, &e);
+	if (!e.stop)
+		dl_iterate_phdr(each_other, &e);
+}
+
+/* ---- the module records ---------------------------------------------------------- */
+
 static void describe(const struct dl_phdr_info *info, struct ada_meta_module *m)
 {
 	uintptr_t lo, hi;
@@ -141,13 +247,13 @@ static bool path_from_maps(uint64_t start, char *out, size_t len)
 	return found;
 }
 
-static int visit(struct dl_phdr_info *info, size_t size, void *first)
+static int visit(struct dl_phdr_info *info, void *ns, void *first)
 {
 	struct ada_meta_module m = { 0 };
 	char exe[4096];
 	const char *path = info->dlpi_name;
 
-	(void)size;
+	(void)ns;
 	if (*(int *)first) {
 		*(int *)first = 0;
 		if (info->dlpi_adds == M.adds)
@@ -183,7 +289,7 @@ void ada_modmap_scan(void)
 	int first = 1;
 
 	pthread_mutex_lock(&scan_lock);
-	dl_iterate_phdr(visit, &first);
+	ada_modules_each(visit, &first);
 	pthread_mutex_unlock(&scan_lock);
 }
 

@@ -76,8 +76,7 @@ void tracee_scrub_environment(void)
 		const char *eq = strchr(environ[i], '=');
 		char name[256];
 
-		if (strncmp(environ[i], "ADA_", 4) != 0 || strncmp(environ[i], "ADA_TEST_", 9) == 0 ||
-		    !eq || (size_t)(eq - environ[i]) >= sizeof(name)) {
+		if (strncmp(environ[i], "ADA_", 4) != 0 || !eq || (size_t)(eq - environ[i]) >= sizeof(name)) {
 			i++;
 			continue;
 		}

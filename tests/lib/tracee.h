@@ -22,7 +22,8 @@ int tracee_build(const char *dir, const char *name, const char *source, const ch
 		 const char *const flags[]);
 
 /* Removes the ADA_* variables of the developer's environment (ADA_DISABLE,
- * ADA_OUTPUT, ...) so they do not reach the traced programs; ADA_TEST_* stay. */
+ * ADA_OUTPUT, ...) so they do not reach the traced programs, the tests' own
+ * ADA_TEST_* too (the runtime would warn about them): read them first. */
 void tracee_scrub_environment(void);
 
 /* The one <trace>/session_* /pid_* directory, malloc'd; NULL (with the reason

@@ -1,13 +1,15 @@
 /* dlmopen.c - an uninstrumented library (argv[1], libdlplain.so) loaded
  * into a new link-map namespace, with its own copy of libc, called through
- * dlsym'd pointers, and closed. */
+ * dlsym'd pointers, and closed. argv[2] "lazy" loads it with RTLD_LAZY,
+ * "now" with RTLD_NOW. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
 
-__attribute__((noinline, noclone)) static int in_namespace(const char *lib)
+__attribute__((noinline, noclone)) static int in_namespace(const char *lib, int binding)
 {
-	void *h = dlmopen(LM_ID_NEWLM, lib, RTLD_NOW);
+	void *h = dlmopen(LM_ID_NEWLM, lib, binding);
 	char *(*copy)(const char *);
 	void (*release)(void *);
 	char *c;
@@ -29,5 +31,7 @@ __attribute__((noinline, noclone)) static int in_namespace(const char *lib)
 
 int main(int argc, char **argv)
 {
-	return argc == 2 ? in_namespace(argv[1]) : 2;
+	if (argc != 3)
+		return 2;
+	return in_namespace(argv[1], strcmp(argv[2], "lazy") == 0 ? RTLD_LAZY : RTLD_NOW);
 }
