@@ -32,6 +32,6 @@ ADA_HOOK void __cyg_profile_func_exit(void *fn, void *site)
 
 	if (!td)
 		return;
-	ada_record_exit(td, (uintptr_t)fn, (uintptr_t)site, (uintptr_t)__builtin_dwarf_cfa());
+	ada_record_exit(td, (uintptr_t)fn, (uintptr_t)site);
 	ada_hook_end(td);
 }

@@ -268,33 +268,39 @@ int ada_enter_resync_slow(struct ada_thread *td, uintptr_t sp, uintptr_t site)
 	return (int)td->depth;
 }
 
-/* An exit that is not the innermost frame's. Find its frame: the innermost
- * one with the same function and return address, preferring one whose stack
- * position is consistent with it; close the frames inside it. Returns its
- * depth, or 0 if it matches no open frame (tracing started inside it). */
-uint32_t ada_exit_resync_slow(struct ada_thread *td, uintptr_t fn, uintptr_t site, uintptr_t sp)
+/* An exit that is not the innermost frame's. Its frame is the innermost one
+ * with the same function and return address: the frames inside it were
+ * abandoned (longjmp), and are closed. gcc's partial inlining (a function
+ * split into a head inlined in its caller and a part called from there)
+ * bends both keys, and the rules below follow from it:
+ *  - the head runs the entry hook with the caller's return address, the
+ *    split-off part the exit hook with a return address in the caller: the
+ *    innermost frame of the same function is taken whatever its site, and
+ *    failing an exact match, the innermost one of the function anywhere;
+ *  - a part can run its exit hook at its caller's stack position, where an
+ *    older activation of a recursive function was recorded: the position
+ *    is not used to choose.
+ * Returns the depth, or 0 if it matches no open frame (tracing started
+ * inside it). */
+uint32_t ada_exit_resync_slow(struct ada_thread *td, uintptr_t fn, uintptr_t site)
 {
-	uint32_t d, match = 0;
+	uint32_t d;
 
-	for (d = td->depth; d > 0; d--) {
-		const struct ada_frame *f = &td->shadow[d - 1];
-
-		if (f->fn != fn || f->site != site)
-			continue;
-		if (f->sp >= sp) {
-			match = d;
+	if (td->shadow[td->depth - 1].fn == fn)
+		return td->depth;
+	for (d = td->depth; d > 0; d--)
+		if (td->shadow[d - 1].fn == fn && td->shadow[d - 1].site == site)
 			break;
-		}
-		if (!match)
-			match = d; /* innermost by identity, kept if none fits better */
-	}
-	if (!match) {
+	for (uint32_t f = td->depth; !d && f > 0; f--)
+		if (td->shadow[f - 1].fn == fn)
+			d = f;
+	if (!d) {
 		td->dropped[ADA_DROP_UNMATCHED]++;
 		return 0;
 	}
-	while (td->depth > match)
+	while (td->depth > d)
 		ada_close_abandoned(td);
-	return match;
+	return d;
 }
 
 /* In the fork child only the forking thread exists. Its ring still holds

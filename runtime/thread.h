@@ -128,8 +128,7 @@ ADA_HIDDEN int ada_in_thread_stack(struct ada_thread *td, uintptr_t sp);
 ADA_HIDDEN int ada_on_thread_stack(struct ada_thread *td, uintptr_t sp);
 /* Whether sp is on the alternate signal stack a handler is running on now. */
 ADA_HIDDEN int ada_on_signal_stack(uintptr_t sp);
-ADA_HIDDEN uint32_t ada_exit_resync_slow(struct ada_thread *td, uintptr_t fn, uintptr_t site,
-					 uintptr_t sp);
+ADA_HIDDEN uint32_t ada_exit_resync_slow(struct ada_thread *td, uintptr_t fn, uintptr_t site);
 
 /* Returns the thread's state with the guard taken, or NULL if this event is
  * not to be recorded (tracing off, thread not set up, or a hook that fired
@@ -232,7 +231,7 @@ ada_record_enter(struct ada_thread *td, uintptr_t fn, uintptr_t site, uintptr_t 
 
 /* A function is about to return. */
 static inline __attribute__((always_inline)) void
-ada_record_exit(struct ada_thread *td, uintptr_t fn, uintptr_t site, uintptr_t sp)
+ada_record_exit(struct ada_thread *td, uintptr_t fn, uintptr_t site)
 {
 	uint32_t depth = td->depth;
 
@@ -240,8 +239,8 @@ ada_record_exit(struct ada_thread *td, uintptr_t fn, uintptr_t site, uintptr_t s
 		const struct ada_frame *f = &td->shadow[depth - 1];
 
 		/* Not the innermost frame: frames above it were abandoned. */
-		if (unlikely(f->fn != fn || f->site != site || f->sp < sp)) {
-			depth = ada_exit_resync_slow(td, fn, site, sp);
+		if (unlikely(f->fn != fn || f->site != site)) {
+			depth = ada_exit_resync_slow(td, fn, site);
 			if (!depth)
 				return;
 		}

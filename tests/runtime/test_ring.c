@@ -74,9 +74,9 @@ static void enter(uintptr_t fn, uintptr_t site, uintptr_t sp)
 	check_room();
 }
 
-static void leave(uintptr_t fn, uintptr_t site, uintptr_t sp)
+static void leave(uintptr_t fn, uintptr_t site)
 {
-	ada_record_exit(&fx->td, fn, site, sp);
+	ada_record_exit(&fx->td, fn, site);
 	check_room();
 }
 
@@ -138,12 +138,12 @@ static void test_ring_nested_calls_write_call_and_return_in_order(void **state)
 	(void)state;
 	enter(F1, S1, 1000);
 	enter(F2, S2, 900);
-	leave(F2, S2, 900);
+	leave(F2, S2);
 	enter(F3, S3, 900);
 	enter(F4, S4, 800);
-	leave(F4, S4, 800);
-	leave(F3, S3, 900);
-	leave(F1, S1, 1000);
+	leave(F4, S4);
+	leave(F3, S3);
+	leave(F1, S1);
 	EXPECT(CALL(F1), CALL(F2), RET(F2), CALL(F3), CALL(F4), RET(F4), RET(F3), RET(F1));
 	assert_int_equal(fx->td.depth, 0);
 	assert_int_equal(fx->td.resyncs, 0);
@@ -162,7 +162,7 @@ static void test_ring_shadow_stack_holds_open_frames(void **state)
 	assert_int_equal(fx->shadow[1].fn, F2);
 	assert_int_equal(fx->shadow[1].site, S2);
 	assert_int_equal(fx->shadow[1].sp, 900);
-	leave(F2, S2, 900);
+	leave(F2, S2);
 	assert_int_equal(fx->td.depth, 1);
 }
 
@@ -174,16 +174,16 @@ static void test_ring_index_wraps_around_the_end(void **state)
 	/* 10 slots, consumed: the next 12 go to slots 10..15 then 0..5. */
 	for (i = 0; i < 5; i++) {
 		enter(F1, S1, 1000);
-		leave(F1, S1, 1000);
+		leave(F1, S1);
 	}
 	EXPECT(CALL(F1), RET(F1), CALL(F1), RET(F1), CALL(F1), RET(F1), CALL(F1), RET(F1),
 	       CALL(F1), RET(F1));
 	enter(F1, S1, 1000);
 	for (i = 0; i < 5; i++) {
 		enter(F2, S2, 900);
-		leave(F2, S2, 900);
+		leave(F2, S2);
 	}
-	leave(F1, S1, 1000);
+	leave(F1, S1);
 	assert_int_equal(fx->td.head, 22);
 	assert_int_equal(ADA_SLOT_KIND(fx->ring[15].word), ADA_RAW_CALL);   /* 3rd CALL F2 */
 	assert_int_equal(ADA_SLOT_ADDR(fx->ring[15].word), F2);
@@ -205,7 +205,7 @@ static void fill_under_f1(void)
 	enter(F1, S1, 1000);
 	for (i = 0; i < 7; i++) {
 		enter(F2, S2, 900);
-		leave(F2, S2, 900);
+		leave(F2, S2);
 	}
 	assert_int_equal(fx->td.head, 15); /* one slot left: F1's reserved RETURN */
 }
@@ -216,13 +216,13 @@ static void test_ring_full_skips_the_calls_subtree_and_counts_it(void **state)
 	fill_under_f1();
 	enter(F3, S3, 900);  /* no room: skipped with all it calls */
 	enter(F4, S4, 800);
-	leave(F4, S4, 800);
+	leave(F4, S4);
 	enter(F4, S4, 800);
-	leave(F4, S4, 800);
-	leave(F3, S3, 900);
+	leave(F4, S4);
+	leave(F3, S3);
 	assert_int_equal(dropped(ADA_DROP_RING_FULL), 6); /* 3 CALLs + 3 RETURNs */
 	assert_int_equal(dropped(ADA_DROP_MAX_DEPTH), 0);
-	leave(F1, S1, 1000); /* the parent's RETURN is written: balanced */
+	leave(F1, S1); /* the parent's RETURN is written: balanced */
 	assert_int_equal(fx->td.head, SLOTS);
 	EXPECT(CALL(F1), CALL(F2), RET(F2), CALL(F2), RET(F2), CALL(F2), RET(F2), CALL(F2),
 	       RET(F2), CALL(F2), RET(F2), CALL(F2), RET(F2), CALL(F2), RET(F2), RET(F1));
@@ -239,11 +239,11 @@ static void test_ring_full_skip_holds_even_after_the_writer_catches_up(void **st
 	EXPECT(CALL(F1), CALL(F2), RET(F2), CALL(F2), RET(F2), CALL(F2), RET(F2), CALL(F2),
 	       RET(F2), CALL(F2), RET(F2), CALL(F2), RET(F2), CALL(F2), RET(F2));
 	enter(F4, S4, 800);
-	leave(F4, S4, 800);
-	leave(F3, S3, 900);
+	leave(F4, S4);
+	leave(F3, S3);
 	expect_nothing();
 	assert_int_equal(dropped(ADA_DROP_RING_FULL), 4);
-	leave(F1, S1, 1000);
+	leave(F1, S1);
 	EXPECT(RET(F1));
 }
 
@@ -252,15 +252,15 @@ static void test_ring_recording_resumes_after_the_skipped_subtree_closes(void **
 	(void)state;
 	fill_under_f1();
 	enter(F3, S3, 900); /* skipped */
-	leave(F3, S3, 900);
+	leave(F3, S3);
 	assert_int_equal(fx->td.record_limit, UINT32_MAX);
 	assert_int_equal(fx->td.skip_from, 0);
 	/* The writer drains; the next sibling is recorded again. */
 	EXPECT(CALL(F1), CALL(F2), RET(F2), CALL(F2), RET(F2), CALL(F2), RET(F2), CALL(F2),
 	       RET(F2), CALL(F2), RET(F2), CALL(F2), RET(F2), CALL(F2), RET(F2));
 	enter(F4, S4, 900);
-	leave(F4, S4, 900);
-	leave(F1, S1, 1000);
+	leave(F4, S4);
+	leave(F1, S1);
 	EXPECT(CALL(F4), RET(F4), RET(F1));
 	assert_int_equal(dropped(ADA_DROP_RING_FULL), 2);
 }
@@ -280,7 +280,7 @@ static void test_ring_reservation_leaves_a_slot_for_every_open_return(void **sta
 	assert_int_equal(dropped(ADA_DROP_RING_FULL), 2);
 	for (d = 9; d >= 0; d--) {
 		sp += 10;
-		leave(F1 + (uintptr_t)d, S1, sp);
+		leave(F1 + (uintptr_t)d, S1);
 	}
 	assert_int_equal(fx->td.head, SLOTS); /* exactly full */
 	assert_int_equal(fx->td.depth, 0);
@@ -300,12 +300,12 @@ static void test_ring_max_depth_skips_deeper_frames_and_stays_balanced(void **st
 	enter(F2, S2, 900);
 	enter(F3, S3, 800); /* depth 3: not recorded */
 	enter(F4, S4, 700);
-	leave(F4, S4, 700);
-	leave(F3, S3, 800);
+	leave(F4, S4);
+	leave(F3, S3);
 	enter(F3, S3, 800);
-	leave(F3, S3, 800);
-	leave(F2, S2, 900);
-	leave(F1, S1, 1000);
+	leave(F3, S3);
+	leave(F2, S2);
+	leave(F1, S1);
 	EXPECT(CALL(F1), CALL(F2), RET(F2), RET(F1));
 	assert_int_equal(dropped(ADA_DROP_MAX_DEPTH), 6);
 	assert_int_equal(dropped(ADA_DROP_RING_FULL), 0);
@@ -322,18 +322,18 @@ static void test_ring_max_depth_inside_a_ring_full_skip_counts_each_reason(void 
 	enter(F1, S1, 1000);
 	for (i = 0; i < 7; i++) {
 		enter(F2, S2, 900);
-		leave(F2, S2, 900);
+		leave(F2, S2);
 	}
 	enter(F3, S3, 900); /* depth 2, ring full */
 	enter(F4, S4, 800); /* depth 3: ring_full (inside the skipped subtree) */
 	enter(G, SG, 700);  /* depth 4: max_depth */
-	leave(G, SG, 700);
-	leave(F4, S4, 800);
-	leave(F3, S3, 900);
+	leave(G, SG);
+	leave(F4, S4);
+	leave(F3, S3);
 	assert_int_equal(dropped(ADA_DROP_RING_FULL), 4);
 	assert_int_equal(dropped(ADA_DROP_MAX_DEPTH), 2);
 	assert_int_equal(fx->td.record_limit, 3);
-	leave(F1, S1, 1000);
+	leave(F1, S1);
 	assert_int_equal(fx->td.head, SLOTS);
 }
 
@@ -356,8 +356,8 @@ static void test_ring_enter_above_open_frames_closes_them_as_exceptions(void **s
 	assert_int_equal(fx->td.depth, 2);
 	assert_int_equal(fx->td.resyncs, 2);
 	assert_int_equal(fx->shadow[1].fn, G);
-	leave(G, SG, 900);
-	leave(F1, S1, 1000);
+	leave(G, SG);
+	leave(F1, S1);
 	EXPECT(CALL(F1), CALL(F2), CALL(F3), EXC(F3), EXC(F2), CALL(G), RET(G), RET(F1));
 	assert_int_equal(fx->td.depth, 0);
 	assert_no_drops();
@@ -367,11 +367,50 @@ static void test_ring_exit_of_an_outer_frame_closes_the_inner_ones(void **state)
 {
 	(void)state;
 	open_f1_f2_f3();
-	leave(F1, S1, 1000);
+	leave(F1, S1);
 	EXPECT(CALL(F1), CALL(F2), CALL(F3), EXC(F3), EXC(F2), RET(F1));
 	assert_int_equal(fx->td.depth, 0);
 	assert_int_equal(fx->td.resyncs, 2);
 	assert_no_drops();
+}
+
+/* gcc's partial inlining runs some exit hooks in the caller's frame: a
+ * recursive function's exit then comes at its caller's position, which is
+ * also where an older activation of it with the same call site was
+ * recorded. Each exit closes the innermost frame it names: nothing is
+ * abandoned, nothing unmatched (Lua's parser, singlevaraux, did this). */
+static void test_ring_recursive_exit_at_the_callers_position_closes_the_innermost(void **state)
+{
+	(void)state;
+	enter(F1, S1, 1000);
+	enter(F2, S1, 900);  /* F2 called from F1 */
+	enter(F2, S2, 800);  /* F2 calling itself */
+	enter(F2, S2, 700);  /* and again, from the same call site */
+	leave(F2, S2);       /* reported at 800: the caller's position */
+	leave(F2, S2);       /* at 900 */
+	leave(F2, S1);
+	leave(F1, S1);
+	EXPECT(CALL(F1), CALL(F2), CALL(F2), CALL(F2), RET(F2), RET(F2), RET(F2), RET(F1));
+	assert_int_equal(dropped(ADA_DROP_UNMATCHED), 0);
+	assert_int_equal(fx->td.depth, 0);
+}
+
+/* The other half of partial inlining: the head inlined in F1 runs F2's
+ * entry hook with F1's site and position, the split-off part its exit hook
+ * with a return address inside F1. The exit closes F2 all the same (Lua's
+ * luaV_concat did this). */
+static void test_ring_split_function_exit_from_another_site_closes_it(void **state)
+{
+	(void)state;
+	enter(F1, S1, 1000);
+	enter(F2, S1, 1000); /* the head, inlined in F1 */
+	enter(G, SG, 900);   /* the part's callee */
+	leave(G, SG);
+	leave(F2, S2);       /* from the part: a return address in F1 */
+	leave(F1, S1);
+	EXPECT(CALL(F1), CALL(F2), CALL(G), RET(G), RET(F2), RET(F1));
+	assert_int_equal(dropped(ADA_DROP_UNMATCHED), 0);
+	assert_int_equal(fx->td.depth, 0);
 }
 
 static void test_ring_inlined_frame_at_the_parents_sp_and_site_nests(void **state)
@@ -382,8 +421,8 @@ static void test_ring_inlined_frame_at_the_parents_sp_and_site_nests(void **stat
 	 * address. */
 	enter(F2, S1, 1000);
 	assert_int_equal(fx->td.depth, 2);
-	leave(F2, S1, 1000);
-	leave(F1, S1, 1000);
+	leave(F2, S1);
+	leave(F1, S1);
 	EXPECT(CALL(F1), CALL(F2), RET(F2), RET(F1));
 	assert_int_equal(fx->td.resyncs, 0);
 	assert_no_drops();
@@ -398,9 +437,9 @@ static void test_ring_frame_on_another_stack_nests(void **state)
 	enter(F1, S1, 1000);
 	enter(F2, S2, 900);
 	enter(G, SG, 5000);
-	leave(G, SG, 5000);
-	leave(F2, S2, 900);
-	leave(F1, S1, 1000);
+	leave(G, SG);
+	leave(F2, S2);
+	leave(F1, S1);
 	EXPECT(CALL(F1), CALL(F2), CALL(G), RET(G), RET(F2), RET(F1));
 	assert_int_equal(fx->td.resyncs, 0);
 }
@@ -411,8 +450,8 @@ static void test_ring_abandoned_skipped_frame_closes_without_a_slot(void **state
 	fx->td.max_limit = fx->td.record_limit = 2;
 	open_f1_f2_f3(); /* F3 is beyond ADA_MAX_DEPTH */
 	enter(G, SG, 900);
-	leave(G, SG, 900);
-	leave(F1, S1, 1000);
+	leave(G, SG);
+	leave(F1, S1);
 	EXPECT(CALL(F1), CALL(F2), EXC(F2), CALL(G), RET(G), RET(F1));
 	assert_int_equal(dropped(ADA_DROP_MAX_DEPTH), 2); /* F3's CALL and its close */
 }
@@ -420,13 +459,13 @@ static void test_ring_abandoned_skipped_frame_closes_without_a_slot(void **state
 static void test_ring_exit_with_no_open_frame_counts_unmatched(void **state)
 {
 	(void)state;
-	leave(F1, S1, 1000);
+	leave(F1, S1);
 	expect_nothing();
 	assert_int_equal(dropped(ADA_DROP_UNMATCHED), 1);
 	assert_int_equal(fx->td.depth, 0);
 	/* The next frame is recorded normally. */
 	enter(F2, S2, 900);
-	leave(F2, S2, 900);
+	leave(F2, S2);
 	EXPECT(CALL(F2), RET(F2));
 }
 
@@ -434,11 +473,11 @@ static void test_ring_exit_matching_no_open_frame_counts_unmatched(void **state)
 {
 	(void)state;
 	enter(F1, S1, 1000);
-	leave(G, SG, 1100); /* began before tracing did */
+	leave(G, SG); /* began before tracing did */
 	assert_int_equal(dropped(ADA_DROP_UNMATCHED), 1);
 	assert_int_equal(fx->td.depth, 1);
 	assert_int_equal(fx->td.resyncs, 0);
-	leave(F1, S1, 1000);
+	leave(F1, S1);
 	EXPECT(CALL(F1), RET(F1));
 }
 
@@ -465,7 +504,7 @@ static void test_ring_fork_child_drops_the_parents_slots_and_rerecords_open_fram
 	as_this_thread();
 	open_f1_f2_f3();
 	enter(F4, S4, 700);
-	leave(F4, S4, 700);
+	leave(F4, S4);
 	fx->td.dropped[ADA_DROP_RING_FULL] = 5;
 	ada_thread_after_fork(12345);
 	assert_ptr_equal(ada_rt.threads, &fx->td);
@@ -473,9 +512,9 @@ static void test_ring_fork_child_drops_the_parents_slots_and_rerecords_open_fram
 	assert_no_drops();
 	assert_int_equal(fx->td.head - fx->td.tail, 3);
 	assert_int_equal(fx->ring[fx->td.tail & fx->td.mask].tsc, 12345);
-	leave(F3, S3, 800);
-	leave(F2, S2, 900);
-	leave(F1, S1, 1000);
+	leave(F3, S3);
+	leave(F2, S2);
+	leave(F1, S1);
 	EXPECT(CALL(F1), CALL(F2), CALL(F3), RET(F3), RET(F2), RET(F1));
 	forget_this_thread();
 }
@@ -497,7 +536,7 @@ static void test_ring_fork_child_rerecords_only_what_the_ring_holds(void **state
 	assert_int_equal(fx->td.record_limit, 7);
 	for (d = 9; d >= 0; d--) {
 		sp += 10;
-		leave(F1 + (uintptr_t)d, S1, sp);
+		leave(F1 + (uintptr_t)d, S1);
 	}
 	assert_int_equal(fx->td.record_limit, UINT32_MAX);
 	assert_int_equal(dropped(ADA_DROP_RING_FULL), 3); /* the RETURNs of depths 10..8 */
@@ -523,6 +562,8 @@ int main(void)
 		T(test_ring_max_depth_inside_a_ring_full_skip_counts_each_reason),
 		T(test_ring_enter_above_open_frames_closes_them_as_exceptions),
 		T(test_ring_exit_of_an_outer_frame_closes_the_inner_ones),
+		T(test_ring_recursive_exit_at_the_callers_position_closes_the_innermost),
+		T(test_ring_split_function_exit_from_another_site_closes_it),
 		T(test_ring_inlined_frame_at_the_parents_sp_and_site_nests),
 		T(test_ring_frame_on_another_stack_nests),
 		T(test_ring_abandoned_skipped_frame_closes_without_a_slot),
