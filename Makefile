@@ -4,6 +4,7 @@
 #   make check      build and run every test (unit + end-to-end)
 #   make demo       build, trace an example, symbolize it, show the result
 #   make bench      the benchmark (not a test: prints medians and ratios)
+#   make realworld  Lua and SQLite from Debian's sources, traced in every mode
 #   make install PREFIX=/usr/local
 #
 # Quiet unless V=1. Sources are found by glob: a new .c file in a component
@@ -72,12 +73,12 @@ TEST_EXTRA_symbolize := runtime/encode.c runtime/drop.c runtime/util.c
 TOOLS := bin/adacc bin/adac++ bin/ada-symbolize
 LIBS  := lib/libada.so lib/libada.a
 
-.PHONY: all deps check unit e2e demo bench clean install
+.PHONY: all deps check unit e2e demo bench realworld clean install
 
 ifeq ($(ADA_INNER),)
 # The outer make only makes sure the Debian packages are there, then runs the
 # inner make, which reads the pkg-config flags of what 'deps' just installed.
-all check unit e2e demo bench install: deps
+all check unit e2e demo bench realworld install: deps
 	$(Q)$(MAKE) --no-print-directory ADA_INNER=1 $@
 
 # Install what the build needs from Debian when it is missing: apt-get when we
@@ -153,7 +154,8 @@ e2e: all $(E2E_BINS)
 	$(Q)tests/run.sh $(E2E_BINS)
 
 check: all $(UNIT_BINS) $(E2E_BINS)
-	$(Q)tests/run.sh $(UNIT_BINS) $(E2E_BINS) tests/cc-wrapper/build_systems.sh
+	$(Q)tests/run.sh $(UNIT_BINS) $(E2E_BINS) tests/cc-wrapper/build_systems.sh \
+		tests/realworld/smoke.sh
 
 # --- demo, bench, install -----------------------------------------------------
 demo: all
@@ -161,6 +163,11 @@ demo: all
 
 bench: all
 	$(Q)$(MAKE) --no-print-directory -C bench
+
+# Real programs from Debian's source packages (tests/realworld/run.sh): not
+# part of check, which runs its --smoke subset; fetches the sources once.
+realworld: all
+	$(Q)tests/realworld/run.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/ada

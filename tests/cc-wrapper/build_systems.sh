@@ -19,27 +19,13 @@ HOOK=__fentry__
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ada-build-systems.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
+. "$ROOT/tests/lib/check.sh"
 
 die() { echo "build_systems.sh: $*" >&2; exit 1; }
 
 [ -x "$BIN/adacc" ] && [ -e "$BIN/adac++" ] || die "no $BIN/adacc or adac++ (run make first)"
 [ -f "$LIBDIR/libada.so" ] || die "no runtime $LIBDIR/libada.so (run make first, or set ADA_LIBDIR)"
 
-# Runs "$@" as one named check; its output is shown only if it fails.
-check() {
-	name=$1
-	shift
-	if "$@" >"$TMP/log" 2>&1; then
-		passed=$((passed + 1))
-		echo "ok   $name"
-	else
-		failed=$((failed + 1))
-		echo "FAIL $name"
-		sed 's/^/     /' "$TMP/log"
-	fi
-}
 
 # A fresh copy of the example, so no build leaves files in the source tree.
 copy_example() {
@@ -171,5 +157,4 @@ check "adacc --version is gcc's" version_passes_through
 check "a failing compile keeps gcc's status and stderr" compile_error_status_is_the_compilers
 check "a missing compiler: one line, status 127" missing_compiler_exits_127
 
-printf '%d passed, %d failed\n' "$passed" "$failed"
-[ "$failed" -eq 0 ]
+checks_summary
