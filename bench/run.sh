@@ -1,6 +1,7 @@
 #!/bin/sh
-# run.sh - ada's benchmark (make bench): ada against no tracing and uftrace,
-# interleaved runs, medians, budgets. Writes BENCHMARKS.md. Three workloads:
+# run.sh - ada's benchmark (make bench): ada against no tracing, uftrace and
+# LLVM XRay, interleaved runs, medians, budgets. Writes BENCHMARKS.md. Five
+# workloads:
 #
 #   micro    bench/micro.c: a loop calling a pair of instrumented functions
 #   libcall  bench/libcall.c: a loop calling bl_add, a trivial function of an
@@ -9,30 +10,52 @@
 #   startup  bench/startup.c: a program that does almost nothing, linked to a
 #            library with BENCH_SLOTS PLT slots (manyslots.awk): the dynamic
 #            hooks' start-up pass, lazy binding and -z now
+#   lua      the Lua 5.4 interpreter running bench/lua/workload.lua
+#   sqlite   SQLite's speedtest1 (--memdb)
+#            Both built from Debian's sources by tests/realworld/build.sh, once
+#            per instrumentation (the sources are fetched on first use).
 #
 #   BENCH_ITERS  loop iterations of micro (4 events each)   default 15000000
 #   BENCH_RUNS   rounds; each runs every configuration once default 5
 #   BENCH_CONFIGS  which configurations                      default all:
-#                micro libcall startup. A workload's name stands for all of
-#                its configurations (micro's run in the order given, the
-#                others in this order):
+#                micro libcall startup lua sqlite. A workload's name stands
+#                for all of its configurations; "xray" for the XRay ones of
+#                micro, lua and sqlite. micro's run in the order given, the
+#                others in this order:
 #      micro     plain ada ada-fentry ada-fentry-detail uftrace-fentry
-#                uftrace-fentry-args uftrace-mcount uftrace-cyg
+#                uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr
+#                xray-basic plain-small
 #      libcall   lib-plain lib-ada lib-ada-detail lib-uftrace-mcount
 #                lib-uftrace-cyg
 #      startup   start-plain start-ada-nohook start-ada start-now-plain
 #                start-now-ada-nohook start-now-ada
+#      lua       lua-plain lua-ada lua-ada-fentry lua-ada-fentry-libcall
+#                lua-ada-fentry-detail lua-uftrace-fentry
+#                lua-uftrace-fentry-libcall lua-uftrace-fentry-args
+#                lua-uftrace-mcount lua-uftrace-cyg lua-xray-fdr
+#                lua-xray-basic lua-plain-small
+#      sqlite    the same with the prefix sql- (sql-plain, sql-ada...)
 #                A workload's baselines always run, first, when any of its
 #                configurations does: plain and ada (micro), lib-plain,
-#                start-plain and start-now-plain. Just the dynamic hooks'
-#                rows, quickly (about 40 s):
+#                start-plain and start-now-plain, lua-plain and
+#                lua-ada-fentry (sql-plain, sql-ada-fentry); the *-small
+#                baseline with xray-basic. Examples:
 #                  BENCH_CONFIGS="libcall startup" BENCH_RUNS=3 make bench
+#                  BENCH_CONFIGS="lua" BENCH_RUNS=2 BENCH_LUA_SIZE=100 sh bench/run.sh
+#                  BENCH_CONFIGS="xray" BENCH_RUNS=2 BENCH_ITERS=2000000 sh bench/run.sh
 #                A run of fewer than all configurations writes its report to
 #                bench/out/report.md only: BENCHMARKS.md is left alone.
 #   BENCH_LIB_CALLS   library calls per libcall run (2 events each) default 5000000
 #   BENCH_SLOTS       functions libmanyslots.so calls through its PLT  default 5000
 #   BENCH_START_REPS  start-up runs per configuration and round (their median
 #                     is the round's figure)                         default 10
+#   BENCH_LUA_SIZE    workload.lua's size (~36000 ada-fentry events each) default 400
+#   BENCH_SQL_SIZE    speedtest1 --size (~3.6 M ada-fentry events each)   default 4
+#   BENCH_XRAY_BASIC_ITERS, BENCH_LUA_SMALL, BENCH_SQL_SMALL
+#                     the smaller runs of the xray-basic rows, and of their own
+#                     untraced baseline (*plain-small): XRay's basic mode makes
+#                     two system calls per event (~2 us each here), so it runs
+#                     a tenth of the work or less      default 1000000, 40, 1
 #
 #   ada is --ada-mode=cyg (issue 2's pipeline); ada-fentry is --ada-mode=fentry with
 #   ADA_DETAIL=off (index lane only); ada-fentry-detail keeps every detail
@@ -43,10 +66,21 @@
 #   lib-ada-detail with ADA_DETAIL=all; start-*-nohook with ADA_DYNHOOK=off.
 #   lib-uftrace-* record libcall built with gcc -pg / -finstrument-functions
 #   with uftrace's defaults, which record the program's PLT calls.
+#   On lua and sqlite every ada row but *-ada-fentry-libcall runs with
+#   ADA_DYNHOOK=off and every uftrace row but *-uftrace-fentry-libcall with
+#   --no-libcall: both then record exactly the functions gcc instrumented, the
+#   pairs compared. The -libcall rows add library calls: ada's dynamic hooks
+#   (every module's PLT/GOT calls) against uftrace's default (the program's
+#   PLT calls). xray-* are clang-14 -O2 -fxray-instrument
+#   -fxray-instruction-threshold=1 builds (every function), basic and FDR
+#   (flight data recorder) modes, each writing its log into the run's
+#   directory; xrayfdr.c starts and flushes the FDR mode, xraycount.c counts
+#   the events of either log.
 #
 # A benchmark, not a test: it exits 0 whatever it measures, and non-zero only
 # when something could not be built or run. POSIX sh + awk; needs gcc, du,
-# the ada tools (bin/adacc, bin/ada-symbolize) and, for its rows, uftrace.
+# the ada tools (bin/adacc, bin/ada-symbolize) and, for their rows, uftrace,
+# clang-14 (XRay) and tests/realworld/build.sh's sources (lua, sqlite).
 set -u
 
 BENCH=$(cd "$(dirname "$0")" && pwd)
@@ -57,13 +91,30 @@ RUNS=${BENCH_RUNS:-5}
 LIB_CALLS=${BENCH_LIB_CALLS:-5000000}
 SLOTS=${BENCH_SLOTS:-5000}
 START_REPS=${BENCH_START_REPS:-10}
+LUA_SIZE=${BENCH_LUA_SIZE:-400}
+SQL_SIZE=${BENCH_SQL_SIZE:-4}
+XB_ITERS=${BENCH_XRAY_BASIC_ITERS:-1000000}
+LUA_SMALL=${BENCH_LUA_SMALL:-40}
+SQL_SMALL=${BENCH_SQL_SMALL:-1}
 CLOCK_READS=100000000
 ADA_CONFIG=
+REALWORLD=$ROOT/tests/realworld/build.sh
+# XRay's options. Basic mode: no duration filter (its default drops calls
+# shorter than 5 us), a shadow stack as deep as ada's (its default, 64
+# frames, drops deeper calls). FDR mode: no duration filter, and 1024
+# buffers of 1 MiB (address space; pages are touched as used): a flight
+# recorder overwrites its oldest buffer when all are full, and 1 GiB holds
+# every event of these runs (8 bytes each).
+XRAY_BASIC_OPTIONS="func_duration_threshold_us=0 max_stack_depth=65536"
+XRAY_FDR_OPTIONS="func_duration_threshold_us=0 buffer_size=1048576 buffer_max=1024"
+export XRAY_BASIC_OPTIONS XRAY_FDR_OPTIONS
 
 die() { echo "bench: $*" >&2; exit 1; }
 note() { echo "bench: $*" >&2; }
 
-for v in BENCH_ITERS=$ITERS BENCH_RUNS=$RUNS BENCH_LIB_CALLS=$LIB_CALLS BENCH_SLOTS=$SLOTS BENCH_START_REPS=$START_REPS; do
+for v in BENCH_ITERS=$ITERS BENCH_RUNS=$RUNS BENCH_LIB_CALLS=$LIB_CALLS BENCH_SLOTS=$SLOTS BENCH_START_REPS=$START_REPS \
+	BENCH_LUA_SIZE=$LUA_SIZE BENCH_SQL_SIZE=$SQL_SIZE BENCH_XRAY_BASIC_ITERS=$XB_ITERS BENCH_LUA_SMALL=$LUA_SMALL \
+	BENCH_SQL_SMALL=$SQL_SMALL; do
 	case ${v#*=} in '' | *[!0-9]* | 0) die "$v: expected a positive integer" ;; esac
 done
 [ -x "$ROOT/bin/adacc" ] && [ -x "$ROOT/bin/ada-symbolize" ] || die "bin/adacc or bin/ada-symbolize missing: run make first"
@@ -72,77 +123,127 @@ command -v gcc >/dev/null || die "gcc not found"
 # not force either.
 unset LD_BIND_NOW LD_BIND_NOT
 
-# --- uftrace: install it from Debian if we can, else leave its rows out -------
-UFTRACE_NOTE=
-if ! command -v uftrace >/dev/null 2>&1; then
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		note "installing uftrace from Debian"
-		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq uftrace; } >/dev/null 2>&1
-	fi
-fi
+# --- uftrace and clang-14: install them from Debian if we can, else leave
+# their rows out -----------------------------------------------------------------
+NOTES=
+apt_install() { # PACKAGE...: as root with apt-get, quietly; the caller checks
+	[ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 || return 0
+	note "installing $* from Debian"
+	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"; } >/dev/null 2>&1
+}
+command -v uftrace >/dev/null 2>&1 || apt_install uftrace
 HAVE_UFTRACE=0
 if command -v uftrace >/dev/null 2>&1; then
 	HAVE_UFTRACE=1
 else
-	UFTRACE_NOTE="uftrace is not installed and could not be (needs root and apt-get): its rows are left out."
-	note "$UFTRACE_NOTE"
+	NOTES="${NOTES}uftrace is not installed and could not be (needs root and apt-get): its rows are left out. "
+	note "uftrace not installed: its rows are left out"
+fi
+command -v clang-14 >/dev/null 2>&1 && command -v llvm-xray-14 >/dev/null 2>&1 || apt_install clang-14 llvm-14
+HAVE_XRAY=0
+if command -v clang-14 >/dev/null 2>&1 && command -v llvm-xray-14 >/dev/null 2>&1; then
+	HAVE_XRAY=1
+else
+	NOTES="${NOTES}clang-14 and llvm-xray-14 are not installed and could not be (needs root and apt-get): the XRay rows are left out. "
+	note "clang-14 not installed: the XRay rows are left out"
 fi
 
 # --- configurations -----------------------------------------------------------
-MICRO_ALL="plain ada ada-fentry ada-fentry-detail uftrace-fentry uftrace-fentry-args uftrace-mcount uftrace-cyg"
+MICRO_ALL="plain ada ada-fentry ada-fentry-detail uftrace-fentry uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr xray-basic plain-small"
 LIB_ALL="lib-plain lib-ada lib-ada-detail lib-uftrace-mcount lib-uftrace-cyg"
 START_ALL="start-plain start-ada-nohook start-ada start-now-plain start-now-ada-nohook start-now-ada"
+# The real programs' configurations, without their lua- or sql- prefix.
+RW_ALL="plain ada ada-fentry ada-fentry-libcall ada-fentry-detail uftrace-fentry uftrace-fentry-libcall uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr plain-small xray-basic"
+LUA_ALL=$(for c in $RW_ALL; do printf 'lua-%s ' $c; done)
+SQL_ALL=$(for c in $RW_ALL; do printf 'sql-%s ' $c; done)
+ALL="$MICRO_ALL $LIB_ALL $START_ALL $LUA_ALL $SQL_ALL"
 WANT=
-for w in ${BENCH_CONFIGS:-micro libcall startup}; do
+for w in ${BENCH_CONFIGS:-micro libcall startup lua sqlite}; do
 	case $w in
 	micro) WANT="$WANT $MICRO_ALL" ;;
 	libcall) WANT="$WANT $LIB_ALL" ;;
 	startup) WANT="$WANT $START_ALL" ;;
-	*) case " $MICRO_ALL $LIB_ALL $START_ALL " in
+	lua) WANT="$WANT $LUA_ALL" ;;
+	sqlite) WANT="$WANT $SQL_ALL" ;;
+	xray) WANT="$WANT xray-fdr xray-basic lua-xray-fdr lua-xray-basic sql-xray-fdr sql-xray-basic" ;;
+	*) case " $ALL " in
 		*" $w "*) WANT="$WANT $w" ;;
-		*) die "BENCH_CONFIGS: unknown configuration $w (micro libcall startup, or one of: $MICRO_ALL $LIB_ALL $START_ALL)" ;;
+		*) die "BENCH_CONFIGS: unknown configuration $w (micro libcall startup lua sqlite xray, or one of: $ALL)" ;;
 		esac ;;
 	esac
 done
+# Every configuration asked for (those of a missing tool too): the report
+# then replaces BENCHMARKS.md.
+NWANT=0
+for c in $ALL; do case " $WANT " in *" $c "*) NWANT=$((NWANT + 1)) ;; esac; done
+FULL=0
+[ "$NWANT" = "$(echo $ALL | wc -w)" ] && FULL=1
+# Rows whose tool is missing are left out.
+[ "$HAVE_UFTRACE" = 1 ] || WANT=$(for c in $WANT; do case $c in *uftrace-*) ;; *) printf '%s ' $c ;; esac; done)
+[ "$HAVE_XRAY" = 1 ] || WANT=$(for c in $WANT; do case $c in *xray-* | *plain-small) ;; *) printf '%s ' $c ;; esac; done)
+# The real programs need tests/realworld/build.sh (and its sources).
+if [ ! -x "$REALWORLD" ]; then
+	case "$WANT" in *lua-* | *sql-*)
+		NOTES="${NOTES}tests/realworld/build.sh is missing: the lua and sqlite rows are left out. "
+		note "tests/realworld/build.sh missing: lua and sqlite left out" ;;
+	esac
+	WANT=$(for c in $WANT; do case $c in lua-* | sql-*) ;; *) printf '%s ' $c ;; esac; done)
+fi
 # add LIST CONFIG: LIST's words with CONFIG appended unless already there.
 add() { case " $1 " in *" $2 "*) echo "$1" ;; *) echo "${1:+$1 }$2" ;; esac; }
-MICRO= LIB= START= UFTRACE_CONFIGS= LIB_UFTRACE= NWANT=0
+MICRO= LIB= START= LUA= SQL= UFTRACE_CONFIGS= XRAY_CONFIGS= LIB_UFTRACE=
 for c in $WANT; do
 	case $c in
 	plain | ada) MICRO=$(add "$MICRO" plain); MICRO=$(add "$MICRO" ada) ;;
 	ada-fentry | ada-fentry-detail) MICRO=$(add "$(add "$(add "$MICRO" plain)" ada)" $c) ;;
 	uftrace-*)
 		MICRO=$(add "$(add "$MICRO" plain)" ada)
-		[ "$HAVE_UFTRACE" = 1 ] && UFTRACE_CONFIGS=$(add "$UFTRACE_CONFIGS" $c) ;;
+		UFTRACE_CONFIGS=$(add "$UFTRACE_CONFIGS" $c) ;;
+	xray-* | plain-small)
+		MICRO=$(add "$(add "$MICRO" plain)" ada)
+		XRAY_CONFIGS=$(add "$XRAY_CONFIGS" $c)
+		[ $c = xray-basic ] && XRAY_CONFIGS=$(add "$XRAY_CONFIGS" plain-small) ;;
 	lib-uftrace-*)
 		LIB=$(add "$LIB" lib-plain)
-		[ "$HAVE_UFTRACE" = 1 ] && LIB_UFTRACE=$(add "$LIB_UFTRACE" $c) ;;
+		LIB_UFTRACE=$(add "$LIB_UFTRACE" $c) ;;
 	lib-*) LIB=$(add "$(add "$LIB" lib-plain)" $c) ;;
 	start-now-*) START=$(add "$(add "$START" start-now-plain)" $c) ;;
 	start-*) START=$(add "$(add "$START" start-plain)" $c) ;;
+	lua-* | sql-*)
+		p=${c%%-*}
+		eval "l=\$$(echo $p | tr a-z A-Z)"
+		l=$(add "$(add "$(add "$l" $p-plain)" $p-ada-fentry)" $c)
+		[ $c = $p-xray-basic ] && l=$(add "$l" $p-plain-small)
+		eval "$(echo $p | tr a-z A-Z)=\$l" ;;
 	esac
 done
-# libcall and startup run in a fixed order: the baseline first, ada, uftrace.
+# libcall, startup, lua and sqlite run in a fixed order: the baseline first,
+# ada, uftrace, XRay; micro's XRay rows after its uftrace rows, the small
+# baseline just before xray-basic.
 keep() { for c in $2; do case " $1 " in *" $c "*) printf '%s ' "$c" ;; esac; done; }
 LIB=$(keep "$LIB" "$LIB_ALL") LIB_UFTRACE=$(keep "$LIB_UFTRACE" "$LIB_ALL") START=$(keep "$START" "$START_ALL")
-CONFIGS=$(echo $MICRO $UFTRACE_CONFIGS $LIB $LIB_UFTRACE $START)
-for c in $MICRO_ALL $LIB_ALL $START_ALL; do case " $WANT " in *" $c "*) NWANT=$((NWANT + 1)) ;; esac; done
-FULL=0
-[ "$NWANT" = "$(echo $MICRO_ALL $LIB_ALL $START_ALL | wc -w)" ] && FULL=1
+XRAY_CONFIGS=$(keep "$XRAY_CONFIGS" "xray-fdr plain-small xray-basic")
+LUA=$(keep "$LUA" "$LUA_ALL") SQL=$(keep "$SQL" "$SQL_ALL")
+CONFIGS=$(echo $MICRO $UFTRACE_CONFIGS $XRAY_CONFIGS $LIB $LIB_UFTRACE $START $LUA $SQL)
 # Workloads run, for the report.
 WORKLOADS=
 [ -n "$MICRO" ] && WORKLOADS="micro"
 [ -n "$LIB" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }libcall"
 [ -n "$START" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }startup"
+[ -n "$LUA" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }lua"
+[ -n "$SQL" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }sqlite"
+# Whether any configuration of CONFIGS matches the shell pattern $1.
+wants() { for c in $CONFIGS; do case $c in $1) return 0 ;; esac; done; return 1; }
 
 # --- build --------------------------------------------------------------------
+TB=$(date +%s)
 rm -rf "$OUT"
 mkdir -p "$OUT/logs" "$OUT/trace" || die "cannot create $OUT"
 cd "$OUT" || die "cannot enter $OUT"
 build() { "$@" >>"$OUT/logs/build.log" 2>&1 || { cat "$OUT/logs/build.log" >&2; die "build failed: $*"; }; }
 build gcc -O2 -Wall -o runstat "$BENCH/runstat.c"
+[ -n "$MICRO$LUA$SQL" ] && build gcc -O2 -Wall -o clockfloor "$BENCH/clockfloor.c"
 if [ -n "$MICRO" ]; then
-	build gcc -O2 -Wall -o clockfloor "$BENCH/clockfloor.c"
 	build gcc -O2 -o micro_plain "$BENCH/micro.c"
 	build "$ROOT/bin/adacc" --ada-mode=cyg -O2 -o micro_ada "$BENCH/micro.c"
 	build "$ROOT/bin/adacc" --ada-mode=fentry -O2 -o micro_ada_fentry "$BENCH/micro.c"
@@ -151,6 +252,30 @@ if [ -n "$MICRO" ]; then
 		build gcc -O2 -pg -o micro_pg "$BENCH/micro.c"
 		build gcc -O2 -finstrument-functions -o micro_cyg "$BENCH/micro.c"
 	fi
+fi
+# XRay: xrayfdr.o goes into every XRay program (see xrayfdr.c); xraycc.sh is
+# the compiler command that adds it when it links. The counter is checked
+# against llvm-xray's own reading of both log formats, on a short run.
+if wants '*xray-*'; then
+	build gcc -O2 -Wall -o xraycount "$BENCH/xraycount.c"
+	build clang-14 -O2 -c -o xrayfdr.o "$BENCH/xrayfdr.c"
+	XRAYCC="clang-14 -O2 -fxray-instrument -fxray-instruction-threshold=1"
+	build $XRAYCC -o micro_xray "$BENCH/micro.c" xrayfdr.o
+	: >xray_check.tsv
+	for m in fdr basic; do
+		d=$OUT/trace/xray-check-$m
+		mkdir -p "$d"
+		XRAY_OPTIONS="patch_premain=true xray_mode=xray-$m xray_logfile_base=$d/xray-log. verbosity=0" \
+			./micro_xray 10000 >"logs/xray-check-$m.out" 2>"logs/xray-check-$m.err" || die "micro_xray (xray-$m) failed"
+		ours=$(./xraycount "$d"/xray-log.* | awk '{ print $2 }')
+		theirs=$(llvm-xray-14 convert -instr_map=./micro_xray -output-format=yaml "$d"/xray-log.* 2>>"logs/xray-check-$m.err" | grep -c 'kind: *function-')
+		printf 'xray-%s\t%s\t%s\n' "$m" "$ours" "$theirs" >>xray_check.tsv
+		rm -rf "$d"
+	done
+	# Whether XRay reads the TSC or falls back to clock_gettime (it needs
+	# rdtscp; a virtual machine may not offer it).
+	XRAY_CLOCK=tsc
+	grep -q 'Missing rdtscp' logs/xray-check-basic.err && XRAY_CLOCK=clock_gettime
 fi
 # The programs find their libraries next to them ($ORIGIN), wherever out/ is.
 if [ -n "$LIB" ]; then
@@ -186,6 +311,66 @@ if [ -n "$START" ]; then
 		BIND_NOW="readelf -d: $(bn libmanyslots.so), $(bn libmanyslots_now.so)"
 	fi
 fi
+
+# lua and sqlite: one build per instrumentation, by tests/realworld/build.sh,
+# into rw/<variant>/, two builds at a time. The variants the configurations
+# need: plain (gcc -O2), ada-cyg, ada-fentry (adacc), fentry, pg, cyg (gcc
+# with -pg -mfentry, -pg, -finstrument-functions, for uftrace) and xray.
+variant() { # configuration without its prefix -> variant
+	case $1 in
+	plain | plain-small) echo plain ;;
+	ada) echo ada-cyg ;;
+	ada-fentry*) echo ada-fentry ;;
+	uftrace-fentry*) echo fentry ;;
+	uftrace-mcount) echo pg ;;
+	uftrace-cyg) echo cyg ;;
+	xray-*) echo xray ;;
+	esac
+}
+rw_cc() { # variant -> the compiler command
+	case $1 in
+	plain) echo gcc ;;
+	ada-cyg) echo "$ROOT/bin/adacc --ada-mode=cyg" ;;
+	ada-fentry) echo "$ROOT/bin/adacc --ada-mode=fentry" ;;
+	fentry) echo "gcc -pg -mfentry" ;;
+	pg) echo "gcc -pg" ;;
+	cyg) echo "gcc -finstrument-functions" ;;
+	xray) echo "clang-14 -fxray-instrument -fxray-instruction-threshold=1" ;;
+	esac
+}
+rw_build() { # program variant: builds rw/<variant>/<program>, log in logs/
+	l=$OUT/logs/build-$1-$2.log
+	ld=
+	[ "$2" = xray ] && ld=$OUT/xrayfdr.o
+	CC=$(rw_cc "$2") CFLAGS=-O2 LDFLAGS=$ld JOBS=1 "$REALWORLD" "$1" "$OUT/rw/$2" >"$l" 2>&1
+}
+rw_builds() { # prefix program
+	vs=
+	for c in $CONFIGS; do
+		case $c in "$1"-*) vs=$(add "$vs" "$(variant "${c#"$1"-}")") ;; esac
+	done
+	set -- "$2" $vs
+	prog=$1
+	shift
+	# The plain build first: it fetches the sources the first time.
+	rw_build "$prog" "$1" || { cat "$OUT/logs/build-$prog-$1.log" >&2; die "building $prog ($1) failed"; }
+	shift
+	while [ $# -gt 0 ]; do
+		rw_build "$prog" "$1" &
+		p1=$!
+		p2=
+		if [ $# -gt 1 ]; then
+			rw_build "$prog" "$2" &
+			p2=$!
+		fi
+		wait $p1 || { cat "$OUT/logs/build-$prog-$1.log" >&2; die "building $prog ($1) failed"; }
+		[ -z "$p2" ] || wait $p2 || { cat "$OUT/logs/build-$prog-$2.log" >&2; die "building $prog ($2) failed"; }
+		shift
+		[ $# -gt 0 ] && shift
+	done
+}
+[ -n "$LUA" ] && { note "building lua: $(for c in $LUA; do variant "${c#lua-}"; done | sort -u | tr '\n' ' ')"; rw_builds lua lua; }
+[ -n "$SQL" ] && { note "building speedtest1: $(for c in $SQL; do variant "${c#sql-}"; done | sort -u | tr '\n' ' ')"; rw_builds sql speedtest1; }
 
 # --- one measurement ------------------------------------------------------------
 # field FILE NAME: the word after NAME on the first line of FILE holding it.
@@ -255,12 +440,15 @@ uftrace_report_events() {
 printf 'config\trun\twall_ns\tcpu_ns\tapp_ns\tevents_workload\tevents_recorded\tbytes\tdropped\tp50_ns\tp99_ns\tsym_wall_ns\tdrop_reasons\tdyn_slots\tdyn_functions\tdyn_startup_ms\tdyn_total_ms\tdyn_passes\tdyn_startup_src\treps\twall_min_ns\twall_max_ns\n' >results.tsv
 : >clock.tsv
 : >uftrace_check.tsv
+: >failed.tsv
 
 measure() { # config run
 	c=$1 r=$2 dir=$OUT/trace/$1 log=$OUT/logs/$1.$2 reps=1
 	rm -rf "$dir"
+	xray="patch_premain=true xray_logfile_base=$dir/xray-log. verbosity=0"
 	case $c in
 	plain) set -- ./micro_plain "$ITERS" ;;
+	plain-small) set -- ./micro_plain "$XB_ITERS" ;;
 	ada) set -- env ADA_OUTPUT="$dir" ./micro_ada "$ITERS" ;;
 	ada-fentry) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ./micro_ada_fentry "$ITERS" ;;
 	ada-fentry-detail) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=all ./micro_ada_fentry "$ITERS" ;;
@@ -269,6 +457,8 @@ measure() { # config run
 		-A '.@arg1,arg2,arg3,arg4,arg5,arg6' -R '.@retval' ./micro_fentry "$ITERS" ;;
 	uftrace-mcount) set -- uftrace record -d "$dir" --no-libcall ./micro_pg "$ITERS" ;;
 	uftrace-cyg) set -- uftrace record -d "$dir" --no-libcall ./micro_cyg "$ITERS" ;;
+	xray-fdr) set -- env XRAY_OPTIONS="xray_mode=xray-fdr $xray" ./micro_xray "$ITERS" ;;
+	xray-basic) set -- env XRAY_OPTIONS="xray_mode=xray-basic $xray" ./micro_xray "$XB_ITERS" ;;
 	lib-plain) set -- ./libcall_plain "$LIB_CALLS" ;;
 	lib-ada) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ./libcall_ada "$LIB_CALLS" ;;
 	lib-ada-detail) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=all ./libcall_ada "$LIB_CALLS" ;;
@@ -280,16 +470,51 @@ measure() { # config run
 	start-now-plain) reps=$START_REPS; set -- ./start_now_plain ;;
 	start-now-ada-nohook) reps=$START_REPS; set -- env ADA_OUTPUT="$dir" ADA_DYNHOOK=off ./start_now_ada ;;
 	start-now-ada) reps=$START_REPS; set -- env ADA_OUTPUT="$dir" ./start_now_ada ;;
+	lua-* | sql-*)
+		v=${c#*-}
+		bin=$OUT/rw/$(variant "$v")/lua
+		size=$LUA_SIZE
+		[ "$v" = plain-small ] || [ "$v" = xray-basic ] && size=$LUA_SMALL
+		set -- "$bin" "$BENCH/lua/workload.lua" "$size"
+		case $c in sql-*)
+			size=$SQL_SIZE
+			[ "$v" = plain-small ] || [ "$v" = xray-basic ] && size=$SQL_SMALL
+			set -- "$OUT/rw/$(variant "$v")/speedtest1" --size "$size" --memdb ;;
+		esac
+		case $v in
+		ada) set -- env ADA_OUTPUT="$dir" ADA_DYNHOOK=off "$@" ;;
+		ada-fentry) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ADA_DYNHOOK=off "$@" ;;
+		ada-fentry-libcall) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ADA_DYNHOOK=on "$@" ;;
+		ada-fentry-detail) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=all ADA_DYNHOOK=off "$@" ;;
+		uftrace-fentry-libcall) set -- uftrace record -d "$dir" "$@" ;;
+		uftrace-fentry-args) set -- uftrace record -d "$dir" --no-libcall \
+			-A '.@arg1,arg2,arg3,arg4,arg5,arg6' -R '.@retval' "$@" ;;
+		uftrace-*) set -- uftrace record -d "$dir" --no-libcall "$@" ;;
+		xray-*) set -- env XRAY_OPTIONS="xray_mode=$v $xray" "$@" ;;
+		esac ;;
 	esac
+	case $c in *xray-*) mkdir -p "$dir" ;; esac
 	# A start-up run is too short to time alone: runstat -n runs it reps times
 	# and gives the median run.
-	./runstat -n "$reps" "$log.stat" "$@" >"$log.out" 2>"$log.err" || { cat "$log.err" >&2; die "$c (run $r) failed: $*"; }
+	# Another tracer failing on a real program is a result (failed.tsv,
+	# reported), not the end of the benchmark.
+	if ! ./runstat -n "$reps" "$log.stat" "$@" >"$log.out" 2>"$log.err"; then
+		case $c in
+		lua-uftrace-* | lua-xray-* | sql-uftrace-* | sql-xray-*)
+			printf '%s\t%s\t%s\n' "$c" "$r" "$(grep -v '^ *$' "$log.err" | tail -n 1)" >>failed.tsv
+			rm -rf "$dir"
+			printf ' %s FAILED' "$c" >&2
+			return ;;
+		esac
+		cat "$log.err" >&2
+		die "$c (run $r) failed: $*"
+	fi
 	wall=$(field "$log.stat" wall_ns)
 	cpu=$(($(field "$log.stat" user_us) + $(field "$log.stat" sys_us)))000
 	wmin=$(field "$log.stat" wall_min_ns) wmax=$(field "$log.stat" wall_max_ns)
 	app=- wev=-
 	case $c in
-	start-*) ;;
+	start-* | lua-* | sql-*) ;; # the real programs report nothing of their own
 	*)
 		app=$(field "$log.err" app_thread_ns)
 		wev=$(field "$log.err" events)
@@ -298,26 +523,48 @@ measure() { # config run
 	esac
 	bytes=- rec=- drop=- p50=- p99=- sym=- why=- dyn="- - - - - -"
 	case $c in
-	ada* | lib-ada* | start-ada | start-now-ada)
+	*xray-*)
+		bytes=$(du -sb "$dir" | cut -f1)
+		rec=$(./xraycount "$dir"/xray-log.* | awk '{ print $2 }')
+		[ -n "$rec" ] || die "$c (run $r): no XRay log in $dir (see $log.err)"
+		;;
+	*plain*) ;;
+	ada* | lib-ada* | start-ada | start-now-ada | lua-ada* | sql-ada*)
 		bytes=$(du -sb "$dir" | cut -f1) # raw only: measured before symbolizing
 		./runstat "$log.sym.stat" "$ROOT/bin/ada-symbolize" -q "$dir" >"$log.sym.out" 2>&1 ||
 			{ cat "$log.sym.out" >&2; die "ada-symbolize failed on $c, run $r"; }
 		sym=$(field "$log.sym.stat" wall_ns)
 		set -- $(ada_manifest "$dir") # twelve words, split on purpose
 		rec=$1 drop=$2 p50=$3 p99=$4 why=$5
-		[ "$r" = 1 ] && [ -z "$ADA_CONFIG" ] && case $c in ada | lib-ada) ADA_CONFIG="$6 (of $c)" ;; esac
+		[ "$r" = 1 ] && [ -z "$ADA_CONFIG" ] && case $c in ada | lib-ada | *-ada-fentry) ADA_CONFIG="$6 (of $c)" ;; esac
 		shift 6
 		dyn="$*"
 		case $c in start-*) bytes=- sym=- ;; esac # $reps processes: not comparable
 		;;
-	uftrace-* | lib-uftrace-*)
+	*uftrace-*)
 		bytes=$(du -sb "$dir" | cut -f1)
 		rec=$(uftrace_events "$dir")
+		# uftrace's own count of what it lost: its "LOST n records" warnings.
+		drop=$(grep -o 'LOST [0-9]* records' "$log.err" | awk '{ n += $2 } END { printf "%.0f\n", n }')
+		# Calls deeper than its shadow stack (--max-stack, 1024 by default)
+		# are not recorded, and not counted.
+		grep -q 'call depth beyond' "$log.err" && why="depth>$(grep -o 'beyond [0-9]*' "$log.err" | head -n 1 | cut -d ' ' -f 2)"
 		# With arguments a record is longer than 16 bytes: count the
-		# workload's events instead (the loop's, as micro reports them).
-		[ "$c" = uftrace-fentry-args ] && rec=$wev
-		[ "$r" = 1 ] && [ ! -s uftrace_check.tsv ] &&
-			printf '%s\t%s\t%s\n' "$c" "$rec" "$(uftrace_report_events "$dir")" >>uftrace_check.tsv
+		# workload's events instead (micro's loop, as micro reports them;
+		# a real program's, as uftrace-fentry recorded them in this round:
+		# the same functions of the same binary, run the same way).
+		case $c in
+		uftrace-fentry-args) rec=$wev ;;
+		*-uftrace-fentry-args) rec=$(awk -F '\t' -v c="${c%-args}" -v r="$r" '$1 == c && $2 == r { print $7 }' results.tsv)
+			[ -n "$rec" ] || rec=- ;;
+		esac
+		# Once per workload, on round 1: the file sizes against uftrace
+		# report's call counts.
+		case $c in lib-*) w=lib ;; lua-*) w=lua ;; sql-*) w=sql ;; *) w=micro ;; esac
+		if [ "$r" = 1 ] && case $c in *-args) false ;; *) true ;; esac &&
+			! awk -F '\t' -v w="$w" '$4 == w { f = 1 } END { exit !f }' uftrace_check.tsv; then
+			printf '%s\t%s\t%s\t%s\n' "$c" "$rec" "$(uftrace_report_events "$dir")" "$w" >>uftrace_check.tsv
+		fi
 		;;
 	esac
 	rm -rf "$dir"
@@ -332,18 +579,23 @@ measure() { # config run
 	esac
 }
 
+BUILD_S=$(($(date +%s) - TB))
 loadavg() { cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown; }
 LOAD0=$(loadavg)
 T0=$(date +%s)
-note "$RUNS rounds of: $CONFIGS${MICRO:+ clock-floor}"
+FLOOR=
+[ -n "$MICRO$LUA$SQL" ] && FLOOR=1
+note "$RUNS rounds of: $CONFIGS${FLOOR:+ clock-floor}"
 [ -n "$MICRO" ] && note "micro: $ITERS iterations ($((4 * ITERS)) events) a run"
 [ -n "$LIB" ] && note "libcall: $LIB_CALLS library calls ($((2 * LIB_CALLS)) events) a run"
 [ -n "$START" ] && note "startup: $SLOTS PLT slots, $START_REPS processes a run"
+[ -n "$LUA" ] && note "lua: workload.lua $LUA_SIZE a run"
+[ -n "$SQL" ] && note "sqlite: speedtest1 --size $SQL_SIZE --memdb a run"
 r=1
 while [ "$r" -le "$RUNS" ]; do
 	printf 'bench: round %s/%s:' "$r" "$RUNS" >&2
 	for c in $CONFIGS; do measure "$c" "$r"; done
-	if [ -n "$MICRO" ]; then
+	if [ -n "$FLOOR" ]; then
 		./clockfloor "$CLOCK_READS" >"logs/clock.$r" || die "clockfloor failed"
 		printf '%s\t%s\t%s\n' "$r" "$(field "logs/clock.$r" clock_read_ns)" "$(field "logs/clock.$r" min_ns)" >>clock.tsv
 		printf ' clock-floor %sns' "$(field "logs/clock.$r" clock_read_ns)" >&2
@@ -381,15 +633,26 @@ rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 	printf 'configs\t%s\n' "$CONFIGS"
 	printf 'workloads\t%s\n' "$WORKLOADS"
 	printf 'full\t%s\n' "$FULL"
-	printf 'uftrace_note\t%s\n' "$UFTRACE_NOTE"
+	printf 'notes\t%s\n' "$NOTES"
+	printf 'clang\t%s\n' "$(if [ "$HAVE_XRAY" = 1 ]; then clang-14 --version | head -n 1; else echo 'not installed'; fi)"
+	printf 'xray_clock\t%s\n' "${XRAY_CLOCK:-}"
+	printf 'xray_basic_options\t%s\n' "$XRAY_BASIC_OPTIONS"
+	printf 'xray_fdr_options\t%s\n' "$XRAY_FDR_OPTIONS"
+	printf 'lua_size\t%s\n' "$LUA_SIZE"
+	printf 'sql_size\t%s\n' "$SQL_SIZE"
+	printf 'xb_iters\t%s\n' "$XB_ITERS"
+	printf 'lua_small\t%s\n' "$LUA_SMALL"
+	printf 'sql_small\t%s\n' "$SQL_SMALL"
+	printf 'build_s\t%s\n' "$BUILD_S"
 	printf 'ada_config\t%s\n' "$ADA_CONFIG"
 } >meta.tsv
-LC_ALL=C awk -f "$BENCH/report.awk" meta.tsv results.tsv clock.tsv uftrace_check.tsv >report.md || die "report failed"
+[ -f xray_check.tsv ] || : >xray_check.tsv
+LC_ALL=C awk -f "$BENCH/report.awk" meta.tsv results.tsv clock.tsv uftrace_check.tsv xray_check.tsv failed.tsv >report.md || die "report failed"
 cat report.md
 cat budgets.txt
 if [ "$FULL" = 1 ]; then
 	cp report.md "$ROOT/BENCHMARKS.md" || die "cannot write BENCHMARKS.md"
-	note "raw figures: bench/out/results.tsv; written: BENCHMARKS.md (${ELAPSED}s)"
+	note "raw figures: bench/out/results.tsv; written: BENCHMARKS.md (${BUILD_S}s building, ${ELAPSED}s measuring)"
 else
-	note "raw figures: bench/out/results.tsv; report: bench/out/report.md (${ELAPSED}s); BENCHMARKS.md left alone: not every configuration ran"
+	note "raw figures: bench/out/results.tsv; report: bench/out/report.md (${BUILD_S}s building, ${ELAPSED}s measuring); BENCHMARKS.md left alone: not every configuration ran"
 fi
