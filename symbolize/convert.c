@@ -278,13 +278,16 @@ static int convert_threads(struct conv_process *cp, const char *out_dir, const s
 
 static void summary(const struct conv_process *cp, const char *out_dir)
 {
-	uint64_t dropped = 0, closed = 0;
+	uint64_t dropped = 0, details = 0, closed = 0;
 	size_t i, r;
 
+	/* detail_full loses a detail record, not its event: said apart. */
 	for (i = 0; i < cp->nthreads; i++) {
 		closed += cp->threads[i].closed_at_end;
+		details += cp->threads[i].dropped[ADA_DROP_DETAIL_FULL];
 		for (r = 0; r < ADA_DROP_NREASONS; r++)
-			dropped += cp->threads[i].dropped[r];
+			if (r != ADA_DROP_DETAIL_FULL)
+				dropped += cp->threads[i].dropped[r];
 	}
 	printf("pid %u: %zu thread%s, %llu events, %zu module%s, %zu functions -> %s\n",
 	       cp->raw.proc.pid, cp->nthreads, cp->nthreads == 1 ? "" : "s",
@@ -293,6 +296,10 @@ static void summary(const struct conv_process *cp, const char *out_dir)
 	if (dropped)
 		printf("pid %u: %llu events were not recorded (see \"dropped\" in manifest.json)\n",
 		       cp->raw.proc.pid, (unsigned long long)dropped);
+	if (details)
+		printf("pid %u: %llu detail records were not kept, their events were (detail_full in "
+		       "manifest.json)\n",
+		       cp->raw.proc.pid, (unsigned long long)details);
 	if (closed)
 		printf("pid %u: %llu frames left open were closed with EXCEPTION events%s\n",
 		       cp->raw.proc.pid, (unsigned long long)closed,

@@ -8,6 +8,7 @@
  * functions resolve: process.meta as the runtime writes it, thread files
  * from the runtime's encoder plus DETAIL records.
  */
+#include <fcntl.h>
 #include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -134,7 +135,7 @@ struct step {
 
 static const struct step thread0[] = {
 	{ 100, ADA_RAW_CALL, F_MAIN, 1, 32 },
-	{ 110, ADA_RAW_CALL, F_MUL, 0, 0 },       /* no detail: detail_full */
+	{ 110, ADA_RAW_CALL, F_MUL, 0, 0 },       /* no detail: detail_full, counted */
 	{ 120, ADA_RAW_RETURN, F_MUL, 2, 0 },
 	{ 130, ADA_RAW_CALL, F_ADD, 3, ADA_STACK_MAX },
 	{ 140, ADA_RAW_RETURN, F_ADD, 0, 0 },
@@ -160,8 +161,12 @@ static void write_thread0(void)
 		const struct step *s = &thread0[i];
 
 		if (i == 0 || i == SECOND_FRAME) {
-			if (i)
+			if (i) {
+				uint8_t lost[ADA_ENC_LOST_MAX];
+
+				rf_put(f, lost, ada_encode_lost(ADA_DROP_DETAIL_FULL, 1, lost));
 				rf_append(path, f);
+			}
 			rf_sync(f, &enc, s->tsc);
 		}
 		rf_event(f, &enc, &dict, s->tsc, s->kind, w->addr[s->fn]);
@@ -415,6 +420,37 @@ static void test_convert_detail_converting_again_gives_the_same_detail(void **st
 	free(first);
 }
 
+/* The summary says a detail record not kept apart from events not
+ * recorded: the event is in the trace. */
+static void test_convert_detail_summary_tells_detail_full_from_lost_events(void **state)
+{
+	const struct conv_options loud = { .quiet = false };
+	char path[300], text[4096];
+	int fd, saved;
+	ssize_t n;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/summary.txt", w->root);
+	fflush(stdout);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	saved = dup(1);
+	dup2(fd, 1);
+	assert_int_equal(convert_process(w->pid_dir, w->pid_dir, &loud), 0);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	close(fd);
+	fd = open(path, O_RDONLY);
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	assert_true(n > 0);
+	text[n] = '\0';
+	if (!strstr(text, "1 detail records were not kept, their events were") ||
+	    strstr(text, "events were not recorded"))
+		fail_msg("summary:\n%s", text);
+}
+
 #define T(name) cmocka_unit_test(name)
 
 int main(void)
@@ -425,6 +461,7 @@ int main(void)
 		T(test_convert_detail_manifest_tells_which_threads_have_detail),
 		T(test_convert_detail_output_passes_the_validator),
 		T(test_convert_detail_converting_again_gives_the_same_detail),
+		T(test_convert_detail_summary_tells_detail_full_from_lost_events),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
