@@ -584,7 +584,7 @@ static void pass(bool startup)
 	pass_locked(startup);
 	pthread_mutex_unlock(&H.lock);
 	if (!startup)
-		ada_modmap_scan();
+		ada_modmap_scan(true);
 	ada_runtime_end(td, saved);
 }
 

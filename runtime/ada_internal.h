@@ -92,8 +92,9 @@ ADA_HIDDEN size_t ada_meta_encode(uint8_t *buf, size_t cap, uint32_t type, const
 ADA_HIDDEN int ada_meta_write_encoded(const void *buf, size_t len);
 
 /* ---- modules (modmap.c) -------------------------------------------------------- */
-/* Records every loaded image not recorded yet. Cheap when nothing changed. */
-ADA_HIDDEN void ada_modmap_scan(void);
+/* Records every loaded image not recorded yet. Cheap when nothing was loaded
+ * since the last scan, unless all (after dlopen/dlmopen returned). */
+ADA_HIDDEN void ada_modmap_scan(bool all);
 ADA_HIDDEN void ada_modmap_reset(void);
 struct dl_phdr_info;
 /* The process addresses [*lo, *hi) a loaded module's PT_LOAD segments span,
@@ -103,9 +104,10 @@ ADA_HIDDEN void ada_modmap_range(const struct dl_phdr_info *info, uintptr_t *lo,
  * returns non-zero: the default namespace's first (ns is NULL), then those
  * dlmopen made (ns is the namespace's first link map, the object dlmopen
  * loaded there: a handle dlsym and dlinfo take). Under the loader's lock, as
- * dl_iterate_phdr's callbacks are. */
+ * dl_iterate_phdr's callbacks are. -1 if a module being loaded by another
+ * thread could not be read yet (it was left out), else 0. */
 typedef int ada_module_fn(struct dl_phdr_info *info, void *ns, void *arg);
-ADA_HIDDEN void ada_modules_each(ada_module_fn *fn, void *arg);
+ADA_HIDDEN int ada_modules_each(ada_module_fn *fn, void *arg);
 
 /* ---- dynamic hooks (mcount/dynhook.c) ------------------------------------------ */
 /* Hooks the PLT/GOT slots of every loaded module (ADA_DYNHOOK=on). */

@@ -114,7 +114,7 @@ static int process_begin(uint32_t parent_pid)
 	ada_meta_write(ADA_META_PROCESS, &p, sizeof(p), extra, n);
 	n = (size_t)ada_config_format(&ada_rt.cfg, cfg, sizeof(cfg));
 	ada_meta_write(ADA_META_CONFIG, cfg, n < sizeof(cfg) ? n : sizeof(cfg), NULL, 0);
-	ada_modmap_scan();
+	ada_modmap_scan(true);
 	return ada_writer_start();
 }
 

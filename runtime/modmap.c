@@ -111,6 +111,7 @@ struct each {
 	int stop;
 	const struct r_debug *r;
 	const char *listed; /* the first module dl_iterate_phdr listed: its l_name */
+	bool partial;       /* a module of a namespace could not be read yet */
 };
 
 /* The loader's r_debug, from the executable's DT_DEBUG (what the loader
@@ -144,25 +145,32 @@ static int each_default(struct dl_phdr_info *info, size_t size, void *arg)
 
 /* A link map's program headers: the ELF header is at the start of the
  * module's first mapping (the first PT_LOAD maps file offset 0), which
- * _dl_find_object gives without a lock. A map _dl_find_object does not
- * return for its own dynamic section is a stand-in: the dynamic linker's,
- * listed again in each namespace, and already seen in the default one. */
-static bool ns_module(struct link_map *l, struct dl_phdr_info *info)
+ * _dl_find_object gives without a lock. 0, or 1 for a map to pass over: one
+ * _dl_find_object does not return for its own dynamic section is a
+ * stand-in (the dynamic linker's, listed again in each namespace, and seen
+ * in the default one). -1: not known to _dl_find_object yet (a dlmopen
+ * still under way in another thread: the loader lists a module before it
+ * registers it there). */
+static int ns_module(struct link_map *l, struct dl_phdr_info *info)
 {
 	struct dl_find_object fo;
 	const ElfW(Ehdr) *eh;
 
-	if (!l->l_ld || _dl_find_object(l->l_ld, &fo) != 0 || fo.dlfo_link_map != l)
-		return false;
+	if (!l->l_ld)
+		return 1;
+	if (_dl_find_object(l->l_ld, &fo) != 0)
+		return -1;
+	if (fo.dlfo_link_map != l)
+		return 1;
 	eh = fo.dlfo_map_start;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_phentsize != sizeof(ElfW(Phdr)))
-		return false;
+		return 1;
 	memset(info, 0, sizeof(*info));
 	info->dlpi_addr = l->l_addr;
 	info->dlpi_name = l->l_name;
 	info->dlpi_phdr = (const ElfW(Phdr) *)((const char *)fo.dlfo_map_start + eh->e_phoff);
 	info->dlpi_phnum = eh->e_phnum;
-	return true;
+	return 0;
 }
 
 /* Runs inside dl_iterate_phdr, for its lock: the lists cannot change. The
@@ -183,21 +191,24 @@ static int each_other(struct dl_phdr_info *unused, size_t size, void *arg)
 			continue;
 		for (struct link_map *l = ns->base.r_map; l && !e->stop; l = l->l_next) {
 			struct dl_phdr_info info;
+			int r = ns_module(l, &info);
 
-			if (ns_module(l, &info))
+			if (r == 0)
 				e->stop = e->fn(&info, ns->base.r_map, e->arg);
+			e->partial |= r < 0;
 		}
 	}
 	return 1;
 }
 
-void ada_modules_each(ada_module_fn *fn, void *arg)
+int ada_modules_each(ada_module_fn *fn, void *arg)
 {
-	struct each e = { fn, arg, 0, NULL, NULL };
+	struct each e = { fn, arg, 0, NULL, NULL, false };
 
 	dl_iterate_phdr(each_default, &e);
 	if (!e.stop)
 		dl_iterate_phdr(each_other, &e);
+	return e.partial ? -1 : 0;
 }
 
 /* ---- the module records ---------------------------------------------------------- */
@@ -247,16 +258,22 @@ static bool path_from_maps(uint64_t start, char *out, size_t len)
 	return found;
 }
 
-static int visit(struct dl_phdr_info *info, void *ns, void *first)
+struct scan {
+	bool first; /* the first module listed: the executable */
+	bool all;   /* walk every module, even if nothing was loaded since */
+};
+
+static int visit(struct dl_phdr_info *info, void *ns, void *arg)
 {
 	struct ada_meta_module m = { 0 };
+	struct scan *sc = arg;
 	char exe[4096];
 	const char *path = info->dlpi_name;
 
 	(void)ns;
-	if (*(int *)first) {
-		*(int *)first = 0;
-		if (info->dlpi_adds == M.adds)
+	if (sc->first) {
+		sc->first = false;
+		if (info->dlpi_adds == M.adds && !sc->all)
 			return 1; /* nothing loaded since the last scan */
 		M.adds = info->dlpi_adds;
 		if (!*path) { /* the executable has no name here */
@@ -280,16 +297,22 @@ static int visit(struct dl_phdr_info *info, void *ns, void *first)
 }
 
 /* The writer scans periodically; a thread that returns from dlopen scans at
- * once, so a library loaded and unloaded between two writer passes is still
- * recorded (its functions' events need it). */
+ * once, and all of it, so a library loaded and unloaded between two writer
+ * passes is still recorded (its functions' events need it). dlpi_adds alone
+ * cannot tell a writer's scan that it saw everything: in the middle of a
+ * dlmopen in another thread, the loader counts a module before the new
+ * namespace's list or _dl_find_object shows it. */
 static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void ada_modmap_scan(void)
+void ada_modmap_scan(bool all)
 {
-	int first = 1;
+	struct scan sc = { true, all };
 
 	pthread_mutex_lock(&scan_lock);
-	ada_modules_each(visit, &first);
+	/* A module not readable yet is recorded by a later scan: this one must
+	 * not count as seeing everything dlpi_adds says was loaded. */
+	if (ada_modules_each(visit, &sc) < 0)
+		M.adds = 0;
 	pthread_mutex_unlock(&scan_lock);
 }
 

@@ -362,7 +362,7 @@ static void *writer_main(void *arg)
 
 		if (now - housekeeping >= HOUSEKEEPING_NS) {
 			housekeeping = now;
-			ada_modmap_scan();
+			ada_modmap_scan(false);
 			if (ada_now_ns(CLOCK_BOOTTIME) - W.last_clock_ns >= CLOCK_EVERY_NS)
 				clock_point();
 		}
@@ -472,7 +472,7 @@ void ada_writer_stop(void)
 		W.running = false;
 	}
 	pthread_mutex_lock(&W.lock);
-	ada_modmap_scan();
+	ada_modmap_scan(false);
 	while (drain_all(NULL) > 0)
 		;
 	/* Threads still running at exit: their trace ends here. */
