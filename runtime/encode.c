@@ -221,8 +221,13 @@ size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
 		const struct ada_detail_rec *rec = NULL;
 		uint64_t delta;
 
-		if ((slots[i].word & ADA_SLOT_DETAIL) && dl)
+		if ((slots[i].word & ADA_SLOT_DETAIL) && dl) {
 			rec = next_detail(dl, dl->pos + i);
+			if (rec && dl->skip) {
+				dl->skipped++;
+				rec = NULL;
+			}
+		}
 		/* The producer keeps the stream balanced; a close with nothing
 		 * open would be a runtime bug, and is dropped, not written (and
 		 * takes no part in the timestamp deltas). */

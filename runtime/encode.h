@@ -6,6 +6,7 @@
 #ifndef ADA_ENCODE_H
 #define ADA_ENCODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,8 @@ struct ada_enc_detail {
 	uint64_t head;        /* records below this are complete */
 	uint64_t pos;         /* index position of the first slot given */
 	uint64_t missing;     /* flagged slots whose record was not found (a bug) */
+	bool skip;            /* consume the records without writing them */
+	uint64_t skipped;     /* records consumed so */
 };
 
 /* Worst case bytes for n slots plus the SYNC that starts every frame. */

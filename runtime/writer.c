@@ -39,6 +39,7 @@ struct ada_writer_stream {
 	uint64_t events;
 	uint64_t lost_seen[ADA_DROP_NREASONS]; /* td->dropped already noted in the stream */
 	uint64_t write_lost;                   /* slots lost to a failed encode or write */
+	uint64_t details_skipped;              /* detail records left out (behind) */
 };
 
 static struct {
@@ -142,9 +143,12 @@ lz4_fail:
 }
 
 /* Encodes slots [tail, tail+n) of td's ring, plus LOST notes for drops the
- * thread counted since the last frame, into W.enc_buf. */
+ * thread counted since the last frame, into W.enc_buf. behind: the index
+ * ring is filling faster than the writer empties it, so the slots' detail
+ * records are consumed without being written (counted as detail_full):
+ * every event is kept, the registers of some are not. */
 static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws, uint64_t tail,
-			   size_t n)
+			   size_t n, bool behind)
 {
 	uint64_t slots = td->mask + 1, first = tail & td->mask;
 	size_t part = n < slots - first ? n : (size_t)(slots - first);
@@ -152,7 +156,7 @@ static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws, 
 	 * them; this covers them (and maybe more, which stay for later). */
 	struct ada_enc_detail dl = { .ring = td->dring, .mask = td->dmask, .tail = td->dtail,
 				     .head = __atomic_load_n(&td->dhead, __ATOMIC_ACQUIRE),
-				     .pos = tail };
+				     .pos = tail, .skip = behind };
 	uint8_t *p = W.enc_buf;
 	size_t len;
 	unsigned r;
@@ -175,6 +179,10 @@ static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws, 
 		if (len == (size_t)-1)
 			return 0;
 		p += len;
+	}
+	if (dl.skipped) {
+		p += ada_encode_lost(ADA_DROP_DETAIL_FULL, dl.skipped, p);
+		ws->details_skipped += dl.skipped;
 	}
 	/* Release: our reads of these records are done; the thread may reuse
 	 * their bytes. */
@@ -212,7 +220,11 @@ static size_t drain_thread(struct ada_thread *td)
 	/* Acquire: pairs with the producer's release of head; the slots below
 	 * it are fully written. */
 	uint64_t head = __atomic_load_n(&td->head, __ATOMIC_ACQUIRE), tail = td->tail;
-	size_t max = td->dring ? DETAIL_DRAIN_MAX : DRAIN_MAX, len;
+	/* The index lane comes first: with a quarter of the ring waiting,
+	 * detail records (~15 times the bytes of their events) are left out
+	 * until the writer has caught up. */
+	bool behind = td->dring && head - tail > (td->mask + 1) / 4;
+	size_t max = td->dring && !behind ? DETAIL_DRAIN_MAX : DRAIN_MAX, len;
 	size_t n = head - tail < max ? (size_t)(head - tail) : max;
 
 	if (!ws) {
@@ -224,7 +236,7 @@ static size_t drain_thread(struct ada_thread *td)
 	}
 	if (!n && !has_new_drops(td, ws))
 		return 0;
-	len = encode_batch(td, ws, tail, n);
+	len = encode_batch(td, ws, tail, n, behind);
 	flush_fids();
 	if (!len || W.io_failed || write_frame(ws, len) < 0) {
 		ws->write_lost += n; /* told in the thread's end record */
@@ -248,8 +260,10 @@ static void thread_end_record(struct ada_thread *td, uint32_t flags)
 
 	for (r = 0; r < ADA_DROP_NREASONS; r++)
 		te.dropped[r] = td->dropped[r];
-	if (ws)
+	if (ws) {
 		te.dropped[ADA_DROP_NO_BUFFER] += ws->write_lost;
+		te.dropped[ADA_DROP_DETAIL_FULL] += ws->details_skipped;
+	}
 	te.events = ws ? ws->events : 0;
 	ada_meta_write(ADA_META_THREAD_END, &te, sizeof(te), NULL, 0);
 	for (r = 0; r < ADA_DROP_NREASONS; r++)
@@ -310,7 +324,7 @@ static size_t drain_all(double *headroom)
 		total += n;
 		if (headroom && n) {
 			/* A drain cut at its maximum left more behind: no headroom. */
-			double h = n == (td->dring ? DETAIL_DRAIN_MAX : DRAIN_MAX)
+			double h = n == DETAIL_DRAIN_MAX || n == DRAIN_MAX
 					   ? 0 : (double)(td->mask + 1) / 4 / (double)n;
 
 			if (h < *headroom)

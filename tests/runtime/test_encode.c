@@ -343,6 +343,70 @@ static void test_encode_fdict_continues_numbering_after_pending_is_flushed(void 
 	assert_int_equal(fx->d.pending[0], 0x401000);
 }
 
+/* ---- detail records ---------------------------------------------------------- */
+
+/* A detail ring holding one record (no stack window) for each of the slots
+ * at index positions pos[0..n), in order. */
+static void detail_ring(uint8_t *ring, size_t cap, const uint64_t *pos, size_t n,
+			struct ada_enc_detail *dl)
+{
+	size_t off = 0;
+
+	memset(dl, 0, sizeof(*dl));
+	for (size_t i = 0; i < n; i++) {
+		struct ada_detail_rec *rec = (void *)(ring + off);
+
+		memset(rec, 0, sizeof(*rec));
+		rec->len = (uint32_t)((sizeof(*rec) + 15) & ~(size_t)15);
+		rec->pos = pos[i];
+		rec->d.regs[0] = 0x100 + i;
+		off += rec->len;
+	}
+	assert_true(off <= cap);
+	dl->ring = ring;
+	dl->mask = cap - 1;
+	dl->head = off;
+}
+
+/* Two flagged slots: written after their events, or, when the writer is
+ * behind (skip), consumed and counted without a byte of them written; the
+ * events' bytes are the same either way. */
+static void test_encode_skipped_details_are_consumed_counted_and_not_written(void **state)
+{
+	static uint8_t ring[4096] __attribute__((aligned(16)));
+	const struct ada_slot slots[] = {
+		{ 1000, (0x4000 | (uint64_t)ADA_RAW_CALL << 62) | ADA_SLOT_DETAIL },
+		{ 1001, (0x4000 | (uint64_t)ADA_RAW_RETURN << 62) | ADA_SLOT_DETAIL },
+	};
+	const uint64_t pos[] = { 0, 1 };
+	struct ada_enc_detail dl;
+	size_t with, without;
+	uint8_t kept[sizeof(fx->out)];
+
+	(void)state;
+	fx->s.last_tsc = 1000;
+	detail_ring(ring, sizeof(ring), pos, 2, &dl);
+	with = ada_encode_slots(&fx->s, &fx->d, slots, 2, fx->out, &dl);
+	assert_int_equal(with, 2 + 1 + 2 * (1 + ADA_RAW_DETAIL_SIZE));
+	assert_int_equal(dl.tail, dl.head);
+	assert_int_equal(dl.skipped, 0);
+	memcpy(kept, fx->out, with);
+
+	ada_enc_stream_free(&fx->s);
+	memset(&fx->s, 0, sizeof(fx->s));
+	fx->s.last_tsc = 1000;
+	detail_ring(ring, sizeof(ring), pos, 2, &dl);
+	dl.skip = true;
+	without = ada_encode_slots(&fx->s, &fx->d, slots, 2, fx->out, &dl);
+	assert_int_equal(without, 3);
+	assert_int_equal(dl.tail, dl.head); /* the ring's bytes are free again */
+	assert_int_equal(dl.skipped, 2);
+	assert_int_equal(dl.missing, 0);
+	/* The same CALL and RETURN: tag + fid, then the close. */
+	assert_memory_equal(fx->out, kept, 2);
+	assert_int_equal(fx->out[2], kept[2 + 1 + ADA_RAW_DETAIL_SIZE]);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -369,6 +433,7 @@ int main(void)
 		T(test_encode_fdict_queues_new_addresses_in_fid_order),
 		T(test_encode_fdict_grows_past_its_initial_capacity),
 		T(test_encode_fdict_continues_numbering_after_pending_is_flushed),
+		T(test_encode_skipped_details_are_consumed_counted_and_not_written),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
