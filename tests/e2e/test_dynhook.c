@@ -34,8 +34,9 @@
  *     a lazy slot bound as the dynamic linker would (LD_PRELOAD wins);
  *   - dlopen of an instrumented and an uninstrumented library, kept, or
  *     closed and loaded again elsewhere: every call, every load in the
- *     manifest; dlmopen; an uninstrumented program dlopening an
- *     instrumented library;
+ *     manifest; dlmopen with immediate and lazy binding, and of an
+ *     instrumented library (its own libada stays off); an uninstrumented
+ *     program dlopening, calling and dlclosing an instrumented library;
  *   - C++: std::out_of_range thrown inside libstdc++ through hooked frames,
  *     caught in main, with lazy and with immediate binding;
  *   - longjmp out of qsort's comparator, siglongjmp out of a handler
@@ -1383,6 +1384,34 @@ static void check_dlmopen(struct tr_case *tc, const char *binding)
 	tr_pass(tc);
 }
 
+/* An instrumented library loaded with dlmopen brings a second libada into
+ * its namespace. That copy stays off (one session, one writer), and the
+ * namespace is not hooked: two runtimes would hijack the same frames. The
+ * program's output is unchanged; the library's calls are not recorded (a
+ * documented limit), the program's own are. */
+static void dlmopen_of_an_instrumented_library_keeps_one_runtime(void **state)
+{
+	struct tr_case *tc = *state;
+	static const char *const inst[] = { "-O2", "-shared", "-fPIC", "--ada-mode=fentry", NULL };
+	static const char *const ldl[] = { "-ldl", NULL };
+	char lib[PATH_MAX];
+	const char *const args[] = { lib, "lazy", NULL };
+
+	tr_build(tc, NULL, TR_ADACC, PROGS "dl_plain.c", "libdlinst.so", inst);
+	build_fentry_pair(tc, "dlmopen", ldl);
+	tr_path(tc, "libdlinst.so", lib);
+	run_args(tc, "dlmopen", "trace", args, args, NULL, 0); /* one session_* only */
+	assert_string_equal(tc->traced.out, "copy namespace\n");
+	expect_direct_tree(tc,
+			   "main\n"
+			   "  strcmp\n"
+			   "  in_namespace\n"
+			   "    dlmopen\n"
+			   "    printf\n"
+			   "    dlclose\n");
+	tr_pass(tc);
+}
+
 static void dlmopen_namespace_is_hooked(void **state)
 {
 	check_dlmopen(*state, "now");
@@ -1429,13 +1458,16 @@ static void uninstrumented_host_dlopens_an_instrumented_library(void **state)
 	tr_path(tc, "plain/libdlinst.so", plain_inst);
 	tr_path(tc, "traced/libdlinst.so", traced_inst);
 	run_args(tc, "host", "trace", plain_args, traced_args, NULL, 0);
-	assert_string_equal(tc->traced.out, "twice 42\nmeasure 10\n");
+	assert_string_equal(tc->traced.out, "twice 42\nmeasure 10\nclosed\n");
 	if (tr_count_lines(tc->replay.out, fentry) != 0)
 		fail_msg("__fentry__ was hooked:\n%s", tc->replay.out);
 	/* The library's own functions are recorded: its __fentry__ reference
 	 * is versioned (runtime/libada.map), so glibc's no-op __fentry__,
-	 * ahead in the host's search order, does not take it. */
-	expect_direct_tree(tc, "inst_twice\nprintf\ninst_measure\n  strlen\nprintf\n__cxa_finalize x2\n");
+	 * ahead in the host's search order, does not take it. After dlclose
+	 * the host's hooked slots still work: libada is never unloaded
+	 * (-z nodelete; the host crashed in puts before). */
+	expect_direct_tree(tc, "inst_twice\nprintf\ninst_measure\n  strlen\nprintf\ndlclose\n"
+			       "puts\n__cxa_finalize\n");
 	tr_pass(tc);
 }
 
@@ -1892,6 +1924,7 @@ int main(void)
 		T(dlopen_dlclose_twice_traces_every_load),
 		T(dlmopen_namespace_is_hooked),
 		T(dlmopen_namespace_binds_lazily),
+		T(dlmopen_of_an_instrumented_library_keeps_one_runtime),
 		T(uninstrumented_host_dlopens_an_instrumented_library),
 		T(cxx_exception_from_libstdcxx_unwinds_hooked_frames_bind_now),
 		T(cxx_exception_from_libstdcxx_unwinds_hooked_frames),

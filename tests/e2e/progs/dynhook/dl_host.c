@@ -1,6 +1,8 @@
 /* dl_host.c - a program built without adacc that dlopens a library
- * (argv[1]) and calls it through dlsym'd pointers. When the library was
- * built with adacc it brings libada.so in: tracing starts inside dlopen. */
+ * (argv[1]), calls it through dlsym'd pointers, closes it and goes on
+ * calling libc. When the library was built with adacc it brings libada.so
+ * in: tracing starts inside dlopen, and goes on after dlclose (libada stays:
+ * the program's slots are hooked through it). */
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -19,5 +21,8 @@ int main(int argc, char **argv)
 		return 2;
 	printf("twice %d\n", twice(21));
 	printf("measure %zu\n", measure("hello"));
+	if (dlclose(h) != 0)
+		return 3;
+	printf("closed\n");
 	return 0;
 }
