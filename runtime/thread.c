@@ -268,11 +268,12 @@ int ada_enter_resync_slow(struct ada_thread *td, uintptr_t sp, uintptr_t site)
 	return (int)td->depth;
 }
 
-/* An exit that is not the innermost frame's. Its frame is the innermost one
- * with the same function and return address: the frames inside it were
- * abandoned (longjmp), and are closed. gcc's partial inlining (a function
- * split into a head inlined in its caller and a part called from there)
- * bends both keys, and the rules below follow from it:
+/* An exit whose function is not the innermost frame's (ada_record_exit
+ * closes the innermost frame when it is: whatever its site). Its frame is
+ * the innermost one with the same function and return address: the frames
+ * inside it were abandoned (longjmp), and are closed. gcc's partial
+ * inlining (a function split into a head inlined in its caller and a part
+ * called from there) bends both keys, and the rules follow from it:
  *  - the head runs the entry hook with the caller's return address, the
  *    split-off part the exit hook with a return address in the caller: the
  *    innermost frame of the same function is taken whatever its site, and
@@ -286,8 +287,6 @@ uint32_t ada_exit_resync_slow(struct ada_thread *td, uintptr_t fn, uintptr_t sit
 {
 	uint32_t d;
 
-	if (td->shadow[td->depth - 1].fn == fn)
-		return td->depth;
 	for (d = td->depth; d > 0; d--)
 		if (td->shadow[d - 1].fn == fn && td->shadow[d - 1].site == site)
 			break;

@@ -238,8 +238,9 @@ ada_record_exit(struct ada_thread *td, uintptr_t fn, uintptr_t site)
 	if (likely(depth - 1 < td->shadow_cap)) {
 		const struct ada_frame *f = &td->shadow[depth - 1];
 
-		/* Not the innermost frame: frames above it were abandoned. */
-		if (unlikely(f->fn != fn || f->site != site)) {
+		/* Not the innermost frame's function: frames above it were
+		 * abandoned (its site need not match: see the slow path). */
+		if (unlikely(f->fn != fn)) {
 			depth = ada_exit_resync_slow(td, fn, site);
 			if (!depth)
 				return;
