@@ -292,42 +292,35 @@ static void *lookup_in(void *scope, const struct ada_dyn_slot *s, bool *ambiguou
 	return *ambiguous ? NULL : exact;
 }
 
-/* In a dlmopen namespace: its global scope (the object dlmopen loaded
- * there and its dependencies), then the module's own dependencies, through
- * a handle of the namespace (a dependency's link map is no dlsym handle:
- * only dlopen makes its search list). */
-static void *lookup_ns(const struct found *f, const struct ada_dyn_slot *s, bool *ambiguous)
+/* A handle of the module, for its own dependencies (a library dlopen'ed
+ * with RTLD_LOCAL), opened in the module's namespace. A
+ * dependency's link map is no dlsym handle (only dlopen makes its search
+ * list), so one outside the caller's namespace is opened with dlmopen. */
+static void *module_handle(const struct found *f)
 {
-	void *p = lookup_in(f->ns, s, ambiguous), *h;
 	Lmid_t lmid;
 
-	if (p || *ambiguous || dlinfo(f->ns, RTLD_DI_LMID, &lmid) != 0)
-		return p;
-	h = dlmopen(lmid, f->path, RTLD_LAZY | RTLD_NOLOAD);
-	if (h) {
-		p = lookup_in(h, s, ambiguous);
-		dlclose(h);
+	if (!f->ns) {
+		if (!f->info.dlpi_name || !*f->info.dlpi_name)
+			return NULL; /* the executable: its dependencies are global */
+		return dlopen(f->info.dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
 	}
-	return p;
+	if (dlinfo(f->ns, RTLD_DI_LMID, &lmid) != 0)
+		return NULL;
+	return dlmopen(lmid, f->path, RTLD_LAZY | RTLD_NOLOAD);
 }
 
+/* The global scope first (dlsym's from libada; in a dlmopen namespace, the
+ * object dlmopen loaded there and its dependencies), then the module's own
+ * dependencies. */
 static uintptr_t lookup(const struct found *f, const struct ada_dyn_slot *s)
 {
 	bool ambiguous = false;
-	void *p;
+	void *p = lookup_in(f->ns ? f->ns : RTLD_DEFAULT, s, &ambiguous), *h;
 
-	if (f->ns) {
-		p = lookup_ns(f, s, &ambiguous);
-	} else {
-		p = lookup_in(RTLD_DEFAULT, s, &ambiguous);
-		if (!p && !ambiguous && f->info.dlpi_name && *f->info.dlpi_name) {
-			void *h = dlopen(f->info.dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-
-			if (h) {
-				p = lookup_in(h, s, &ambiguous);
-				dlclose(h);
-			}
-		}
+	if (!p && !ambiguous && (h = module_handle(f))) {
+		p = lookup_in(h, s, &ambiguous);
+		dlclose(h);
 	}
 	dlerror(); /* leave no error behind for the program to find */
 	return (uintptr_t)p;
