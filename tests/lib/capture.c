@@ -1,31 +1,39 @@
-/* capture.c - stderr capture for the tests (capture.h). */
+/* capture.c - stderr (or stdout) capture for the tests (capture.h). */
 #include <stdio.h>
 #include <unistd.h>
 
 #include "capture.h"
 
 static FILE *cap;
-static int saved_fd2 = -1;
+static int fd_taken = STDERR_FILENO, saved_fd = -1;
 static char captured[8192];
+
+void capture_fd_begin(int fd)
+{
+	fflush(stdout);
+	fflush(stderr);
+	cap = tmpfile();
+	fd_taken = fd;
+	saved_fd = dup(fd);
+	if (cap && saved_fd >= 0)
+		dup2(fileno(cap), fd);
+}
 
 void capture_begin(void)
 {
-	fflush(stderr);
-	cap = tmpfile();
-	saved_fd2 = dup(STDERR_FILENO);
-	if (cap && saved_fd2 >= 0)
-		dup2(fileno(cap), STDERR_FILENO);
+	capture_fd_begin(STDERR_FILENO);
 }
 
 const char *capture_end(void)
 {
 	size_t n = 0;
 
+	fflush(stdout);
 	fflush(stderr);
-	if (saved_fd2 >= 0) {
-		dup2(saved_fd2, STDERR_FILENO);
-		close(saved_fd2);
-		saved_fd2 = -1;
+	if (saved_fd >= 0) {
+		dup2(saved_fd, fd_taken);
+		close(saved_fd);
+		saved_fd = -1;
 	}
 	if (cap) {
 		rewind(cap);
@@ -39,7 +47,7 @@ const char *capture_end(void)
 
 bool capture_active(void)
 {
-	return saved_fd2 >= 0;
+	return saved_fd >= 0;
 }
 
 size_t count_lines(const char *s)

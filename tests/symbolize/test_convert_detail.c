@@ -8,7 +8,6 @@
  * functions resolve: process.meta as the runtime writes it, thread files
  * from the runtime's encoder plus DETAIL records.
  */
-#include <fcntl.h>
 #include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +25,7 @@
 #include "check.h"
 #include "convert.h"
 #include "json.h"
+#include "lib/capture.h"
 #include "raw_fixture.h"
 #include "symtab.h"
 
@@ -425,27 +425,14 @@ static void test_convert_detail_converting_again_gives_the_same_detail(void **st
 static void test_convert_detail_summary_tells_detail_full_from_lost_events(void **state)
 {
 	const struct conv_options loud = { .quiet = false };
-	char path[300], text[4096];
-	int fd, saved;
-	ssize_t n;
+	const char *text;
+	int ret;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/summary.txt", w->root);
-	fflush(stdout);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	assert_true(fd >= 0);
-	saved = dup(1);
-	dup2(fd, 1);
-	assert_int_equal(convert_process(w->pid_dir, w->pid_dir, &loud), 0);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	close(fd);
-	fd = open(path, O_RDONLY);
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	assert_true(n > 0);
-	text[n] = '\0';
+	capture_fd_begin(STDOUT_FILENO);
+	ret = convert_process(w->pid_dir, w->pid_dir, &loud);
+	text = capture_end();
+	assert_int_equal(ret, 0);
 	if (!strstr(text, "1 detail records were not kept, their events were") ||
 	    strstr(text, "events were not recorded"))
 		fail_msg("summary:\n%s", text);
