@@ -11,6 +11,7 @@
 #ifndef ADA_TEST_RAW_FIXTURE_H
 #define ADA_TEST_RAW_FIXTURE_H
 
+#include <ftw.h>
 #include <lz4frame.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,9 +20,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "check.h"
 #include "encode.h"
 #include "raw_format.h"
 
@@ -86,8 +90,9 @@ static inline void rf_make_detail(unsigned seed, uint16_t stack_size, struct ada
 		stack[b] = (uint8_t)(seed * 31 + b);
 }
 
-/* Appends f as one LZ4 frame to `path`; returns the compressed size. */
-static inline size_t rf_append(const char *path, const struct rf_frame *f)
+/* Appends len bytes as one LZ4 frame to `path`, with writer.c's
+ * preferences; returns the compressed size. */
+static inline size_t rf_append_bytes(const char *path, const void *data, size_t len)
 {
 	LZ4F_preferences_t prefs;
 	LZ4F_cctx *cctx;
@@ -99,14 +104,14 @@ static inline size_t rf_append(const char *path, const struct rf_frame *f)
 	prefs.frameInfo.blockSizeID = LZ4F_max1MB;
 	prefs.frameInfo.blockMode = LZ4F_blockIndependent;
 	prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
-	cap = LZ4F_compressBound(f->len, &prefs) + LZ4F_HEADER_SIZE_MAX;
+	cap = LZ4F_compressBound(len, &prefs) + LZ4F_HEADER_SIZE_MAX;
 	out = malloc(cap);
 	assert_non_null(out);
 	assert_false(LZ4F_isError(LZ4F_createCompressionContext(&cctx, LZ4F_VERSION)));
 	n = LZ4F_compressBegin(cctx, out, cap, &prefs);
 	assert_false(LZ4F_isError(n));
 	total = n;
-	n = LZ4F_compressUpdate(cctx, out + total, cap - total, f->buf, f->len, NULL);
+	n = LZ4F_compressUpdate(cctx, out + total, cap - total, data, len, NULL);
 	assert_false(LZ4F_isError(n));
 	total += n;
 	n = LZ4F_compressEnd(cctx, out + total, cap - total, NULL);
@@ -119,6 +124,64 @@ static inline size_t rf_append(const char *path, const struct rf_frame *f)
 	assert_int_equal(fclose(fp), 0);
 	free(out);
 	return total;
+}
+
+/* Appends f as one LZ4 frame to `path`; returns the compressed size. */
+static inline size_t rf_append(const char *path, const struct rf_frame *f)
+{
+	return rf_append_bytes(path, f->buf, f->len);
+}
+
+/* A scratch trace directory with raw/ in it and the path of thread 0's
+ * file: made from a mkdtemp template, removed with what a test left. */
+struct rf_thread_file {
+	char dir[64];   /* mkdtemp */
+	char raw[96];   /* dir/raw */
+	char path[128]; /* raw/thread_0.lz4 */
+};
+
+static inline void rf_thread_file_make(struct rf_thread_file *t, const char *tmpl)
+{
+	snprintf(t->dir, sizeof(t->dir), "%s", tmpl);
+	assert_non_null(mkdtemp(t->dir));
+	snprintf(t->raw, sizeof(t->raw), "%s/raw", t->dir);
+	assert_int_equal(mkdir(t->raw, 0755), 0);
+	snprintf(t->path, sizeof(t->path), "%s/thread_0.lz4", t->raw);
+}
+
+static inline void rf_thread_file_remove(const struct rf_thread_file *t)
+{
+	unlink(t->path);
+	rmdir(t->raw);
+	rmdir(t->dir);
+}
+
+static inline int rf_remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+/* Removes a scratch directory and everything in it. */
+static inline void rf_remove_tree(const char *root)
+{
+	nftw(root, rf_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* What ada-symbolize wrote under pid_dir passes its validator (--check). */
+static inline void rf_expect_valid(const char *pid_dir)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	int violations = -1;
+
+	assert_int_equal(ada_check_path(pid_dir, out, &violations), 0);
+	fclose(out);
+	if (violations)
+		fail_msg("%s", text);
+	assert_non_null(strstr(text, ": OK"));
+	free(text);
 }
 
 /* A dictionary that gives addr[i] the fid i + 1, as a FUNCS record listing

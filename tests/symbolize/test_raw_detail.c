@@ -19,9 +19,7 @@
 #include "raw_fixture.h"
 
 struct tfile {
-	char dir[64];      /* mkdtemp */
-	char raw[96];      /* dir/raw */
-	char path[128];    /* raw/thread_0.lz4 */
+	struct rf_thread_file loc;
 	struct ada_enc_stream enc;
 	struct ada_fdict dict;
 	struct rf_frame f;
@@ -36,11 +34,7 @@ static int setup(void **state)
 {
 	(void)state;
 	tf = calloc(1, sizeof(*tf));
-	strcpy(tf->dir, "/tmp/ada_test_detail_XXXXXX");
-	assert_non_null(mkdtemp(tf->dir));
-	snprintf(tf->raw, sizeof(tf->raw), "%s/raw", tf->dir);
-	assert_int_equal(mkdir(tf->raw, 0755), 0);
-	snprintf(tf->path, sizeof(tf->path), "%s/thread_0.lz4", tf->raw);
+	rf_thread_file_make(&tf->loc, "/tmp/ada_test_detail_XXXXXX");
 	rf_fdict_init(&tf->dict, addrs, 3);
 	return 0;
 }
@@ -48,9 +42,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	unlink(tf->path);
-	rmdir(tf->raw);
-	rmdir(tf->dir);
+	rf_thread_file_remove(&tf->loc);
 	ada_enc_stream_free(&tf->enc);
 	ada_fdict_free(&tf->dict);
 	free(tf);
@@ -86,14 +78,14 @@ static void put_bytes(const void *p, size_t n)
 
 static void end_frame(void)
 {
-	rf_append(tf->path, &tf->f);
+	rf_append(tf->loc.path, &tf->f);
 }
 
 /* ---- reading ------------------------------------------------------------------ */
 
 static struct raw_stream *open_stream(void)
 {
-	struct raw_stream *s = raw_stream_open(tf->raw, 0, 3);
+	struct raw_stream *s = raw_stream_open(tf->loc.raw, 0, 3);
 
 	assert_non_null(s);
 	return s;
@@ -162,7 +154,7 @@ static void expect_refused(struct raw_stream *s, const char *what)
 	assert_true(rc < 0);
 	assert_non_null(strchr(err, '\n'));
 	assert_string_equal(strchr(err, '\n'), "\n"); /* one line */
-	assert_non_null(strstr(err, tf->path));
+	assert_non_null(strstr(err, tf->loc.path));
 	assert_non_null(strstr(err, what));
 }
 
@@ -249,7 +241,7 @@ static void test_raw_detail_at_unaligned_offsets_reads_the_same(void **state)
 	event(9, ADA_RAW_RETURN, FA);
 	end_frame();
 
-	s = raw_stream_open(tf->raw, 0, 4);
+	s = raw_stream_open(tf->loc.raw, 0, 4);
 	assert_non_null(s);
 	expect_detail(s, 7, 1, ADA_RAW_CALL, 1, 9, 3);
 	expect_detail(s, 8, 4, ADA_RAW_CALL, 2, 10, 5);

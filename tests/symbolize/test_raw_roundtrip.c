@@ -2,7 +2,6 @@
  * runtime/writer.c frames it, decodes back to the same events; a file cut
  * short by a crash ends at its last whole frame; a damaged one is refused. */
 #include <fcntl.h>
-#include <lz4frame.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,13 +17,12 @@
 #include "lib/capture.h"
 #include "encode.h"
 #include "raw.h"
+#include "raw_fixture.h"
 
 /* ---- the writer side: a thread file built frame by frame ---------------------- */
 
 struct tfile {
-	char dir[64];      /* mkdtemp */
-	char raw[96];      /* dir/raw */
-	char path[128];    /* raw/thread_0.lz4 */
+	struct rf_thread_file loc;
 	struct ada_enc_stream enc;
 	struct ada_fdict dict;
 	size_t frame_end[16]; /* file size after each frame */
@@ -37,11 +35,7 @@ static int setup(void **state)
 {
 	(void)state;
 	tf = calloc(1, sizeof(*tf));
-	strcpy(tf->dir, "/tmp/ada_test_raw_XXXXXX");
-	assert_non_null(mkdtemp(tf->dir));
-	snprintf(tf->raw, sizeof(tf->raw), "%s/raw", tf->dir);
-	assert_int_equal(mkdir(tf->raw, 0755), 0);
-	snprintf(tf->path, sizeof(tf->path), "%s/thread_0.lz4", tf->raw);
+	rf_thread_file_make(&tf->loc, "/tmp/ada_test_raw_XXXXXX");
 	assert_int_equal(ada_fdict_init(&tf->dict), 0);
 	return 0;
 }
@@ -49,47 +43,18 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	unlink(tf->path);
-	rmdir(tf->raw);
-	rmdir(tf->dir);
+	rf_thread_file_remove(&tf->loc);
 	ada_enc_stream_free(&tf->enc);
 	ada_fdict_free(&tf->dict);
 	free(tf);
 	return 0;
 }
 
-/* Appends `len` bytes as one LZ4 frame, with writer.c's preferences. */
+/* Appends `len` bytes as one LZ4 frame, and notes where it ends. */
 static void append_frame(const uint8_t *data, size_t len)
 {
-	LZ4F_preferences_t prefs;
-	LZ4F_cctx *cctx;
-	size_t cap, n, total;
-	uint8_t *buf;
-	FILE *f;
+	size_t total = rf_append_bytes(tf->loc.path, data, len);
 
-	memset(&prefs, 0, sizeof(prefs));
-	prefs.frameInfo.blockSizeID = LZ4F_max1MB;
-	prefs.frameInfo.blockMode = LZ4F_blockIndependent;
-	prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
-	cap = LZ4F_compressBound(len, &prefs) + LZ4F_HEADER_SIZE_MAX;
-	buf = malloc(cap);
-	assert_false(LZ4F_isError(LZ4F_createCompressionContext(&cctx, LZ4F_VERSION)));
-	n = LZ4F_compressBegin(cctx, buf, cap, &prefs);
-	assert_false(LZ4F_isError(n));
-	total = n;
-	n = LZ4F_compressUpdate(cctx, buf + total, cap - total, data, len, NULL);
-	assert_false(LZ4F_isError(n));
-	total += n;
-	n = LZ4F_compressEnd(cctx, buf + total, cap - total, NULL);
-	assert_false(LZ4F_isError(n));
-	total += n;
-	LZ4F_freeCompressionContext(cctx);
-
-	f = fopen(tf->path, "ab");
-	assert_non_null(f);
-	assert_int_equal(fwrite(buf, 1, total, f), total);
-	assert_int_equal(fclose(f), 0);
-	free(buf);
 	tf->frame_end[tf->nframes] = (tf->nframes ? tf->frame_end[tf->nframes - 1] : 0) + total;
 	tf->nframes++;
 }
@@ -133,7 +98,7 @@ enum { FA = 0x401000, FB = 0x402000, FC = 0x403000 };
 
 static struct raw_stream *open_stream(void)
 {
-	struct raw_stream *s = raw_stream_open(tf->raw, 0, tf->dict.next_fid - 1);
+	struct raw_stream *s = raw_stream_open(tf->loc.raw, 0, tf->dict.next_fid - 1);
 
 	assert_non_null(s);
 	return s;
@@ -185,7 +150,7 @@ static void expect_refused(struct raw_stream *s)
 	err = capture_end();
 	assert_true(rc < 0);
 	assert_int_equal(count_lines(err), 1);
-	assert_non_null(strstr(err, tf->path));
+	assert_non_null(strstr(err, tf->loc.path));
 }
 
 /* ---- round trip ---------------------------------------------------------------- */
@@ -307,7 +272,7 @@ static void test_raw_roundtrip_lost_with_unknown_reason_is_ignored(void **state)
 
 static void truncate_to(size_t len)
 {
-	assert_int_equal(truncate(tf->path, (off_t)len), 0);
+	assert_int_equal(truncate(tf->loc.path, (off_t)len), 0);
 }
 
 static void write_open_frames(void)
@@ -426,7 +391,7 @@ static void test_raw_roundtrip_empty_file_has_no_events(void **state)
 	FILE *f;
 
 	(void)state;
-	f = fopen(tf->path, "wb");
+	f = fopen(tf->loc.path, "wb");
 	assert_non_null(f);
 	fclose(f);
 	s = open_stream();
@@ -439,7 +404,7 @@ static void test_raw_roundtrip_empty_file_has_no_events(void **state)
 
 static void flip_byte(size_t off)
 {
-	int fd = open(tf->path, O_RDWR);
+	int fd = open(tf->loc.path, O_RDWR);
 	uint8_t b;
 
 	assert_true(fd >= 0);
@@ -481,7 +446,7 @@ static void test_raw_roundtrip_fid_not_in_meta_is_refused_with_one_line(void **s
 
 	(void)state;
 	BATCH(CALL(1, FA), CALL(2, FB));
-	s = raw_stream_open(tf->raw, 0, 1); /* process.meta knew fid 1 only */
+	s = raw_stream_open(tf->loc.raw, 0, 1); /* process.meta knew fid 1 only */
 	assert_non_null(s);
 	EXPECT_EVENTS(s, EV(1, 1, CALL, 1));
 	expect_refused(s);
@@ -532,7 +497,7 @@ static void test_raw_roundtrip_missing_file_has_no_events(void **state)
 
 	(void)state;
 	capture_begin();
-	s = raw_stream_open(tf->raw, 7, 10);
+	s = raw_stream_open(tf->loc.raw, 7, 10);
 	assert_non_null(s);
 	expect_end(s);
 	err = capture_end();
