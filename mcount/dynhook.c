@@ -116,7 +116,6 @@ static struct {
 	unsigned long long adds, subs; /* dl_iterate_phdr's counters at the last pass */
 	struct ada_meta_dynhook stats;
 	size_t cells_written;          /* cells whose ADA_META_HOOKED record is out */
-	char exe[512];
 } H = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static struct chunk *chunk_new(void)
@@ -356,7 +355,8 @@ static int collect(struct dl_phdr_info *info, void *ns, void *arg)
 	memset(f, 0, sizeof(*f));
 	f->info = *info;
 	f->ns = ns;
-	snprintf(f->path, sizeof(f->path), "%s", p->n == 1 && !*info->dlpi_name ? H.exe : info->dlpi_name);
+	snprintf(f->path, sizeof(f->path), "%.*s", (int)sizeof(f->path) - 1,
+		 p->n == 1 && !*info->dlpi_name ? ada_rt.exe : info->dlpi_name);
 	ada_modmap_range(info, &f->lo, &f->hi);
 	f->parsed = ada_dyn_parse(info, &f->dyn) == 0;
 	return 0;
@@ -583,9 +583,6 @@ static void pass(bool startup)
 
 void ada_dynhook_start(void)
 {
-	ssize_t n = readlink("/proc/self/exe", H.exe, sizeof(H.exe) - 1);
-
-	H.exe[n > 0 ? n : 0] = '\0';
 	pass(true);
 }
 

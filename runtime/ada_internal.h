@@ -49,6 +49,7 @@ struct ada_runtime {
 	uint32_t pid;
 	char pid_dir[4352];        /* <output>/session_…/pid_<pid> */
 	char raw_dir[4400];        /* pid_dir/raw */
+	char exe[4096];            /* the executable's path (/proc/self/exe), or "" */
 	struct ada_thread *threads; /* registry, pushed with CAS, newest first */
 	uint32_t next_ordinal;
 	pthread_key_t exit_key;    /* its destructor marks a thread exited */

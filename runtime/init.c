@@ -84,7 +84,6 @@ static int process_begin(uint32_t parent_pid)
 	struct ada_meta_process p = { 0 };
 	struct ada_meta_clock c;
 	char extra[8192], cfg[4500];
-	ssize_t exe_len;
 	size_t n;
 	int err;
 
@@ -107,9 +106,7 @@ static int process_begin(uint32_t parent_pid)
 	p.start_tsc = c.tsc;
 	p.start_boottime_ns = c.boottime_ns;
 	p.start_realtime_ns = (uint64_t)time(NULL) * 1000000000ull;
-	exe_len = readlink("/proc/self/exe", extra, sizeof(extra) - 1);
-	n = exe_len > 0 ? (size_t)exe_len : 0;
-	extra[n++] = '\0';
+	n = (size_t)snprintf(extra, sizeof(extra), "%s", ada_rt.exe) + 1;
 	n += read_cmdline(extra + n, sizeof(extra) - n);
 	ada_meta_write(ADA_META_PROCESS, &p, sizeof(p), extra, n);
 	n = (size_t)ada_config_format(&ada_rt.cfg, cfg, sizeof(cfg));
@@ -180,9 +177,14 @@ static bool secondary_copy(void)
 __attribute__((constructor(101))) static void ada_start(void)
 {
 	extern char **environ;
+	ssize_t n;
 
 	if (secondary_copy())
 		return;
+	/* Read once: the process record, the module map and the hooks name the
+	 * executable by it (dl_iterate_phdr gives it no name). */
+	n = readlink("/proc/self/exe", ada_rt.exe, sizeof(ada_rt.exe) - 1);
+	ada_rt.exe[n > 0 ? n : 0] = '\0';
 	ada_config_load(&ada_rt.cfg, env_get);
 	ada_config_warn_unknown(environ);
 	if (ada_rt.cfg.disabled)

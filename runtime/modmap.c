@@ -276,12 +276,8 @@ static int visit(struct dl_phdr_info *info, void *ns, void *arg)
 		if (info->dlpi_adds == M.adds && !sc->all)
 			return 1; /* nothing loaded since the last scan */
 		M.adds = info->dlpi_adds;
-		if (!*path) { /* the executable has no name here */
-			ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-			exe[n > 0 ? n : 0] = '\0';
-			path = exe;
-		}
+		if (!*path) /* the executable has no name here */
+			path = ada_rt.exe;
 	}
 	describe(info, &m);
 	if (*path && path[0] != '/' && path_from_maps(m.bias + m.vaddr_lo, exe, sizeof(exe)))
