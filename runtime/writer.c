@@ -213,8 +213,9 @@ static void sample_latency(const struct ada_thread *td, uint64_t tail, size_t n)
 	}
 }
 
-/* One frame from td's ring. Returns the number of slots consumed. */
-static size_t drain_thread(struct ada_thread *td)
+/* One frame from td's ring. Returns the number of slots consumed; *cut
+ * says whether the frame's limit left slots behind. */
+static size_t drain_thread(struct ada_thread *td, bool *cut)
 {
 	struct ada_writer_stream *ws = td->ws;
 	/* Acquire: pairs with the producer's release of head; the slots below
@@ -227,6 +228,7 @@ static size_t drain_thread(struct ada_thread *td)
 	size_t max = td->dring && !behind ? DETAIL_DRAIN_MAX : DRAIN_MAX, len;
 	size_t n = head - tail < max ? (size_t)(head - tail) : max;
 
+	*cut = head - tail > max;
 	if (!ws) {
 		if (!n)
 			return 0;
@@ -318,14 +320,14 @@ static size_t drain_all(double *headroom)
 	for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = next) {
 		/* Acquire: once exited is seen, so is every slot before it. */
 		uint32_t exited = __atomic_load_n(&td->exited, __ATOMIC_ACQUIRE);
-		size_t n = drain_thread(td);
+		bool cut;
+		size_t n = drain_thread(td, &cut);
 
 		next = td->next;
 		total += n;
 		if (headroom && n) {
 			/* A drain cut at its maximum left more behind: no headroom. */
-			double h = n == DETAIL_DRAIN_MAX || n == DRAIN_MAX
-					   ? 0 : (double)(td->mask + 1) / 4 / (double)n;
+			double h = cut ? 0 : (double)(td->mask + 1) / 4 / (double)n;
 
 			if (h < *headroom)
 				*headroom = h;
