@@ -5,6 +5,7 @@
  * last one cut short (the reader stops there).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,7 +30,13 @@ int ada_meta_open(const char *raw_dir)
 	_Static_assert(sizeof(struct ada_meta_module) == 72, "MODULE");
 	_Static_assert(sizeof(struct ada_meta_funcs) == 8, "FUNCS");
 	_Static_assert(sizeof(struct ada_meta_thread) == 32, "THREAD");
-	_Static_assert(sizeof(struct ada_meta_thread_end) == 24 + 8 * ADA_DROP_NREASONS, "THREAD_END");
+	_Static_assert(sizeof(struct ada_meta_thread_end) == 40 + 8 * ADA_DROP_NREASONS, "THREAD_END");
+	_Static_assert(sizeof(struct ada_meta_crash) == 32, "CRASH");
+	_Static_assert(sizeof(struct ada_meta_recovered) == 32, "RECOVERED");
+	_Static_assert(sizeof(struct ada_meta_ring) == 8, "RING");
+	_Static_assert(sizeof(struct ada_ring_header) == 256, "ring header");
+	_Static_assert(offsetof(struct ada_ring_header, head) == 64, "ring head");
+	_Static_assert(offsetof(struct ada_ring_header, tail) == 192, "ring tail");
 	_Static_assert(sizeof(struct ada_meta_latency) == 16 + 4 * ADA_LATENCY_BUCKETS, "LATENCY");
 	memcpy(h.magic, ADA_META_MAGIC, sizeof(h.magic));
 	snprintf(path, sizeof(path), "%s/process.meta", raw_dir);

@@ -12,7 +12,8 @@
 
 #include <stdint.h>
 
-#define ADA_RAW_VERSION 2 /* 2: the detail lane (DETAIL records, detail_full) */
+#define ADA_RAW_VERSION 3 /* 2: the detail lane (DETAIL records, detail_full);
+			     * 3: POS in every frame, ring files, CRASH, waits */
 
 /* ---- process.meta: a 16-byte file header, then records ---------------------- */
 
@@ -50,6 +51,11 @@ enum ada_meta_type {
 				   * reached through hooked PLT/GOT slots */
 	ADA_META_DYNHOOK = 11,    /* struct ada_meta_dynhook: the dynamic hooks' totals
 				   * so far (the last record in the file holds) */
+	ADA_META_RING = 12,       /* struct ada_meta_ring + path: where a thread's ring
+				   * file is, for recovery after an unclean end */
+	ADA_META_CRASH = 13,      /* struct ada_meta_crash: a fatal signal */
+	ADA_META_RECOVERED = 14,  /* struct ada_meta_recovered: ada-symbolize folded
+				   * a ring file's unwritten events into the trace */
 };
 
 /* Why an event was not kept. ADA_DROP_NAMES are what the manifest and the
@@ -126,6 +132,9 @@ struct ada_meta_thread_end {
 	uint64_t end_tsc;
 	uint64_t events;       /* events written to thread_<N>.lz4 */
 	uint64_t dropped[ADA_DROP_NREASONS];
+	/* version 3: backpressure (ADA_ON_FULL=wait) */
+	uint64_t waits;        /* times the thread found its ring full and waited */
+	uint64_t wait_ns;      /* time it spent waiting, in total */
 };
 
 enum { ADA_TEND_EXITED = 1, /* the thread ended; else it was still running at exit */
@@ -175,6 +184,69 @@ struct ada_meta_dynhook {
 	uint64_t total_ns;   /* every pass */
 };
 
+/* A thread's ring file (ADA_RINGS=trace or shm): the path, absolute. */
+struct ada_meta_ring {
+	uint32_t ordinal;
+	uint32_t reserved;     /* 0 */
+	/* then: the path\0 */
+};
+
+/* A fatal signal reached the runtime's handler (SIGSEGV, SIGBUS, SIGILL,
+ * SIGFPE, SIGABRT), written by the handler before anything else. */
+struct ada_meta_crash {
+	uint32_t signo;
+	int32_t code;          /* si_code */
+	uint32_t ordinal;      /* the thread it was delivered to; UINT32_MAX if untraced */
+	uint32_t os_tid;
+	uint64_t addr;         /* si_addr: the faulting address (0 for SIGABRT) */
+	uint64_t tsc;          /* when the handler ran */
+};
+
+/* Written by ada-symbolize when it folded a ring file into thread_<N>.lz4. */
+struct ada_meta_recovered {
+	uint32_t ordinal;
+	uint32_t reserved;     /* 0 */
+	uint64_t events;       /* events taken from the ring file */
+	uint64_t lost;         /* events the writer had taken but not written whole */
+	uint64_t end_tsc;      /* the thread's last event */
+};
+
+/* ---- ring files --------------------------------------------------------------
+ *
+ * Each thread's index ring is a shared mapping of a file: this header in the
+ * first page, then `slots` 16-byte slots {u64 tsc, u64 addr | detail << 61 |
+ * kind << 62} from offset ADA_RING_SLOTS_OFFSET. The producer release-stores
+ * head after each slot and the writer tail after each drain, so whatever the
+ * process stored is in the page cache when it dies: positions [max(tail,
+ * head - slots), head) are intact. A clean exit removes the file.
+ */
+#define ADA_RING_MAGIC "ADARING1"
+#define ADA_RING_SLOTS_OFFSET 4096
+
+struct ada_ring_header {
+	/* set at creation */
+	char magic[8];
+	uint32_t version;      /* ADA_RAW_VERSION */
+	uint32_t ordinal;
+	uint32_t os_tid;
+	uint32_t pid;
+	uint64_t slots;        /* a power of two */
+	uint64_t start_tsc;
+	uint64_t base;         /* the position of the thread's first slot */
+	uint64_t reserved0[2];
+	/* producer (offset 64) */
+	uint64_t head;         /* the next position to write */
+	uint64_t dropped[ADA_DROP_NREASONS];
+	uint64_t waits, wait_ns;
+	uint64_t crash_tsc;    /* the fatal signal's time, on the thread it hit */
+	uint64_t reserved1[5];
+	/* writer (offset 192) */
+	uint64_t tail;         /* positions below were consumed by the writer */
+	uint32_t wake;         /* futex word: bumped when tail moved for a waiter */
+	uint32_t waiting;      /* the producer sleeps on wake */
+	uint64_t reserved2[6];
+};
+
 /* ---- thread_<N>.lz4: concatenated LZ4 frames ---------------------------------
  *
  * Each frame is complete on its own (the writer emits one per drain), so a file
@@ -199,6 +271,8 @@ enum ada_raw_control {
 	ADA_CTL_LOST = 1,   /* then varint reason, varint count: events not kept here */
 	ADA_CTL_DETAIL = 2, /* then struct ada_raw_detail + stack bytes: the detail of
 			     * the CALL or RETURN just before it */
+	ADA_CTL_POS = 3,    /* then varint: the ring position of the frame's first
+			     * event; every frame has one, after its SYNC */
 };
 
 /* The detail record of one event (fentry/mcount modes), little-endian, packed:

@@ -375,7 +375,7 @@ static void test_raw_meta_wrong_version_is_refused_with_one_line(void **state)
 	meta.buf[offsetof(struct ada_meta_file_header, version)] = ADA_RAW_VERSION + 1;
 	save(meta.len);
 	expect_refused(-EINVAL);
-	assert_non_null(strstr(captured, "version 2"));
+	assert_non_null(strstr(captured, "reads version 3"));
 }
 
 static void test_raw_meta_big_endian_file_is_refused_with_one_line(void **state)
