@@ -43,6 +43,13 @@ void ada_cc_print_help(FILE *f, const char *prog)
 	      "  ADA_DETAIL        all (default) | off: registers and stack (fentry, mcount)\n"
 	      "  ADA_STACK_BYTES   stack window per detail record, 0..512 (default 128)\n"
 	      "  ADA_DETAIL_KB     each thread's detail ring, KiB (default 16384)\n"
+	      "  ADA_DYNHOOK       on (default) | off: calls into libraries not built with adacc\n"
+	      "  ADA_EXCLUDE       MODULE[:SYMBOL] globs of library functions not to hook\n"
+	      "  ADA_ON_FULL       wait (default) | drop: a thread whose ring is full waits\n"
+	      "                    for the writer, or skips (and counts) what it calls\n"
+	      "  ADA_RINGS         trace (default) | shm | anon: rings in files next to the\n"
+	      "                    trace, in /dev/shm, or in memory only (not recoverable\n"
+	      "                    after a SIGKILL)\n"
 	      "\n"
 	      "CMake: -DCMAKE_TOOLCHAIN_FILE=<prefix>/share/ada/ada.cmake\n"
 	      "make:  make CC=adacc CXX=adac++\n", f);

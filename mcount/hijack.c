@@ -87,7 +87,7 @@ static int64_t detail_reserve(struct ada_thread *td, uint32_t len)
 	return (int64_t)off;
 }
 
-/* Writes the detail record of the slot about to be written (td->head) and
+/* Writes the detail record of the slot about to be written (td->rh->head) and
  * returns the slot flag that says so, or 0 if there was no room (counted). */
 static uint64_t detail_put(struct ada_thread *td, const uint64_t regs[8], uintptr_t lr,
 			   uintptr_t fp, uintptr_t sp)
@@ -105,7 +105,7 @@ static uint64_t detail_put(struct ada_thread *td, const uint64_t regs[8], uintpt
 		goto full;
 	rec = (void *)(td->dring + off);
 	rec->len = len;
-	rec->pos = td->head;
+	rec->pos = td->rh->head;
 	for (i = 0; i < 8; i++)
 		rec->d.regs[i] = regs[i];
 	rec->d.lr = lr;
@@ -125,7 +125,7 @@ static uint64_t detail_put(struct ada_thread *td, const uint64_t regs[8], uintpt
 	__atomic_store_n(&td->dhead, td->dhead + len, __ATOMIC_RELEASE);
 	return ADA_SLOT_DETAIL;
 full:
-	td->dropped[ADA_DROP_DETAIL_FULL]++;
+	td->rh->dropped[ADA_DROP_DETAIL_FULL]++;
 	return 0;
 }
 
@@ -204,7 +204,7 @@ hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn, uintptr
 		depth = entry_resync_slow(td, sp) + 1;
 	if (unlikely(depth > td->shadow_cap)) {
 		/* No room to keep its return address: untouched, unrecorded. */
-		td->dropped[ADA_DROP_MAX_DEPTH] += 2;
+		td->rh->dropped[ADA_DROP_MAX_DEPTH] += 2;
 		goto out;
 	}
 	td->depth = depth;

@@ -31,7 +31,11 @@ struct ada_config {
 	uint64_t detail_bytes;    /* ADA_DETAIL_KB * 1024, a power of two */
 	bool dynhook;             /* ADA_DYNHOOK=on (default) | off: hook PLT/GOT slots */
 	char exclude[1024];       /* ADA_EXCLUDE: module[:symbol] globs, comma-separated */
+	bool on_full_drop;        /* ADA_ON_FULL=drop: a full ring drops (default wait) */
+	unsigned rings;           /* ADA_RINGS: ADA_RINGS_* */
+	uint32_t writer_delay_us; /* ADA_TEST_WRITER_DELAY_US: tests slow the writer */
 };
+enum { ADA_RINGS_TRACE = 0, ADA_RINGS_SHM, ADA_RINGS_ANON };
 
 /* Reads the ADA_* variables from `getenv_fn` (getenv, or a test's table). An
  * invalid value prints one line naming the variable, the value and what is
@@ -53,6 +57,12 @@ struct ada_runtime {
 	struct ada_thread *threads; /* registry, pushed with CAS, newest first */
 	uint32_t next_ordinal;
 	pthread_key_t exit_key;    /* its destructor marks a thread exited */
+	uint64_t start_ns;         /* CLOCK_BOOTTIME at start: names /dev/shm ring files */
+	/* The writer: running (threads may wait for it), how many passes it made
+	 * (a waiting thread watches it move), and the futex word it sleeps on. */
+	bool writer_live;
+	uint64_t writer_progress;
+	uint32_t writer_kick;
 };
 ADA_HIDDEN extern struct ada_runtime ada_rt;
 
@@ -71,9 +81,27 @@ ADA_HIDDEN void ada_runtime_end(struct ada_thread *td, uint32_t saved);
 /* Maps the thread's detail ring at its first detail record; 0 or -ENOMEM
  * (then the thread records no details, counted as detail_full). */
 ADA_HIDDEN int ada_detail_init_slow(struct ada_thread *td);
-/* In a fork child: forget the parent's other threads, keep the caller's with
- * an empty ring and its open frames re-recorded as CALLs at `now`. */
+/* In a fork child: forget the parent's threads and their rings (the
+ * caller's thread included: its state stays, without a ring); then, once
+ * the child has its trace directory, give the caller's thread a new ring
+ * with its open frames re-recorded as CALLs at `now`. */
+ADA_HIDDEN void ada_thread_fork_forget(void);
 ADA_HIDDEN void ada_thread_after_fork(uint64_t now);
+
+/* ---- fatal signals (crash.c) ---------------------------------------------------- */
+/* Handles SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT: the crash goes into
+ * the trace, then the signal has the effect it had before. */
+ADA_HIDDEN void ada_crash_install(void);
+
+/* ---- the index ring (ring.c) -------------------------------------------------- */
+/* Maps td's ring (a file per ADA_RINGS, else anonymous memory) with an empty
+ * header for td->ordinal at position 0, and names the file in process.meta. */
+ADA_HIDDEN int ada_ring_map(struct ada_thread *td);
+/* Removes the ring file (the mapping stays: the thread may still write). */
+ADA_HIDDEN void ada_ring_remove(struct ada_thread *td);
+ADA_HIDDEN void ada_ring_unmap(struct ada_thread *td);
+/* The writer moved td's tail: wake the thread if it waits for room. */
+ADA_HIDDEN void ada_ring_wake(struct ada_thread *td);
 
 /* ---- clock (clock.c) ----------------------------------------------------------- */
 ADA_HIDDEN void ada_clock_sample(struct ada_meta_clock *out);
@@ -122,6 +150,11 @@ ADA_HIDDEN int ada_writer_start(void);
 ADA_HIDDEN void ada_writer_flush(void);
 /* Final flush at exit: stops the writer thread, drains, closes the files. */
 ADA_HIDDEN void ada_writer_stop(void);
+/* Wakes the writer now if it sleeps (a ring passed half full, or a crash). */
+ADA_HIDDEN void ada_writer_kick(void);
+/* After a fatal signal: the writer drains every ring; waits at most
+ * timeout_ns for it (async-signal-safe). */
+ADA_HIDDEN void ada_writer_crash_flush(uint64_t timeout_ns);
 ADA_HIDDEN void ada_writer_fork_prepare(void);
 ADA_HIDDEN void ada_writer_fork_parent(void);
 ADA_HIDDEN void ada_writer_after_fork(void);
@@ -133,13 +166,20 @@ ADA_HIDDEN void ada_latency_reset(void);
 
 /* ---- drop accounting (drop.c) -------------------------------------------------- */
 ADA_HIDDEN extern const char *const ada_drop_names[ADA_DROP_NREASONS];
-/* Prints one stderr line per reason with a non-zero total (nothing if none). */
-ADA_HIDDEN void ada_drop_report(const uint64_t totals[ADA_DROP_NREASONS], uint64_t kept);
+/* Prints one stderr line: the events lost by reason, the detail records not
+ * kept, and how often and how long threads waited for room (nothing if
+ * there is nothing to say). */
+ADA_HIDDEN void ada_drop_report(const uint64_t totals[ADA_DROP_NREASONS], uint64_t kept,
+				uint64_t waits, uint64_t wait_ns);
 
 /* ---- small helpers (util.c): no stdio on paths that may run at exit/fork ------ */
 ADA_HIDDEN int ada_mkdirs(const char *path);
 ADA_HIDDEN int ada_write_all(int fd, const void *buf, size_t len);
 ADA_HIDDEN void ada_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 ADA_HIDDEN uint64_t ada_now_ns(clockid_t clk);
+/* futex(2) on a process-private word: sleep while *w == v (at most
+ * timeout_ns), wake every sleeper. */
+ADA_HIDDEN void ada_futex_wait(uint32_t *w, uint32_t v, uint64_t timeout_ns);
+ADA_HIDDEN void ada_futex_wake(uint32_t *w);
 
 #endif

@@ -24,12 +24,17 @@ static const struct int_setting SHADOW = { "ADA_SHADOW_DEPTH", 16, 1u << 22, 655
 static const struct int_setting FLUSH_MS = { "ADA_FLUSH_MS", 1, 1000, 10, "ms" };
 static const struct int_setting STACK_BYTES = { "ADA_STACK_BYTES", 0, ADA_STACK_MAX, 128, "bytes" };
 static const struct int_setting DETAIL_KB = { "ADA_DETAIL_KB", 64, 1u << 20, 16384, "KiB per thread" };
+/* For the tests only: the writer sleeps this long after each pass, so that
+ * rings fill and backpressure can be checked on any machine. */
+static const struct int_setting WRITER_DELAY = { "ADA_TEST_WRITER_DELAY_US", 0, 1000000, 0, "us" };
 
 /* Variables of the runtime and of adacc (which a build may leave in the
  * environment of the programs it runs). */
 static const char *const known[] = {
 	"ADA_DISABLE", "ADA_OUTPUT", "ADA_RING_KB", "ADA_MAX_DEPTH", "ADA_SHADOW_DEPTH",
-	"ADA_FLUSH_MS", "ADA_QUIET", "ADA_DETAIL", "ADA_STACK_BYTES", "ADA_DETAIL_KB", "ADA_DYNHOOK", "ADA_EXCLUDE", "ADA_CC", "ADA_CXX", "ADA_MODE", "ADA_VERBOSE", "ADA_LIBDIR",
+	"ADA_FLUSH_MS", "ADA_QUIET", "ADA_DETAIL", "ADA_STACK_BYTES", "ADA_DETAIL_KB", "ADA_DYNHOOK",
+	"ADA_EXCLUDE", "ADA_ON_FULL", "ADA_RINGS", "ADA_TEST_WRITER_DELAY_US", "ADA_CC", "ADA_CXX",
+	"ADA_MODE", "ADA_VERBOSE", "ADA_LIBDIR",
 };
 
 static uint64_t get_int(const struct int_setting *s, const char *v)
@@ -59,28 +64,32 @@ static bool get_bool(const char *name, const char *v)
 	return false;
 }
 
-/* ADA_DETAIL: which detail records (registers, stack window) are kept in
- * fentry/mcount modes. */
-static bool get_detail(const char *v)
+/* A variable that takes one of a few words: the index of v in choices,
+ * or def (with one line) when it is none of them. */
+static unsigned get_choice(const char *name, const char *v, const char *const *choices,
+			   unsigned n, unsigned def)
 {
-	if (!v || !strcmp(v, "all"))
-		return true;
-	if (!strcmp(v, "off"))
-		return false;
-	ada_warn("ADA_DETAIL=%s is not valid: expected all or off; using all", v);
-	return true;
+	char accepted[128] = "";
+	size_t used = 0;
+	unsigned i;
+
+	if (!v)
+		return def;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(v, choices[i]))
+			return i;
+		used += (size_t)snprintf(accepted + used, sizeof(accepted) - used, "%s%s",
+					 i ? (i + 1 == n ? " or " : ", ") : "", choices[i]);
+	}
+	ada_warn("%s=%s is not valid: expected %s; using %s", name, v, accepted, choices[def]);
+	return def;
 }
 
-/* ADA_DYNHOOK: whether calls through the PLT/GOT are hooked. */
-static bool get_dynhook(const char *v)
-{
-	if (!v || !strcmp(v, "on"))
-		return true;
-	if (!strcmp(v, "off"))
-		return false;
-	ada_warn("ADA_DYNHOOK=%s is not valid: expected on or off; using on", v);
-	return true;
-}
+static const char *const ON_OFF[] = { "on", "off" };
+static const char *const ALL_OFF[] = { "all", "off" };
+static const char *const ON_FULL[] = { "wait", "drop" };
+/* Where the index rings live: ADA_RINGS_* in ada_internal.h, same order. */
+static const char *const RINGS[] = { "trace", "shm", "anon" };
 
 /* ADA_EXCLUDE: a comma-separated list of MODULE[:SYMBOL] shell globs; each
  * item needs a module glob (use * for any). */
@@ -153,12 +162,15 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	c->max_depth = (uint32_t)get_int(&MAX_DEPTH, getenv_fn("ADA_MAX_DEPTH"));
 	c->shadow_depth = (uint32_t)get_int(&SHADOW, getenv_fn("ADA_SHADOW_DEPTH"));
 	c->flush_ms = (uint32_t)get_int(&FLUSH_MS, getenv_fn("ADA_FLUSH_MS"));
-	c->detail = get_detail(getenv_fn("ADA_DETAIL"));
+	c->detail = get_choice("ADA_DETAIL", getenv_fn("ADA_DETAIL"), ALL_OFF, 2, 0) == 0;
 	c->stack_bytes = (uint32_t)get_int(&STACK_BYTES, getenv_fn("ADA_STACK_BYTES"));
 	/* The window is copied in whole words. */
 	c->stack_bytes &= ~7u;
 	c->detail_bytes = round_pow2(get_int(&DETAIL_KB, getenv_fn("ADA_DETAIL_KB"))) * 1024;
-	c->dynhook = get_dynhook(getenv_fn("ADA_DYNHOOK"));
+	c->dynhook = get_choice("ADA_DYNHOOK", getenv_fn("ADA_DYNHOOK"), ON_OFF, 2, 0) == 0;
+	c->on_full_drop = get_choice("ADA_ON_FULL", getenv_fn("ADA_ON_FULL"), ON_FULL, 2, 0) == 1;
+	c->rings = get_choice("ADA_RINGS", getenv_fn("ADA_RINGS"), RINGS, 3, ADA_RINGS_TRACE);
+	c->writer_delay_us = (uint32_t)get_int(&WRITER_DELAY, getenv_fn("ADA_TEST_WRITER_DELAY_US"));
 	get_exclude(getenv_fn("ADA_EXCLUDE"), c->exclude, sizeof(c->exclude));
 }
 
@@ -166,8 +178,10 @@ int ada_config_format(const struct ada_config *c, char *buf, size_t len)
 {
 	return snprintf(buf, len,
 			"output=%s%cring_kb=%" PRIu64 "%cmax_depth=%u%cshadow_depth=%u%cflush_ms=%u%c"
-			"detail=%s%cstack_bytes=%u%cdetail_kb=%" PRIu64 "%cdynhook=%s%cexclude=%s%c",
+			"detail=%s%cstack_bytes=%u%cdetail_kb=%" PRIu64 "%cdynhook=%s%cexclude=%s%c"
+			"on_full=%s%crings=%s%c",
 			c->output, 0, c->ring_bytes / 1024, 0, c->max_depth, 0, c->shadow_depth, 0,
 			c->flush_ms, 0, c->detail ? "all" : "off", 0, c->stack_bytes, 0,
-			c->detail_bytes / 1024, 0, c->dynhook ? "on" : "off", 0, c->exclude, 0);
+			c->detail_bytes / 1024, 0, c->dynhook ? "on" : "off", 0, c->exclude, 0,
+			ON_FULL[c->on_full_drop], 0, RINGS[c->rings], 0);
 }

@@ -23,9 +23,10 @@ static size_t format_reasons(char *line, size_t len, const char *what, uint64_t 
 	return used < len ? used : len - 1;
 }
 
-void ada_drop_report(const uint64_t totals[ADA_DROP_NREASONS], uint64_t kept)
+void ada_drop_report(const uint64_t totals[ADA_DROP_NREASONS], uint64_t kept, uint64_t waits,
+		     uint64_t wait_ns)
 {
-	char events[384] = "", details[128] = "";
+	char events[384] = "", details[128] = "", waited[160] = "";
 	uint64_t lost = 0;
 	unsigned r;
 
@@ -41,8 +42,13 @@ void ada_drop_report(const uint64_t totals[ADA_DROP_NREASONS], uint64_t kept)
 		snprintf(details, sizeof(details), "%sdetail records not kept: %" PRIu64
 			 " (detail_full; the events were)", lost ? "; " : "",
 			 totals[ADA_DROP_DETAIL_FULL]);
-	if (!lost && !*details)
+	if (waits)
+		snprintf(waited, sizeof(waited), "%sthreads waited %" PRIu64 " times for the writer "
+			 "(%" PRIu64 ".%03" PRIu64 " s in total: their rings were full)",
+			 lost || *details ? "; " : "", waits, wait_ns / 1000000000,
+			 wait_ns / 1000000 % 1000);
+	if (!lost && !*details && !waits)
 		return;
-	ada_warn("%s%s; %" PRIu64 " events kept (the trace stays balanced; see the manifest's "
-		 "\"dropped\")", events, details, kept);
+	ada_warn("%s%s%s; %" PRIu64 " events kept%s", events, details, waited, kept,
+		 lost || *details ? " (the trace stays balanced; see the manifest's \"dropped\")" : "");
 }

@@ -113,8 +113,9 @@ void ada_enc_stream_free(struct ada_enc_stream *s)
 	memset(s, 0, sizeof(*s));
 }
 
-size_t ada_encode_sync(struct ada_enc_stream *s, uint64_t tsc, uint8_t *out)
+size_t ada_encode_sync(struct ada_enc_stream *s, uint64_t tsc, uint64_t pos, uint8_t *out)
 {
+	size_t n = 9;
 	int i;
 
 	if (tsc < s->last_tsc) /* never let time go backwards in a stream */
@@ -123,7 +124,11 @@ size_t ada_encode_sync(struct ada_enc_stream *s, uint64_t tsc, uint8_t *out)
 	for (i = 0; i < 8; i++)
 		out[1 + i] = (uint8_t)(tsc >> (8 * i));
 	s->last_tsc = tsc;
-	return ADA_ENC_SYNC_BYTES;
+	/* The frame's place in the thread's positions: a reader finds a
+	 * missing or repeated frame, and a recovery where the file ends. */
+	out[n++] = ADA_RAW_CONTROL | ADA_CTL_POS << 2;
+	n += ada_put_varint(out + n, pos);
+	return n;
 }
 
 size_t ada_encode_lost(unsigned reason, uint64_t count, uint8_t *out)

@@ -45,8 +45,8 @@ struct ada_enc_detail {
 	uint64_t skipped;     /* records consumed so */
 };
 
-/* Worst case bytes for n slots plus the SYNC that starts every frame. */
-#define ADA_ENC_SYNC_BYTES 9
+/* Worst case bytes for n slots plus the SYNC and POS that start every frame. */
+#define ADA_ENC_SYNC_BYTES (9 + 1 + 10)
 #define ADA_ENC_MAX_EVENT 16 /* tag + 10-byte delta varint + 5-byte fid varint */
 #define ADA_ENC_LOST_MAX 12
 #define ADA_ENC_DETAIL_MAX (1 + ADA_RAW_DETAIL_SIZE + ADA_STACK_MAX)
@@ -61,8 +61,9 @@ void ada_fdict_free(struct ada_fdict *d);
 uint32_t ada_fdict_get(struct ada_fdict *d, uint64_t addr);
 
 void ada_enc_stream_free(struct ada_enc_stream *s);
-/* Starts a frame: SYNC with the first slot's tsc (or the last one seen). */
-size_t ada_encode_sync(struct ada_enc_stream *s, uint64_t tsc, uint8_t *out);
+/* Starts a frame: SYNC with the first slot's tsc (or the last one seen),
+ * then POS with the ring position of its first slot. */
+size_t ada_encode_sync(struct ada_enc_stream *s, uint64_t tsc, uint64_t pos, uint8_t *out);
 /* Encodes n slots, each flagged one followed by its DETAIL record from dl
  * (may be NULL when no slot is flagged). Returns bytes written, or
  * (size_t)-1 if memory ran out. out must hold ada_encode_bound(n) bytes plus

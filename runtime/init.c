@@ -105,6 +105,7 @@ static int process_begin(uint32_t parent_pid)
 	p.flags = ada_arch_ticks_invariant() ? ADA_PROC_TSC_INVARIANT : 0;
 	p.start_tsc = c.tsc;
 	p.start_boottime_ns = c.boottime_ns;
+	ada_rt.start_ns = c.boottime_ns;
 	p.start_realtime_ns = (uint64_t)time(NULL) * 1000000000ull;
 	n = (size_t)snprintf(extra, sizeof(extra), "%s", ada_rt.exe) + 1;
 	n += read_cmdline(extra + n, sizeof(extra) - n);
@@ -138,17 +139,22 @@ static void fork_child(void)
 	uint32_t parent = ada_rt.pid;
 
 	if (!ada_rt.active) {
-		ada_runtime_end(fork_td, fork_saved);
+		/* After the final flush: the rings are the parent's (shared). */
+		ada_thread_untraced();
 		return;
 	}
 	ada_writer_after_fork();
 	ada_meta_close();
 	ada_modmap_reset();
-	ada_thread_after_fork(ada_arch_ticks());
-	if (process_begin(parent) < 0)
+	ada_thread_fork_forget();
+	if (process_begin(parent) < 0) {
 		__atomic_store_n(&ada_rt.active, false, __ATOMIC_RELEASE);
-	else if (ada_rt.cfg.dynhook)
-		ada_dynhook_after_fork();
+		ada_thread_untraced();
+	} else {
+		ada_thread_after_fork(ada_arch_ticks());
+		if (ada_rt.cfg.dynhook)
+			ada_dynhook_after_fork();
+	}
 	ada_runtime_end(ada_td, fork_saved);
 }
 
@@ -197,6 +203,7 @@ __attribute__((constructor(101))) static void ada_start(void)
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	/* Release: a thread that sees active sees the configuration too. */
 	__atomic_store_n(&ada_rt.active, true, __ATOMIC_RELEASE);
+	ada_crash_install();
 	if (ada_rt.cfg.dynhook)
 		ada_dynhook_start();
 }

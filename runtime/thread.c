@@ -54,18 +54,15 @@ static struct ada_thread *thread_alloc(void)
 
 	if (!td)
 		return NULL;
-	td->ring = map_anon(c->ring_bytes);
 	td->shadow = shadow_bytes ? map_anon(shadow_bytes) : NULL;
-	if (!td->ring || (shadow_bytes && !td->shadow)) {
-		if (td->ring)
-			munmap(td->ring, c->ring_bytes);
+	thread_reset_counters(td, ada_arch_ticks());
+	if ((shadow_bytes && !td->shadow) || ada_ring_map(td) < 0) {
+		if (td->shadow)
+			munmap(td->shadow, shadow_bytes);
 		munmap(td, sizeof(*td));
 		return NULL;
 	}
-	td->ring_bytes = c->ring_bytes;
 	td->shadow_bytes = shadow_bytes;
-	td->mask = c->ring_bytes / sizeof(struct ada_slot) - 1;
-	td->limit = td->mask + 1;
 	td->shadow_cap = c->shadow_depth;
 	td->max_limit = td->record_limit = c->max_depth;
 	return td;
@@ -91,7 +88,6 @@ struct ada_thread *ada_thread_init_slow(void)
 			 (long)syscall(SYS_gettid), strerror(errno));
 		return NULL;
 	}
-	thread_reset_counters(td, ada_arch_ticks());
 	registry_push(td);
 	/* The key's destructor runs when the thread ends (not for the thread
 	 * that calls exit(): the final flush covers that one). */
@@ -101,9 +97,11 @@ struct ada_thread *ada_thread_init_slow(void)
 	return td;
 }
 
-/* The writer thread, and any other thread of the runtime's: never traced. */
+/* The writer thread, and any other thread of the runtime's: never traced
+ * (nor a fork child's thread whose process could not start tracing). */
 void ada_thread_untraced(void)
 {
+	ada_td = NULL;
 	ada_tstate = ADA_TS_OFF;
 }
 
@@ -157,21 +155,6 @@ void ada_thread_exit(void *arg)
 	__atomic_store_n(&td->exited, 1, __ATOMIC_RELEASE);
 }
 
-/* The cached limit ran out: look at the writer's real position. */
-int ada_ring_refresh_slow(struct ada_thread *td, uint32_t depth)
-{
-	/* Acquire: pairs with the writer's release of tail, so the slots it
-	 * handed back are no longer being read when we overwrite them. */
-	td->limit = __atomic_load_n(&td->tail, __ATOMIC_ACQUIRE) + td->mask + 1;
-	if (td->head + depth + 1 <= td->limit)
-		return 1;
-	/* Full: skip this frame and everything it calls. */
-	td->skip_from = depth;
-	td->record_limit = depth - 1;
-	td->dropped[ADA_DROP_RING_FULL]++;
-	return 0;
-}
-
 static unsigned skip_reason(const struct ada_thread *td, uint32_t depth)
 {
 	return depth > td->max_limit ? ADA_DROP_MAX_DEPTH : ADA_DROP_RING_FULL;
@@ -179,12 +162,12 @@ static unsigned skip_reason(const struct ada_thread *td, uint32_t depth)
 
 void ada_enter_skipped_slow(struct ada_thread *td, uint32_t depth)
 {
-	td->dropped[skip_reason(td, depth)]++;
+	td->rh->dropped[skip_reason(td, depth)]++;
 }
 
 void ada_exit_skipped_slow(struct ada_thread *td, uint32_t depth)
 {
-	td->dropped[skip_reason(td, depth)]++;
+	td->rh->dropped[skip_reason(td, depth)]++;
 	if (depth <= td->skip_from) { /* the skipped subtree is closed */
 		td->skip_from = 0;
 		td->record_limit = td->max_limit;
@@ -294,7 +277,7 @@ uint32_t ada_exit_resync_slow(struct ada_thread *td, uintptr_t fn, uintptr_t sit
 		if (td->shadow[f - 1].fn == fn)
 			d = f;
 	if (!d) {
-		td->dropped[ADA_DROP_UNMATCHED]++;
+		td->rh->dropped[ADA_DROP_UNMATCHED]++;
 		return 0;
 	}
 	while (td->depth > d)
@@ -302,27 +285,40 @@ uint32_t ada_exit_resync_slow(struct ada_thread *td, uintptr_t fn, uintptr_t sit
 	return d;
 }
 
-/* In the fork child only the forking thread exists. Its ring still holds
- * events the parent will write; drop them here and record the frames the
- * thread is in as CALLs, so the child's trace starts balanced at this stack. */
+/* In the fork child only the forking thread exists, and every ring is the
+ * parent's (shared mappings): first forget them all, then (once the child
+ * has its own trace directory) give the thread a ring of its own, starting
+ * empty, and record the frames it is in as CALLs, so the child's trace
+ * starts balanced at this stack. */
+void ada_thread_fork_forget(void)
+{
+	struct ada_thread *t;
+
+	for (t = ada_rt.threads; t; t = t->next)
+		ada_ring_unmap(t);
+	ada_rt.threads = NULL;
+	ada_rt.next_ordinal = 0;
+}
+
 void ada_thread_after_fork(uint64_t now)
 {
 	struct ada_thread *td = ada_td;
 	uint32_t d, open;
 	uint64_t slots;
 
-	ada_rt.threads = NULL;
-	ada_rt.next_ordinal = 0;
 	if (!td)
 		return;
 	thread_reset_counters(td, now);
-	memset(td->dropped, 0, sizeof(td->dropped));
+	if (ada_ring_map(td) < 0) {
+		ada_td = NULL;
+		ada_tstate = ADA_TS_OFF;
+		return;
+	}
 	slots = td->mask + 1;
 	td->dtail = td->dhead; /* the parent writes its own details */
 	td->dlimit = td->dhead + td->dring_bytes;
-	td->tail = td->head;
-	td->limit = td->head + slots;
 	td->exited = 0;
+	td->wait_progress = 0;
 	/* The recorded frames: all open ones, as far as the shadow stack saw them
 	 * and the ring has room for their CALLs and RETURNs. */
 	open = td->depth < td->record_limit ? td->depth : td->record_limit;

@@ -4,6 +4,8 @@
  * 16-byte slots that the writer thread drains, and a shadow stack of the
  * frames the thread is in. The state is allocated (not TLS) because the
  * writer keeps reading it after the thread has exited; TLS holds a pointer.
+ * The ring and its positions (head, tail) and drop counts are in a shared
+ * mapping of a file (runtime/ring.c), so that they outlive the process.
  *
  * Balance by construction: a CALL is written only when the ring has room for
  * it *and* for the RETURN of every frame still open, so a RETURN always finds
@@ -14,6 +16,7 @@
 #ifndef ADA_THREAD_H
 #define ADA_THREAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,13 +70,13 @@ struct ada_writer_stream; /* the writer's private encoding state (writer.c) */
 struct ada_thread {
 	/* --- producer: written only by the traced thread ------------------------ */
 	struct ada_slot *ring;
+	/* The ring file's header: rh->head is the next slot to write, release-
+	 * stored after each slot, so the writer's acquire load of it sees the
+	 * slot's contents (the writer reads it once per pass: one miss per pass,
+	 * not per event); rh->tail is the writer's; rh->dropped counts by reason. */
+	struct ada_ring_header *rh;
 	uint64_t mask;          /* slots - 1 */
-	/* The next slot to write. Release-stored after each slot, so the writer's
-	 * acquire load of it sees the slot's contents. The writer reads it once
-	 * per pass, so sharing this line with the producer's fields costs one
-	 * miss per pass, not per event. */
-	uint64_t head;
-	uint64_t limit;         /* tail as last seen + slots: slots below are free */
+	uint64_t limit;         /* the producer looks at rh->tail again at this head */
 	uint32_t depth;         /* frames entered, recorded or not */
 	uint32_t record_limit;  /* frames deeper than this are not recorded */
 	uint32_t max_limit;     /* record_limit when nothing is being skipped */
@@ -84,7 +87,7 @@ struct ada_thread {
 	uint32_t resyncs;       /* frames closed because their exit was skipped */
 	struct ada_frame *shadow;
 	uintptr_t stack_lo, stack_hi; /* this thread's stack, for telling alt stacks apart */
-	uint64_t dropped[ADA_DROP_NREASONS]; /* read by the writer; word-sized, so untorn */
+	uint64_t wait_progress; /* the writer's progress count when a wait gave up */
 	/* The detail ring (fentry/mcount modes; NULL when ADA_DETAIL=off). */
 	uint8_t *dring;
 	uint64_t dmask;         /* bytes - 1 */
@@ -95,19 +98,21 @@ struct ada_thread {
 	uint64_t dhead;
 
 	/* --- shared with the writer --------------------------------------------- */
-	/* written by the writer after it consumed slots (release), read by the
-	 * producer (acquire) when its cached limit runs out. */
-	_Alignas(64) uint64_t tail;
-	uint64_t dtail;         /* the detail ring's, likewise */
+	/* The detail ring's tail: written by the writer after it consumed records
+	 * (release), read by the producer (acquire) when its dlimit runs out. */
+	_Alignas(64) uint64_t dtail;
 	uint32_t exited;        /* set (release) by the thread's key destructor */
 
 	/* --- registry and writer side ------------------------------------------- */
 	_Alignas(64) uint32_t ordinal;
 	uint32_t os_tid;
 	uint64_t start_tsc, end_tsc;
-	uint64_t ring_bytes, shadow_bytes, dring_bytes;
+	uint64_t ring_bytes, shadow_bytes, dring_bytes; /* ring_bytes: the mapping, header too */
+	bool ring_file;         /* the ring is a file (to remove when drained) */
 	struct ada_thread *next; /* registry list, newest first */
 	struct ada_writer_stream *ws;
+	uint64_t cut;           /* with cutting: a flush drains up to this position */
+	bool cutting;
 };
 
 ADA_HIDDEN extern __thread struct ada_thread *ada_td
@@ -144,7 +149,7 @@ static inline __attribute__((always_inline)) struct ada_thread *ada_hook_begin(v
 	}
 	if (unlikely(td->busy)) {
 		if (td->busy == ADA_BUSY_HOOK)
-			td->dropped[ADA_DROP_REENTRANT]++;
+			td->rh->dropped[ADA_DROP_REENTRANT]++;
 		return NULL;
 	}
 	td->busy = ADA_BUSY_HOOK;
@@ -164,14 +169,15 @@ static inline __attribute__((always_inline)) void ada_hook_end(struct ada_thread
 static inline __attribute__((always_inline)) void
 ada_ring_put(struct ada_thread *td, uint64_t tsc, uint64_t word)
 {
-	uint64_t head = td->head;
+	uint64_t head = td->rh->head;
 	struct ada_slot *slot = &td->ring[head & td->mask];
 
 	slot->tsc = tsc;
 	slot->word = word;
-	/* Orders the slot stores before the new head: the writer reads the slot
-	 * only after its acquire load of head covers it. */
-	__atomic_store_n(&td->head, head + 1, __ATOMIC_RELEASE);
+	/* Orders the slot stores before the new head: the writer (and a
+	 * recovery after the process died) reads the slot only after its
+	 * acquire load of head covers it. */
+	__atomic_store_n(&td->rh->head, head + 1, __ATOMIC_RELEASE);
 }
 
 /* Whether the CALL of the frame at `depth` is to be written: not deeper than
@@ -184,7 +190,7 @@ ada_call_admitted(struct ada_thread *td, uint32_t depth)
 		ada_enter_skipped_slow(td, depth);
 		return 0;
 	}
-	if (unlikely(td->head + depth + 1 > td->limit) && !ada_ring_refresh_slow(td, depth))
+	if (unlikely(td->rh->head + depth + 1 > td->limit) && !ada_ring_refresh_slow(td, depth))
 		return 0;
 	return 1;
 }
@@ -246,7 +252,7 @@ ada_record_exit(struct ada_thread *td, uintptr_t fn, uintptr_t site)
 				return;
 		}
 	} else if (unlikely(depth == 0)) {
-		td->dropped[ADA_DROP_UNMATCHED]++;
+		td->rh->dropped[ADA_DROP_UNMATCHED]++;
 		return;
 	}
 	td->depth = depth - 1;

@@ -3,7 +3,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/futex.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <time.h>
@@ -70,4 +73,17 @@ uint64_t ada_now_ns(clockid_t clk)
 
 	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void ada_futex_wait(uint32_t *w, uint32_t v, uint64_t timeout_ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(timeout_ns / 1000000000ull),
+			       .tv_nsec = (long)(timeout_ns % 1000000000ull) };
+
+	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
+}
+
+void ada_futex_wake(uint32_t *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 }

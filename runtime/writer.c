@@ -44,7 +44,6 @@ struct ada_writer_stream {
 
 static struct {
 	pthread_mutex_t lock;
-	pthread_cond_t wake;
 	pthread_t thread;
 	bool running, stop;
 	struct ada_fdict dict;
@@ -55,7 +54,11 @@ static struct {
 	uint64_t last_clock_ns;
 	uint64_t totals[ADA_DROP_NREASONS]; /* of threads already finished */
 	uint64_t kept;
+	uint64_t waits, wait_ns; /* of threads already finished */
 	bool io_failed;
+	/* A fatal signal's handler asks for a drain (flush_req) and waits for
+	 * the writer to say it is done (flush_done, a futex word). */
+	uint32_t flush_req, flush_done;
 } W = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void io_error(const char *what)
@@ -161,9 +164,9 @@ static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws, 
 	size_t len;
 	unsigned r;
 
-	p += ada_encode_sync(&ws->enc, n ? td->ring[first].tsc : ws->enc.last_tsc, p);
+	p += ada_encode_sync(&ws->enc, n ? td->ring[first].tsc : ws->enc.last_tsc, tail, p);
 	for (r = 0; r < ADA_DROP_NREASONS; r++) {
-		uint64_t seen = __atomic_load_n(&td->dropped[r], __ATOMIC_RELAXED);
+		uint64_t seen = __atomic_load_n(&td->rh->dropped[r], __ATOMIC_RELAXED);
 
 		if (seen > ws->lost_seen[r])
 			p += ada_encode_lost(r, seen - ws->lost_seen[r], p);
@@ -195,7 +198,7 @@ static bool has_new_drops(const struct ada_thread *td, const struct ada_writer_s
 	unsigned r;
 
 	for (r = 0; r < ADA_DROP_NREASONS; r++)
-		if (__atomic_load_n(&td->dropped[r], __ATOMIC_RELAXED) != ws->lost_seen[r])
+		if (__atomic_load_n(&td->rh->dropped[r], __ATOMIC_RELAXED) != ws->lost_seen[r])
 			return true;
 	return false;
 }
@@ -213,14 +216,19 @@ static void sample_latency(const struct ada_thread *td, uint64_t tail, size_t n)
 	}
 }
 
-/* One frame from td's ring. Returns the number of slots consumed; *cut
- * says whether the frame's limit left slots behind. */
+/* One frame from td's ring, up to its head or its cut (a final or crash
+ * flush drains to where the rings were when it began, not after threads
+ * that keep calling). Returns the number of slots consumed; *cut says
+ * whether the frame's limit left slots behind. */
 static size_t drain_thread(struct ada_thread *td, bool *cut)
 {
 	struct ada_writer_stream *ws = td->ws;
 	/* Acquire: pairs with the producer's release of head; the slots below
 	 * it are fully written. */
-	uint64_t head = __atomic_load_n(&td->head, __ATOMIC_ACQUIRE), tail = td->tail;
+	uint64_t head = __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE), tail = td->rh->tail;
+
+	if (td->cutting && head > td->cut)
+		head = td->cut;
 	/* The index lane comes first: with a quarter of the ring waiting,
 	 * detail records (~15 times the bytes of their events) are left out
 	 * until the writer has caught up. */
@@ -249,7 +257,9 @@ static size_t drain_thread(struct ada_thread *td, bool *cut)
 consumed:
 	/* Release: our reads of these slots are done before the producer may
 	 * reuse them. */
-	__atomic_store_n(&td->tail, tail + n, __ATOMIC_RELEASE);
+	__atomic_store_n(&td->rh->tail, tail + n, __ATOMIC_RELEASE);
+	if (n)
+		ada_ring_wake(td);
 	return n;
 }
 
@@ -261,7 +271,9 @@ static void thread_end_record(struct ada_thread *td, uint32_t flags)
 	unsigned r;
 
 	for (r = 0; r < ADA_DROP_NREASONS; r++)
-		te.dropped[r] = td->dropped[r];
+		te.dropped[r] = td->rh->dropped[r];
+	te.waits = td->rh->waits;
+	te.wait_ns = td->rh->wait_ns;
 	if (ws) {
 		te.dropped[ADA_DROP_NO_BUFFER] += ws->write_lost;
 		te.dropped[ADA_DROP_DETAIL_FULL] += ws->details_skipped;
@@ -271,6 +283,8 @@ static void thread_end_record(struct ada_thread *td, uint32_t flags)
 	for (r = 0; r < ADA_DROP_NREASONS; r++)
 		W.totals[r] += te.dropped[r];
 	W.kept += te.events;
+	W.waits += te.waits;
+	W.wait_ns += te.wait_ns;
 }
 
 static void stream_close(struct ada_thread *td)
@@ -300,7 +314,8 @@ static void thread_retire(struct ada_thread *td, struct ada_thread *prev)
 			;
 		prev->next = td->next;
 	}
-	munmap(td->ring, td->ring_bytes);
+	ada_ring_remove(td);
+	ada_ring_unmap(td);
 	if (td->shadow)
 		munmap(td->shadow, td->shadow_bytes);
 	if (td->dring)
@@ -332,13 +347,32 @@ static size_t drain_all(double *headroom)
 			if (h < *headroom)
 				*headroom = h;
 		}
-		if (exited && td->tail == __atomic_load_n(&td->head, __ATOMIC_ACQUIRE)) {
+		if (exited && td->rh->tail == __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE)) {
 			thread_retire(td, prev);
 			continue;
 		}
 		prev = td;
 	}
+	/* A thread waiting for room watches this move. */
+	__atomic_fetch_add(&ada_rt.writer_progress, 1, __ATOMIC_RELAXED);
 	return total;
+}
+
+/* Drains every ring up to where its head is now, however fast threads go
+ * on calling: a flush at exit, exec or a crash ends in bounded time. */
+static void drain_cut(void)
+{
+	struct ada_thread *td;
+
+	for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next) {
+		td->cut = __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE);
+		td->cutting = true;
+	}
+	/* Threads that start meanwhile are not cut: at most 64 full frames. */
+	for (unsigned pass = 0; drain_all(NULL) > 0 && pass < 1024; pass++)
+		;
+	for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next)
+		td->cutting = false;
 }
 
 static void clock_point(void)
@@ -358,6 +392,31 @@ static void clock_point(void)
 #define SLEEP_MIN_NS 200000ull
 #define HOUSEKEEPING_NS 10000000ull /* module scan, clock pairs */
 
+/* A fatal signal's handler asked for a flush (ada_writer_crash_flush). */
+static void crash_flush_if_asked(void)
+{
+	uint32_t req = __atomic_load_n(&W.flush_req, __ATOMIC_ACQUIRE);
+
+	if (req == W.flush_done)
+		return;
+	drain_cut();
+	__atomic_store_n(&W.flush_done, req, __ATOMIC_RELEASE);
+	ada_futex_wake(&W.flush_done);
+}
+
+/* Sleeps up to wait_ns, or until a thread kicks (ada_writer_kick). */
+static void writer_sleep(uint64_t wait_ns)
+{
+	pthread_mutex_unlock(&W.lock);
+	if (wait_ns < SLEEP_MIN_NS)
+		sched_yield();
+	else
+		ada_futex_wait(&ada_rt.writer_kick, 0, wait_ns);
+	if (ada_rt.cfg.writer_delay_us)
+		usleep(ada_rt.cfg.writer_delay_us);
+	pthread_mutex_lock(&W.lock);
+}
+
 static void *writer_main(void *arg)
 {
 	uint64_t pass_start = ada_now_ns(CLOCK_MONOTONIC), housekeeping = 0;
@@ -369,11 +428,16 @@ static void *writer_main(void *arg)
 	pthread_mutex_lock(&W.lock);
 	while (!W.stop) {
 		double headroom = 1e9;
-		size_t n = drain_all(&headroom);
-		uint64_t now = ada_now_ns(CLOCK_MONOTONIC), interval = now - pass_start;
-		struct timespec until;
-		uint64_t wait_ns;
+		size_t n;
+		uint64_t now, interval, wait_ns;
 
+		/* Before the pass: a kick during it is not lost (the sleep
+		 * below returns at once). */
+		__atomic_store_n(&ada_rt.writer_kick, 0, __ATOMIC_SEQ_CST);
+		crash_flush_if_asked();
+		n = drain_all(&headroom);
+		now = ada_now_ns(CLOCK_MONOTONIC);
+		interval = now - pass_start;
 		pass_start = now;
 
 		if (now - housekeeping >= HOUSEKEEPING_NS) {
@@ -385,30 +449,47 @@ static void *writer_main(void *arg)
 		/* While events flow, sleep until the fastest-filling ring would be a
 		 * quarter full at the last interval's rate (at most 1 ms), or just
 		 * yield when that is too short to sleep for: so a ring needs to
-		 * hold a fraction of a millisecond of events. After IDLE_PASSES
+		 * hold a fraction of a millisecond of events. A thread whose ring
+		 * passes half full wakes the writer early. After IDLE_PASSES
 		 * empty passes, wake every flush interval, so an idle program is
 		 * not woken 1000 times a second. */
 		idle = n ? 0 : idle + 1;
 		if (n) {
 			double fill_ns = headroom * (double)interval;
 
-			if (fill_ns < (double)SLEEP_MIN_NS) {
-				pthread_mutex_unlock(&W.lock);
-				sched_yield();
-				pthread_mutex_lock(&W.lock);
-				continue;
-			}
 			wait_ns = fill_ns < (double)BUSY_WAIT_MAX_NS ? (uint64_t)fill_ns : BUSY_WAIT_MAX_NS;
 		} else {
 			wait_ns = idle < IDLE_PASSES ? BUSY_WAIT_MAX_NS : ada_rt.cfg.flush_ms * 1000000ull;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_sec += (time_t)((until.tv_nsec + wait_ns) / 1000000000ull);
-		until.tv_nsec = (long)((until.tv_nsec + wait_ns) % 1000000000ull);
-		pthread_cond_timedwait(&W.wake, &W.lock, &until);
+		writer_sleep(wait_ns);
 	}
 	pthread_mutex_unlock(&W.lock);
 	return NULL;
+}
+
+void ada_writer_kick(void)
+{
+	if (!__atomic_exchange_n(&ada_rt.writer_kick, 1, __ATOMIC_SEQ_CST))
+		ada_futex_wake(&ada_rt.writer_kick);
+}
+
+/* Async-signal-safe: atomics, futex and clock_gettime only. */
+void ada_writer_crash_flush(uint64_t timeout_ns)
+{
+	uint64_t start = ada_now_ns(CLOCK_MONOTONIC);
+	uint32_t req;
+
+	if (!__atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE))
+		return;
+	req = __atomic_add_fetch(&W.flush_req, 1, __ATOMIC_ACQ_REL);
+	ada_writer_kick();
+	for (;;) {
+		uint32_t done = __atomic_load_n(&W.flush_done, __ATOMIC_ACQUIRE);
+
+		if ((int32_t)(done - req) >= 0 || ada_now_ns(CLOCK_MONOTONIC) - start >= timeout_ns)
+			return;
+		ada_futex_wait(&W.flush_done, done, 1000000);
+	}
 }
 
 static int buffers_init(void)
@@ -431,14 +512,9 @@ static int buffers_init(void)
 
 static int thread_spawn(void)
 {
-	pthread_condattr_t ca;
 	sigset_t all, old;
 	int err;
 
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&W.wake, &ca);
-	pthread_condattr_destroy(&ca);
 	/* The writer must never receive the program's signals: create it with
 	 * every signal blocked (it inherits the mask). */
 	sigfillset(&all);
@@ -448,6 +524,7 @@ static int thread_spawn(void)
 	if (err)
 		return -err;
 	W.running = true;
+	__atomic_store_n(&ada_rt.writer_live, true, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -467,8 +544,7 @@ void ada_writer_flush(void)
 	if (!W.enc_buf)
 		return;
 	pthread_mutex_lock(&W.lock);
-	while (drain_all(NULL) > 0)
-		;
+	drain_cut();
 	pthread_mutex_unlock(&W.lock);
 }
 
@@ -482,19 +558,23 @@ void ada_writer_stop(void)
 	if (W.running) {
 		pthread_mutex_lock(&W.lock);
 		W.stop = true;
-		pthread_cond_signal(&W.wake);
 		pthread_mutex_unlock(&W.lock);
+		ada_writer_kick();
 		pthread_join(W.thread, NULL);
 		W.running = false;
 	}
 	pthread_mutex_lock(&W.lock);
 	ada_modmap_scan(false);
-	while (drain_all(NULL) > 0)
-		;
-	/* Threads still running at exit: their trace ends here. */
+	drain_cut();
+	/* Threads still running at exit: their trace ends here. Those waiting
+	 * for room stop waiting (and drop: nobody drains any more). */
+	__atomic_store_n(&ada_rt.writer_live, false, __ATOMIC_RELEASE);
 	for (td = ada_rt.threads; td; td = td->next) {
 		thread_end_record(td, ADA_TEND_FINAL);
 		stream_close(td);
+		ada_ring_remove(td);
+		__atomic_fetch_add(&td->rh->wake, 1, __ATOMIC_RELEASE);
+		ada_futex_wake(&td->rh->wake);
 	}
 	clock_point();
 	ada_latency_record();
@@ -503,7 +583,7 @@ void ada_writer_stop(void)
 	ada_meta_write(ADA_META_END, &end, sizeof(end), NULL, 0);
 	pthread_mutex_unlock(&W.lock);
 	if (!ada_rt.cfg.quiet)
-		ada_drop_report(W.totals, W.kept);
+		ada_drop_report(W.totals, W.kept, W.waits, W.wait_ns);
 }
 
 /* fork: the prepare handler takes the lock so the child never inherits a
@@ -533,8 +613,10 @@ void ada_writer_after_fork(void)
 	ada_fdict_free(&W.dict);
 	ada_fdict_init(&W.dict);
 	memset(W.totals, 0, sizeof(W.totals));
-	W.kept = 0;
+	W.kept = W.waits = W.wait_ns = 0;
 	ada_latency_reset();
 	W.running = false;
+	W.flush_req = W.flush_done = 0;
+	ada_rt.writer_live = false;
 	W.io_failed = false;
 }

@@ -191,6 +191,8 @@ static int control(struct raw_stream *s, unsigned c)
 		return 0;
 	case ADA_CTL_DETAIL:
 		return bad(s, "DETAIL record that follows no CALL, RETURN or EXCEPTION");
+	case ADA_CTL_POS:
+		return get_varint(s, &count);
 	}
 	return bad(s, "unknown control record");
 }

@@ -24,6 +24,12 @@ static inline __attribute__((always_inline)) uint64_t ada_arch_ticks(void)
 	return (uint64_t)hi << 32 | lo;
 }
 
+/* A spin-wait's pause: lets the sibling hyperthread run. */
+static inline void ada_arch_relax(void)
+{
+	__asm__ volatile("pause" ::: "memory");
+}
+
 #endif
 
 /* ---- the trampolines' saved registers (fentry.S, mcount.S, return.S) ------- */

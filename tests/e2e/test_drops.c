@@ -1,14 +1,19 @@
 /* test_drops.c - events the runtime cannot keep are counted, exactly.
  *
- * A frame deeper than ADA_MAX_DEPTH, or one whose CALL finds the thread's
- * ring full, is not recorded, and neither is anything it calls; each event so
- * skipped is counted by reason in the manifest's "dropped". The invariant
- * checked here is the one a user relies on to trust a trace:
+ * A frame deeper than ADA_MAX_DEPTH, or (with ADA_ON_FULL=drop) one whose
+ * CALL finds the thread's ring full, is not recorded, and neither is
+ * anything it calls; each event so skipped is counted by reason in the
+ * manifest's "dropped". The invariant checked here is the one a user relies
+ * on to trust a trace:
  *
  *     events written + events counted as lost == 2 x calls made
  *
  * with the calls counted by the program itself, while the trace stays
- * balanced (--check passes) and stderr says once what was lost.
+ * balanced (--check passes) and stderr says once what was lost. By default
+ * (ADA_ON_FULL=wait) a full ring makes the thread wait for the writer, and
+ * nothing is lost: written == 2 x calls made, with the waits reported.
+ * ADA_TEST_WRITER_DELAY_US slows the writer so that the rings fill on any
+ * machine, idle or busy.
  *
  * The programs are tests/e2e/progs/depth.c and burst.c.
  */
@@ -128,11 +133,13 @@ static uint64_t burst_tree_events(const char *replay, size_t nthreads)
 }
 
 /* Runs burst with `threads` threads of `calls` leaf() calls each on 64 KiB
- * rings, and checks the invariant over all threads. */
+ * rings with ADA_ON_FULL=drop and a slow writer, and checks the invariant
+ * over all threads. */
 static void check_burst(struct tr_case *tc, const char *threads, const char *calls)
 {
 	const char *const args[] = { threads, calls, NULL };
-	const char *const env[] = { "ADA_RING_KB=64", NULL };
+	const char *const env[] = { "ADA_RING_KB=64", "ADA_ON_FULL=drop",
+				    "ADA_TEST_WRITER_DELAY_US=2000", NULL };
 	uint64_t made, written = 0, lost = 0;
 	size_t nthreads = strtoul(threads, NULL, 10);
 
@@ -180,6 +187,45 @@ static void ring_full_invariant_holds_over_8_threads(void **state)
 	check_burst(*state, "8", "500000");
 }
 
+/* The default: full rings wait. 8 threads on 64 KiB rings (4096 slots)
+ * against a writer that sleeps 2 ms after every pass: every event is
+ * written, and stderr says that threads waited (and nothing about drops). */
+static void ring_full_waits_and_loses_nothing_over_8_threads(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const args[] = { "8", "200000", NULL };
+	const char *const env[] = { "ADA_RING_KB=64", "ADA_TEST_WRITER_DELAY_US=2000", NULL };
+	const char *const waited[] = { "ada: ", "threads waited ", NULL };
+	const char *const ada[] = { "ada: ", NULL };
+	uint64_t made, written = 0;
+
+	tr_build_pair(tc, "burst", "burst", O2);
+	tr_run_pair(tc, "burst", args, env, 0);
+	made = printed_count(tc->traced.out, "calls ");
+	assert_int_equal(made, 8 * (200000 + 1));
+	if (tr_count_lines(tc->traced.err, ada) != 1 || tr_count_lines(tc->traced.err, waited) != 1 ||
+	    strstr(tc->traced.err, "not recorded"))
+		fail_msg("expected one line \"ada: threads waited ...\" on stderr, got:\n%s",
+			 tc->traced.err);
+
+	tr_symbolize(tc, NULL);
+	tr_load_manifest(tc, NULL);
+	assert_true(tc->mf.clean_exit);
+	assert_int_equal(tc->mf.nthreads, 8);
+	for (size_t i = 0; i < tc->mf.nthreads; i++) {
+		const struct tr_thread *th = &tc->mf.threads[i];
+
+		for (unsigned r = 0; r < TR_NDROPS; r++)
+			assert_int_equal(th->dropped[r], 0);
+		assert_int_equal(th->events, 2 * (200000 + 1));
+		written += th->events;
+	}
+	assert_int_equal(written, 2 * made);
+	assert_int_equal(burst_tree_events(tc->replay.out, 8), written);
+	assert_non_null(strstr(tc->mf.config, "on_full=wait"));
+	tr_pass(tc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -189,6 +235,8 @@ int main(void)
 						tr_setup, tr_teardown),
 		cmocka_unit_test_setup_teardown(ring_full_invariant_holds_over_8_threads, tr_setup,
 						tr_teardown),
+		cmocka_unit_test_setup_teardown(ring_full_waits_and_loses_nothing_over_8_threads,
+						tr_setup, tr_teardown),
 	};
 
 	tr_scrub_environment();

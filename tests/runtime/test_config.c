@@ -383,7 +383,7 @@ static void test_config_format_lists_the_settings_in_use(void **state)
 	int n;
 	const char want[] = "output=ada-trace\0ring_kb=16384\0max_depth=4294967295\0"
 			    "shadow_depth=65536\0flush_ms=10\0detail=all\0stack_bytes=128\0"
-			    "detail_kb=16384\0dynhook=on\0exclude=";
+			    "detail_kb=16384\0dynhook=on\0exclude=\0on_full=wait\0rings=trace";
 
 	(void)state;
 	load_quietly(&c);

@@ -108,24 +108,25 @@ static void test_encode_varint_is_unsigned_leb128(void **state)
 
 /* ---- SYNC and LOST --------------------------------------------------------------- */
 
-static void test_encode_sync_is_tag_then_8_byte_little_endian_tsc(void **state)
+static void test_encode_sync_is_tag_then_8_byte_little_endian_tsc_then_pos(void **state)
 {
-	const uint8_t want[] = { 0x03, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01 };
+	const uint8_t want[] = { 0x03, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,
+				 0x0f, 0xac, 0x02 };
 
 	(void)state;
-	assert_int_equal(ada_encode_sync(&fx->s, 0x0102030405060708ull, fx->out),
-			 ADA_ENC_SYNC_BYTES);
+	assert_int_equal(ada_encode_sync(&fx->s, 0x0102030405060708ull, 300, fx->out),
+			 sizeof(want));
 	assert_memory_equal(fx->out, want, sizeof(want));
 	assert_int_equal(fx->s.last_tsc, 0x0102030405060708ull);
 }
 
 static void test_encode_sync_never_goes_back_in_time(void **state)
 {
-	const uint8_t want[] = { 0x03, 0xe8, 0x03, 0, 0, 0, 0, 0, 0 };
+	const uint8_t want[] = { 0x03, 0xe8, 0x03, 0, 0, 0, 0, 0, 0, 0x0f, 0x00 };
 
 	(void)state;
-	ada_encode_sync(&fx->s, 1000, fx->out);
-	assert_int_equal(ada_encode_sync(&fx->s, 400, fx->out), ADA_ENC_SYNC_BYTES);
+	ada_encode_sync(&fx->s, 1000, 0, fx->out);
+	assert_int_equal(ada_encode_sync(&fx->s, 400, 0, fx->out), sizeof(want));
 	assert_memory_equal(fx->out, want, sizeof(want));
 	assert_int_equal(fx->s.last_tsc, 1000);
 }
@@ -413,7 +414,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_encode_varint_is_unsigned_leb128),
-		T(test_encode_sync_is_tag_then_8_byte_little_endian_tsc),
+		T(test_encode_sync_is_tag_then_8_byte_little_endian_tsc_then_pos),
 		T(test_encode_sync_never_goes_back_in_time),
 		T(test_encode_lost_is_tag_reason_count),
 		T(test_encode_call_with_small_fid_and_delta_is_two_bytes),

@@ -30,6 +30,7 @@ enum { S1 = 0x501111, S2 = 0x502222, S3 = 0x503333, S4 = 0x504444, SG = 0x505555
 
 struct ring_fixture {
 	struct ada_thread td;
+	struct ada_ring_header rh;
 	struct ada_slot ring[SLOTS];
 	struct ada_frame shadow[SHADOW];
 };
@@ -41,6 +42,7 @@ static int setup(void **state)
 	(void)state;
 	fx = calloc(1, sizeof(*fx));
 	fx->td.ring = fx->ring;
+	fx->td.rh = &fx->rh;
 	fx->td.mask = SLOTS - 1;
 	fx->td.limit = SLOTS;
 	fx->td.shadow = fx->shadow;
@@ -61,11 +63,12 @@ static int teardown(void **state)
 }
 
 /* The ring never holds more than it can: what the writer has not consumed
- * always fits, so no slot was overwritten before being read. */
+ * always fits, so no slot was overwritten before being read; and the
+ * producer's cached limit never promises more room than there is. */
 static void check_room(void)
 {
-	assert_true(fx->td.head - fx->td.tail <= SLOTS);
-	assert_true(fx->td.head <= fx->td.limit);
+	assert_true(fx->td.rh->head - fx->td.rh->tail <= SLOTS);
+	assert_true(fx->td.limit <= fx->td.rh->tail + SLOTS);
 }
 
 static void enter(uintptr_t fn, uintptr_t site, uintptr_t sp)
@@ -93,19 +96,19 @@ struct want {
 static void consume_expect(const struct want *want, size_t n)
 {
 	struct ada_thread *td = &fx->td;
-	uint64_t head = __atomic_load_n(&td->head, __ATOMIC_ACQUIRE), i;
+	uint64_t head = __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE), i;
 	uint64_t prev_tsc = 0;
 
-	assert_int_equal(head - td->tail, n);
+	assert_int_equal(head - td->rh->tail, n);
 	for (i = 0; i < n; i++) {
-		const struct ada_slot *s = &td->ring[(td->tail + i) & td->mask];
+		const struct ada_slot *s = &td->ring[(td->rh->tail + i) & td->mask];
 
 		assert_int_equal(ADA_SLOT_KIND(s->word), want[i].kind);
 		assert_int_equal(ADA_SLOT_ADDR(s->word), want[i].addr);
 		assert_true(s->tsc >= prev_tsc);
 		prev_tsc = s->tsc;
 	}
-	__atomic_store_n(&td->tail, head, __ATOMIC_RELEASE);
+	__atomic_store_n(&td->rh->tail, head, __ATOMIC_RELEASE);
 }
 #define EXPECT(...)                                                        \
 	do {                                                               \
@@ -115,12 +118,12 @@ static void consume_expect(const struct want *want, size_t n)
 
 static void expect_nothing(void)
 {
-	assert_int_equal(fx->td.head, fx->td.tail);
+	assert_int_equal(fx->td.rh->head, fx->td.rh->tail);
 }
 
 static uint64_t dropped(unsigned reason)
 {
-	return fx->td.dropped[reason];
+	return fx->td.rh->dropped[reason];
 }
 
 static void assert_no_drops(void)
@@ -184,7 +187,7 @@ static void test_ring_index_wraps_around_the_end(void **state)
 		leave(F2, S2);
 	}
 	leave(F1, S1);
-	assert_int_equal(fx->td.head, 22);
+	assert_int_equal(fx->td.rh->head, 22);
 	assert_int_equal(ADA_SLOT_KIND(fx->ring[15].word), ADA_RAW_CALL);   /* 3rd CALL F2 */
 	assert_int_equal(ADA_SLOT_ADDR(fx->ring[15].word), F2);
 	assert_int_equal(ADA_SLOT_KIND(fx->ring[5].word), ADA_RAW_RETURN); /* RETURN F1 */
@@ -207,7 +210,7 @@ static void fill_under_f1(void)
 		enter(F2, S2, 900);
 		leave(F2, S2);
 	}
-	assert_int_equal(fx->td.head, 15); /* one slot left: F1's reserved RETURN */
+	assert_int_equal(fx->td.rh->head, 15); /* one slot left: F1's reserved RETURN */
 }
 
 static void test_ring_full_skips_the_calls_subtree_and_counts_it(void **state)
@@ -223,7 +226,7 @@ static void test_ring_full_skips_the_calls_subtree_and_counts_it(void **state)
 	assert_int_equal(dropped(ADA_DROP_RING_FULL), 6); /* 3 CALLs + 3 RETURNs */
 	assert_int_equal(dropped(ADA_DROP_MAX_DEPTH), 0);
 	leave(F1, S1); /* the parent's RETURN is written: balanced */
-	assert_int_equal(fx->td.head, SLOTS);
+	assert_int_equal(fx->td.rh->head, SLOTS);
 	EXPECT(CALL(F1), CALL(F2), RET(F2), CALL(F2), RET(F2), CALL(F2), RET(F2), CALL(F2),
 	       RET(F2), CALL(F2), RET(F2), CALL(F2), RET(F2), CALL(F2), RET(F2), RET(F1));
 	assert_int_equal(dropped(ADA_DROP_RING_FULL), 6);
@@ -276,13 +279,13 @@ static void test_ring_reservation_leaves_a_slot_for_every_open_return(void **sta
 	 * with the writer not consuming anything. */
 	for (d = 0, sp = 1000; d < 10; d++, sp -= 10)
 		enter(F1 + (uintptr_t)d, S1, sp);
-	assert_int_equal(fx->td.head, 8);
+	assert_int_equal(fx->td.rh->head, 8);
 	assert_int_equal(dropped(ADA_DROP_RING_FULL), 2);
 	for (d = 9; d >= 0; d--) {
 		sp += 10;
 		leave(F1 + (uintptr_t)d, S1);
 	}
-	assert_int_equal(fx->td.head, SLOTS); /* exactly full */
+	assert_int_equal(fx->td.rh->head, SLOTS); /* exactly full */
 	assert_int_equal(fx->td.depth, 0);
 	assert_int_equal(dropped(ADA_DROP_RING_FULL), 4);
 	EXPECT(CALL(F1 + 0), CALL(F1 + 1), CALL(F1 + 2), CALL(F1 + 3), CALL(F1 + 4), CALL(F1 + 5),
@@ -334,7 +337,7 @@ static void test_ring_max_depth_inside_a_ring_full_skip_counts_each_reason(void 
 	assert_int_equal(dropped(ADA_DROP_MAX_DEPTH), 2);
 	assert_int_equal(fx->td.record_limit, 3);
 	leave(F1, S1);
-	assert_int_equal(fx->td.head, SLOTS);
+	assert_int_equal(fx->td.rh->head, SLOTS);
 }
 
 /* ---- frames left without their exit hook ------------------------------------------ */
@@ -488,6 +491,9 @@ static void as_this_thread(void)
 {
 	ada_td = &fx->td;
 	ada_rt.threads = NULL;
+	/* The child's new ring: anonymous memory of the fixture's size. */
+	ada_rt.cfg.ring_bytes = SLOTS * sizeof(struct ada_slot);
+	ada_rt.cfg.rings = ADA_RINGS_ANON;
 	assert_int_equal(pthread_key_create(&ada_rt.exit_key, NULL), 0);
 }
 
@@ -505,13 +511,13 @@ static void test_ring_fork_child_drops_the_parents_slots_and_rerecords_open_fram
 	open_f1_f2_f3();
 	enter(F4, S4, 700);
 	leave(F4, S4);
-	fx->td.dropped[ADA_DROP_RING_FULL] = 5;
+	fx->td.rh->dropped[ADA_DROP_RING_FULL] = 5;
 	ada_thread_after_fork(12345);
 	assert_ptr_equal(ada_rt.threads, &fx->td);
 	assert_int_equal(fx->td.depth, 3);
 	assert_no_drops();
-	assert_int_equal(fx->td.head - fx->td.tail, 3);
-	assert_int_equal(fx->ring[fx->td.tail & fx->td.mask].tsc, 12345);
+	assert_int_equal(fx->td.rh->head - fx->td.rh->tail, 3);
+	assert_int_equal(fx->td.ring[fx->td.rh->tail & fx->td.mask].tsc, 12345);
 	leave(F3, S3);
 	leave(F2, S2);
 	leave(F1, S1);
@@ -529,10 +535,10 @@ static void test_ring_fork_child_rerecords_only_what_the_ring_holds(void **state
 	/* 10 open frames, 8 of them recorded; the writer drained them. */
 	for (d = 0, sp = 1000; d < 10; d++, sp -= 10)
 		enter(F1 + (uintptr_t)d, S1, sp);
-	fx->td.tail = fx->td.head;
+	fx->td.rh->tail = fx->td.rh->head;
 	ada_thread_after_fork(1);
 	/* 16 slots: 7 CALLs now and their 7 RETURNs later. */
-	assert_int_equal(fx->td.head - fx->td.tail, 7);
+	assert_int_equal(fx->td.rh->head - fx->td.rh->tail, 7);
 	assert_int_equal(fx->td.record_limit, 7);
 	for (d = 9; d >= 0; d--) {
 		sp += 10;

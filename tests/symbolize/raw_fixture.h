@@ -35,6 +35,7 @@
 struct rf_frame {
 	uint8_t buf[1 << 16];
 	size_t len;
+	uint64_t pos, events; /* the frame's first position, its events so far */
 };
 
 static inline void rf_put(struct rf_frame *f, const void *p, size_t n)
@@ -47,7 +48,9 @@ static inline void rf_put(struct rf_frame *f, const void *p, size_t n)
 static inline void rf_sync(struct rf_frame *f, struct ada_enc_stream *enc, uint64_t tsc)
 {
 	f->len = 0;
-	f->len += ada_encode_sync(enc, tsc, f->buf);
+	f->pos += f->events; /* the next frame starts where this one ended */
+	f->events = 0;
+	f->len += ada_encode_sync(enc, tsc, f->pos, f->buf);
 }
 
 /* One event as the encoder writes it; kind = ADA_RAW_CALL/RETURN/EXCEPTION. */
@@ -61,6 +64,7 @@ static inline void rf_event(struct rf_frame *f, struct ada_enc_stream *enc, stru
 	n = ada_encode_slots(enc, dict, &slot, 1, f->buf + f->len, NULL);
 	assert_int_not_equal(n, (size_t)-1);
 	f->len += n;
+	f->events++;
 }
 
 /* A DETAIL record: tag, the packed struct, d->stack_size bytes of stack. */

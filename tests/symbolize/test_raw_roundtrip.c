@@ -27,6 +27,7 @@ struct tfile {
 	struct ada_fdict dict;
 	size_t frame_end[16]; /* file size after each frame */
 	size_t nframes;
+	uint64_t pos; /* ring position of the next frame's first slot */
 };
 
 static struct tfile *tf;
@@ -68,7 +69,8 @@ static void write_batch(const struct ada_slot *slots, size_t n, const uint64_t *
 	size_t len;
 	unsigned r;
 
-	p += ada_encode_sync(&tf->enc, n ? slots[0].tsc : tf->enc.last_tsc, p);
+	p += ada_encode_sync(&tf->enc, n ? slots[0].tsc : tf->enc.last_tsc, tf->pos, p);
+	tf->pos += n;
 	for (r = 0; lost && r < ADA_DROP_NREASONS; r++)
 		if (lost[r])
 			p += ada_encode_lost(r, lost[r], p);

@@ -1,0 +1,230 @@
+/* ring.c - a thread's index ring: where it lives, and what happens when it is full.
+ *
+ * Where: a shared mapping of a file (ADA_RINGS=trace: raw/thread_<N>.ring,
+ * shm: /dev/shm), a header page (struct ada_ring_header: head, tail, drop
+ * counts) then the slots. Whatever the thread stored is in the page cache
+ * the moment it is stored, so a SIGKILL, an OOM kill or a crash that got no
+ * flush loses nothing: ada-symbolize recovers what the writer had not
+ * written (RAW_FORMAT.md §6). The file is allocated in full up front: a
+ * sparse file on a full disk would raise SIGBUS in the program at its first
+ * touch of a page. ADA_RINGS=anon keeps the ring in anonymous memory.
+ *
+ * Full: the thread waits for the writer (ADA_ON_FULL=wait, the default)
+ * rather than dropping, so the index lane loses nothing on a busy machine.
+ * It wakes the writer early, when its ring passes half full, so that waits
+ * stay rare. ADA_ON_FULL=drop keeps the old behaviour: the call's subtree is
+ * skipped and counted (ring_full).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "ada_internal.h"
+
+#define HEADER_BYTES ADA_RING_SLOTS_OFFSET
+_Static_assert(sizeof(struct ada_ring_header) <= HEADER_BYTES, "ring header fits its page");
+
+/* A wait gives up when the writer made no progress for this long: it may be
+ * blocked on a lock the waiting thread holds (the loader's, in a
+ * dl_iterate_phdr callback or a constructor run by dlopen). */
+#define WAIT_STALL_NS 1000000000ull
+#define WAIT_SLICE_NS 10000000ull /* futex timeout: re-check the writer's state */
+#define SPIN_ROUNDS 200           /* ~ a few microseconds before sleeping */
+
+static void ring_path(char *buf, size_t len, uint32_t ordinal)
+{
+	if (ada_rt.cfg.rings == ADA_RINGS_SHM)
+		snprintf(buf, len, "/dev/shm/ada-%u-%u-%llx.ring", ada_rt.pid, ordinal,
+			 (unsigned long long)ada_rt.start_ns);
+	else
+		snprintf(buf, len, "%s/thread_%u.ring", ada_rt.raw_dir, ordinal);
+}
+
+/* The file-backed mapping, or NULL (then the ring goes to anonymous memory:
+ * the trace is kept, only its recovery after an unclean end is not). */
+static void *map_file(const char *path, size_t len)
+{
+	static bool warned;
+	void *p = MAP_FAILED;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int err = fd < 0 ? errno : posix_fallocate(fd, 0, (off_t)len);
+
+	if (!err) {
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		err = p == MAP_FAILED ? errno : 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!err)
+		return p;
+	if (fd >= 0)
+		unlink(path);
+	if (!__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
+		ada_warn("cannot create the ring file %s: %s; rings are in memory only (a killed "
+			 "process loses its unwritten events)", path, strerror(err));
+	return NULL;
+}
+
+int ada_ring_map(struct ada_thread *td)
+{
+	size_t len = HEADER_BYTES + ada_rt.cfg.ring_bytes;
+	struct ada_ring_header *rh = NULL;
+	char path[4500];
+	bool file = ada_rt.cfg.rings != ADA_RINGS_ANON;
+
+	if (file) {
+		ring_path(path, sizeof(path), td->ordinal);
+		rh = map_file(path, len);
+		file = rh != NULL;
+	}
+	if (!rh) {
+		rh = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (rh == MAP_FAILED)
+			return -errno;
+	}
+	memcpy(rh->magic, ADA_RING_MAGIC, sizeof(rh->magic));
+	rh->version = ADA_RAW_VERSION;
+	rh->ordinal = td->ordinal;
+	rh->os_tid = td->os_tid;
+	rh->pid = ada_rt.pid;
+	rh->slots = ada_rt.cfg.ring_bytes / sizeof(struct ada_slot);
+	rh->start_tsc = td->start_tsc;
+	td->rh = rh;
+	td->ring = (struct ada_slot *)((uint8_t *)rh + HEADER_BYTES);
+	td->ring_bytes = len;
+	td->ring_file = file;
+	td->mask = rh->slots - 1;
+	td->limit = rh->slots / 2;
+	if (file) {
+		struct ada_meta_ring mr = { .ordinal = td->ordinal };
+
+		ada_meta_write(ADA_META_RING, &mr, sizeof(mr), path, strlen(path) + 1);
+	}
+	return 0;
+}
+
+void ada_ring_remove(struct ada_thread *td)
+{
+	char path[4500];
+
+	if (!td->ring_file)
+		return;
+	ring_path(path, sizeof(path), td->ordinal);
+	unlink(path);
+	td->ring_file = false;
+}
+
+void ada_ring_unmap(struct ada_thread *td)
+{
+	munmap(td->rh, td->ring_bytes);
+	td->rh = NULL;
+	td->ring = NULL;
+}
+
+/* Writer side, after it moved tail: wake the thread if it sleeps on it. */
+void ada_ring_wake(struct ada_thread *td)
+{
+	struct ada_ring_header *rh = td->rh;
+
+	/* Pairs with the fence in ring_wait: either the waiter sees the new
+	 * tail before it sleeps, or we see its waiting flag here. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&rh->waiting, __ATOMIC_RELAXED)) {
+		__atomic_fetch_add(&rh->wake, 1, __ATOMIC_RELEASE);
+		ada_futex_wake(&rh->wake);
+	}
+}
+
+static bool room(struct ada_thread *td, uint64_t need)
+{
+	/* Acquire: pairs with the writer's release of tail, so the slots it
+	 * handed back are no longer being read when we overwrite them. */
+	td->limit = __atomic_load_n(&td->rh->tail, __ATOMIC_ACQUIRE) + td->mask + 1;
+	return need <= td->limit;
+}
+
+/* Whether this thread may wait for the writer now. Never without a running
+ * writer: before it starts (a fork child in its atfork handler), after the
+ * final flush stopped it, or in a vfork child (run as fork: it gets its own
+ * writer). The writer itself never records (its threads are untraced), and
+ * the runtime's own work on a program thread (flushes, hooking passes) runs
+ * with the hook guard held as ADA_BUSY_RUNTIME, so never reaches here. A
+ * writer blocked behind this thread (a lock we hold) makes no progress: the
+ * wait gives up after WAIT_STALL_NS and the thread drops, without waiting
+ * again, until the writer has moved on. */
+static bool may_wait(const struct ada_thread *td)
+{
+	return !ada_rt.cfg.on_full_drop && __atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE) &&
+	       td->wait_progress != __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_RELAXED);
+}
+
+/* Waits until the ring has room for `need`; false if it gave up. */
+static bool ring_wait(struct ada_thread *td, uint64_t need)
+{
+	struct ada_ring_header *rh = td->rh;
+	uint64_t start = ada_now_ns(CLOCK_MONOTONIC), last_move = start, now = start;
+	uint64_t progress = __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_RELAXED);
+	bool ok = false;
+
+	ada_writer_kick();
+	for (unsigned i = 0; i < SPIN_ROUNDS && !ok; i++) {
+		ada_arch_relax();
+		ok = room(td, need);
+	}
+	while (!ok && may_wait(td)) {
+		uint32_t seen = __atomic_load_n(&rh->wake, __ATOMIC_ACQUIRE);
+
+		__atomic_store_n(&rh->waiting, 1, __ATOMIC_RELAXED);
+		/* Pairs with the fence in ada_ring_wake (store waiting; load tail
+		 * here, store tail; load waiting there). */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		ok = room(td, need);
+		if (!ok) {
+			ada_writer_kick();
+			ada_futex_wait(&rh->wake, seen, WAIT_SLICE_NS);
+			ok = room(td, need);
+		}
+		__atomic_store_n(&rh->waiting, 0, __ATOMIC_RELAXED);
+		now = ada_now_ns(CLOCK_MONOTONIC);
+		uint64_t p = __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_RELAXED);
+		if (p != progress) {
+			progress = p;
+			last_move = now;
+		} else if (now - last_move > WAIT_STALL_NS) {
+			td->wait_progress = p; /* no more waits until the writer moves */
+			break;
+		}
+	}
+	rh->waits++;
+	rh->wait_ns += now - start;
+	return ok;
+}
+
+/* The cached limit ran out: look at the writer's real position. Below half
+ * full, the next look is at half full; past it, the writer is woken and the
+ * next look is when the ring is full. */
+int ada_ring_refresh_slow(struct ada_thread *td, uint32_t depth)
+{
+	uint64_t need = td->rh->head + depth + 1, slots = td->mask + 1;
+
+	if (room(td, need)) {
+		if (need <= td->limit - slots / 2)
+			td->limit -= slots / 2;
+		else
+			ada_writer_kick();
+		return 1;
+	}
+	/* The frame and the RETURNs of every open frame must fit an empty
+	 * ring, or no wait can help. */
+	if (depth + 1 <= slots && may_wait(td) && ring_wait(td, need))
+		return 1;
+	/* Full: skip this frame and everything it calls. */
+	td->skip_from = depth;
+	td->record_limit = depth - 1;
+	td->rh->dropped[ADA_DROP_RING_FULL]++;
+	return 0;
+}
