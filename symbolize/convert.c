@@ -211,7 +211,7 @@ static int convert_thread(struct conv_process *cp, struct conv_thread *ct, const
 	/* One left by an earlier conversion would no longer be linked. */
 	snprintf(path, sizeof(path), "%s/thread_%u/detail.atf", out_dir, ct->id);
 	unlink(path);
-	s = raw_stream_open(cp->raw.dir, ct->id, cp->raw.nfids);
+	s = raw_stream_open(cp->raw.dir, ct->id, cp->raw.nfids, cp->raw.version);
 	if (!s)
 		return -ENOMEM;
 	snprintf(path, sizeof(path), "%s/thread_%u/index.atf", out_dir, ct->id);

@@ -27,14 +27,20 @@
 
 #include "check.h"
 #include "encode.h"
+#include "lib/capture.h"
+#include "raw.h"
 #include "raw_format.h"
 
 #define RF_DETAIL_TAG (ADA_RAW_CONTROL | ADA_CTL_DETAIL << 2)
 
-/* One frame's decompressed bytes, and the encoder state of its thread. */
+#define RF_POS_TAG (ADA_RAW_CONTROL | ADA_CTL_POS << 2)
+
+/* One frame's decompressed bytes, and the ring position of the thread's
+ * next event: kept from frame to frame, as the writer's POS is. */
 struct rf_frame {
 	uint8_t buf[1 << 16];
 	size_t len;
+	uint64_t pos;
 };
 
 static inline void rf_put(struct rf_frame *f, const void *p, size_t n)
@@ -44,10 +50,19 @@ static inline void rf_put(struct rf_frame *f, const void *p, size_t n)
 	f->len += n;
 }
 
+/* POS: the tag, then the position as a varint. */
+static inline size_t rf_encode_pos(uint64_t pos, uint8_t *out)
+{
+	out[0] = RF_POS_TAG;
+	return 1 + ada_put_varint(out + 1, pos);
+}
+
+/* Starts a frame as the writer does (format version 3): SYNC, then POS. */
 static inline void rf_sync(struct rf_frame *f, struct ada_enc_stream *enc, uint64_t tsc)
 {
 	f->len = 0;
 	f->len += ada_encode_sync(enc, tsc, f->buf);
+	f->len += rf_encode_pos(f->pos, f->buf + f->len);
 }
 
 /* One event as the encoder writes it; kind = ADA_RAW_CALL/RETURN/EXCEPTION. */
@@ -61,6 +76,7 @@ static inline void rf_event(struct rf_frame *f, struct ada_enc_stream *enc, stru
 	n = ada_encode_slots(enc, dict, &slot, 1, f->buf + f->len, NULL);
 	assert_int_not_equal(n, (size_t)-1);
 	f->len += n;
+	f->pos += n > 0; /* a close with nothing open is not written */
 }
 
 /* A DETAIL record: tag, the packed struct, d->stack_size bytes of stack. */
@@ -231,6 +247,39 @@ static inline void rf_meta_record(struct rf_meta *m, uint32_t type, const void *
 	if (extra_len)
 		rf_meta_put(m, extra, extra_len);
 	rf_meta_put(m, zeros, (8 - (len + extra_len) % 8) % 8);
+}
+
+/* A scratch directory for a process.meta, from a mkdtemp template. */
+struct rf_meta_dir {
+	char dir[64];
+	char path[96]; /* dir/process.meta */
+};
+
+static inline int rf_meta_dir_make(struct rf_meta_dir *d, const char *tmpl)
+{
+	snprintf(d->dir, sizeof(d->dir), "%s", tmpl);
+	if (!mkdtemp(d->dir))
+		return -1;
+	snprintf(d->path, sizeof(d->path), "%s/process.meta", d->dir);
+	return 0;
+}
+
+static inline void rf_meta_dir_remove(const struct rf_meta_dir *d)
+{
+	unlink(d->path);
+	rmdir(d->dir);
+}
+
+/* raw_process_load(dir, p), what it wrote to stderr in *err (valid until
+ * the next capture). */
+static inline int rf_meta_load(const char *dir, struct raw_process *p, const char **err)
+{
+	int rc;
+
+	capture_begin();
+	rc = raw_process_load(dir, p);
+	*err = capture_end();
+	return rc;
 }
 
 /* `path` holds the n bytes at p, and nothing else. */
