@@ -21,6 +21,7 @@ struct raw_module {
 
 struct raw_thread {
 	struct ada_meta_thread t;
+	bool registered;             /* a THREAD record was found */
 	bool ended;                  /* a THREAD_END record was found */
 	bool has_waits;              /* ... with version 3's waits and wait_ns */
 	struct ada_meta_thread_end end;
@@ -118,6 +119,10 @@ const uint32_t *raw_stream_open_fids(const struct raw_stream *s);
 /* Version 3: the ring position after the last whole frame read (its POS +
  * its events), once the stream has ended; false before any POS was read. */
 bool raw_stream_position(const struct raw_stream *s, uint64_t *pos);
+/* The frame recovery appended after positions it could not recover starts
+ * `lost` positions after the file's last (RECOVERED's lost): that one jump
+ * is not a missing frame. */
+void raw_stream_allow_gap(struct raw_stream *s, uint64_t lost);
 /* Bytes of the file up to the end of the last whole frame read. */
 uint64_t raw_stream_whole_end(const struct raw_stream *s);
 bool raw_stream_truncated(const struct raw_stream *s);

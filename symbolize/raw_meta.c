@@ -256,6 +256,7 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		return add_funcs(p, rec, size);
 	case ADA_META_THREAD:
 		memcpy(&t.t, rec, sizeof(t.t));
+		t.registered = true;
 		p->threads = push(p->threads, &p->nthreads, sizeof(t), &t);
 		return p->threads ? 0 : -ENOMEM;
 	case ADA_META_THREAD_END:

@@ -41,6 +41,7 @@ struct raw_stream {
 	uint32_t version;        /* the meta file's: 3 has POS */
 	bool has_pos;            /* a POS was read: next_pos is known */
 	uint64_t next_pos;       /* the last frame's POS + its events so far */
+	uint64_t gap;            /* one jump of this many positions is known (recovery) */
 	uint8_t *frame;          /* one decompressed frame */
 	size_t frame_len, frame_cap, pos;
 	bool eof, truncated, mid_frame;
@@ -276,6 +277,10 @@ static int frame_start(struct raw_stream *s)
 	s->pos = 10;
 	if (get_varint(s, &pos))
 		return -EINVAL;
+	if (s->has_pos && s->gap && pos == s->next_pos + s->gap) {
+		s->next_pos = pos; /* the positions recovery counted as lost */
+		s->gap = 0;
+	}
 	if (s->has_pos && pos != s->next_pos) {
 		snprintf(what, sizeof(what), "POS %llu where %llu was expected: %s",
 			 (unsigned long long)pos, (unsigned long long)s->next_pos,
@@ -348,6 +353,11 @@ uint32_t raw_stream_pop(struct raw_stream *s)
 const uint32_t *raw_stream_open_fids(const struct raw_stream *s)
 {
 	return s->open;
+}
+
+void raw_stream_allow_gap(struct raw_stream *s, uint64_t lost)
+{
+	s->gap = lost;
 }
 
 bool raw_stream_position(const struct raw_stream *s, uint64_t *pos)

@@ -25,6 +25,7 @@
 
 #include <cmocka.h>
 
+#include "atf.h"
 #include "check.h"
 #include "encode.h"
 #include "lib/capture.h"
@@ -290,6 +291,98 @@ static inline void rf_write_file(const char *path, const void *p, size_t n)
 	assert_non_null(f);
 	assert_int_equal(fwrite(p, 1, n, f), n);
 	assert_int_equal(fclose(f), 0);
+}
+
+/* ---- a whole pid directory, converted ------------------------------------------ */
+
+/* CLOCK pairs that make tick t convert to RF_BOOT_NS + t ns. */
+#define RF_BOOT_NS 5000000000ull
+
+/* root/session_…/pid_<pid>/raw, from a mkdtemp template. */
+struct rf_trace {
+	char root[64];
+	char pid_dir[160];
+	char raw[192];
+	char meta[224];  /* raw/process.meta */
+};
+
+static inline void rf_trace_make(struct rf_trace *t, const char *tmpl, uint32_t pid)
+{
+	char session[128];
+
+	snprintf(t->root, sizeof(t->root), "%s", tmpl);
+	assert_non_null(mkdtemp(t->root));
+	snprintf(session, sizeof(session), "%s/session_20260101_120000", t->root);
+	snprintf(t->pid_dir, sizeof(t->pid_dir), "%s/pid_%u", session, pid);
+	snprintf(t->raw, sizeof(t->raw), "%s/raw", t->pid_dir);
+	snprintf(t->meta, sizeof(t->meta), "%s/process.meta", t->raw);
+	assert_int_equal(mkdir(session, 0755), 0);
+	assert_int_equal(mkdir(t->pid_dir, 0755), 0);
+	assert_int_equal(mkdir(t->raw, 0755), 0);
+}
+
+/* A version 3 process.meta begun: header, PROCESS of pid, the CLOCK pairs.
+ * Functions in no MODULE get synthetic names in module 1, indexed by
+ * address from 1. */
+static inline void rf_meta_begin(struct rf_meta *m, uint32_t pid)
+{
+	struct ada_meta_process p = { .pid = pid, .ppid = 1, .start_boottime_ns = RF_BOOT_NS };
+	struct ada_meta_clock c0 = { 0, RF_BOOT_NS, 10 }, c1 = { 1000000, RF_BOOT_NS + 1000000, 10 };
+
+	rf_meta_header(m, ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	rf_meta_record(m, ADA_META_PROCESS, &p, sizeof(p), "/prog\0prog", 11);
+	rf_meta_record(m, ADA_META_CLOCK, &c0, sizeof(c0), NULL, 0);
+	rf_meta_record(m, ADA_META_CLOCK, &c1, sizeof(c1), NULL, 0);
+}
+
+/* One ATF event expected: kind (ATF_*), tick, symbol index in module 1, depth. */
+struct rf_want {
+	uint32_t kind;
+	uint64_t tsc;
+	uint32_t sym;
+	uint32_t depth;
+};
+
+/* thread_<tid>/index.atf holds exactly these events. */
+static inline void rf_expect_index(const char *pid_dir, uint32_t tid, const struct rf_want *want,
+				   size_t n)
+{
+	char path[300], err[256] = "";
+	struct atf_index_file f;
+	struct atf_event ev;
+
+	snprintf(path, sizeof(path), "%s/thread_%u/index.atf", pid_dir, tid);
+	if (atf_index_map(path, &f, err, sizeof(err)))
+		fail_msg("%s: %s", path, err);
+	assert_int_equal(f.event_count, n);
+	for (size_t i = 0; i < n; i++) {
+		atf_index_get(&f, i, &ev);
+		assert_int_equal(ev.kind, want[i].kind);
+		assert_int_equal(ev.timestamp_ns, RF_BOOT_NS + want[i].tsc);
+		assert_int_equal(ev.function_id, 1ull << 32 | want[i].sym);
+		assert_int_equal(ev.call_depth, want[i].depth);
+	}
+	atf_index_unmap(&f);
+}
+
+/* The whole of a small file, malloc'd, and its size. */
+static inline uint8_t *rf_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	long n;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n >= 0);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
 }
 
 #endif

@@ -592,6 +592,26 @@ static void test_raw_pos_above_the_expected_is_a_missing_frame(void **state)
 	raw_stream_close(s);
 }
 
+/* Recovery's frame may start after positions it counted as lost: that one
+ * jump, of exactly that size, is allowed. */
+static void test_raw_pos_jump_recovery_counted_is_not_a_missing_frame(void **state)
+{
+	struct raw_stream *s;
+
+	(void)state;
+	BATCH(CALL(100, FA));
+	tf->pos += 4;
+	BATCH(RET(130, FA));
+	tf->pos += 4;
+	BATCH(CALL(140, FA));
+	s = open_stream();
+	raw_stream_allow_gap(s, 4);
+	EXPECT_EVENTS(s, EV(100, 1, CALL, 1), EV(130, 1, RETURN, 1));
+	expect_frame_refused(s, tf->frame_end[1],
+			     "POS 10 where 6 was expected: a frame missing before it");
+	raw_stream_close(s);
+}
+
 static void test_raw_pos_missing_from_a_version_3_frame_is_refused(void **state)
 {
 	const uint8_t frame[] = { 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 1 << 2, 0 };
@@ -669,6 +689,7 @@ int main(void)
 		T(test_raw_pos_of_a_cut_file_is_after_its_last_whole_frame),
 		T(test_raw_pos_below_the_expected_is_a_repeated_frame),
 		T(test_raw_pos_above_the_expected_is_a_missing_frame),
+		T(test_raw_pos_jump_recovery_counted_is_not_a_missing_frame),
 		T(test_raw_pos_missing_from_a_version_3_frame_is_refused),
 		T(test_raw_pos_inside_a_frame_is_refused_with_one_line),
 		T(test_raw_pos_version_2_frames_have_none),
