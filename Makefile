@@ -51,7 +51,9 @@ RT_SRCS    := $(wildcard runtime/*.c mcount/*.c)
 RT_ASM     := $(wildcard mcount/$(ARCH)/*.S)
 RT_OBJS    := $(RT_SRCS:%.c=$(B)/%.o) $(RT_ASM:%.S=$(B)/%.o)
 SYM_SRCS   := $(wildcard symbolize/*.c)
-SYM_OBJS   := $(SYM_SRCS:%.c=$(B)/%.o)
+# ada-symbolize recovers ring files with the runtime's own encoder (recover.c).
+SYM_RT_SRCS := runtime/encode.c
+SYM_OBJS   := $(SYM_SRCS:%.c=$(B)/%.o) $(SYM_RT_SRCS:%.c=$(B)/tool/%.o)
 CCW_SRCS   := $(wildcard cc-wrapper/*.c)
 CCW_OBJS   := $(CCW_SRCS:%.c=$(B)/%.o)
 
@@ -124,6 +126,8 @@ lib/libada.a: $(filter-out $(B)/mcount/unwind.o,$(RT_OBJS))
 
 # --- tools --------------------------------------------------------------------
 $(B)/symbolize/%.o: symbolize/%.c
+	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(TOOL_CFLAGS) -c $< -o $@
+$(B)/tool/runtime/%.o: runtime/%.c
 	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(TOOL_CFLAGS) -c $< -o $@
 $(B)/cc-wrapper/%.o: cc-wrapper/%.c
 	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(TOOL_CFLAGS) -c $< -o $@

@@ -135,4 +135,7 @@ int atf_detail_map(const char *path, struct atf_detail_file *f, char *err, size_
 bool atf_detail_next(const struct atf_detail_file *f, uint64_t *pos, struct atf_detail *d);
 void atf_detail_unmap(struct atf_detail_file *f);
 
+/* write() until all n bytes are written (EINTR retried): 0 or -errno. */
+int atf_write_all(int fd, const void *buf, size_t n);
+
 #endif

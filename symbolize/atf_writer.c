@@ -88,8 +88,10 @@ static int sink_fail(struct atf_sink *s, int err)
 	return s->err;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
+int atf_write_all(int fd, const void *buf, size_t n)
 {
+	const uint8_t *p = buf;
+
 	while (n) {
 		ssize_t k = write(fd, p, n);
 		if (k < 0 && errno == EINTR)
@@ -114,7 +116,7 @@ static struct atf_sink *sink_open(const char *path)
 		return NULL;
 	}
 	s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	err = s->fd < 0 ? -errno : write_all(s->fd, placeholder, sizeof(placeholder));
+	err = s->fd < 0 ? -errno : atf_write_all(s->fd, placeholder, sizeof(placeholder));
 	if (err) {
 		sink_fail(s, err);
 		if (s->fd >= 0)
@@ -133,7 +135,7 @@ static int sink_flush(struct atf_sink *s)
 	if (s->err)
 		return s->err;
 	s->crc = atf_crc32(s->crc, s->buf, s->len);
-	err = write_all(s->fd, s->buf, s->len);
+	err = atf_write_all(s->fd, s->buf, s->len);
 	if (err)
 		return sink_fail(s, err);
 	s->bytes += s->len;
@@ -172,7 +174,7 @@ static int sink_close(struct atf_sink *s, const uint8_t header[ATF_HEADER_SIZE],
 	int err = s->err;
 
 	if (!err)
-		err = write_all(s->fd, footer, ATF_FOOTER_SIZE);
+		err = atf_write_all(s->fd, footer, ATF_FOOTER_SIZE);
 	if (!err)
 		err = patch_header(s->fd, header);
 	if (close(s->fd) && !err)

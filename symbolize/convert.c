@@ -211,9 +211,11 @@ static int convert_thread(struct conv_process *cp, struct conv_thread *ct, const
 	/* One left by an earlier conversion would no longer be linked. */
 	snprintf(path, sizeof(path), "%s/thread_%u/detail.atf", out_dir, ct->id);
 	unlink(path);
-	s = raw_stream_open(cp->raw.dir, ct->id, cp->raw.nfids);
+	s = raw_stream_open(cp->raw.dir, ct->id, cp->raw.nfids, cp->raw.version);
 	if (!s)
 		return -ENOMEM;
+	if (ct->raw->recovered)
+		raw_stream_allow_gap(s, ct->raw->rec.lost);
 	snprintf(path, sizeof(path), "%s/thread_%u/index.atf", out_dir, ct->id);
 	tc.w = atf_index_open(path, ct->id, cp->raw.arch);
 	if (!tc.w) {
@@ -310,12 +312,19 @@ int convert_process(const char *pid_dir, const char *out_dir, const struct conv_
 {
 	struct conv_process cp = { 0 };
 	char raw_dir[4200];
-	int err;
+	bool changed;
+	int err, rerr;
 
 	snprintf(raw_dir, sizeof(raw_dir), "%s/raw", pid_dir);
 	err = raw_process_load(raw_dir, &cp.raw);
 	if (err)
 		return err;
+	rerr = recover_process(&cp.raw, o->quiet, &changed);
+	if (changed) {
+		raw_process_free(&cp.raw);
+		if ((err = raw_process_load(raw_dir, &cp.raw)))
+			return err;
+	}
 	clock_map_init(&cp.clock, &cp.raw);
 	err = resolve_functions(&cp);
 	if (!err)
@@ -329,5 +338,5 @@ int convert_process(const char *pid_dir, const char *out_dir, const struct conv_
 	resolve_free(&cp);
 	free(cp.threads);
 	raw_process_free(&cp.raw);
-	return err;
+	return err ? err : rerr;
 }

@@ -55,6 +55,13 @@ int convert_process(const char *pid_dir, const char *out_dir, const struct conv_
 /* manifest.c */
 int manifest_write(const char *out_dir, const struct conv_process *cp);
 
+/* recover.c: before a process whose meta has no END record is converted,
+ * the events its ring files hold beyond the thread files are folded into
+ * them (RAW_FORMAT.md §6), unless it still runs. *changed says whether
+ * process.meta was written to (reload it). Returns 0, or a negative errno
+ * when a ring could not be recovered (named; the others still were). */
+int recover_process(struct raw_process *p, bool quiet, bool *changed);
+
 /* resolve.c: modules, symbol tables and fid → function_id. */
 int resolve_functions(struct conv_process *cp);
 void resolve_free(struct conv_process *cp);

@@ -31,6 +31,17 @@ static const char *thread_end(const struct conv_thread *ct, bool clean)
 	return clean ? "unknown" : "cut short (crash, kill or exec)";
 }
 
+/* What ada-symbolize took from the thread's ring file (RAW_FORMAT.md §6). */
+static void put_recovered(struct json_writer *w, const struct raw_thread *t)
+{
+	if (!t->recovered)
+		return;
+	json_open(w, "recovered", '{');
+	json_put_u64(w, "events", t->rec.events);
+	json_put_u64(w, "lost", t->rec.lost);
+	json_close(w);
+}
+
 static void put_threads(struct json_writer *w, const struct conv_process *cp, uint64_t *totals)
 {
 	size_t i, r;
@@ -50,6 +61,7 @@ static void put_threads(struct json_writer *w, const struct conv_process *cp, ui
 		json_put_str(w, "end", thread_end(ct, cp->raw.clean_end));
 		json_put_u64(w, "closed_at_end", ct->closed_at_end);
 		json_put_bool(w, "truncated", ct->truncated);
+		put_recovered(w, ct->raw);
 		json_close(w);
 		for (r = 0; r < ADA_DROP_NREASONS; r++)
 			totals[r] += ct->dropped[r];

@@ -21,8 +21,18 @@ struct raw_module {
 
 struct raw_thread {
 	struct ada_meta_thread t;
+	bool registered;             /* a THREAD record was found */
 	bool ended;                  /* a THREAD_END record was found */
+	bool has_waits;              /* ... with version 3's waits and wait_ns */
 	struct ada_meta_thread_end end;
+	bool recovered;              /* RECOVERED records were found: their sums */
+	struct ada_meta_recovered rec;
+};
+
+/* A thread's ring file (ADA_META_RING), for recovery after an unclean end. */
+struct raw_ring {
+	uint32_t ordinal;
+	char *path;
 };
 
 /* A library function reached through hooked PLT/GOT slots (ADA_META_HOOKED):
@@ -35,6 +45,7 @@ struct raw_hooked {
 
 struct raw_process {
 	char *dir;                   /* the raw/ directory */
+	uint32_t version;            /* 2 or 3 (ADA_RAW_VERSION) */
 	uint8_t arch;
 	struct ada_meta_process proc;
 	char *exe;
@@ -51,12 +62,17 @@ struct raw_process {
 	bool clean_end;              /* ADA_META_END present */
 	struct ada_meta_end end;
 	bool truncated;              /* the file ended inside a record */
+	size_t meta_end;             /* bytes up to the end of the last whole record */
 	bool has_latency;
 	struct ada_meta_latency latency;
 	struct raw_hooked *hooked;   /* sorted by addr, one per address */
 	size_t nhooked;
 	bool has_dynhook;            /* an ADA_META_DYNHOOK record was found */
 	struct ada_meta_dynhook dynhook; /* the last one: the totals at the end */
+	struct raw_ring *rings;      /* in file order */
+	size_t nrings;
+	bool crashed;                /* an ADA_META_CRASH record was found */
+	struct ada_meta_crash crash; /* the first: the signal that ended the process */
 };
 
 /* Loads <raw_dir>/process.meta. Returns 0, or a negative errno after printing
@@ -84,8 +100,11 @@ struct raw_event {
 
 struct raw_stream;
 
-/* Opens <raw_dir>/thread_<N>.lz4. NULL (message printed) on failure. */
-struct raw_stream *raw_stream_open(const char *raw_dir, uint32_t ordinal, size_t nfids);
+/* Opens <raw_dir>/thread_<N>.lz4, written in raw format `version` (the
+ * meta file's: 3 checks every frame's POS). NULL (message printed) on
+ * failure. */
+struct raw_stream *raw_stream_open(const char *raw_dir, uint32_t ordinal, size_t nfids,
+				   uint32_t version);
 /* Next event: 1, 0 at the end of the stream, negative on an error that ends
  * it early (the message, naming the file, was printed; events so far stand).
  * A file cut short inside a frame is not an error: raw_stream_truncated()
@@ -95,6 +114,17 @@ int raw_stream_next(struct raw_stream *s, struct raw_event *ev);
 uint32_t raw_stream_open_frames(const struct raw_stream *s);
 /* The innermost open frame's fid (for closing it), 0 if none. Pops it. */
 uint32_t raw_stream_pop(struct raw_stream *s);
+/* The open frames' fids, outermost first (raw_stream_open_frames of them). */
+const uint32_t *raw_stream_open_fids(const struct raw_stream *s);
+/* Version 3: the ring position after the last whole frame read (its POS +
+ * its events), once the stream has ended; false before any POS was read. */
+bool raw_stream_position(const struct raw_stream *s, uint64_t *pos);
+/* The frame recovery appended after positions it could not recover starts
+ * `lost` positions after the file's last (RECOVERED's lost): that one jump
+ * is not a missing frame. */
+void raw_stream_allow_gap(struct raw_stream *s, uint64_t lost);
+/* Bytes of the file up to the end of the last whole frame read. */
+uint64_t raw_stream_whole_end(const struct raw_stream *s);
 bool raw_stream_truncated(const struct raw_stream *s);
 uint64_t raw_stream_last_tsc(const struct raw_stream *s);
 /* LOST notes seen in the stream, per reason. */

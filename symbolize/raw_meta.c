@@ -1,5 +1,6 @@
 /* raw_meta.c - loading raw/process.meta (format: runtime/RAW_FORMAT.md). */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,23 +89,32 @@ static int add_funcs(struct raw_process *p, const uint8_t *rec, size_t size)
 	return 0;
 }
 
-/* The name must end inside the payload: the padding after it is not part of
- * the record, and an unterminated name was not written by libada. Bytes after
- * the NUL are left for a newer writer. An empty name names nothing. */
+/* The string after a record's struct of `hdr` bytes (HOOKED's name, RING's
+ * path), copied. It must end inside the payload: the padding after it is not
+ * part of the record, and an unterminated string was not written by libada.
+ * Bytes after the NUL are left for a newer writer. An empty string names
+ * nothing. */
+static int record_string(const uint8_t *rec, size_t size, size_t hdr, char **out)
+{
+	const char *str = (const char *)rec + hdr;
+
+	if (!memchr(str, '\0', size - hdr) || !*str)
+		return -EINVAL;
+	*out = strdup(str);
+	return *out ? 0 : -ENOMEM;
+}
+
 static int add_hooked(struct raw_process *p, const uint8_t *rec, size_t size)
 {
 	struct ada_meta_hooked h;
-	const char *name = (const char *)rec + sizeof(h);
 	struct raw_hooked e, *arr;
+	int err = record_string(rec, size, sizeof(h), &e.name);
 
+	if (err)
+		return err;
 	memcpy(&h, rec, sizeof(h));
-	if (!memchr(name, '\0', size - sizeof(h)) || !*name)
-		return -EINVAL;
 	e.addr = h.addr;
 	e.seq = p->nhooked;
-	e.name = strdup(name);
-	if (!e.name)
-		return -ENOMEM;
 	/* Kept apart until it succeeds: the names already held must stay
 	 * reachable for raw_process_free. */
 	arr = push(p->hooked, &p->nhooked, sizeof(e), &e);
@@ -126,6 +136,76 @@ static struct raw_thread *thread_slot(struct raw_process *p, uint32_t ordinal)
 	return NULL;
 }
 
+/* The thread a THREAD_END or RECOVERED record names; one that registered but
+ * has no THREAD record (it recorded nothing) gets an entry of its own. */
+static struct raw_thread *thread_slot_add(struct raw_process *p, uint32_t ordinal)
+{
+	struct raw_thread t = { .t.ordinal = ordinal }, *slot = thread_slot(p, ordinal), *arr;
+
+	if (slot)
+		return slot;
+	arr = push(p->threads, &p->nthreads, sizeof(t), &t);
+	if (!arr)
+		return NULL;
+	p->threads = arr;
+	return &p->threads[p->nthreads - 1];
+}
+
+/* Version 2 wrote 80 bytes, version 3 adds waits and wait_ns: read what is
+ * there (add_record checked the 80). */
+static int add_thread_end(struct raw_process *p, const uint8_t *rec, size_t size)
+{
+	struct ada_meta_thread_end e = { 0 };
+	struct raw_thread *slot;
+
+	memcpy(&e, rec, size < sizeof(e) ? size : sizeof(e));
+	slot = thread_slot_add(p, e.ordinal);
+	if (!slot)
+		return -ENOMEM;
+	slot->end = e;
+	slot->ended = true;
+	slot->has_waits = size >= sizeof(e);
+	return 0;
+}
+
+static int add_ring(struct raw_process *p, const uint8_t *rec, size_t size)
+{
+	struct ada_meta_ring r;
+	struct raw_ring e, *arr;
+	int err = record_string(rec, size, sizeof(r), &e.path);
+
+	if (err)
+		return err;
+	memcpy(&r, rec, sizeof(r));
+	e.ordinal = r.ordinal;
+	arr = push(p->rings, &p->nrings, sizeof(e), &e);
+	if (!arr) {
+		free(e.path);
+		return -ENOMEM;
+	}
+	p->rings = arr;
+	return 0;
+}
+
+/* One per recovery of a ring file; should a thread have more, they add up. */
+static int add_recovered(struct raw_process *p, const uint8_t *rec)
+{
+	struct ada_meta_recovered r;
+	struct raw_thread *slot;
+
+	memcpy(&r, rec, sizeof(r));
+	slot = thread_slot_add(p, r.ordinal);
+	if (!slot)
+		return -ENOMEM;
+	slot->rec.ordinal = r.ordinal;
+	slot->rec.events += r.events;
+	slot->rec.lost += r.lost;
+	if (r.end_tsc > slot->rec.end_tsc)
+		slot->rec.end_tsc = r.end_tsc;
+	slot->recovered = true;
+	return 0;
+}
+
 static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, size_t size)
 {
 	static const size_t min_size[] = {
@@ -134,14 +214,17 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		[ADA_META_MODULE] = sizeof(struct ada_meta_module) + 1,
 		[ADA_META_FUNCS] = sizeof(struct ada_meta_funcs),
 		[ADA_META_THREAD] = sizeof(struct ada_meta_thread),
-		[ADA_META_THREAD_END] = sizeof(struct ada_meta_thread_end),
+		[ADA_META_THREAD_END] = offsetof(struct ada_meta_thread_end, waits), /* version 2 */
 		[ADA_META_CONFIG] = 0,
 		[ADA_META_END] = sizeof(struct ada_meta_end),
 		[ADA_META_LATENCY] = sizeof(struct ada_meta_latency),
 		[ADA_META_HOOKED] = sizeof(struct ada_meta_hooked) + 2, /* a name and its NUL */
 		[ADA_META_DYNHOOK] = sizeof(struct ada_meta_dynhook),
+		[ADA_META_RING] = sizeof(struct ada_meta_ring) + 2, /* a path and its NUL */
+		[ADA_META_CRASH] = sizeof(struct ada_meta_crash),
+		[ADA_META_RECOVERED] = sizeof(struct ada_meta_recovered),
 	};
-	struct raw_thread t = { 0 }, *slot;
+	struct raw_thread t = { 0 };
 	struct raw_module m;
 
 	if (type >= sizeof(min_size) / sizeof(min_size[0]) || type == 0)
@@ -173,21 +256,11 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		return add_funcs(p, rec, size);
 	case ADA_META_THREAD:
 		memcpy(&t.t, rec, sizeof(t.t));
+		t.registered = true;
 		p->threads = push(p->threads, &p->nthreads, sizeof(t), &t);
 		return p->threads ? 0 : -ENOMEM;
 	case ADA_META_THREAD_END:
-		memcpy(&t.end, rec, sizeof(t.end));
-		slot = thread_slot(p, t.end.ordinal);
-		if (!slot) { /* a thread that registered but recorded nothing */
-			t.t.ordinal = t.end.ordinal;
-			p->threads = push(p->threads, &p->nthreads, sizeof(t), &t);
-			if (!p->threads)
-				return -ENOMEM;
-			slot = &p->threads[p->nthreads - 1];
-		}
-		slot->end = t.end;
-		slot->ended = true;
-		return 0;
+		return add_thread_end(p, rec, size);
 	case ADA_META_CONFIG:
 		free(p->config);
 		p->config = join_strings(rec, size);
@@ -206,6 +279,15 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		memcpy(&p->dynhook, rec, sizeof(p->dynhook));
 		p->has_dynhook = true;
 		return 0;
+	case ADA_META_RING:
+		return add_ring(p, rec, size);
+	case ADA_META_CRASH: /* the first fatal signal is the one that ended it */
+		if (!p->crashed)
+			memcpy(&p->crash, rec, sizeof(p->crash));
+		p->crashed = true;
+		return 0;
+	case ADA_META_RECOVERED:
+		return add_recovered(p, rec);
 	}
 	return 0;
 }
@@ -256,11 +338,14 @@ static int parse(struct raw_process *p, const char *path, const uint8_t *buf, si
 	if (memcmp(buf, ADA_META_MAGIC, 8))
 		return fail(path, "not an ada raw trace (bad magic)", -EINVAL);
 	memcpy(&h, buf, sizeof(h));
-	if (h.version != ADA_RAW_VERSION || h.endian != 1) {
-		snprintf(msg, sizeof(msg), "raw format version %u (endian %u); this ada-symbolize reads version %u, little-endian",
+	/* Version 2 files differ only in what they lack (POS, waits, rings,
+	 * crashes): every reader here takes both. */
+	if (h.version < 2 || h.version > ADA_RAW_VERSION || h.endian != 1) {
+		snprintf(msg, sizeof(msg), "raw format version %u (endian %u); this ada-symbolize reads versions 2 to %u, little-endian",
 			 h.version, h.endian, ADA_RAW_VERSION);
 		return fail(path, msg, -EINVAL);
 	}
+	p->version = h.version;
 	p->arch = h.arch;
 	while (off + sizeof(struct ada_meta_rec) <= len) {
 		struct ada_meta_rec r;
@@ -278,6 +363,7 @@ static int parse(struct raw_process *p, const char *path, const uint8_t *buf, si
 		off += sizeof(r) + ((r.size + 7u) & ~7u);
 	}
 	p->truncated = off < len;
+	p->meta_end = off;
 	if (!p->proc.pid)
 		return fail(path, "no process record: not a complete raw trace", -EINVAL);
 	if (p->nthreads > 1)
@@ -336,6 +422,9 @@ void raw_process_free(struct raw_process *p)
 	for (i = 0; i < p->nhooked; i++)
 		free(p->hooked[i].name);
 	free(p->hooked);
+	for (i = 0; i < p->nrings; i++)
+		free(p->rings[i].path);
+	free(p->rings);
 	free(p->dir);
 	free(p->exe);
 	free(p->cmdline);

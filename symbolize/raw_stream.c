@@ -9,6 +9,13 @@
  * the next byte, and a DETAIL there is attached to the event. A DETAIL found
  * anywhere else (first in a frame, after SYNC or LOST, after another DETAIL)
  * describes nothing and is an error.
+ *
+ * Version 3 frames open with SYNC then POS, the ring position of the frame's
+ * first event. A frame's POS must be the previous frame's plus the events
+ * that frame held: one below is a frame written twice, one above a frame
+ * lost, and either would silently corrupt the call tree, so both end the
+ * stream with an error naming the frame's offset in the file. The position
+ * after the last whole frame is where recovery (recover.c) takes over.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +36,12 @@ struct raw_stream {
 	uint8_t *in;
 	size_t in_pos, in_len;
 	uint64_t file_off;       /* bytes of the file consumed by lz4 */
+	uint64_t frame_off;      /* where the frame being decoded starts in the file */
+	uint64_t whole_end;      /* where the last whole frame ends in the file */
+	uint32_t version;        /* the meta file's: 3 has POS */
+	bool has_pos;            /* a POS was read: next_pos is known */
+	uint64_t next_pos;       /* the last frame's POS + its events so far */
+	uint64_t gap;            /* one jump of this many positions is known (recovery) */
 	uint8_t *frame;          /* one decompressed frame */
 	size_t frame_len, frame_cap, pos;
 	bool eof, truncated, mid_frame;
@@ -43,6 +56,8 @@ struct raw_stream {
 _Static_assert(sizeof(struct ada_raw_detail) == ADA_RAW_DETAIL_SIZE, "raw DETAIL record");
 
 #define DETAIL_TAG (ADA_RAW_CONTROL | ADA_CTL_DETAIL << 2)
+#define SYNC_TAG (ADA_RAW_CONTROL | ADA_CTL_SYNC << 2)
+#define POS_TAG (ADA_RAW_CONTROL | ADA_CTL_POS << 2)
 
 static int bad(struct raw_stream *s, const char *what)
 {
@@ -51,7 +66,16 @@ static int bad(struct raw_stream *s, const char *what)
 	return -EINVAL;
 }
 
-struct raw_stream *raw_stream_open(const char *raw_dir, uint32_t ordinal, size_t nfids)
+/* A frame's position is wrong: one line naming the frame. */
+static int bad_frame(struct raw_stream *s, const char *what)
+{
+	fprintf(stderr, "ada-symbolize: %s: frame at byte %llu: %s\n", s->path,
+		(unsigned long long)s->frame_off, what);
+	return -EINVAL;
+}
+
+struct raw_stream *raw_stream_open(const char *raw_dir, uint32_t ordinal, size_t nfids,
+				   uint32_t version)
 {
 	struct raw_stream *s = calloc(1, sizeof(*s));
 
@@ -59,6 +83,7 @@ struct raw_stream *raw_stream_open(const char *raw_dir, uint32_t ordinal, size_t
 		return NULL;
 	snprintf(s->path, sizeof(s->path), "%s/thread_%u.lz4", raw_dir, ordinal);
 	s->nfids = nfids;
+	s->version = version;
 	s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
 	s->in = malloc(IN_CHUNK);
 	if (s->fd < 0) {
@@ -122,6 +147,8 @@ static int next_frame(struct raw_stream *s)
 		out_n = s->frame_cap - s->frame_len;
 		hint = LZ4F_decompress(s->dctx, s->frame + s->frame_len, &out_n, s->in + s->in_pos,
 				       &in_n, NULL);
+		if (!s->mid_frame)
+			s->frame_off = s->file_off;
 		if (LZ4F_isError(hint)) {
 			char what[128];
 
@@ -132,8 +159,10 @@ static int next_frame(struct raw_stream *s)
 		s->file_off += in_n;
 		s->frame_len += out_n;
 		s->mid_frame = hint != 0;
-		if (!hint) /* frame complete, checksum verified */
+		if (!hint) { /* frame complete, checksum verified */
+			s->whole_end = s->file_off;
 			return 1;
+		}
 	}
 }
 
@@ -191,8 +220,10 @@ static int control(struct raw_stream *s, unsigned c)
 		return 0;
 	case ADA_CTL_DETAIL:
 		return bad(s, "DETAIL record that follows no CALL, RETURN or EXCEPTION");
-	case ADA_CTL_POS:
-		return get_varint(s, &count);
+	case ADA_CTL_POS: /* version 2 had none: unknown there */
+		if (s->version >= 3)
+			return bad(s, "POS that does not follow its frame's SYNC");
+		break;
 	}
 	return bad(s, "unknown control record");
 }
@@ -228,6 +259,39 @@ static int attach_detail(struct raw_stream *s, struct raw_event *ev)
 	return 0;
 }
 
+/* Version 3: the frame opens with SYNC and POS, and POS continues the
+ * previous frame's positions. */
+static int frame_start(struct raw_stream *s)
+{
+	char what[160];
+	uint64_t pos;
+	int err;
+
+	if (s->version < 3)
+		return 0;
+	if (s->frame_len < 10 || s->frame[0] != SYNC_TAG || s->frame[9] != POS_TAG)
+		return bad_frame(s, "no POS after the frame's SYNC (every version 3 frame has one)");
+	s->pos = 1;
+	if ((err = control(s, ADA_CTL_SYNC)))
+		return err;
+	s->pos = 10;
+	if (get_varint(s, &pos))
+		return -EINVAL;
+	if (s->has_pos && s->gap && pos == s->next_pos + s->gap) {
+		s->next_pos = pos; /* the positions recovery counted as lost */
+		s->gap = 0;
+	}
+	if (s->has_pos && pos != s->next_pos) {
+		snprintf(what, sizeof(what), "POS %llu where %llu was expected: %s",
+			 (unsigned long long)pos, (unsigned long long)s->next_pos,
+			 pos < s->next_pos ? "a frame written twice" : "a frame missing before it");
+		return bad_frame(s, what);
+	}
+	s->has_pos = true;
+	s->next_pos = pos;
+	return 0;
+}
+
 int raw_stream_next(struct raw_stream *s, struct raw_event *ev)
 {
 	for (;;) {
@@ -237,7 +301,7 @@ int raw_stream_next(struct raw_stream *s, struct raw_event *ev)
 
 		if (s->pos == s->frame_len) {
 			err = next_frame(s);
-			if (err <= 0)
+			if (err <= 0 || (err = frame_start(s)))
 				return err;
 			continue;
 		}
@@ -268,6 +332,7 @@ int raw_stream_next(struct raw_stream *s, struct raw_event *ev)
 			fid = s->open[--s->depth];
 		}
 		s->tsc += delta;
+		s->next_pos++;
 		ev->tsc = s->tsc;
 		ev->fid = (uint32_t)fid;
 		ev->kind = tag & 3;
@@ -283,6 +348,27 @@ uint32_t raw_stream_open_frames(const struct raw_stream *s)
 uint32_t raw_stream_pop(struct raw_stream *s)
 {
 	return s->depth ? s->open[--s->depth] : 0;
+}
+
+const uint32_t *raw_stream_open_fids(const struct raw_stream *s)
+{
+	return s->open;
+}
+
+void raw_stream_allow_gap(struct raw_stream *s, uint64_t lost)
+{
+	s->gap = lost;
+}
+
+bool raw_stream_position(const struct raw_stream *s, uint64_t *pos)
+{
+	*pos = s->next_pos;
+	return s->has_pos;
+}
+
+uint64_t raw_stream_whole_end(const struct raw_stream *s)
+{
+	return s->whole_end;
 }
 
 bool raw_stream_truncated(const struct raw_stream *s)

@@ -25,17 +25,23 @@
 
 #include <cmocka.h>
 
+#include "atf.h"
 #include "check.h"
 #include "encode.h"
+#include "lib/capture.h"
+#include "raw.h"
 #include "raw_format.h"
 
 #define RF_DETAIL_TAG (ADA_RAW_CONTROL | ADA_CTL_DETAIL << 2)
 
-/* One frame's decompressed bytes, and the encoder state of its thread. */
+#define RF_POS_TAG (ADA_RAW_CONTROL | ADA_CTL_POS << 2)
+
+/* One frame's decompressed bytes, and the ring position of the thread's
+ * next event: kept from frame to frame, as the writer's POS is. */
 struct rf_frame {
 	uint8_t buf[1 << 16];
 	size_t len;
-	uint64_t pos, events; /* the frame's first position, its events so far */
+	uint64_t pos;
 };
 
 static inline void rf_put(struct rf_frame *f, const void *p, size_t n)
@@ -45,11 +51,17 @@ static inline void rf_put(struct rf_frame *f, const void *p, size_t n)
 	f->len += n;
 }
 
+/* POS: the tag, then the position as a varint. */
+static inline size_t rf_encode_pos(uint64_t pos, uint8_t *out)
+{
+	out[0] = RF_POS_TAG;
+	return 1 + ada_put_varint(out + 1, pos);
+}
+
+/* Starts a frame as the writer does (format version 3): SYNC, then POS. */
 static inline void rf_sync(struct rf_frame *f, struct ada_enc_stream *enc, uint64_t tsc)
 {
 	f->len = 0;
-	f->pos += f->events; /* the next frame starts where this one ended */
-	f->events = 0;
 	f->len += ada_encode_sync(enc, tsc, f->pos, f->buf);
 }
 
@@ -64,7 +76,7 @@ static inline void rf_event(struct rf_frame *f, struct ada_enc_stream *enc, stru
 	n = ada_encode_slots(enc, dict, &slot, 1, f->buf + f->len, NULL);
 	assert_int_not_equal(n, (size_t)-1);
 	f->len += n;
-	f->events++;
+	f->pos += n > 0; /* a close with nothing open is not written */
 }
 
 /* A DETAIL record: tag, the packed struct, d->stack_size bytes of stack. */
@@ -237,6 +249,39 @@ static inline void rf_meta_record(struct rf_meta *m, uint32_t type, const void *
 	rf_meta_put(m, zeros, (8 - (len + extra_len) % 8) % 8);
 }
 
+/* A scratch directory for a process.meta, from a mkdtemp template. */
+struct rf_meta_dir {
+	char dir[64];
+	char path[96]; /* dir/process.meta */
+};
+
+static inline int rf_meta_dir_make(struct rf_meta_dir *d, const char *tmpl)
+{
+	snprintf(d->dir, sizeof(d->dir), "%s", tmpl);
+	if (!mkdtemp(d->dir))
+		return -1;
+	snprintf(d->path, sizeof(d->path), "%s/process.meta", d->dir);
+	return 0;
+}
+
+static inline void rf_meta_dir_remove(const struct rf_meta_dir *d)
+{
+	unlink(d->path);
+	rmdir(d->dir);
+}
+
+/* raw_process_load(dir, p), what it wrote to stderr in *err (valid until
+ * the next capture). */
+static inline int rf_meta_load(const char *dir, struct raw_process *p, const char **err)
+{
+	int rc;
+
+	capture_begin();
+	rc = raw_process_load(dir, p);
+	*err = capture_end();
+	return rc;
+}
+
 /* `path` holds the n bytes at p, and nothing else. */
 static inline void rf_write_file(const char *path, const void *p, size_t n)
 {
@@ -245,6 +290,98 @@ static inline void rf_write_file(const char *path, const void *p, size_t n)
 	assert_non_null(f);
 	assert_int_equal(fwrite(p, 1, n, f), n);
 	assert_int_equal(fclose(f), 0);
+}
+
+/* ---- a whole pid directory, converted ------------------------------------------ */
+
+/* CLOCK pairs that make tick t convert to RF_BOOT_NS + t ns. */
+#define RF_BOOT_NS 5000000000ull
+
+/* root/session_…/pid_<pid>/raw, from a mkdtemp template. */
+struct rf_trace {
+	char root[64];
+	char pid_dir[160];
+	char raw[192];
+	char meta[224];  /* raw/process.meta */
+};
+
+static inline void rf_trace_make(struct rf_trace *t, const char *tmpl, uint32_t pid)
+{
+	char session[128];
+
+	snprintf(t->root, sizeof(t->root), "%s", tmpl);
+	assert_non_null(mkdtemp(t->root));
+	snprintf(session, sizeof(session), "%s/session_20260101_120000", t->root);
+	snprintf(t->pid_dir, sizeof(t->pid_dir), "%s/pid_%u", session, pid);
+	snprintf(t->raw, sizeof(t->raw), "%s/raw", t->pid_dir);
+	snprintf(t->meta, sizeof(t->meta), "%s/process.meta", t->raw);
+	assert_int_equal(mkdir(session, 0755), 0);
+	assert_int_equal(mkdir(t->pid_dir, 0755), 0);
+	assert_int_equal(mkdir(t->raw, 0755), 0);
+}
+
+/* A version 3 process.meta begun: header, PROCESS of pid, the CLOCK pairs.
+ * Functions in no MODULE get synthetic names in module 1, indexed by
+ * address from 1. */
+static inline void rf_meta_begin(struct rf_meta *m, uint32_t pid)
+{
+	struct ada_meta_process p = { .pid = pid, .ppid = 1, .start_boottime_ns = RF_BOOT_NS };
+	struct ada_meta_clock c0 = { 0, RF_BOOT_NS, 10 }, c1 = { 1000000, RF_BOOT_NS + 1000000, 10 };
+
+	rf_meta_header(m, ADA_META_MAGIC, ADA_RAW_VERSION, 1);
+	rf_meta_record(m, ADA_META_PROCESS, &p, sizeof(p), "/prog\0prog", 11);
+	rf_meta_record(m, ADA_META_CLOCK, &c0, sizeof(c0), NULL, 0);
+	rf_meta_record(m, ADA_META_CLOCK, &c1, sizeof(c1), NULL, 0);
+}
+
+/* One ATF event expected: kind (ATF_*), tick, symbol index in module 1, depth. */
+struct rf_want {
+	uint32_t kind;
+	uint64_t tsc;
+	uint32_t sym;
+	uint32_t depth;
+};
+
+/* thread_<tid>/index.atf holds exactly these events. */
+static inline void rf_expect_index(const char *pid_dir, uint32_t tid, const struct rf_want *want,
+				   size_t n)
+{
+	char path[300], err[256] = "";
+	struct atf_index_file f;
+	struct atf_event ev;
+
+	snprintf(path, sizeof(path), "%s/thread_%u/index.atf", pid_dir, tid);
+	if (atf_index_map(path, &f, err, sizeof(err)))
+		fail_msg("%s: %s", path, err);
+	assert_int_equal(f.event_count, n);
+	for (size_t i = 0; i < n; i++) {
+		atf_index_get(&f, i, &ev);
+		assert_int_equal(ev.kind, want[i].kind);
+		assert_int_equal(ev.timestamp_ns, RF_BOOT_NS + want[i].tsc);
+		assert_int_equal(ev.function_id, 1ull << 32 | want[i].sym);
+		assert_int_equal(ev.call_depth, want[i].depth);
+	}
+	atf_index_unmap(&f);
+}
+
+/* The whole of a small file, malloc'd, and its size. */
+static inline uint8_t *rf_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	long n;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n >= 0);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
 }
 
 #endif

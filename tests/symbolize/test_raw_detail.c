@@ -85,7 +85,7 @@ static void end_frame(void)
 
 static struct raw_stream *open_stream(void)
 {
-	struct raw_stream *s = raw_stream_open(tf->loc.raw, 0, 3);
+	struct raw_stream *s = raw_stream_open(tf->loc.raw, 0, 3, ADA_RAW_VERSION);
 
 	assert_non_null(s);
 	return s;
@@ -241,7 +241,7 @@ static void test_raw_detail_at_unaligned_offsets_reads_the_same(void **state)
 	event(9, ADA_RAW_RETURN, FA);
 	end_frame();
 
-	s = raw_stream_open(tf->loc.raw, 0, 4);
+	s = raw_stream_open(tf->loc.raw, 0, 4, ADA_RAW_VERSION);
 	assert_non_null(s);
 	expect_detail(s, 7, 1, ADA_RAW_CALL, 1, 9, 3);
 	expect_detail(s, 8, 4, ADA_RAW_CALL, 2, 10, 5);

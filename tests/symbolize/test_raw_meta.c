@@ -20,8 +20,7 @@
 
 /* ---- a process.meta built by hand -------------------------------------------- */
 
-static char dir[] = "/tmp/ada_test_raw_meta_XXXXXX";
-static char meta_path[128];
+static struct rf_meta_dir md;
 static struct rf_meta meta;
 static struct raw_process proc;
 
@@ -128,7 +127,7 @@ static void full_meta(void)
 
 static void save(size_t len)
 {
-	rf_write_file(meta_path, meta.buf, len);
+	rf_write_file(md.path, meta.buf, len);
 }
 
 /* What the last load() wrote to stderr. */
@@ -137,19 +136,14 @@ static const char *captured;
 /* Loads what was saved; returns raw_process_load's result, stderr in `captured`. */
 static int load(void)
 {
-	int rc;
-
-	capture_begin();
-	rc = raw_process_load(dir, &proc);
-	captured = capture_end();
-	return rc;
+	return rf_meta_load(md.dir, &proc, &captured);
 }
 
 static void expect_refused(int want_err)
 {
 	assert_int_equal(load(), want_err);
 	assert_int_equal(count_lines(captured), 1);
-	assert_non_null(strstr(captured, meta_path));
+	assert_non_null(strstr(captured, md.path));
 	assert_null(proc.fid_addr); /* nothing kept */
 	assert_int_equal(proc.nthreads, 0);
 }
@@ -157,17 +151,13 @@ static void expect_refused(int want_err)
 static int setup_group(void **state)
 {
 	(void)state;
-	if (!mkdtemp(dir))
-		return -1;
-	snprintf(meta_path, sizeof(meta_path), "%s/process.meta", dir);
-	return 0;
+	return rf_meta_dir_make(&md, "/tmp/ada_test_raw_meta_XXXXXX");
 }
 
 static int teardown_group(void **state)
 {
 	(void)state;
-	unlink(meta_path);
-	rmdir(dir);
+	rf_meta_dir_remove(&md);
 	return 0;
 }
 
@@ -189,7 +179,7 @@ static void test_raw_meta_loads_every_record(void **state)
 	save(meta.len);
 	assert_int_equal(load(), 0);
 	assert_string_equal(captured, "");
-	assert_string_equal(proc.dir, dir);
+	assert_string_equal(proc.dir, md.dir);
 	assert_int_equal(proc.arch, ADA_ARCH_X86_64);
 	assert_false(proc.truncated);
 
@@ -375,7 +365,7 @@ static void test_raw_meta_wrong_version_is_refused_with_one_line(void **state)
 	meta.buf[offsetof(struct ada_meta_file_header, version)] = ADA_RAW_VERSION + 1;
 	save(meta.len);
 	expect_refused(-EINVAL);
-	assert_non_null(strstr(captured, "reads version 3"));
+	assert_non_null(strstr(captured, "reads versions 2 to 3"));
 }
 
 static void test_raw_meta_big_endian_file_is_refused_with_one_line(void **state)
@@ -398,7 +388,7 @@ static void test_raw_meta_file_shorter_than_its_header_is_refused_with_one_line(
 static void test_raw_meta_missing_file_is_refused_with_one_line(void **state)
 {
 	(void)state;
-	unlink(meta_path);
+	unlink(md.path);
 	expect_refused(-ENOENT);
 }
 
@@ -468,7 +458,7 @@ static void expect_hooked_refused(const char *name, size_t len)
 	save(meta.len);
 	expect_refused(-EINVAL);
 	snprintf(want, sizeof(want), "ada-symbolize: %s: corrupt record (type 10, %zu bytes) at offset %zu\n",
-		 meta_path, sizeof(h) + len, at);
+		 md.path, sizeof(h) + len, at);
 	assert_string_equal(captured, want);
 	assert_int_equal(proc.nhooked, 0);
 }
@@ -534,7 +524,7 @@ static void test_raw_meta_dynhook_shorter_than_its_struct_is_refused(void **stat
 	save(meta.len);
 	expect_refused(-EINVAL);
 	snprintf(want, sizeof(want), "ada-symbolize: %s: corrupt record (type 11, 32 bytes) at offset %zu\n",
-		 meta_path, at);
+		 md.path, at);
 	assert_string_equal(captured, want);
 }
 

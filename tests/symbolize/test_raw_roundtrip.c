@@ -27,7 +27,7 @@ struct tfile {
 	struct ada_fdict dict;
 	size_t frame_end[16]; /* file size after each frame */
 	size_t nframes;
-	uint64_t pos; /* ring position of the next frame's first slot */
+	uint64_t pos;         /* the ring position of the next event */
 };
 
 static struct tfile *tf;
@@ -60,8 +60,8 @@ static void append_frame(const uint8_t *data, size_t len)
 	tf->nframes++;
 }
 
-/* One drain as writer.c encodes it: SYNC, LOST notes (lost[reason], may be
- * NULL), then the slots. */
+/* One drain as writer.c encodes it: SYNC, POS (tf->pos), LOST notes
+ * (lost[reason], may be NULL), then the slots. */
 static void write_batch(const struct ada_slot *slots, size_t n, const uint64_t *lost)
 {
 	uint8_t *buf = malloc(ada_encode_bound(n) + ADA_DROP_NREASONS * ADA_ENC_LOST_MAX);
@@ -100,7 +100,7 @@ enum { FA = 0x401000, FB = 0x402000, FC = 0x403000 };
 
 static struct raw_stream *open_stream(void)
 {
-	struct raw_stream *s = raw_stream_open(tf->loc.raw, 0, tf->dict.next_fid - 1);
+	struct raw_stream *s = raw_stream_open(tf->loc.raw, 0, tf->dict.next_fid - 1, ADA_RAW_VERSION);
 
 	assert_non_null(s);
 	return s;
@@ -257,7 +257,7 @@ static void test_raw_roundtrip_lost_notes_accumulate_per_reason(void **state)
 
 static void test_raw_roundtrip_lost_with_unknown_reason_is_ignored(void **state)
 {
-	const uint8_t frame[] = { 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0x07, 99, 4, 1 << 2, 0 };
+	const uint8_t frame[] = { 0x03, 0, 0, 0, 0, 0, 0, 0, 0, RF_POS_TAG, 0, 0x07, 99, 4, 1 << 2, 0 };
 	struct raw_stream *s;
 
 	(void)state;
@@ -448,7 +448,7 @@ static void test_raw_roundtrip_fid_not_in_meta_is_refused_with_one_line(void **s
 
 	(void)state;
 	BATCH(CALL(1, FA), CALL(2, FB));
-	s = raw_stream_open(tf->loc.raw, 0, 1); /* process.meta knew fid 1 only */
+	s = raw_stream_open(tf->loc.raw, 0, 1, ADA_RAW_VERSION); /* process.meta knew fid 1 only */
 	assert_non_null(s);
 	EXPECT_EVENTS(s, EV(1, 1, CALL, 1));
 	expect_refused(s);
@@ -457,7 +457,7 @@ static void test_raw_roundtrip_fid_not_in_meta_is_refused_with_one_line(void **s
 
 static void test_raw_roundtrip_return_with_nothing_open_is_refused_with_one_line(void **state)
 {
-	const uint8_t frame[] = { 0x03, 0, 0, 0, 0, 0, 0, 0, 0, ADA_RAW_RETURN };
+	const uint8_t frame[] = { 0x03, 0, 0, 0, 0, 0, 0, 0, 0, RF_POS_TAG, 0, ADA_RAW_RETURN };
 	struct raw_stream *s;
 
 	(void)state;
@@ -469,7 +469,7 @@ static void test_raw_roundtrip_return_with_nothing_open_is_refused_with_one_line
 
 static void test_raw_roundtrip_event_cut_inside_a_frame_is_refused_with_one_line(void **state)
 {
-	const uint8_t frame[] = { 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 1 << 2, 0x80 };
+	const uint8_t frame[] = { 0x03, 0, 0, 0, 0, 0, 0, 0, 0, RF_POS_TAG, 0, 1 << 2, 0x80 };
 	struct raw_stream *s;
 
 	(void)state;
@@ -482,7 +482,7 @@ static void test_raw_roundtrip_event_cut_inside_a_frame_is_refused_with_one_line
 
 static void test_raw_roundtrip_unknown_control_is_refused_with_one_line(void **state)
 {
-	const uint8_t frame[] = { 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0x03 | 5 << 2 };
+	const uint8_t frame[] = { 0x03, 0, 0, 0, 0, 0, 0, 0, 0, RF_POS_TAG, 0, 0x03 | 5 << 2 };
 	struct raw_stream *s;
 
 	(void)state;
@@ -499,13 +499,164 @@ static void test_raw_roundtrip_missing_file_has_no_events(void **state)
 
 	(void)state;
 	capture_begin();
-	s = raw_stream_open(tf->loc.raw, 7, 10);
+	s = raw_stream_open(tf->loc.raw, 7, 10, ADA_RAW_VERSION);
 	assert_non_null(s);
 	expect_end(s);
 	err = capture_end();
 	assert_string_equal(err, "");
 	assert_false(raw_stream_truncated(s));
 	assert_int_equal(raw_stream_open_frames(s), 0);
+	raw_stream_close(s);
+}
+
+/* ---- frame positions (POS, format version 3) ----------------------------------- */
+
+/* The stream's one error line, exactly: the file, the frame's offset, what. */
+static void expect_frame_refused(struct raw_stream *s, size_t frame_off, const char *what)
+{
+	struct raw_event ev;
+	char want[512];
+	const char *err;
+
+	capture_begin();
+	assert_true(raw_stream_next(s, &ev) < 0);
+	err = capture_end();
+	snprintf(want, sizeof(want), "ada-symbolize: %s: frame at byte %zu: %s\n", tf->loc.path,
+		 frame_off, what);
+	assert_string_equal(err, want);
+}
+
+static void test_raw_pos_continuing_frames_give_the_position_after_the_last(void **state)
+{
+	struct raw_stream *s;
+	uint64_t pos = 0;
+
+	(void)state;
+	tf->pos = 40; /* a fork child's thread continues its parent's positions */
+	write_open_frames();
+	s = open_stream();
+	assert_false(raw_stream_position(s, &pos));
+	EXPECT_EVENTS(s, EV(100, 1, CALL, 1), EV(110, 2, CALL, 2), EV(120, 2, RETURN, 2),
+		      EV(130, 3, CALL, 2), EV(140, 3, RETURN, 2), EV(150, 1, RETURN, 1));
+	expect_end(s);
+	assert_true(raw_stream_position(s, &pos));
+	assert_int_equal(pos, 46);
+	assert_int_equal(raw_stream_whole_end(s), tf->frame_end[2]);
+	raw_stream_close(s);
+}
+
+static void test_raw_pos_of_a_cut_file_is_after_its_last_whole_frame(void **state)
+{
+	struct raw_stream *s;
+	uint64_t pos;
+
+	(void)state;
+	write_open_frames();
+	truncate_to(tf->frame_end[2] - 1);
+	s = open_stream();
+	expect_first_two_frames_then_open(s);
+	assert_true(raw_stream_position(s, &pos));
+	assert_int_equal(pos, 4);
+	assert_int_equal(raw_stream_whole_end(s), tf->frame_end[1]);
+	raw_stream_close(s);
+}
+
+static void test_raw_pos_below_the_expected_is_a_repeated_frame(void **state)
+{
+	struct raw_stream *s;
+
+	(void)state;
+	BATCH(CALL(100, FA), CALL(110, FB));
+	tf->pos = 1; /* the second frame claims to start inside the first */
+	BATCH(RET(120, FB), RET(130, FA));
+	s = open_stream();
+	EXPECT_EVENTS(s, EV(100, 1, CALL, 1), EV(110, 2, CALL, 2));
+	expect_frame_refused(s, tf->frame_end[0], "POS 1 where 2 was expected: a frame written twice");
+	raw_stream_close(s);
+}
+
+static void test_raw_pos_above_the_expected_is_a_missing_frame(void **state)
+{
+	struct raw_stream *s;
+
+	(void)state;
+	BATCH(CALL(100, FA), CALL(110, FB));
+	BATCH(RET(120, FB));
+	tf->pos += 5; /* a frame of five events never reached the file */
+	BATCH(RET(130, FA));
+	s = open_stream();
+	EXPECT_EVENTS(s, EV(100, 1, CALL, 1), EV(110, 2, CALL, 2), EV(120, 2, RETURN, 2));
+	expect_frame_refused(s, tf->frame_end[1],
+			     "POS 8 where 3 was expected: a frame missing before it");
+	raw_stream_close(s);
+}
+
+/* Recovery's frame may start after positions it counted as lost: that one
+ * jump, of exactly that size, is allowed. */
+static void test_raw_pos_jump_recovery_counted_is_not_a_missing_frame(void **state)
+{
+	struct raw_stream *s;
+
+	(void)state;
+	BATCH(CALL(100, FA));
+	tf->pos += 4;
+	BATCH(RET(130, FA));
+	tf->pos += 4;
+	BATCH(CALL(140, FA));
+	s = open_stream();
+	raw_stream_allow_gap(s, 4);
+	EXPECT_EVENTS(s, EV(100, 1, CALL, 1), EV(130, 1, RETURN, 1));
+	expect_frame_refused(s, tf->frame_end[1],
+			     "POS 10 where 6 was expected: a frame missing before it");
+	raw_stream_close(s);
+}
+
+static void test_raw_pos_missing_from_a_version_3_frame_is_refused(void **state)
+{
+	const uint8_t frame[] = { 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 1 << 2, 0 };
+	struct raw_stream *s;
+
+	(void)state;
+	BATCH(CALL(100, FA));
+	append_frame(frame, sizeof(frame));
+	s = open_stream();
+	EXPECT_EVENTS(s, EV(100, 1, CALL, 1));
+	expect_frame_refused(s, tf->frame_end[0],
+			     "no POS after the frame's SYNC (every version 3 frame has one)");
+	raw_stream_close(s);
+}
+
+static void test_raw_pos_inside_a_frame_is_refused_with_one_line(void **state)
+{
+	const uint8_t frame[] = { 0x03, 0, 0, 0, 0, 0, 0, 0, 0, RF_POS_TAG, 0, 1 << 2, 0,
+				  RF_POS_TAG, 1 };
+	struct raw_stream *s;
+
+	(void)state;
+	assert_int_equal(ada_fdict_get(&tf->dict, FA), 1);
+	append_frame(frame, sizeof(frame));
+	s = open_stream();
+	EXPECT_EVENTS(s, EV(0, 1, CALL, 1));
+	expect_refused(s);
+	raw_stream_close(s);
+}
+
+static void test_raw_pos_version_2_frames_have_none(void **state)
+{
+	const uint8_t f1[] = { 0x03, 100, 0, 0, 0, 0, 0, 0, 0, 1 << 2, 0 };
+	const uint8_t f2[] = { 0x03, 120, 0, 0, 0, 0, 0, 0, 0, ADA_RAW_RETURN };
+	struct raw_stream *s;
+	uint64_t pos;
+
+	(void)state;
+	assert_int_equal(ada_fdict_get(&tf->dict, FA), 1);
+	append_frame(f1, sizeof(f1));
+	append_frame(f2, sizeof(f2));
+	s = raw_stream_open(tf->loc.raw, 0, 1, 2);
+	assert_non_null(s);
+	EXPECT_EVENTS(s, EV(100, 1, CALL, 1), EV(120, 1, RETURN, 1));
+	expect_end(s);
+	assert_false(raw_stream_position(s, &pos));
 	raw_stream_close(s);
 }
 
@@ -533,6 +684,14 @@ int main(void)
 		T(test_raw_roundtrip_event_cut_inside_a_frame_is_refused_with_one_line),
 		T(test_raw_roundtrip_unknown_control_is_refused_with_one_line),
 		T(test_raw_roundtrip_missing_file_has_no_events),
+		T(test_raw_pos_continuing_frames_give_the_position_after_the_last),
+		T(test_raw_pos_of_a_cut_file_is_after_its_last_whole_frame),
+		T(test_raw_pos_below_the_expected_is_a_repeated_frame),
+		T(test_raw_pos_above_the_expected_is_a_missing_frame),
+		T(test_raw_pos_jump_recovery_counted_is_not_a_missing_frame),
+		T(test_raw_pos_missing_from_a_version_3_frame_is_refused),
+		T(test_raw_pos_inside_a_frame_is_refused_with_one_line),
+		T(test_raw_pos_version_2_frames_have_none),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
