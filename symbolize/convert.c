@@ -2,9 +2,18 @@
  *
  * Streams every thread file once through a fixed-size writer buffer, so the
  * memory used depends on the call depth and the number of functions, not on
- * the number of events. Frames still open where a thread's record ends (it
- * called exit(), pthread_exit, exec, or the process was killed) are closed
- * with EXCEPTION events at the thread's last timestamp, as ATF requires.
+ * the number of events.
+ *
+ * Frames still open where a thread's record ends (the process exited,
+ * crashed or was killed while the thread was inside them) are closed with
+ * EXCEPTION events: ATF has no other way to close a frame, and requires
+ * every CALL closed (ATF_V2.md §3), so a reader that balances frames keeps
+ * working. They are not unwinds, though: the manifest counts them per
+ * thread (open_at_end, with the thread's "end"), they are always the
+ * thread's last events, and the summary and the views say "open at exit"
+ * (or at the crash, or when killed) instead of "unwound". They close at the
+ * thread's last event; the crashing thread's at the crash, unless its last
+ * event is later (timestamps never go back).
  *
  * An event that came with a DETAIL record (fentry/mcount modes) also gets a
  * record in thread_<N>/detail.atf, linked both ways: the file is created at
@@ -146,6 +155,33 @@ static int emit(struct thread_conv *tc, uint64_t tsc, uint32_t fid, unsigned kin
 	return atf_index_append(tc->w, &ev);
 }
 
+/* When the frames open at the end close (see the top of the file). */
+static uint64_t close_tsc(const struct thread_conv *tc, const struct raw_stream *s)
+{
+	const struct raw_process *p = &tc->cp->raw;
+	uint64_t last = raw_stream_last_tsc(s);
+
+	if (p->crashed && p->crash.ordinal == tc->ct->id && p->crash.tsc > last)
+		return p->crash.tsc;
+	return last;
+}
+
+/* Closes what is still open, innermost first. */
+static int close_open_frames(struct thread_conv *tc, struct raw_stream *s)
+{
+	uint64_t tsc = close_tsc(tc, s);
+
+	while (raw_stream_open_frames(s)) {
+		uint32_t depth = raw_stream_open_frames(s), fid = raw_stream_pop(s);
+		int err = emit(tc, tsc, fid, ADA_RAW_EXCEPTION, depth, NULL);
+
+		if (err)
+			return err;
+		tc->ct->open_at_end++;
+	}
+	return 0;
+}
+
 static int convert_stream(struct thread_conv *tc, struct raw_stream *s, struct progress *pg)
 {
 	struct raw_event ev;
@@ -161,16 +197,7 @@ static int convert_stream(struct thread_conv *tc, struct raw_stream *s, struct p
 	}
 	if (r < 0)
 		return r;
-	/* Close what is still open, innermost first. */
-	while (raw_stream_open_frames(s)) {
-		uint32_t depth = raw_stream_open_frames(s), fid = raw_stream_pop(s);
-		int err = emit(tc, raw_stream_last_tsc(s), fid, ADA_RAW_EXCEPTION, depth, NULL);
-
-		if (err)
-			return err;
-		tc->ct->closed_at_end++;
-	}
-	return 0;
+	return close_open_frames(tc, s);
 }
 
 /* Closes the thread's files; the index's flag says whether detail.atf
@@ -230,6 +257,19 @@ static int convert_thread(struct conv_process *cp, struct conv_thread *ct, const
 	return close_thread(&tc, err);
 }
 
+const char *const conv_end_names[] = { "exited", "running at exit", "crashed", "killed" };
+
+/* A crash ends every thread that had not ended; no END record and no CRASH
+ * means the process was killed (or exec'd: the new image writes no END). */
+static enum conv_end thread_end(const struct raw_process *p, const struct raw_thread *t)
+{
+	if (t->ended && (t->end.flags & ADA_TEND_EXITED))
+		return CONV_EXITED;
+	if (p->crashed)
+		return CONV_CRASHED;
+	return t->ended || p->clean_end ? CONV_RUNNING : CONV_KILLED;
+}
+
 /* A thread that recorded nothing has no file and no directory in ATF. */
 static bool thread_has_file(const struct conv_process *cp, uint32_t id)
 {
@@ -263,6 +303,7 @@ static int convert_threads(struct conv_process *cp, const char *out_dir, const s
 		}
 		ct->raw = &cp->raw.threads[i];
 		ct->id = ct->raw->t.ordinal;
+		ct->end = thread_end(&cp->raw, ct->raw);
 		err = convert_thread(cp, ct, out_dir, &pg);
 		cp->nthreads++;
 		if (!ct->events)
@@ -278,14 +319,42 @@ static int convert_threads(struct conv_process *cp, const char *out_dir, const s
 	return err;
 }
 
+/* "crashed with SIGSEGV at 0x… in thread N". */
+static void summary_crash(const struct raw_process *p)
+{
+	const struct ada_meta_crash *c = &p->crash;
+	char sig[24];
+
+	printf("pid %u: crashed with %s at 0x%llx in ", p->proc.pid,
+	       conv_signal_name(c->signo, sig, sizeof(sig)), (unsigned long long)c->addr);
+	if (c->ordinal == UINT32_MAX)
+		printf("an untraced thread (tid %u)\n", c->os_tid);
+	else
+		printf("thread %u\n", c->ordinal);
+}
+
+/* Frames open at the end are no unwinds: said with what ended them. */
+static void summary_open(const struct conv_process *cp, uint64_t open)
+{
+	const struct raw_process *p = &cp->raw;
+
+	if (p->crashed && p->crash.ordinal != UINT32_MAX)
+		printf("pid %u: %llu frames open at the crash, closed at the crash (thread %u) or at their thread's last event\n",
+		       p->proc.pid, (unsigned long long)open, p->crash.ordinal);
+	else
+		printf("pid %u: %llu frames open %s, closed at the thread's last event\n", p->proc.pid,
+		       (unsigned long long)open,
+		       p->crashed ? "at the crash" : p->clean_end ? "at exit" : "when the process was killed");
+}
+
 static void summary(const struct conv_process *cp, const char *out_dir)
 {
-	uint64_t dropped = 0, details = 0, closed = 0;
+	uint64_t dropped = 0, details = 0, open = 0;
 	size_t i, r;
 
 	/* detail_full loses a detail record, not its event: said apart. */
 	for (i = 0; i < cp->nthreads; i++) {
-		closed += cp->threads[i].closed_at_end;
+		open += cp->threads[i].open_at_end;
 		details += cp->threads[i].dropped[ADA_DROP_DETAIL_FULL];
 		for (r = 0; r < ADA_DROP_NREASONS; r++)
 			if (r != ADA_DROP_DETAIL_FULL)
@@ -302,10 +371,10 @@ static void summary(const struct conv_process *cp, const char *out_dir)
 		printf("pid %u: %llu detail records were not kept, their events were (detail_full in "
 		       "manifest.json)\n",
 		       cp->raw.proc.pid, (unsigned long long)details);
-	if (closed)
-		printf("pid %u: %llu frames left open were closed with EXCEPTION events%s\n",
-		       cp->raw.proc.pid, (unsigned long long)closed,
-		       cp->raw.clean_end ? "" : " (the process did not exit normally: crash, kill or exec)");
+	if (cp->raw.crashed)
+		summary_crash(&cp->raw);
+	if (open)
+		summary_open(cp, open);
 }
 
 int convert_process(const char *pid_dir, const char *out_dir, const struct conv_options *o)

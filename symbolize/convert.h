@@ -18,11 +18,22 @@ struct conv_module {
 	char hash[17];
 };
 
+/* How a thread's record ended: what its frames still open were open at. */
+enum conv_end {
+	CONV_EXITED,       /* the thread ended (THREAD_END says so) */
+	CONV_RUNNING,      /* it was still running when the process exited */
+	CONV_CRASHED,      /* the process crashed (a CRASH record) */
+	CONV_KILLED,       /* no END and no CRASH: killed, or exec'd */
+};
+extern const char *const conv_end_names[]; /* the manifest's "end" values */
+
 /* What the threads' conversion found, for the manifest. */
 struct conv_thread {
 	const struct raw_thread *raw;
 	uint32_t id;
-	uint64_t events, closed_at_end;
+	enum conv_end end;
+	uint64_t events;
+	uint64_t open_at_end;          /* frames open where the record ends */
 	uint64_t time_start_ns, time_end_ns;
 	uint64_t dropped[ADA_DROP_NREASONS];
 	uint64_t details;              /* records in thread_<N>/detail.atf */
@@ -54,6 +65,8 @@ int convert_process(const char *pid_dir, const char *out_dir, const struct conv_
 
 /* manifest.c */
 int manifest_write(const char *out_dir, const struct conv_process *cp);
+/* "SIGSEGV", or "signal 70" for a number libc has no name for, in buf. */
+const char *conv_signal_name(uint32_t signo, char *buf, size_t len);
 
 /* recover.c: before a process whose meta has no END record is converted,
  * the events its ring files hold beyond the thread files are folded into

@@ -31,15 +31,17 @@ static const char usage[] =
 	"                     manifest); exit 1 if anything violates the format\n"
 	"  --replay           print the call tree of every thread, identical sibling\n"
 	"                     subtrees collapsed as \"name xN\", frames left without a\n"
-	"                     return marked \"(unwound)\"\n"
+	"                     return marked \"(unwound)\", frames the thread's record\n"
+	"                     ended in \"(open at exit)\", \"(open at crash)\" or\n"
+	"                     \"(open when killed)\"\n"
 	"  --dump             print every event, one line each: time since the first\n"
 	"                     event (s), indentation by depth, then for a call\n"
 	"                     \"name(rdi=0x.. rsi=.. rdx=.. rcx=.. r8=.. r9=..)\" (arm64\n"
 	"                     x0..x7), for a return \"name = 0x<rax> (rdx=0x..)\" (arm64\n"
 	"                     x0, x1), for a frame left without a return\n"
-	"                     \"name (unwound)\". Registers are recorded in fentry and\n"
-	"                     mcount modes; an event without them prints \"name()\" or\n"
-	"                     \"name returns\"\n"
+	"                     \"name (unwound)\" (or \"(open at exit)\"... as --replay).\n"
+	"                     Registers are recorded in fentry and mcount modes; an\n"
+	"                     event without them prints \"name()\" or \"name returns\"\n"
 	"  --dump-stack       --dump, and after each event with registers its sp, fp,\n"
 	"                     lr and stack window as hex, 16 bytes a line\n"
 	"  --limit N          --dump shows at most N events per thread\n"
@@ -48,9 +50,10 @@ static const char usage[] =
 	"\n"
 	"A conversion needs the binaries that ran, unchanged (their GNU build-id is\n"
 	"checked), for symbol names and source lines. A raw trace cut short by a crash\n"
-	"or kill converts up to its last complete record; frames left open are closed\n"
-	"with EXCEPTION events. Exit status: 0 success, 1 invalid trace or ATF\n"
-	"violations, 2 usage.\n";
+	"or kill converts up to its last complete record, plus what its threads' ring\n"
+	"files still held (recovered once the process is gone); frames left open are\n"
+	"closed with EXCEPTION events, counted as open_at_end in the manifest. Exit\n"
+	"status: 0 success, 1 invalid trace or ATF violations, 2 usage.\n";
 
 struct opts {
 	const char *output;

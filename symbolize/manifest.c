@@ -5,6 +5,8 @@
  * ended, and every event that was not kept, by reason.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,11 +26,25 @@ static void put_drops(struct json_writer *w, const char *key, const uint64_t *d)
 	json_close(w);
 }
 
-static const char *thread_end(const struct conv_thread *ct, bool clean)
+const char *conv_signal_name(uint32_t signo, char *buf, size_t len)
 {
-	if (ct->raw->ended)
-		return ct->raw->end.flags & ADA_TEND_EXITED ? "exited" : "running at exit";
-	return clean ? "unknown" : "cut short (crash, kill or exec)";
+	const char *abbrev = signo < 128 ? sigabbrev_np((int)signo) : NULL;
+
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else
+		snprintf(buf, len, "signal %" PRIu32, signo);
+	return buf;
+}
+
+/* Version 3's backpressure: how often and how long threads waited for
+ * room in their ring (ADA_ON_FULL=wait). */
+static void put_waits(struct json_writer *w, uint64_t count, uint64_t ns)
+{
+	json_open(w, "waits", '{');
+	json_put_u64(w, "count", count);
+	json_put_u64(w, "ns", ns);
+	json_close(w);
 }
 
 /* What ada-symbolize took from the thread's ring file (RAW_FORMAT.md §6). */
@@ -58,10 +74,12 @@ static void put_threads(struct json_writer *w, const struct conv_process *cp, ui
 		json_put_u64(w, "detail_events", ct->details);
 		put_drops(w, "dropped", ct->dropped);
 		json_put_str(w, "name", ct->raw->t.name[0] ? ct->raw->t.name : "");
-		json_put_str(w, "end", thread_end(ct, cp->raw.clean_end));
-		json_put_u64(w, "closed_at_end", ct->closed_at_end);
+		json_put_str(w, "end", conv_end_names[ct->end]);
+		json_put_u64(w, "open_at_end", ct->open_at_end);
 		json_put_bool(w, "truncated", ct->truncated);
 		put_recovered(w, ct->raw);
+		if (ct->raw->has_waits)
+			put_waits(w, ct->raw->end.waits, ct->raw->end.wait_ns);
 		json_close(w);
 		for (r = 0; r < ADA_DROP_NREASONS; r++)
 			totals[r] += ct->dropped[r];
@@ -254,6 +272,45 @@ static void put_mode(struct json_writer *w, const struct conv_process *cp)
 	json_put_str(w, "mode", mode_name(modes ? modes : hooks, buf, sizeof(buf)));
 }
 
+/* The fatal signal (RAW_FORMAT.md §7); "thread" is absent when it hit a
+ * thread that recorded nothing. */
+static void put_crash(struct json_writer *w, const struct conv_process *cp)
+{
+	const struct ada_meta_crash *c = &cp->raw.crash;
+	size_t seg = 0;
+	char sig[24];
+
+	if (!cp->raw.crashed)
+		return;
+	json_open(w, "crash", '{');
+	json_put_u64(w, "signal", c->signo);
+	json_put_str(w, "signal_name", conv_signal_name(c->signo, sig, sizeof(sig)));
+	json_put_i64(w, "code", c->code);
+	if (c->ordinal != UINT32_MAX)
+		json_put_u64(w, "thread", c->ordinal);
+	json_put_u64(w, "os_tid", c->os_tid);
+	json_put_hex(w, "address", c->addr, 1);
+	json_put_u64(w, "time_ns", clock_map_ns(&cp->clock, c->tsc, &seg));
+	json_close(w);
+}
+
+/* The threads' waits added up, when their THREAD_END records have them. */
+static void put_process_waits(struct json_writer *w, const struct conv_process *cp)
+{
+	uint64_t count = 0, ns = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < cp->nthreads; i++) {
+		const struct raw_thread *t = cp->threads[i].raw;
+
+		any |= t->has_waits;
+		count += t->has_waits ? t->end.waits : 0;
+		ns += t->has_waits ? t->end.wait_ns : 0;
+	}
+	if (any)
+		put_waits(w, count, ns);
+}
+
 static void put_process(struct json_writer *w, const struct conv_process *cp)
 {
 	const struct raw_process *p = &cp->raw;
@@ -276,6 +333,8 @@ static void put_process(struct json_writer *w, const struct conv_process *cp)
 	json_put_u64(w, "events", cp->events);
 	put_latency(w, cp);
 	put_dynamic_hooks(w, cp);
+	put_crash(w, cp);
+	put_process_waits(w, cp);
 }
 
 int manifest_write(const char *out_dir, const struct conv_process *cp)

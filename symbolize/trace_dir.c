@@ -299,3 +299,16 @@ int ada_trace_sorted_threads(const struct json_value *manifest, const struct jso
 	*out = order;
 	return 0;
 }
+
+const char *ada_trace_open_mark(const struct json_value *thread, uint64_t *n)
+{
+	const char *end = json_string(json_get(thread, "end"));
+
+	*n = 0;
+	json_u64(json_get(thread, "open_at_end"), n);
+	if (end && !strcmp(end, "crashed"))
+		return "(open at crash)";
+	if (end && !strcmp(end, "killed"))
+		return "(open when killed)";
+	return "(open at exit)";
+}

@@ -79,8 +79,9 @@ static void put_stack(struct dump *dp, const struct atf_detail *d)
 	}
 }
 
+/* mark: what an EXCEPTION closes, "(unwound)" or one of ada_trace_open_mark's. */
 static void put_event(struct dump *dp, uint8_t arch, const struct atf_event *ev,
-		      const struct atf_detail *d)
+		      const struct atf_detail *d, const char *mark)
 {
 	uint64_t t = ev->timestamp_ns >= dp->time_base ? ev->timestamp_ns - dp->time_base : 0;
 
@@ -100,17 +101,18 @@ static void put_event(struct dump *dp, uint8_t arch, const struct atf_event *ev,
 	} else if (ev->kind == ATF_RETURN) {
 		fputs(" returns\n", dp->out);
 	} else {
-		fputs(" (unwound)\n", dp->out);
+		fprintf(dp->out, " %s\n", mark);
 	}
 	if (d && dp->o->stack)
 		put_stack(dp, d);
 }
 
+/* The thread's last `open` events close the frames its record ended in. */
 static void dump_events(struct dump *dp, const struct atf_index_file *f,
-			const struct atf_detail_file *df)
+			const struct atf_detail_file *df, const char *open_mark, uint64_t open)
 {
 	struct detail_walk dw = { .f = df };
-	uint64_t n = f->event_count;
+	uint64_t n = f->event_count, first_open = open < n ? n - open : 0;
 	struct atf_event ev;
 
 	if (dp->o->limit && dp->o->limit < n)
@@ -118,7 +120,8 @@ static void dump_events(struct dump *dp, const struct atf_index_file *f,
 	walk_next(&dw);
 	for (uint64_t i = 0; i < n; i++) {
 		atf_index_get(f, i, &ev);
-		put_event(dp, f->arch, &ev, ev.detail_seq == ATF_NO_DETAIL ? NULL : walk_find(&dw, i));
+		put_event(dp, f->arch, &ev, ev.detail_seq == ATF_NO_DETAIL ? NULL : walk_find(&dw, i),
+			  i >= first_open ? open_mark : "(unwound)");
 	}
 	if (n < f->event_count)
 		fprintf(dp->out, "# %" PRIu64 " more events not shown\n", (uint64_t)f->event_count - n);
@@ -157,7 +160,8 @@ static int dump_thread(struct dump *dp, const char *pid_dir, uint64_t pid,
 {
 	struct atf_index_file f;
 	struct atf_detail_file df;
-	uint64_t id = 0, tid = 0;
+	uint64_t id = 0, tid = 0, open;
+	const char *open_mark = ada_trace_open_mark(thread, &open);
 	bool has_detail;
 	int ret;
 
@@ -167,7 +171,7 @@ static int dump_thread(struct dump *dp, const char *pid_dir, uint64_t pid,
 	ret = map_thread(pid_dir, id, &f, &df, &has_detail);
 	if (ret)
 		return ret;
-	dump_events(dp, &f, has_detail ? &df : NULL);
+	dump_events(dp, &f, has_detail ? &df : NULL, open_mark, open);
 	if (has_detail)
 		atf_detail_unmap(&df);
 	atf_index_unmap(&f);

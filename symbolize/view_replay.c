@@ -1,7 +1,7 @@
 /* view_replay.c - the call tree a person reads (format in views.h).
  *
  * A billion events of a loop must not need a billion tree nodes. Subtrees are
- * hash-consed: a node is (name, unwound, run-length list of (child, count)),
+ * hash-consed: a node is (name, mark, run-length list of (child, count)),
  * and identical nodes are one node, found in a hash table. Nodes are built
  * bottom-up as frames close, so "the same subtree again" is an id comparison,
  * and consecutive repeats become a count. Memory grows with the number of
@@ -24,7 +24,7 @@ struct run {
 
 struct node {
 	uint32_t name;
-	bool unwound;
+	const char *mark;  /* "(unwound)", an ada_trace_open_mark, or NULL */
 	uint32_t nruns;
 	struct run *runs;
 	uint64_t hash;
@@ -57,6 +57,7 @@ struct replay {
 };
 
 #define NO_NODE UINT32_MAX
+static const char UNWOUND[] = "(unwound)";
 
 /* Grows *v (of elements of `size` bytes, capacity *cap) to hold n elements. */
 static int grow(void *v, size_t *cap, size_t n, size_t size)
@@ -147,19 +148,19 @@ static int name_of(struct replay *r, uint64_t fid, uint32_t *name)
 
 /* ---- nodes -------------------------------------------------------------------- */
 
-static uint64_t node_hash(uint32_t name, bool unwound, const struct run *runs, size_t n)
+static uint64_t node_hash(uint32_t name, const char *mark, const struct run *runs, size_t n)
 {
-	uint64_t h = mix(name, unwound);
+	uint64_t h = mix(name, (uintptr_t)mark);
 
 	for (size_t i = 0; i < n; i++)
 		h = mix(mix(h, runs[i].node), runs[i].count);
 	return h;
 }
 
-static bool node_is(const struct node *nd, uint32_t name, bool unwound,
+static bool node_is(const struct node *nd, uint32_t name, const char *mark,
 		    const struct run *runs, size_t n)
 {
-	if (nd->name != name || nd->unwound != unwound || nd->nruns != n)
+	if (nd->name != name || nd->mark != mark || nd->nruns != n)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (nd->runs[i].node != runs[i].node || nd->runs[i].count != runs[i].count)
@@ -188,16 +189,16 @@ static int rehash(struct replay *r)
 }
 
 /* The id of the node with these contents, made if it is new. */
-static int intern_node(struct replay *r, uint32_t name, bool unwound, const struct run *runs,
+static int intern_node(struct replay *r, uint32_t name, const char *mark, const struct run *runs,
 		       size_t n, uint32_t *id)
 {
-	uint64_t h = node_hash(name, unwound, runs, n);
+	uint64_t h = node_hash(name, mark, runs, n);
 	size_t cap = r->nnodes;
 	struct node *nd;
 
 	for (uint32_t i = r->nbuckets ? r->buckets[h & (r->nbuckets - 1)] : NO_NODE; i != NO_NODE;
 	     i = r->nodes[i].next)
-		if (r->nodes[i].hash == h && node_is(&r->nodes[i], name, unwound, runs, n)) {
+		if (r->nodes[i].hash == h && node_is(&r->nodes[i], name, mark, runs, n)) {
 			*id = i;
 			return 0;
 		}
@@ -206,7 +207,7 @@ static int intern_node(struct replay *r, uint32_t name, bool unwound, const stru
 	if (r->nnodes == NO_NODE || grow(&r->nodes, &cap, r->nnodes + 1, sizeof(*nd)))
 		return -ENOMEM;
 	nd = &r->nodes[r->nnodes];
-	*nd = (struct node){ .name = name, .unwound = unwound, .nruns = (uint32_t)n, .hash = h };
+	*nd = (struct node){ .name = name, .mark = mark, .nruns = (uint32_t)n, .hash = h };
 	nd->runs = malloc((n ? n : 1) * sizeof(*runs));
 	if (!nd->runs)
 		return -ENOMEM;
@@ -228,7 +229,9 @@ static void print_line(struct replay *r, uint32_t node, uint64_t count, size_t d
 	fputs(r->names[nd->name], r->out);
 	if (count > 1)
 		fprintf(r->out, " x%" PRIu64, count);
-	fputs(nd->unwound ? " (unwound)\n" : "\n", r->out);
+	if (nd->mark)
+		fprintf(r->out, " %s", nd->mark);
+	fputc('\n', r->out);
 }
 
 /* Depth-first with an explicit stack of (node, next run) pairs, so a deep
@@ -307,12 +310,12 @@ static int open_frame(struct replay *r, uint64_t fid)
 	return 0;
 }
 
-static int close_frame(struct replay *r, bool unwound)
+static int close_frame(struct replay *r, const char *mark)
 {
 	struct frame *f = &r->frames[--r->depth];
 	uint32_t id;
 
-	if (intern_node(r, f->name, unwound, f->runs, f->nruns, &id))
+	if (intern_node(r, f->name, mark, f->runs, f->nruns, &id))
 		return -ENOMEM;
 	if (!r->depth)
 		return add_top(r, id);
@@ -322,8 +325,12 @@ static int close_frame(struct replay *r, bool unwound)
 
 /* ---- threads and processes ------------------------------------------------------ */
 
-static int replay_events(struct replay *r, const struct atf_index_file *f)
+/* The thread's last `open` events close the frames its record ended in:
+ * marked open_mark, not "(unwound)". */
+static int replay_events(struct replay *r, const struct atf_index_file *f, const char *open_mark,
+			 uint64_t open)
 {
+	uint64_t first_open = open < f->event_count ? f->event_count - open : 0;
 	struct atf_event ev;
 	int ret = 0;
 
@@ -333,13 +340,15 @@ static int replay_events(struct replay *r, const struct atf_index_file *f)
 		atf_index_get(f, i, &ev);
 		if (ev.kind == ATF_CALL)
 			ret = open_frame(r, ev.function_id);
-		else if (r->depth && (ev.kind == ATF_RETURN || ev.kind == ATF_EXCEPTION))
-			ret = close_frame(r, ev.kind == ATF_EXCEPTION); /* stray returns: skipped */
+		else if (r->depth && ev.kind == ATF_RETURN)
+			ret = close_frame(r, NULL);
+		else if (r->depth && ev.kind == ATF_EXCEPTION) /* stray closes: skipped */
+			ret = close_frame(r, i >= first_open ? open_mark : UNWOUND);
 	}
 	/* Valid ATF is balanced; a frame still open was left without a return,
 	 * which is what "unwound" says. */
 	while (!ret && r->depth)
-		ret = close_frame(r, true);
+		ret = close_frame(r, UNWOUND);
 	if (!ret && r->top.count)
 		ret = print_tree(r, r->top);
 	return ret;
@@ -350,7 +359,8 @@ static int replay_thread(struct replay *r, const char *pid_dir, uint64_t pid,
 {
 	struct atf_index_file f;
 	char path[PATH_MAX], err[256];
-	uint64_t id = 0, tid = 0;
+	uint64_t id = 0, tid = 0, open;
+	const char *open_mark = ada_trace_open_mark(thread, &open);
 	int ret;
 
 	json_u64(json_get(thread, "id"), &id);
@@ -364,7 +374,7 @@ static int replay_thread(struct replay *r, const char *pid_dir, uint64_t pid,
 		fprintf(stderr, "ada-symbolize: %s: %s\n", path, err);
 		return ret;
 	}
-	ret = replay_events(r, &f);
+	ret = replay_events(r, &f, open_mark, open);
 	atf_index_unmap(&f);
 	return ret;
 }

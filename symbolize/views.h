@@ -17,7 +17,10 @@
  *     worker (unwound)
  *
  * Two spaces per depth level; " xN" when the line stands for N >= 2 consecutive
- * identical sibling subtrees; " (unwound)" when the frame ended by EXCEPTION.
+ * identical sibling subtrees; " (unwound)" when the frame ended by an
+ * EXCEPTION of the trace, " (open at exit)", " (open at crash)" or " (open
+ * when killed)" when the thread's record ended inside it (the manifest's
+ * open_at_end and end).
  * The format is a contract: end-to-end tests compare it byte for byte.
  * Returns 0 or a negative errno (message printed). */
 int ada_view_replay(const char *path, FILE *out);
@@ -44,7 +47,8 @@ struct ada_dump_options {
  *              name()                       without a detail record
  *   RETURN     name = 0x<rax> (rdx=0x<rdx>)  (arm64: x0, x1)
  *              name returns                 without a detail record
- *   EXCEPTION  name (unwound)
+ *   EXCEPTION  name (unwound), or name (open at exit) and its variants for
+ *              the frames the thread's record ended in (as ada_view_replay)
  * Registers in lower-case hex without padding. With o->stack, an event with
  * a detail record is followed by "    sp=0x.. fp=0x.. lr=0x.." and its stack
  * window, 16 bytes a line: "    +0x000: 11 22 ..". With o->limit, a thread

@@ -72,11 +72,11 @@ static void exit_from_a_thread_unwinds_every_thread(void **state)
 		/* The worker returned from everything; the others were cut off. */
 		if (strcmp(th->end, "exited") == 0) {
 			exited++;
-			assert_int_equal(th->closed_at_end, 0);
+			assert_int_equal(th->open_at_end, 0);
 			assert_int_equal(th->events, 4);
 		} else {
 			assert_string_equal(th->end, "running at exit");
-			assert_in_range(th->closed_at_end, 1, 2);
+			assert_in_range(th->open_at_end, 1, 2);
 		}
 	}
 	assert_int_equal(exited, 1);
@@ -121,13 +121,13 @@ static void exec_keeps_the_events_recorded_before_it(void **state)
 	tr_symbolize(tc, NULL);
 	/* main and run_next were left by exec, not by a return. */
 	tr_expect_tree(tc->replay.out,
-		       "main (unwound)\n  prepare\n  announce\n  run_next (unwound)\n", 1);
+		       "main (open when killed)\n  prepare\n  announce\n  run_next (open when killed)\n", 1);
 	tr_load_manifest(tc, NULL);
 	assert_false(tc->mf.clean_exit);
 	assert_int_equal(tc->mf.nthreads, 1);
 	th = &tc->mf.threads[0];
-	assert_string_equal(th->end, "cut short (crash, kill or exec)");
-	assert_int_equal(th->closed_at_end, 2);
+	assert_string_equal(th->end, "killed");
+	assert_int_equal(th->open_at_end, 2);
 	assert_int_equal(th->events, 8);
 	tr_pass(tc);
 }
@@ -141,7 +141,7 @@ static void exec_of_a_traced_program_keeps_both_images(void **state)
 	tr_run_pair(tc, "exec", args, NULL, 0);
 	assert_string_equal(tc->traced.out, "before exec\nsecond image\n");
 	tr_symbolize(tc, NULL);
-	if (!strstr(tc->replay.out, "\nmain (unwound)\n  prepare\n  announce\n  run_next (unwound)\n"))
+	if (!strstr(tc->replay.out, "\nmain (open when killed)\n  prepare\n  announce\n  run_next (open when killed)\n"))
 		fail_msg("the first image's calls are missing from the trace:\n%s",
 			 tc->replay.out);
 	if (!strstr(tc->replay.out, "\nmain\n  second\n"))

@@ -399,7 +399,7 @@ static void parse_manifest(struct tr_manifest *m)
 
 		th->id = u64_in(lines[i], end, "id");
 		th->events = u64_in(lines[i], end, "events");
-		th->closed_at_end = u64_in(lines[i], end, "closed_at_end");
+		th->open_at_end = u64_in(lines[i], end, "open_at_end");
 		drops_in(lines[i], end, th->dropped);
 		str_in(lines[i], end, "end", th->end, sizeof(th->end));
 	}

@@ -30,7 +30,7 @@ enum tr_drop { TR_RING_FULL, TR_MAX_DEPTH, TR_REENTRANT, TR_NO_BUFFER, TR_AFTER_
 extern const char *const tr_drop_names[TR_NDROPS];
 
 struct tr_thread {
-	uint64_t id, events, closed_at_end;
+	uint64_t id, events, open_at_end;
 	uint64_t dropped[TR_NDROPS];
 	char end[48];          /* "exited", "running at exit", ... */
 };

@@ -225,6 +225,8 @@ static void expect_manifest(uint64_t events, uint64_t lost, uint64_t ring_full,
 	v = json_get(t, "dropped");
 	assert_true(json_u64(json_get(v, "ring_full"), &n) && n == ring_full);
 	assert_true(json_u64(json_get(v, "max_depth"), &n) && n == max_depth);
+	assert_string_equal(json_string(json_get(t, "end")), "killed"); /* no END, no CRASH */
+	assert_true(json_u64(json_get(t, "open_at_end"), &n) && n == 1);
 	json_free(doc);
 }
 
