@@ -68,6 +68,8 @@ ADA_HIDDEN extern struct ada_runtime ada_rt;
 
 /* Flushes every ring before exec replaces the image (init.c). */
 ADA_HIDDEN void ada_before_exec(void);
+/* Flushes every ring before _exit ends the process (init.c). */
+ADA_HIDDEN void ada_before__exit(void);
 
 /* ---- threads (thread.c) -------------------------------------------------------- */
 ADA_HIDDEN void ada_thread_exit(void *td);
@@ -146,15 +148,17 @@ ADA_HIDDEN void ada_dynhook_after_fork(void);
 
 /* ---- writer (writer.c) --------------------------------------------------------- */
 ADA_HIDDEN int ada_writer_start(void);
-/* Drains every ring to disk now (from any thread; serialised with the writer). */
-ADA_HIDDEN void ada_writer_flush(void);
 /* Final flush at exit: stops the writer thread, drains, closes the files. */
 ADA_HIDDEN void ada_writer_stop(void);
-/* Wakes the writer now if it sleeps (a ring passed half full, or a crash). */
+/* Has the writer thread do a flush now, and waits for it at most timeout_ns;
+ * false if it did not finish (or no writer runs). Async-signal-safe. What
+ * it does: ADA_FLUSH_DRAIN drains every ring up to where it is (a fatal
+ * signal); ADA_FLUSH_EXEC also removes the ring files and records the END;
+ * ADA_FLUSH__EXIT is the final flush (thread ends, END), and the writer stops. */
+enum { ADA_FLUSH_DRAIN = 0, ADA_FLUSH_EXEC, ADA_FLUSH__EXIT };
+ADA_HIDDEN bool ada_writer_request(uint32_t how, uint64_t timeout_ns);
+/* Wakes the writer now if it sleeps (a ring passed half full, or a flush). */
 ADA_HIDDEN void ada_writer_kick(void);
-/* After a fatal signal: the writer drains every ring; waits at most
- * timeout_ns for it (async-signal-safe). */
-ADA_HIDDEN void ada_writer_crash_flush(uint64_t timeout_ns);
 ADA_HIDDEN void ada_writer_fork_prepare(void);
 ADA_HIDDEN void ada_writer_fork_parent(void);
 ADA_HIDDEN void ada_writer_after_fork(void);

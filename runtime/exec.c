@@ -1,7 +1,8 @@
-/* exec.c - flush the trace before exec replaces the process image.
+/* exec.c - flush the trace before exec or _exit ends the process image.
  *
- * exec ends the image without running exit handlers, so the events still in
- * the rings would be lost. These definitions interpose libc's (libada comes
+ * exec and _exit end the image without running exit handlers, so the events
+ * still in the rings would not be written (the ring files would keep them for
+ * a recovery, but the trace would look like a killed process's). These definitions interpose libc's (libada comes
  * before libc in the search order), flush, and call the real function found
  * with RTLD_NEXT. The execl* family is variadic; it is turned into the
  * matching execv* call here, as libc would do.
@@ -9,6 +10,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "ada_internal.h"
@@ -40,6 +42,21 @@ static void *real(const char *name)
 ADA_EXPORT pid_t vfork(void)
 {
 	return fork();
+}
+
+/* _exit and _Exit end the process without exit handlers, ours included:
+ * flush first, so the trace ends here as after exit() (not as a kill). */
+ADA_EXPORT __attribute__((noreturn)) void _exit(int status)
+{
+	ada_before__exit();
+	/* What libc's _exit does; no dlsym here: _exit is async-signal-safe. */
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+ADA_EXPORT __attribute__((noreturn)) void _Exit(int status)
+{
+	_exit(status);
 }
 
 ADA_EXPORT int execve(const char *path, char *const argv[], char *const envp[])

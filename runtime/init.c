@@ -213,28 +213,35 @@ __attribute__((destructor(101))) static void ada_finish(void)
 	struct ada_thread *td;
 	uint32_t saved;
 
-	if (!__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE))
-		return;
 	/* The flush's own library calls (lz4's) are not the program's. */
 	td = ada_runtime_begin(&saved);
 	/* New threads stay untraced from here; running ones write into rings
-	 * nobody drains, and their trace ends at this point. */
-	__atomic_store_n(&ada_rt.active, false, __ATOMIC_RELEASE);
-	ada_writer_stop();
-	ada_meta_close();
+	 * nobody drains, and their trace ends at this point. Only one caller
+	 * flushes (exit and _exit may race in two threads). */
+	if (__atomic_exchange_n(&ada_rt.active, false, __ATOMIC_ACQ_REL)) {
+		ada_writer_stop();
+		ada_meta_close();
+	}
 	ada_runtime_end(td, saved);
 }
+
+/* exec and _exit may be called from a signal handler (both are
+ * async-signal-safe): the writer thread does the work, and the caller waits
+ * for it a bounded time (a writer blocked behind a lock the caller holds
+ * leaves the events to the ring files' recovery). */
+#define END_FLUSH_TIMEOUT_NS 2000000000ull
 
 /* Before exec replaces the image: everything recorded so far goes to disk.
  * (exec.c calls this; if exec fails the program goes on, still traced.) */
 void ada_before_exec(void)
 {
-	struct ada_thread *td;
-	uint32_t saved;
+	if (__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE))
+		ada_writer_request(ADA_FLUSH_EXEC, END_FLUSH_TIMEOUT_NS);
+}
 
-	if (!__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE))
-		return;
-	td = ada_runtime_begin(&saved);
-	ada_writer_flush();
-	ada_runtime_end(td, saved);
+/* Before _exit: the trace ends here as at exit(), not as a kill. */
+void ada_before__exit(void)
+{
+	if (__atomic_exchange_n(&ada_rt.active, false, __ATOMIC_ACQ_REL))
+		ada_writer_request(ADA_FLUSH__EXIT, END_FLUSH_TIMEOUT_NS);
 }

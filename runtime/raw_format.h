@@ -143,7 +143,14 @@ enum { ADA_TEND_EXITED = 1, /* the thread ended; else it was still running at ex
 struct ada_meta_end {
 	uint64_t end_tsc;
 	uint64_t end_boottime_ns;
+	uint32_t how;          /* ADA_END_* (version 3) */
+	uint32_t reserved;     /* 0 */
 };
+
+/* What ended the process image, its rings flushed: exit() or a return from
+ * main, _exit()/_Exit(), or an exec (if the exec fails, the program goes on
+ * and a later END counts: the last one holds). */
+enum { ADA_END_EXIT = 0, ADA_END__EXIT = 1, ADA_END_EXEC = 2 };
 
 /* How long events took from being recorded to being written to their file:
  * for a sample of events (every ADA_LATENCY_EVERY-th slot drained), ticks

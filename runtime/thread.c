@@ -44,6 +44,7 @@ static void thread_reset_counters(struct ada_thread *td, uint64_t now)
 	td->os_tid = (uint32_t)syscall(SYS_gettid);
 	td->start_tsc = now;
 	td->ws = NULL;
+	td->wait_progress = UINT64_MAX; /* no wait has given up */
 }
 
 static struct ada_thread *thread_alloc(void)
@@ -318,7 +319,6 @@ void ada_thread_after_fork(uint64_t now)
 	td->dtail = td->dhead; /* the parent writes its own details */
 	td->dlimit = td->dhead + td->dring_bytes;
 	td->exited = 0;
-	td->wait_progress = 0;
 	/* The recorded frames: all open ones, as far as the shadow stack saw them
 	 * and the ring has room for their CALLs and RETURNs. */
 	open = td->depth < td->record_limit ? td->depth : td->record_limit;

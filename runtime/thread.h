@@ -87,7 +87,8 @@ struct ada_thread {
 	uint32_t resyncs;       /* frames closed because their exit was skipped */
 	struct ada_frame *shadow;
 	uintptr_t stack_lo, stack_hi; /* this thread's stack, for telling alt stacks apart */
-	uint64_t wait_progress; /* the writer's progress count when a wait gave up */
+	uint64_t wait_progress; /* the writer's progress count when a wait gave up,
+				 * UINT64_MAX if none did */
 	/* The detail ring (fentry/mcount modes; NULL when ADA_DETAIL=off). */
 	uint8_t *dring;
 	uint64_t dmask;         /* bytes - 1 */

@@ -56,9 +56,11 @@ static struct {
 	uint64_t kept;
 	uint64_t waits, wait_ns; /* of threads already finished */
 	bool io_failed;
-	/* A fatal signal's handler asks for a drain (flush_req) and waits for
-	 * the writer to say it is done (flush_done, a futex word). */
-	uint32_t flush_req, flush_done;
+	/* A thread that must not do the writer's work itself (a fatal signal's
+	 * handler, _exit, exec: all may run in a signal handler) asks for it
+	 * (flush_req, flush_how) and waits for the writer to say it is done
+	 * (flush_done, a futex word). */
+	uint32_t flush_req, flush_done, flush_how;
 } W = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void io_error(const char *what)
@@ -392,14 +394,33 @@ static void clock_point(void)
 #define SLEEP_MIN_NS 200000ull
 #define HOUSEKEEPING_NS 10000000ull /* module scan, clock pairs */
 
-/* A fatal signal's handler asked for a flush (ada_writer_crash_flush). */
-static void crash_flush_if_asked(void)
+static void end_record(uint32_t how);
+static void final_flush(uint32_t how);
+
+/* Another thread asked for a flush (ada_writer_request). */
+static void flush_if_asked(void)
 {
 	uint32_t req = __atomic_load_n(&W.flush_req, __ATOMIC_ACQUIRE);
+	struct ada_thread *td;
 
 	if (req == W.flush_done)
 		return;
-	drain_cut();
+	switch (__atomic_load_n(&W.flush_how, __ATOMIC_RELAXED)) {
+	case ADA_FLUSH_EXEC:
+		drain_cut();
+		/* Nothing is left to recover: the new image maps none of the
+		 * rings. (If the exec fails, the threads go on without files.) */
+		for (td = ada_rt.threads; td; td = td->next)
+			ada_ring_remove(td);
+		end_record(ADA_END_EXEC);
+		break;
+	case ADA_FLUSH__EXIT:
+		final_flush(ADA_END__EXIT);
+		W.stop = true; /* the process ends now */
+		break;
+	default:
+		drain_cut();
+	}
 	__atomic_store_n(&W.flush_done, req, __ATOMIC_RELEASE);
 	ada_futex_wake(&W.flush_done);
 }
@@ -434,7 +455,9 @@ static void *writer_main(void *arg)
 		/* Before the pass: a kick during it is not lost (the sleep
 		 * below returns at once). */
 		__atomic_store_n(&ada_rt.writer_kick, 0, __ATOMIC_SEQ_CST);
-		crash_flush_if_asked();
+		flush_if_asked();
+		if (W.stop)
+			break;
 		n = drain_all(&headroom);
 		now = ada_now_ns(CLOCK_MONOTONIC);
 		interval = now - pass_start;
@@ -474,20 +497,23 @@ void ada_writer_kick(void)
 }
 
 /* Async-signal-safe: atomics, futex and clock_gettime only. */
-void ada_writer_crash_flush(uint64_t timeout_ns)
+bool ada_writer_request(uint32_t how, uint64_t timeout_ns)
 {
 	uint64_t start = ada_now_ns(CLOCK_MONOTONIC);
 	uint32_t req;
 
 	if (!__atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE))
-		return;
+		return false;
+	__atomic_store_n(&W.flush_how, how, __ATOMIC_RELAXED);
 	req = __atomic_add_fetch(&W.flush_req, 1, __ATOMIC_ACQ_REL);
 	ada_writer_kick();
 	for (;;) {
 		uint32_t done = __atomic_load_n(&W.flush_done, __ATOMIC_ACQUIRE);
 
-		if ((int32_t)(done - req) >= 0 || ada_now_ns(CLOCK_MONOTONIC) - start >= timeout_ns)
-			return;
+		if ((int32_t)(done - req) >= 0)
+			return true;
+		if (ada_now_ns(CLOCK_MONOTONIC) - start >= timeout_ns)
+			return false;
 		ada_futex_wait(&W.flush_done, done, 1000000);
 	}
 }
@@ -539,31 +565,22 @@ int ada_writer_start(void)
 	return thread_spawn();
 }
 
-void ada_writer_flush(void)
+/* The image ends (exit, _exit, exec) with its rings written. */
+static void end_record(uint32_t how)
 {
-	if (!W.enc_buf)
-		return;
-	pthread_mutex_lock(&W.lock);
-	drain_cut();
-	pthread_mutex_unlock(&W.lock);
+	struct ada_meta_end end = { .how = how };
+
+	clock_point();
+	end.end_tsc = ada_arch_ticks();
+	end.end_boottime_ns = ada_now_ns(CLOCK_BOOTTIME);
+	ada_meta_write(ADA_META_END, &end, sizeof(end), NULL, 0);
 }
 
-void ada_writer_stop(void)
+/* The end of the image's trace, under the lock, the writer loop over. */
+static void final_flush(uint32_t how)
 {
-	struct ada_meta_end end;
 	struct ada_thread *td;
 
-	if (!W.enc_buf)
-		return;
-	if (W.running) {
-		pthread_mutex_lock(&W.lock);
-		W.stop = true;
-		pthread_mutex_unlock(&W.lock);
-		ada_writer_kick();
-		pthread_join(W.thread, NULL);
-		W.running = false;
-	}
-	pthread_mutex_lock(&W.lock);
 	ada_modmap_scan(false);
 	drain_cut();
 	/* Threads still running at exit: their trace ends here. Those waiting
@@ -576,14 +593,27 @@ void ada_writer_stop(void)
 		__atomic_fetch_add(&td->rh->wake, 1, __ATOMIC_RELEASE);
 		ada_futex_wake(&td->rh->wake);
 	}
-	clock_point();
 	ada_latency_record();
-	end.end_tsc = ada_arch_ticks();
-	end.end_boottime_ns = ada_now_ns(CLOCK_BOOTTIME);
-	ada_meta_write(ADA_META_END, &end, sizeof(end), NULL, 0);
-	pthread_mutex_unlock(&W.lock);
+	end_record(how);
 	if (!ada_rt.cfg.quiet)
 		ada_drop_report(W.totals, W.kept, W.waits, W.wait_ns);
+}
+
+void ada_writer_stop(void)
+{
+	if (!W.enc_buf)
+		return;
+	if (W.running) {
+		pthread_mutex_lock(&W.lock);
+		W.stop = true;
+		pthread_mutex_unlock(&W.lock);
+		ada_writer_kick();
+		pthread_join(W.thread, NULL);
+		W.running = false;
+	}
+	pthread_mutex_lock(&W.lock);
+	final_flush(ADA_END_EXIT);
+	pthread_mutex_unlock(&W.lock);
 }
 
 /* fork: the prepare handler takes the lock so the child never inherits a

@@ -257,16 +257,20 @@ static int convert_thread(struct conv_process *cp, struct conv_thread *ct, const
 	return close_thread(&tc, err);
 }
 
-const char *const conv_end_names[] = { "exited", "running at exit", "crashed", "killed" };
+const char *const conv_end_names[] = { "exited", "running at exit", "crashed", "killed",
+				       "running at exec" };
 
-/* A crash ends every thread that had not ended; no END record and no CRASH
- * means the process was killed (or exec'd: the new image writes no END). */
+/* A crash ends every thread that had not ended; an END record says how the
+ * image ended (exit, _exit: at exit; or an exec); no END record and no CRASH
+ * means the process was killed. */
 static enum conv_end thread_end(const struct raw_process *p, const struct raw_thread *t)
 {
 	if (t->ended && (t->end.flags & ADA_TEND_EXITED))
 		return CONV_EXITED;
 	if (p->crashed)
 		return CONV_CRASHED;
+	if (p->clean_end && p->end.how == ADA_END_EXEC)
+		return CONV_EXEC;
 	return t->ended || p->clean_end ? CONV_RUNNING : CONV_KILLED;
 }
 
@@ -344,7 +348,9 @@ static void summary_open(const struct conv_process *cp, uint64_t open)
 	else
 		printf("pid %u: %llu frames open %s, closed at the thread's last event\n", p->proc.pid,
 		       (unsigned long long)open,
-		       p->crashed ? "at the crash" : p->clean_end ? "at exit" : "when the process was killed");
+		       p->crashed ? "at the crash" :
+		       p->clean_end && p->end.how == ADA_END_EXEC ? "at exec" :
+		       p->clean_end ? "at exit" : "when the process was killed");
 }
 
 static void summary(const struct conv_process *cp, const char *out_dir)

@@ -23,7 +23,8 @@ enum conv_end {
 	CONV_EXITED,       /* the thread ended (THREAD_END says so) */
 	CONV_RUNNING,      /* it was still running when the process exited */
 	CONV_CRASHED,      /* the process crashed (a CRASH record) */
-	CONV_KILLED,       /* no END and no CRASH: killed, or exec'd */
+	CONV_KILLED,       /* no END and no CRASH: killed */
+	CONV_EXEC,         /* it was running when the process exec'd */
 };
 extern const char *const conv_end_names[]; /* the manifest's "end" values */
 

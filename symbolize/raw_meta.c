@@ -216,7 +216,7 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		[ADA_META_THREAD] = sizeof(struct ada_meta_thread),
 		[ADA_META_THREAD_END] = offsetof(struct ada_meta_thread_end, waits), /* version 2 */
 		[ADA_META_CONFIG] = 0,
-		[ADA_META_END] = sizeof(struct ada_meta_end),
+		[ADA_META_END] = offsetof(struct ada_meta_end, how), /* version 2 */
 		[ADA_META_LATENCY] = sizeof(struct ada_meta_latency),
 		[ADA_META_HOOKED] = sizeof(struct ada_meta_hooked) + 2, /* a name and its NUL */
 		[ADA_META_DYNHOOK] = sizeof(struct ada_meta_dynhook),
@@ -265,8 +265,9 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		free(p->config);
 		p->config = join_strings(rec, size);
 		return 0;
-	case ADA_META_END:
-		memcpy(&p->end, rec, sizeof(p->end));
+	case ADA_META_END: /* version 2 has no how: an exit */
+		memset(&p->end, 0, sizeof(p->end));
+		memcpy(&p->end, rec, size < sizeof(p->end) ? size : sizeof(p->end));
 		p->clean_end = true;
 		return 0;
 	case ADA_META_LATENCY:

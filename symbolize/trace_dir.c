@@ -308,7 +308,13 @@ const char *ada_trace_open_mark(const struct json_value *thread, uint64_t *n)
 	json_u64(json_get(thread, "open_at_end"), n);
 	if (end && !strcmp(end, "crashed"))
 		return "(open at crash)";
+	/* A thread that ended inside frames left them by pthread_exit or a
+	 * cancellation, which unwind them. */
+	if (end && !strcmp(end, "exited"))
+		return "(unwound)";
 	if (end && !strcmp(end, "killed"))
 		return "(open when killed)";
+	if (end && !strcmp(end, "running at exec"))
+		return "(open at exec)";
 	return "(open at exit)";
 }

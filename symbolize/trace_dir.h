@@ -56,9 +56,9 @@ void ada_trace_free_symbols(struct ada_trace_symbols *s);
 
 /* How the views mark a frame a thread's record ended inside (the thread's
  * last open_at_end events, EXCEPTIONs the converter made): "(open at
- * exit)", "(open at crash)" or "(open when killed)" after the manifest's
- * "end" of the thread; *n is its open_at_end (0 if absent). Real unwinds,
- * EXCEPTIONs from the stream, stay "(unwound)". */
+ * exit)", "(open at exec)", "(open at crash)" or "(open when killed)" after
+ * the manifest's "end"; "(unwound)" for a thread that ended inside them
+ * (pthread_exit, a cancellation), as for EXCEPTIONs from the stream. */
 const char *ada_trace_open_mark(const struct json_value *thread, uint64_t *n);
 
 #endif

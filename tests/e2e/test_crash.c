@@ -9,9 +9,10 @@
  *           abort() or _exit(5).
  * For each: the traced program ends exactly as the untraced one does (same
  * signal or exit status); its trace converts with exit status 0, passes
- * --check, and --replay shows every frame that was open as "(unwound)" and
+ * --check, and --replay shows every frame that was open as "(open at
+ * crash)", "(open at exit)" (_exit flushes) or "(open when killed)" and
  * every call made before the pause (all 1000 ticks); the manifest says
- * "clean_exit": false.
+ * "clean_exit": false, but for _exit.
  *
  * The directory is removed at the end unless a test failed (its path is
  * printed) or ADA_TEST_KEEP is set.
@@ -151,13 +152,18 @@ static const char program[] =
 	"	return 0;\n"
 	"}\n";
 
-/* What --replay must show after boom() ended the process. */
-static const char boom_tree[] =
-	"main (unwound)\n"
-	"  run (unwound)\n"
-	"    step (unwound)\n"
-	"      boom (unwound)\n"
-	"        tick x1000\n";
+/* What --replay must show after boom() ended the process: the open frames
+ * marked with what ended them, "(open at crash)" or "(open at exit)". */
+static void boom_tree(char *buf, size_t size, const char *mark)
+{
+	snprintf(buf, size,
+		 "main %s\n"
+		 "  run %s\n"
+		 "    step %s\n"
+		 "      boom %s\n"
+		 "        tick x1000\n",
+		 mark, mark, mark, mark);
+}
 
 struct fixture {
 	char *dir;
@@ -228,16 +234,16 @@ static void run_tool(const char *option, const char *trace, struct proc_result *
 			 trace, proc_describe(res, why, sizeof(why)), res->out, res->err);
 }
 
-/* Converts the trace (the summary must say frames were closed), checks it
- * and the manifest's clean_exit; returns --replay's output, malloc'd. */
-static char *convert_and_replay(const char *trace)
+/* Converts the trace (the summary must say frames were left open), checks
+ * it and the manifest's clean_exit; returns --replay's output, malloc'd. */
+static char *convert_and_replay(const char *trace, bool clean)
 {
 	struct proc_result res;
 	char *pid, manifest[PATH_MAX + 32], *text, *replay;
 
 	run_tool(NULL, trace, &res);
-	if (!strstr(res.out, "closed with EXCEPTION"))
-		fail_msg("the summary does not say open frames were closed:\n%s", res.out);
+	if (!strstr(res.out, "frames open "))
+		fail_msg("the summary does not say frames were left open:\n%s", res.out);
 	proc_result_free(&res);
 	run_tool("--check", trace, &res);
 	proc_result_free(&res);
@@ -250,8 +256,8 @@ static char *convert_and_replay(const char *trace)
 	text = proc_read_file(manifest, NULL);
 	if (!text)
 		fail_msg("%s: %s", manifest, strerror(errno));
-	if (!strstr(text, "\"clean_exit\": false"))
-		fail_msg("%s does not say \"clean_exit\": false", manifest);
+	if (!strstr(text, clean ? "\"clean_exit\": true" : "\"clean_exit\": false"))
+		fail_msg("%s does not say \"clean_exit\": %s", manifest, clean ? "true" : "false");
 	free(text);
 
 	run_tool("--replay", trace, &res);
@@ -301,11 +307,12 @@ static void run_program(const char *exe_name, const char *how, struct proc_resul
 		fail_msg("cannot run %s", exe);
 }
 
-/* boom(how) in both builds: same end, the expected one, and the trace. */
+/* boom(how) in both builds: same end, the expected one, and the trace.
+ * A signal is a crash; _exit ends the process cleanly, its rings flushed. */
 static void ends_like_untraced(const char *how, int sig, int status)
 {
 	struct proc_result untraced, traced;
-	char trace[PATH_MAX], a[64], b[64], *replay;
+	char trace[PATH_MAX], a[64], b[64], tree[512], *replay;
 
 	run_program("untraced", how, &untraced);
 	run_program("traced", how, &traced);
@@ -326,8 +333,9 @@ static void ends_like_untraced(const char *how, int sig, int status)
 	proc_result_free(&traced);
 
 	snprintf(trace, sizeof(trace), "%s/%s.trace", fx.dir, how);
-	replay = convert_and_replay(trace);
-	expect_tree(replay, boom_tree);
+	replay = convert_and_replay(trace, !sig);
+	boom_tree(tree, sizeof(tree), sig ? "(open at crash)" : "(open at exit)");
+	expect_tree(replay, tree);
 	free(replay);
 }
 
@@ -370,8 +378,8 @@ static unsigned long tick_count(const char *line)
 static void sigkill_keeps_the_calls_before_it(void **state)
 {
 	static const char *const open_frames[] = {
-		"main (unwound)\n", "  run (unwound)\n", "    step (unwound)\n",
-		"      spin (unwound)\n",
+		"main (open when killed)\n", "  run (open when killed)\n",
+		"    step (open when killed)\n", "      spin (open when killed)\n",
 	};
 	char exe[PATH_MAX], trace[PATH_MAX], output[PATH_MAX + 16], why[64];
 	struct proc_result res = { 0 };
@@ -398,7 +406,7 @@ static void sigkill_keeps_the_calls_before_it(void **state)
 	if (!WIFSIGNALED(wstatus) || WTERMSIG(wstatus) != SIGKILL)
 		fail_msg("%s spin: %s, expected SIGKILL", exe, proc_describe(&res, why, sizeof(why)));
 
-	replay = convert_and_replay(trace);
+	replay = convert_and_replay(trace, false);
 	/* The thread's header, the open frames, the ticks; and the tick that
 	 * was running, if one was. */
 	line = strchr(replay, '\n');
@@ -415,7 +423,7 @@ static void sigkill_keeps_the_calls_before_it(void **state)
 	if (ticks < 1000)
 		fail_msg("--replay: expected \"tick xN\", N >= 1000, in spin:\n%.2000s", replay);
 	line = strchr(line, '\n') + 1;
-	if (!strcmp(line, "        tick (unwound)\n"))
+	if (!strcmp(line, "        tick (open when killed)\n"))
 		line += strlen(line);
 	if (*line)
 		fail_msg("--replay: unexpected lines after %lu ticks:\n%.2000s", ticks, line);

@@ -237,7 +237,7 @@ static void normalize(const char *name, char *out, size_t size)
 struct node {
 	char *name;
 	uint64_t count;
-	bool unwound;
+	const char *mark; /* " (unwound)", " (open at exit)"...: how it ended, or "" */
 	struct node *kids;
 	size_t nkids;
 };
@@ -262,6 +262,10 @@ static struct node *add_kid(struct node *parent)
 	return k;
 }
 
+/* How --replay marks a frame that did not return. */
+static const char *const marks[] = { " (unwound)", " (open at exit)", " (open at exec)",
+				     " (open at crash)", " (open when killed)" };
+
 /* One thread's replay lines ([text, end)) as children of root. */
 static void parse_block(const char *text, const char *end, struct node *root)
 {
@@ -283,9 +287,15 @@ static void parse_block(const char *text, const char *end, struct node *root)
 			fail_msg("--replay line \"%.*s\": bad indentation", (int)len, name - indent);
 		n = add_kid(stack[d]);
 		n->count = 1;
-		if (stop - name > 10 && !memcmp(stop - 10, " (unwound)", 10)) {
-			n->unwound = true;
-			stop -= 10;
+		n->mark = "";
+		for (size_t m = 0; m < sizeof(marks) / sizeof(marks[0]); m++) {
+			size_t ml = strlen(marks[m]);
+
+			if ((size_t)(stop - name) > ml && !memcmp(stop - ml, marks[m], ml)) {
+				n->mark = marks[m];
+				stop -= ml;
+				break;
+			}
 		}
 		for (const char *x = stop; x > name + 2 && x[-1] >= '0' && x[-1] <= '9'; x--)
 			if (x[-2] == 'x' && x[-3] == ' ') {
@@ -315,7 +325,7 @@ struct view {
 
 static bool node_equal(const struct node *a, const struct node *b)
 {
-	if (strcmp(a->name, b->name) || a->unwound != b->unwound || a->nkids != b->nkids)
+	if (strcmp(a->name, b->name) || strcmp(a->mark, b->mark) || a->nkids != b->nkids)
 		return false;
 	for (size_t i = 0; i < a->nkids; i++)
 		if (a->kids[i].count != b->kids[i].count || !node_equal(&a->kids[i], &b->kids[i]))
@@ -324,13 +334,13 @@ static bool node_equal(const struct node *a, const struct node *b)
 }
 
 /* A new last child of parent, without children yet. */
-static struct node *emit(struct node *parent, const char *name, uint64_t count, bool unwound)
+static struct node *emit(struct node *parent, const char *name, uint64_t count, const char *mark)
 {
 	struct node *k = add_kid(parent);
 
 	k->name = xstrndup(name, strlen(name));
 	k->count = count;
-	k->unwound = unwound;
+	k->mark = mark;
 	return k;
 }
 
@@ -366,7 +376,7 @@ static void filter_one(const struct view *v, const struct node *n, bool parent_p
 			snprintf(name, sizeof(name), "%s", n->name);
 		else
 			normalize(n->name, name, sizeof(name));
-		filter_kids(v, n, keep_program, emit(dst, name, n->count, n->unwound));
+		filter_kids(v, n, keep_program, emit(dst, name, n->count, n->mark));
 		merge_last(dst);
 		return;
 	}
@@ -402,7 +412,7 @@ static void print_tree(const struct node *n, int depth, FILE *f)
 		fprintf(f, "%*s%s", 2 * depth, "", k->name);
 		if (k->count > 1)
 			fprintf(f, " x%" PRIu64, k->count);
-		fputs(k->unwound ? " (unwound)\n" : "\n", f);
+		fprintf(f, "%s\n", k->mark);
 		print_tree(k, depth + 1, f);
 	}
 }
@@ -1663,11 +1673,11 @@ static const char vfork_tree[] =
 	"    strlen\n"
 	"  printf\n"
 	"--- thread\n"
-	"main (unwound)\n"
-	"  spawn (unwound)\n"
+	"main (open at exec)\n"
+	"  spawn (open at exec)\n"
 	"--- thread\n"
-	"main (unwound)\n"
-	"  spawn (unwound)\n";
+	"main (open at exec)\n"
+	"  spawn (open at exec)\n";
 
 /* vfork is never hooked; libada runs it as fork (runtime/exec.c: a vfork
  * child shares the parent's memory, rings and shadow stack included, until
@@ -1707,14 +1717,14 @@ static void vfork_exec_leaves_the_parent_trace_whole(void **state)
  * _dl_allocate_tls_init through libc's hooked PLT), without
  * ada_runtime_begin() (which ada_finish, ada_before_exec, exec.c's lookups
  * and the hooking passes have). The child's tree:
- *   main (unwound)
+ *   main (open at exec)
  *     __fork
  *       malloc x2
  *       free x2
  *       malloc x2
  *       free x18
  *       _dl_allocate_tls_init
- * Expected: main (unwound) > fork, and nothing under fork. Reproducer:
+ * Expected: main (open at exec) > fork, and nothing under fork. Reproducer:
  *   adacc -O2 -o fork tests/e2e/progs/dynhook/fork.c && ./fork
  *   ada-symbolize --replay ada-trace   # both processes */
 static void fork_child_records_only_its_own_calls(void **state)
@@ -1734,11 +1744,11 @@ static void fork_child_records_only_its_own_calls(void **state)
 			    "  waitpid\n"
 			    "  printf\n"
 			    "--- thread\n"
-			    "main (unwound)\n"
+			    "main (open at exec)\n"
 			    "  fork\n");
 	/* The view leaves out what library functions call: the child's fork
 	 * must have no child at all. */
-	expect_leaf(tc->replay.out, "main (unwound)", "fork");
+	expect_leaf(tc->replay.out, "main (open at exec)", "fork");
 	tr_pass(tc);
 }
 
@@ -1754,7 +1764,7 @@ static void runtime_lookups_are_not_recorded(void **state)
 	run(tc, "exec", "trace", NULL, 0);
 	assert_string_equal(tc->traced.out, "exec 1\n");
 	expect_direct_tree(tc,
-			   "main (unwound)\n"
+			   "main (open at exec)\n"
 			   "  printf\n"
 			   "  fflush\n");
 	tr_pass(tc);

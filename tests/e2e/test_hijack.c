@@ -226,10 +226,10 @@ static void exit_from_a_deep_frame_keeps_status_and_output(void **state)
 	hj_build(tc, "hijack_exit", "-O2");
 	hj_run(tc, "hijack_exit", args, NULL, 7, "main: going down\nleave: exiting with 7\n");
 	tr_expect_tree(tc->replay.out,
-		       "main (unwound)\n"
-		       "  outer (unwound)\n"
-		       "    inner (unwound)\n"
-		       "      leave (unwound)\n",
+		       "main (open at exit)\n"
+		       "  outer (open at exit)\n"
+		       "    inner (open at exit)\n"
+		       "      leave (open at exit)\n",
 		       1);
 	hj_expect_manifest(tc, 0, false);
 	tr_pass(tc);
@@ -250,10 +250,10 @@ static void abort_keeps_the_signal_and_the_frames_so_far(void **state)
 	hj_expect_no_gmon(tc);
 	tr_symbolize(tc, NULL);
 	tr_expect_tree(tc->replay.out,
-		       "main (unwound)\n"
-		       "  run (unwound)\n"
-		       "    step (unwound)\n"
-		       "      boom (unwound)\n"
+		       "main (open at crash)\n"
+		       "  run (open at crash)\n"
+		       "    step (open at crash)\n"
+		       "      boom (open at crash)\n"
 		       "        tick x100\n",
 		       1);
 	hj_expect_manifest(tc, 0, false);

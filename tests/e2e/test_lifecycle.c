@@ -3,7 +3,7 @@
  * Each test builds one program (tests/e2e/progs/ or examples/) with gcc and
  * with bin/adacc, runs both, and checks that tracing changed neither stdout
  * nor the exit status, then what the trace says:
- *   - exit() from a thread while others run: every open frame "(unwound)",
+ *   - exit() from a thread while others run: every open frame "(open at exit)",
  *     the threads "running at exit", the one joined earlier "exited";
  *   - 200 threads started and joined one by one: 200 complete blocks;
  *   - exec: what ran before it is on disk, the new image's output appears;
@@ -53,15 +53,15 @@ static void exit_from_a_thread_unwinds_every_thread(void **state)
 	assert_string_equal(tc->traced.err, "");
 	tr_symbolize(tc, NULL);
 	tr_expect_tree(tc->replay.out,
-		       "main (unwound)\n"
+		       "main (open at exit)\n"
 		       "--- thread\n"
 		       "worker\n  work\n"
 		       "--- thread\n"
-		       "parker (unwound)\n  park (unwound)\n"
+		       "parker (open at exit)\n  park (open at exit)\n"
 		       "--- thread\n"
-		       "parker (unwound)\n  park (unwound)\n"
+		       "parker (open at exit)\n  park (open at exit)\n"
 		       "--- thread\n"
-		       "quitter (unwound)\n  leave (unwound)\n",
+		       "quitter (open at exit)\n  leave (open at exit)\n",
 		       1);
 	tr_load_manifest(tc, NULL);
 	assert_true(tc->mf.clean_exit);
@@ -121,12 +121,13 @@ static void exec_keeps_the_events_recorded_before_it(void **state)
 	tr_symbolize(tc, NULL);
 	/* main and run_next were left by exec, not by a return. */
 	tr_expect_tree(tc->replay.out,
-		       "main (open when killed)\n  prepare\n  announce\n  run_next (open when killed)\n", 1);
+		       "main (open at exec)\n  prepare\n  announce\n  run_next (open at exec)\n", 1);
 	tr_load_manifest(tc, NULL);
-	assert_false(tc->mf.clean_exit);
+	/* The image ended by exec, its rings flushed: an END record. */
+	assert_true(tc->mf.clean_exit);
 	assert_int_equal(tc->mf.nthreads, 1);
 	th = &tc->mf.threads[0];
-	assert_string_equal(th->end, "killed");
+	assert_string_equal(th->end, "running at exec");
 	assert_int_equal(th->open_at_end, 2);
 	assert_int_equal(th->events, 8);
 	tr_pass(tc);
@@ -141,7 +142,7 @@ static void exec_of_a_traced_program_keeps_both_images(void **state)
 	tr_run_pair(tc, "exec", args, NULL, 0);
 	assert_string_equal(tc->traced.out, "before exec\nsecond image\n");
 	tr_symbolize(tc, NULL);
-	if (!strstr(tc->replay.out, "\nmain (open when killed)\n  prepare\n  announce\n  run_next (open when killed)\n"))
+	if (!strstr(tc->replay.out, "\nmain (open at exec)\n  prepare\n  announce\n  run_next (open at exec)\n"))
 		fail_msg("the first image's calls are missing from the trace:\n%s",
 			 tc->replay.out);
 	if (!strstr(tc->replay.out, "\nmain\n  second\n"))

@@ -19,6 +19,9 @@ struct ada_runtime ada_rt;
 void ada_before_exec(void)
 {
 }
+void ada_before__exit(void)
+{
+}
 
 /* ---- an injected environment -------------------------------------------------- */
 

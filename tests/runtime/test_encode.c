@@ -17,6 +17,9 @@ struct ada_runtime ada_rt;
 void ada_before_exec(void)
 {
 }
+void ada_before__exit(void)
+{
+}
 
 struct enc_fixture {
 	struct ada_enc_stream s;

@@ -20,6 +20,9 @@ struct ada_runtime ada_rt;
 void ada_before_exec(void)
 {
 }
+void ada_before__exit(void)
+{
+}
 
 #define SLOTS 16
 #define SHADOW 64
