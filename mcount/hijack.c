@@ -221,7 +221,9 @@ out:
 
 void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t ret)
 {
-	hijack_enter(regs, slot, ada_arch_fentry_start(ret), TRAMPOLINE);
+	uintptr_t fn = ada_arch_fentry_start(ret, &slot);
+
+	hijack_enter(regs, slot, fn, TRAMPOLINE);
 }
 
 void ada_mcount_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t site)

@@ -76,12 +76,23 @@ struct ada_return_regs {
 /* The call to __fentry__ is a function's first instruction: its start is
  * the call's own address. gcc emits `call *__fentry__@GOTPCREL(%rip)`
  * (ff 15 + rel32, 6 bytes) for PIC code and `call __fentry__` (e8 + rel32,
- * 5 bytes) otherwise; in the 5-byte form the byte at -5 is the e8. */
-static inline uintptr_t ada_arch_fentry_start(uintptr_t ret)
+ * 5 bytes) otherwise; in the 5-byte form the byte at -5 is the e8.
+ * A nested function gets its static chain in r10, which gcc keeps across
+ * the call: `push %r10` (41 52) before it, `pop %r10` (41 5a) after. Then
+ * the function starts at the push, and its return address is one word
+ * above the slot __fentry__ was given: *slot is moved there (hijacking the
+ * saved r10 instead would change the program's result). */
+static inline uintptr_t ada_arch_fentry_start(uintptr_t ret, uintptr_t **slot)
 {
 	const uint8_t *p = (const uint8_t *)ret;
+	uintptr_t call = p[-6] == 0xff && p[-5] == 0x15 ? ret - 6 : ret - 5;
+	const uint8_t *c = (const uint8_t *)call;
 
-	return p[-6] == 0xff && p[-5] == 0x15 ? ret - 6 : ret - 5;
+	if (p[0] == 0x41 && p[1] == 0x5a && c[-2] == 0x41 && c[-1] == 0x52) {
+		*slot += 1;
+		return call - 2;
+	}
+	return call;
 }
 
 /* The detail record's argument registers, in ATF v2's order (§4). */

@@ -8,7 +8,9 @@
  *     (tests/e2e/progs/hijack_varargs.c);
  *   - return values in rax:rdx, xmm0:xmm1, st0:st1 and through the hidden
  *     struct pointer (hijack_retvals.c), printed in hex so that one changed
- *     bit shows.
+ *     bit shows;
+ *   - GCC nested functions' static chain in r10, directly and through a
+ *     stack trampoline (hijack_nested.c).
  * Each program is built at -O0 and -O2 with plain gcc and with bin/adacc
  * --ada-mode=<mode>; the traced run must print exactly what the plain one
  * prints, with the exact call tree and a trace that passes --check.
@@ -53,6 +55,31 @@ static void variadic_arguments_arrive_intact_O0(void **state)
 static void variadic_arguments_arrive_intact_O2(void **state)
 {
 	check_varargs(*state, "-O2");
+}
+
+/* ---- nested functions: the static chain --------------------------------------- */
+
+static void check_nested(struct tr_case *tc, const char *opt)
+{
+	hj_build(tc, "hijack_nested", opt);
+	hj_run(tc, "hijack_nested", NULL, NULL, 0, "apply: 25\ndirect: 35\n");
+	/* The nested functions are named add.N and direct.N by gcc: the tree is
+	 * compared on the program's own calls in order. */
+	if (!strstr(tc->replay.out, "  apply x5\n    add.") ||
+	    !strstr(tc->replay.out, "  direct."))
+		fail_msg("--replay misses the nested calls:\n%s", tc->replay.out);
+	hj_expect_manifest(tc, 0, false);
+	tr_pass(tc);
+}
+
+static void nested_function_static_chain_arrives_intact_O0(void **state)
+{
+	check_nested(*state, "-O0");
+}
+
+static void nested_function_static_chain_arrives_intact_O2(void **state)
+{
+	check_nested(*state, "-O2");
 }
 
 /* ---- return values ------------------------------------------------------------- */
@@ -147,6 +174,8 @@ int main(void)
 		TEST(return_values_cross_the_trampoline_intact_O0),
 		TEST(return_values_cross_the_trampoline_intact_O2),
 		TEST(pg_link_writes_no_gmon_out),
+		TEST(nested_function_static_chain_arrives_intact_O0),
+		TEST(nested_function_static_chain_arrives_intact_O2),
 	};
 
 	tr_scrub_environment();
