@@ -171,6 +171,75 @@ static inline void record_return(struct ada_thread *td, uint32_t depth, uintptr_
 	ada_ring_put(td, ada_arch_ticks(), word);
 }
 
+/* ---- frames closed while their slot still holds the trampoline ---------------
+ *
+ * A frame is closed as abandoned when a later entry or return happens above
+ * its slot. After a longjmp that is the truth, and the slot is never returned
+ * through. After a stack switch (ucontext, a hand-written coroutine switch)
+ * it is not: the frames of the stack switched away from are suspended, and
+ * will return through their hijacked slots when that stack runs again. So
+ * the real return address of every frame closed this way is kept, by slot,
+ * in a small per-thread table; a return that finds no frame on its slot
+ * takes it from there (counted as unmatched: its frame was already closed)
+ * instead of having nowhere to go. */
+
+#define ORPHANS 4096 /* entries, a power of two: 64 KiB a thread, mapped at first use */
+#define ORPHAN_PROBE 16
+#define ORPHAN_GONE 1 /* a removed entry's key: no slot is at an odd address */
+
+struct ada_orphan {
+	uintptr_t slot, real;
+};
+
+static struct ada_orphan *orphan_find(struct ada_thread *td, uintptr_t slot, bool for_insert)
+{
+	struct ada_orphan *t = td->orphans;
+	size_t h = (slot >> 3) * 0x9e3779b97f4a7c15ull >> 52;
+
+	for (size_t i = 0; i < ORPHAN_PROBE; i++) {
+		struct ada_orphan *e = &t[(h + i) & (ORPHANS - 1)];
+
+		if (e->slot == slot || (for_insert && (e->slot == 0 || e->slot == ORPHAN_GONE)))
+			return e;
+		if (e->slot == 0)
+			return NULL;
+	}
+	/* Full around here: the oldest neighbour makes room. */
+	return for_insert ? &t[h & (ORPHANS - 1)] : NULL;
+}
+
+/* Closes the innermost frame as abandoned, keeping its real return address. */
+static void close_hijacked(struct ada_thread *td)
+{
+	const struct ada_frame *f = &td->shadow[td->depth - 1];
+
+	if (!ada_is_hijacked(f->site)) {
+		if (!td->orphans) {
+			td->orphans_bytes = ORPHANS * sizeof(struct ada_orphan);
+			td->orphans = ada_map_zeroed(td->orphans_bytes);
+		}
+		if (td->orphans) {
+			struct ada_orphan *e = orphan_find(td, f->sp, true);
+
+			e->slot = f->sp;
+			e->real = f->site;
+		}
+	}
+	ada_close_abandoned(td);
+}
+
+/* The real return address kept for slot, removed from the table; 0 if none. */
+static uintptr_t orphan_take(struct ada_thread *td, uintptr_t slot)
+{
+	struct ada_orphan *e = td->orphans ? orphan_find(td, slot, false) : NULL;
+
+	if (!e)
+		return 0;
+	e->slot = ORPHAN_GONE;
+	td->rh->dropped[ADA_DROP_UNMATCHED]++;
+	return e->real;
+}
+
 /* A new frame whose slot is at or above the innermost frame's: the frames
  * there were abandoned (longjmp). (The caller has ruled out a tail call: the
  * same slot, already hijacked.) Unlike cyg mode, an equal position is never
@@ -181,7 +250,7 @@ static uint32_t entry_resync_slow(struct ada_thread *td, uintptr_t sp)
 	if (!ada_on_thread_stack(td, sp) || !ada_on_thread_stack(td, td->shadow[td->depth - 1].sp))
 		return td->depth;
 	while (td->depth > 0 && td->depth <= td->shadow_cap && td->shadow[td->depth - 1].sp <= sp)
-		ada_close_abandoned(td);
+		close_hijacked(td);
 	return td->depth;
 }
 
@@ -241,8 +310,9 @@ uintptr_t ada_dynhook_enter(struct ada_entry_regs *regs, uintptr_t *slot,
 	return cell->fn;
 }
 
-/* Nowhere to return to: the shadow stack has no frame for this slot. Only a
- * bug can get here; going on would jump to a wrong address. */
+/* Nowhere to return to: neither the shadow stack nor the closed frames have
+ * one for this slot (a context switched to another thread, or a bug); going
+ * on would jump to a wrong address. */
 static void __attribute__((noreturn, cold)) lost(uintptr_t *slot)
 {
 	ada_warn("internal error: a function returned through slot %p, which holds no traced "
@@ -260,14 +330,20 @@ static uintptr_t __attribute__((noinline)) return_slow(struct ada_thread *td,
 	uint32_t d;
 
 	while (td->depth > 0 && td->depth <= td->shadow_cap && td->shadow[td->depth - 1].sp < sp)
-		ada_close_abandoned(td);
+		close_hijacked(td);
 	/* The frames on this slot (more than one after tail calls): the
 	 * outermost holds the real return address. */
 	for (d = td->depth; d > 0 && d <= td->shadow_cap && td->shadow[d - 1].sp == sp; d--)
 		;
 	real = real_return(td, td->depth, sp);
-	if (unlikely(!real))
-		lost(slot);
+	if (unlikely(!real)) {
+		/* A frame closed as abandoned, returning after all (a stack
+		 * switched back to): its frames on the slot, if any, are not. */
+		real = orphan_take(td, sp);
+		if (!real)
+			lost(slot);
+		return real;
+	}
 	while (td->depth > d) {
 		record_return(td, td->depth, td->shadow[td->depth - 1].fn, regs, real, sp);
 		td->depth--;

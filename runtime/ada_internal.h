@@ -72,6 +72,8 @@ ADA_HIDDEN void ada_before_exec(void);
 ADA_HIDDEN void ada_before__exit(void);
 
 /* ---- threads (thread.c) -------------------------------------------------------- */
+/* Private zeroed memory (mmap), NULL if none: for per-thread state. */
+ADA_HIDDEN void *ada_map_zeroed(size_t len);
 ADA_HIDDEN void ada_thread_exit(void *td);
 /* The calling thread is the runtime's own (the writer): never traced. */
 ADA_HIDDEN void ada_thread_untraced(void);

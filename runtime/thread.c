@@ -19,7 +19,7 @@ __thread struct ada_thread *ada_td __attribute__((tls_model("initial-exec")));
  * costs one TLS load and a branch, and a hook inside set-up returns at once. */
 static __thread uint8_t ada_tstate __attribute__((tls_model("initial-exec")));
 
-static void *map_anon(size_t len)
+void *ada_map_zeroed(size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 		       -1, 0);
@@ -51,11 +51,11 @@ static struct ada_thread *thread_alloc(void)
 {
 	const struct ada_config *c = &ada_rt.cfg;
 	size_t shadow_bytes = (size_t)c->shadow_depth * sizeof(struct ada_frame);
-	struct ada_thread *td = map_anon(sizeof(*td));
+	struct ada_thread *td = ada_map_zeroed(sizeof(*td));
 
 	if (!td)
 		return NULL;
-	td->shadow = shadow_bytes ? map_anon(shadow_bytes) : NULL;
+	td->shadow = shadow_bytes ? ada_map_zeroed(shadow_bytes) : NULL;
 	thread_reset_counters(td, ada_arch_ticks());
 	if ((shadow_bytes && !td->shadow) || ada_ring_map(td) < 0) {
 		if (td->shadow)
@@ -132,7 +132,7 @@ int ada_detail_init_slow(struct ada_thread *td)
 {
 	uint64_t bytes = ada_rt.cfg.detail_bytes;
 
-	td->dring = map_anon(bytes);
+	td->dring = ada_map_zeroed(bytes);
 	if (!td->dring) {
 		td->stack_bytes = 0;
 		return -ENOMEM;

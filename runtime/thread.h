@@ -66,6 +66,7 @@ enum { ADA_BUSY_HOOK = 1, ADA_BUSY_RUNTIME = 2 };
 enum ada_thread_state { ADA_TS_NONE = 0, ADA_TS_INIT, ADA_TS_LIVE, ADA_TS_DEAD, ADA_TS_OFF };
 
 struct ada_writer_stream; /* the writer's private encoding state (writer.c) */
+struct ada_orphan;        /* mcount/hijack.c */
 
 struct ada_thread {
 	/* --- producer: written only by the traced thread ------------------------ */
@@ -87,6 +88,9 @@ struct ada_thread {
 	uint32_t resyncs;       /* frames closed because their exit was skipped */
 	struct ada_frame *shadow;
 	uintptr_t stack_lo, stack_hi; /* this thread's stack, for telling alt stacks apart */
+	struct ada_orphan *orphans; /* hijack.c: return addresses of frames closed as
+				     * abandoned, by slot; NULL until the first */
+	uint64_t orphans_bytes;
 	uint64_t wait_progress; /* the writer's progress count when a wait gave up,
 				 * UINT64_MAX if none did */
 	/* The detail ring (fentry/mcount modes; NULL when ADA_DETAIL=off). */

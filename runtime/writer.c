@@ -322,6 +322,8 @@ static void thread_retire(struct ada_thread *td, struct ada_thread *prev)
 		munmap(td->shadow, td->shadow_bytes);
 	if (td->dring)
 		munmap(td->dring, td->dring_bytes);
+	if (td->orphans)
+		munmap(td->orphans, td->orphans_bytes);
 	munmap(td, sizeof(*td));
 }
 

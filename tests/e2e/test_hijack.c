@@ -344,6 +344,23 @@ static void tail_calls_nest_and_return_together(void **state)
 
 /* ---- main --------------------------------------------------------------------- */
 
+/* Stack switching: frames suspended on the other stack were closed as
+ * abandoned when this one ran; their returns, when their stack runs again,
+ * find the real address the runtime kept for their slot (counted as
+ * unmatched: one a round trip but the first), and never abort the program.
+ * (An exact tree across stacks is issue 11's.) */
+static void ucontext_ping_pong_runs_to_the_end(void **state)
+{
+	struct tr_case *tc = *state;
+
+	hj_build(tc, "hijack_ucontext", "-O1");
+	hj_run(tc, "hijack_ucontext", NULL, NULL, 0, "49995000 49995000\n");
+	tr_load_manifest(tc, NULL);
+	assert_int_equal(tc->mf.dropped[TR_UNMATCHED], 9999);
+	assert_int_equal(tc->mf.dropped[TR_RING_FULL], 0);
+	tr_pass(tc);
+}
+
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, tr_setup, tr_teardown)
 
 int main(void)
@@ -365,6 +382,7 @@ int main(void)
 		TEST(abort_keeps_the_signal_and_the_frames_so_far),
 		TEST(fork_in_a_deep_frame_traces_both_processes),
 		TEST(tail_calls_nest_and_return_together),
+		TEST(ucontext_ping_pong_runs_to_the_end),
 	};
 
 	tr_scrub_environment();
