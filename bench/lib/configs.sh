@@ -1,0 +1,120 @@
+# configs.sh - which configurations run, sourced by run.sh: every
+# configuration's name, BENCH_CONFIGS read into them, and the lists the rest
+# of the benchmark works from (see select_configs).
+
+# add LIST CONFIG: LIST's words with CONFIG appended unless already there.
+add() { case " $1 " in *" $2 "*) echo "$1" ;; *) echo "${1:+$1 }$2" ;; esac; }
+# keep LIST ORDER: the words of ORDER that LIST holds, in ORDER's order.
+keep() { for c in $2; do case " $1 " in *" $c "*) printf '%s ' "$c" ;; esac; done; }
+# Whether any configuration of CONFIGS matches the shell pattern $1.
+wants() { for c in $CONFIGS; do case $c in $1) return 0 ;; esac; done; return 1; }
+
+# select_configs: the configurations BENCH_CONFIGS asks for, less those of a
+# missing tool (HAVE_UFTRACE, HAVE_XRAY, REALWORLD; NOTES says so), with
+# their baselines. Sets CONFIGS (in the order they run, before the rings
+# rows' rotation), FULL (1: every configuration was asked for), WORKLOADS,
+# and each workload's list: MICRO UFTRACE_CONFIGS XRAY_CONFIGS RINGS LIB
+# LIB_UFTRACE START LUA SQL LOADED KILL.
+select_configs() {
+	MICRO_ALL="plain ada ada-fentry ada-fentry-detail uftrace-fentry uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr xray-basic plain-small"
+	LIB_ALL="lib-plain lib-ada lib-ada-detail lib-uftrace-mcount lib-uftrace-cyg"
+	START_ALL="start-plain start-ada-nohook start-ada start-now-plain start-now-ada-nohook start-now-ada"
+	# The real programs' configurations, without their lua- or sql- prefix.
+	RW_ALL="plain ada ada-fentry ada-fentry-libcall ada-fentry-detail uftrace-fentry uftrace-fentry-libcall uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr plain-small xray-basic"
+	LUA_ALL=$(for c in $RW_ALL; do printf 'lua-%s ' $c; done)
+	SQL_ALL=$(for c in $RW_ALL; do printf 'sql-%s ' $c; done)
+	# Issue 10: each ada mode under load, with ADA_ON_FULL left at its default
+	# (wait) and =drop; the rings; the SIGKILL recovery check.
+	LOADED_MICRO="ada-loaded ada-loaded-drop ada-fentry-loaded ada-fentry-loaded-drop ada-fentry-detail-loaded ada-fentry-detail-loaded-drop"
+	# The real programs: the -drop twin of ada-fentry (index only) only, for time.
+	LOADED_RW="ada-loaded ada-fentry-loaded ada-fentry-loaded-drop ada-fentry-detail-loaded"
+	LOADED_LUA=$(for c in $LOADED_RW; do printf 'lua-%s ' $c; done)
+	LOADED_SQL=$(for c in $LOADED_RW; do printf 'sql-%s ' $c; done)
+	RING_ALL="ring-fentry-anon ring-fentry-trace ring-fentry-shm ring-cyg-anon ring-cyg-trace ring-cyg-shm"
+	KILL_ALL="kill-cyg kill-fentry"
+	ALL="$MICRO_ALL $LIB_ALL $START_ALL $LUA_ALL $SQL_ALL $LOADED_MICRO $LOADED_LUA $LOADED_SQL $RING_ALL $KILL_ALL"
+	WANT=
+	for w in ${BENCH_CONFIGS:-micro libcall startup lua sqlite loaded lua-loaded sql-loaded rings recovery}; do
+		case $w in
+		micro) WANT="$WANT $MICRO_ALL" ;;
+		libcall) WANT="$WANT $LIB_ALL" ;;
+		startup) WANT="$WANT $START_ALL" ;;
+		lua) WANT="$WANT $LUA_ALL" ;;
+		sqlite) WANT="$WANT $SQL_ALL" ;;
+		xray) WANT="$WANT xray-fdr xray-basic lua-xray-fdr lua-xray-basic sql-xray-fdr sql-xray-basic" ;;
+		loaded) WANT="$WANT $LOADED_MICRO" ;;
+		lua-loaded) WANT="$WANT $LOADED_LUA" ;;
+		sql-loaded) WANT="$WANT $LOADED_SQL" ;;
+		rings) WANT="$WANT $RING_ALL" ;;
+		recovery) WANT="$WANT $KILL_ALL" ;;
+		*) case " $ALL " in
+			*" $w "*) WANT="$WANT $w" ;;
+			*) die "BENCH_CONFIGS: unknown configuration $w (micro libcall startup lua sqlite xray loaded lua-loaded sql-loaded rings recovery, or one of: $ALL)" ;;
+			esac ;;
+		esac
+	done
+	# Every configuration asked for (those of a missing tool too): the report
+	# then replaces BENCHMARKS.md.
+	NWANT=0
+	for c in $ALL; do case " $WANT " in *" $c "*) NWANT=$((NWANT + 1)) ;; esac; done
+	FULL=0
+	[ "$NWANT" = "$(echo $ALL | wc -w)" ] && FULL=1
+	# Rows whose tool is missing are left out.
+	[ "$HAVE_UFTRACE" = 1 ] || WANT=$(for c in $WANT; do case $c in *uftrace-*) ;; *) printf '%s ' $c ;; esac; done)
+	[ "$HAVE_XRAY" = 1 ] || WANT=$(for c in $WANT; do case $c in *xray-* | *plain-small) ;; *) printf '%s ' $c ;; esac; done)
+	# The real programs need tests/realworld/build.sh (and its sources).
+	if [ ! -x "$REALWORLD" ]; then
+		case "$WANT" in *lua-* | *sql-*)
+			NOTES="${NOTES}tests/realworld/build.sh is missing: the lua and sqlite rows are left out. "
+			note "tests/realworld/build.sh missing: lua and sqlite left out" ;;
+		esac
+		WANT=$(for c in $WANT; do case $c in lua-* | sql-*) ;; *) printf '%s ' $c ;; esac; done)
+	fi
+	MICRO= LIB= START= LUA= SQL= UFTRACE_CONFIGS= XRAY_CONFIGS= LIB_UFTRACE= LOADED= RINGS= KILL=
+	for c in $WANT; do
+		case $c in
+		*-loaded | *-loaded-drop) LOADED=$(add "$LOADED" $c) ;;
+		ring-*) MICRO=$(add "$MICRO" plain); RINGS=$(add "$RINGS" $c) ;;
+		kill-*) KILL=$(add "$KILL" $c) ;;
+		plain | ada) MICRO=$(add "$MICRO" plain); MICRO=$(add "$MICRO" ada) ;;
+		ada-fentry | ada-fentry-detail) MICRO=$(add "$(add "$(add "$MICRO" plain)" ada)" $c) ;;
+		uftrace-*)
+			MICRO=$(add "$(add "$MICRO" plain)" ada)
+			UFTRACE_CONFIGS=$(add "$UFTRACE_CONFIGS" $c) ;;
+		xray-* | plain-small)
+			MICRO=$(add "$(add "$MICRO" plain)" ada)
+			XRAY_CONFIGS=$(add "$XRAY_CONFIGS" $c)
+			[ $c = xray-basic ] && XRAY_CONFIGS=$(add "$XRAY_CONFIGS" plain-small) ;;
+		lib-uftrace-*)
+			LIB=$(add "$LIB" lib-plain)
+			LIB_UFTRACE=$(add "$LIB_UFTRACE" $c) ;;
+		lib-*) LIB=$(add "$(add "$LIB" lib-plain)" $c) ;;
+		start-now-*) START=$(add "$(add "$START" start-now-plain)" $c) ;;
+		start-*) START=$(add "$(add "$START" start-plain)" $c) ;;
+		lua-* | sql-*)
+			p=${c%%-*}
+			eval "l=\$$(echo $p | tr a-z A-Z)"
+			l=$(add "$(add "$(add "$l" $p-plain)" $p-ada-fentry)" $c)
+			[ $c = $p-xray-basic ] && l=$(add "$l" $p-plain-small)
+			eval "$(echo $p | tr a-z A-Z)=\$l" ;;
+		esac
+	done
+	# libcall, startup, lua and sqlite run in a fixed order: the baseline first,
+	# ada, uftrace, XRay; micro's XRay rows after its uftrace rows, the small
+	# baseline just before xray-basic.
+	LIB=$(keep "$LIB" "$LIB_ALL") LIB_UFTRACE=$(keep "$LIB_UFTRACE" "$LIB_ALL") START=$(keep "$START" "$START_ALL")
+	XRAY_CONFIGS=$(keep "$XRAY_CONFIGS" "xray-fdr plain-small xray-basic")
+	LUA=$(keep "$LUA" "$LUA_ALL") SQL=$(keep "$SQL" "$SQL_ALL")
+	LOADED=$(keep "$LOADED" "$LOADED_MICRO $LOADED_LUA $LOADED_SQL") RINGS=$(keep "$RINGS" "$RING_ALL") KILL=$(keep "$KILL" "$KILL_ALL")
+	CONFIGS=$(echo $MICRO $UFTRACE_CONFIGS $XRAY_CONFIGS $RINGS $LIB $LIB_UFTRACE $START $LUA $SQL $LOADED $KILL)
+	# Workloads run, for the report.
+	WORKLOADS=
+	case " $MICRO " in *" ada "*) WORKLOADS="micro" ;; esac # not for plain alone (rings' baseline)
+	[ -n "$LIB" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }libcall"
+	[ -n "$START" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }startup"
+	[ -n "$LUA" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }lua"
+	[ -n "$SQL" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }sqlite"
+	[ -n "$LOADED" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }loaded"
+	[ -n "$RINGS" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }rings"
+	[ -n "$KILL" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }recovery"
+}

@@ -1,0 +1,141 @@
+# commands.awk - the report's last section (see main.awk): the commands that
+# were built and run.
+
+# --- commands ---------------------------------------------------------------------
+function commands(    i) {
+	print "## Commands"
+	print ""
+	print "Built into bench/out/ (git-ignored):"
+	print ""
+	print "```"
+	for (i = 1; i <= nloaded; i++) if (ldorder[i] ~ /^(lua|sql)-/) ld_rw = 1; else ld_micro = 1
+	if (micro || nring || ld_micro) {
+		print "gcc -O2 -o micro_plain bench/micro.c"
+		print "bin/adacc --ada-mode=cyg -O2 -o micro_ada bench/micro.c"
+		print "bin/adacc --ada-mode=fentry -O2 -o micro_ada_fentry bench/micro.c"
+	}
+	if (micro) {
+		print "gcc -O2 -pg -mfentry -o micro_fentry bench/micro.c"
+		print "gcc -O2 -pg -o micro_pg bench/micro.c"
+		print "gcc -O2 -finstrument-functions -o micro_cyg bench/micro.c"
+	}
+	if (nloaded) print "gcc -O2 -Wall -o spin bench/spin.c"
+	if (nkill) {
+		print "bin/adacc --ada-mode=cyg|fentry -O2 -pthread -o killme_cyg|killme_fentry bench/killme.c"
+		print "gcc -std=gnu11 -O2 -Wall -D_GNU_SOURCE -Itests -o atfstat tests/realworld/atfstat.c tests/lib/atf_read.c tests/lib/proc.c"
+	}
+	if (nlib) {
+		print "gcc -O2 -fPIC -shared -o libbenchlib.so bench/benchlib.c"
+		print "gcc -O2 -o libcall_plain bench/libcall.c -L. -lbenchlib -Wl,-rpath,'$ORIGIN'"
+		print "bin/adacc --ada-mode=fentry -O2 -o libcall_ada bench/libcall.c -L. -lbenchlib -Wl,-rpath,'$ORIGIN'"
+		print "gcc -O2 -pg -o libcall_pg bench/libcall.c -L. -lbenchlib -Wl,-rpath,'$ORIGIN'"
+		print "gcc -O2 -finstrument-functions -o libcall_cyg bench/libcall.c -L. -lbenchlib -Wl,-rpath,'$ORIGIN'"
+	}
+	if ("xray-fdr" in seen || "xray-basic" in seen) {
+		print "clang-14 -O2 -c -o xrayfdr.o bench/xrayfdr.c"
+		print "clang-14 -O2 -fxray-instrument -fxray-instruction-threshold=1 -o micro_xray bench/micro.c xrayfdr.o"
+	}
+	if (nrw["lua"] || nrw["sql"] || ld_rw) {
+		print "CC=<cc> CFLAGS=-O2 tests/realworld/build.sh lua|speedtest1 rw/<build>, <build> and <cc>:"
+		print "  plain       gcc"
+		print "  ada-cyg     bin/adacc --ada-mode=cyg"
+		print "  ada-fentry  bin/adacc --ada-mode=fentry"
+		print "  fentry      gcc -pg -mfentry"
+		print "  pg          gcc -pg"
+		print "  cyg         gcc -finstrument-functions"
+		print "  xray        clang-14 -fxray-instrument -fxray-instruction-threshold=1 (LDFLAGS=xrayfdr.o)"
+	}
+	if (nstart) {
+		printf "awk -v n=%s -v what=defs -f bench/manyslots.awk > manydefs.c     # %s functions\n", meta["slots"], meta["slots"]
+		printf "awk -v n=%s -v what=slots -f bench/manyslots.awk > manyslots.c   # a call to each\n", meta["slots"]
+		print "gcc -O0 -fPIC -shared -o libmanydefs.so manydefs.c"
+		print "gcc -O2 -fPIC -c -o manyslots.o manyslots.c"
+		print "gcc -shared -o libmanyslots.so manyslots.o -L. -lmanydefs -Wl,-rpath,'$ORIGIN' -Wl,-z,lazy"
+		print "gcc -shared -o libmanyslots_now.so manyslots.o -L. -lmanydefs -Wl,-rpath,'$ORIGIN' -Wl,-z,now"
+		print "gcc -O2 -o start_plain bench/startup.c -L. -lmanyslots -Wl,-rpath,'$ORIGIN' -Wl,-z,lazy"
+		print "bin/adacc --ada-mode=fentry -O2 -o start_ada bench/startup.c -L. -lmanyslots -Wl,-rpath,'$ORIGIN' -Wl,-z,lazy"
+		print "gcc -O2 -o start_now_plain bench/startup.c -L. -lmanyslots_now -Wl,-rpath,'$ORIGIN' -Wl,-z,now"
+		print "bin/adacc --ada-mode=fentry -O2 -o start_now_ada bench/startup.c -L. -lmanyslots_now -Wl,-rpath,'$ORIGIN' -Wl,-z,now"
+	}
+	print "```"
+	print ""
+	print "Run, each under bench/runstat (wall clock and CPU of the process tree), once per round:"
+	print ""
+	print "```"
+	if (micro) {
+		print "plain           ./micro_plain " iters
+		print "ada             ADA_OUTPUT=<fresh dir> ./micro_ada " iters
+		print "                du -sb <dir>; bin/ada-symbolize -q <dir>   (timed on its own)"
+		if ("ada-fentry" in seen) print "ada-fentry      ADA_OUTPUT=<fresh dir> ADA_DETAIL=off ./micro_ada_fentry " iters
+		if ("ada-fentry-detail" in seen) print "ada-fentry-detail  ADA_OUTPUT=<fresh dir> ADA_DETAIL=all ./micro_ada_fentry " iters
+		bin_of["uftrace-fentry"] = "micro_fentry"; bin_of["uftrace-mcount"] = "micro_pg"; bin_of["uftrace-cyg"] = "micro_cyg"
+		for (i = 1; i <= nconf; i++)
+			if (order[i] in bin_of)
+				printf "%-15s uftrace record -d <fresh dir> --no-libcall ./%s %s\n", order[i], bin_of[order[i]], iters
+		if ("uftrace-fentry-args" in seen)
+			printf "uftrace-fentry-args  uftrace record -d <fresh dir> --no-libcall -A '.@arg1,arg2,arg3,arg4,arg5,arg6' -R '.@retval' ./micro_fentry %s\n", iters
+		print "clock floor     bench/out/clockfloor " meta["clock_reads"]
+	}
+	if (nlib) {
+		n = meta["lib_calls"]
+		print "lib-plain           ./libcall_plain " n
+		print "lib-ada             ADA_OUTPUT=<fresh dir> ADA_DETAIL=off ./libcall_ada " n
+		print "lib-ada-detail      ADA_OUTPUT=<fresh dir> ADA_DETAIL=all ./libcall_ada " n
+		print "                    then bin/ada-symbolize -q <dir> (events, drops, dynamic_hooks)"
+		if ("lib-uftrace-mcount" in seen) print "lib-uftrace-mcount  uftrace record -d <fresh dir> ./libcall_pg " n
+		if ("lib-uftrace-cyg" in seen) print "lib-uftrace-cyg     uftrace record -d <fresh dir> ./libcall_cyg " n
+	}
+	if (nstart) {
+		k = meta["start_reps"]
+		print "start-plain           runstat -n " k " ./start_plain"
+		print "start-ada-nohook      runstat -n " k " env ADA_OUTPUT=<fresh dir> ADA_DYNHOOK=off ./start_ada"
+		print "start-ada             runstat -n " k " env ADA_OUTPUT=<fresh dir> ./start_ada"
+		print "                      then bin/ada-symbolize -q <dir> (dynamic_hooks of each process)"
+		print "start-now-*           the same with ./start_now_plain, ./start_now_ada"
+	}
+	if ("xray-fdr" in seen || "xray-basic" in seen) {
+		print "xray-fdr        XRAY_OPTIONS=\"xray_mode=xray-fdr patch_premain=true xray_logfile_base=<dir>/xray-log. verbosity=0\""
+		print "                XRAY_FDR_OPTIONS=\"" meta["xray_fdr_options"] "\" ./micro_xray " iters
+		print "xray-basic      XRAY_OPTIONS=\"xray_mode=xray-basic ...\" XRAY_BASIC_OPTIONS=\"" meta["xray_basic_options"] "\" ./micro_xray " meta["xb_iters"]
+		print "                then bench/out/xraycount <dir>/xray-log.* (events), du -sb <dir>"
+	}
+	if (nrw["lua"] || nrw["sql"]) {
+		print "lua-* / sql-*   the same per configuration, the program being"
+		print "                rw/<build>/lua bench/lua/workload.lua " meta["lua_size"] "   (lua-xray-basic, lua-plain-small: " meta["lua_small"] ")"
+		print "                rw/<build>/speedtest1 --size " meta["sql_size"] " --memdb   (sql-xray-basic, sql-plain-small: " meta["sql_small"] ")"
+		print "                ada rows with ADA_DYNHOOK=off but *-ada-fentry-libcall (on); uftrace rows"
+		print "                with --no-libcall but *-uftrace-fentry-libcall"
+	}
+	if (nloaded) {
+		print "*-loaded        the row without -loaded (micro: " meta["loaded_iters"] " iterations; lua-, sql-: ADA_DYNHOOK=off),"
+		print "                while " meta["spinners"] " x ./spin 3600 run (started before runstat, killed after it)"
+		print "*-loaded-drop   the same with ADA_ON_FULL=drop"
+	}
+	if (nring) {
+		print "ring-fentry-K   ADA_RINGS=K ADA_OUTPUT=<fresh dir> ADA_DETAIL=off ./micro_ada_fentry " iters "   (K: anon, trace, shm)"
+		print "ring-cyg-K      ADA_RINGS=K ADA_OUTPUT=<fresh dir> ./micro_ada " iters
+		print "                not symbolized: drops from ada's \"events not recorded: N\" on stderr; plain is their baseline"
+	}
+	if (nkill) {
+		print "kill-M          ADA_OUTPUT=<fresh dir> ./killme_M <dir>/counts " k_threads[1] " 30 &   sleep 0.100..0.400; kill -KILL"
+		print "                bin/ada-symbolize <dir>; bin/ada-symbolize --check <dir>; atfstat <dir>/session_*/pid_*"
+	}
+	print "```"
+	print ""
+	if (micro) {
+		print "On micro uftrace runs with `--no-libcall`, so that it records only the functions"
+		print "compiled with instrumentation (main, bench_f, bench_g, and micro's timing helper"
+		print "where gcc did not inline it) and no PLT calls; ada records those and, through its"
+		print "dynamic hooks, micro's few library calls (a handful of events). uftrace's other"
+		print "defaults are kept (128 KiB buffers, scheduler events where perf allows)."
+	}
+	if (nlib) {
+		print "On libcall uftrace keeps its default, which records the program's PLT calls (not"
+		print "those made inside libraries: no `--nest-libcall`)."
+	}
+	print ""
+	print "Each trace directory is deleted, and `sync` run, before the next configuration"
+	print "starts. ada's per-thread ring is first touched during the run, so its page faults"
+	print "count in the app thread's CPU; a short run (small BENCH_ITERS or BENCH_LIB_CALLS)"
+	print "shows a higher ada app-thread cost per event for that reason."
+}
