@@ -99,7 +99,7 @@ static void write_meta(void)
 	struct ada_meta_thread t1 = { .ordinal = 1, .os_tid = PID + 1, .name = "worker" };
 	struct ada_meta_thread_end e1 = { .ordinal = 1, .flags = ADA_TEND_EXITED, .end_tsc = 900,
 					  .events = 2 };
-	struct ada_meta_end end = { 1000, BOOT_NS + 1000 };
+	struct ada_meta_end end = { .end_tsc = 1000, .end_boottime_ns = BOOT_NS + 1000 };
 	static const char strings[] = "/prog\0prog\0";
 	static const char config[] = "ring_kb=64\0";
 	char path[256];

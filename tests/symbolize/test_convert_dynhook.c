@@ -191,7 +191,7 @@ static void write_meta(const char *raw, const struct ada_meta_dynhook *const *dy
 	struct ada_meta_clock c0 = { 0, BOOT_NS, 10 }, c1 = { 1000000, BOOT_NS + 1000000, 10 };
 	struct ada_meta_funcs fs = { 1, NF };
 	struct ada_meta_thread t0 = { .ordinal = 0, .os_tid = PID, .name = "prog" };
-	struct ada_meta_end end = { 1000, BOOT_NS + 1000 };
+	struct ada_meta_end end = { .end_tsc = 1000, .end_boottime_ns = BOOT_NS + 1000 };
 	char strings[256], path[300];
 	int len;
 

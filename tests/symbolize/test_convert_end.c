@@ -80,7 +80,7 @@ static void write_meta(enum how how, uint64_t crash_tsc)
 					  .events = 3, .waits = 1, .wait_ns = 700 };
 	struct ada_meta_crash c = { .signo = 11, .code = 1, .ordinal = 1, .os_tid = PID + 1,
 				    .addr = 0xdead0, .tsc = crash_tsc };
-	struct ada_meta_end end = { 500, RF_BOOT_NS + 500 };
+	struct ada_meta_end end = { .end_tsc = 500, .end_boottime_ns = RF_BOOT_NS + 500 };
 
 	rf_meta_begin(&w->meta, PID);
 	hooked(FA, "main");

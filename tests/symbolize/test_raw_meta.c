@@ -95,7 +95,7 @@ static void full_meta(void)
 				     .build_id = { 0xde, 0xad, 0xbe, 0xef } };
 	struct ada_meta_thread_end te = { .ordinal = 1, .flags = ADA_TEND_EXITED, .end_tsc = 9999,
 					  .events = 12, .dropped = { [ADA_DROP_MAX_DEPTH] = 3 } };
-	struct ada_meta_end end = { 3005500, 8000100 };
+	struct ada_meta_end end = { .end_tsc = 3005500, .end_boottime_ns = 8000100 };
 	static const char path[] = "/usr/bin/prog";
 	static const char config[] = "ring_kb=64\0max_depth=5\0";
 	static const uint8_t future[5] = { 1, 2, 3, 4, 5 };
