@@ -63,6 +63,9 @@ struct ada_runtime {
 	bool writer_live;
 	uint64_t writer_progress;
 	uint32_t writer_kick;
+	/* main called pthread_exit: the process ends when its last thread
+	 * does, which glibc cannot see while the writer runs (writer.c). */
+	bool main_exited;
 };
 ADA_HIDDEN extern struct ada_runtime ada_rt;
 
@@ -72,6 +75,11 @@ ADA_HIDDEN void ada_before_exec(void);
 ADA_HIDDEN void ada_before__exit(void);
 
 /* ---- threads (thread.c) -------------------------------------------------------- */
+/* The calling thread ends by pthread_exit (mcount/unwind.c's interposer). */
+ADA_HIDDEN void ada_thread_exits_by_pthread_exit(void);
+/* Whether every thread of the process but the caller has ended (the main
+ * thread after pthread_exit stays as a zombie): reads /proc/self/task. */
+ADA_HIDDEN bool ada_only_thread_left(void);
 /* Private zeroed memory (mmap), NULL if none: for per-thread state. */
 ADA_HIDDEN void *ada_map_zeroed(size_t len);
 ADA_HIDDEN void ada_thread_exit(void *td);

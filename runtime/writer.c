@@ -470,6 +470,15 @@ static void *writer_main(void *arg)
 			ada_modmap_scan(false);
 			if (ada_now_ns(CLOCK_BOOTTIME) - W.last_clock_ns >= CLOCK_EVERY_NS)
 				clock_point();
+			/* main ended by pthread_exit and every other program
+			 * thread has ended too: the process ends, as it would
+			 * without ada, by exit(0) from its last thread (atexit
+			 * handlers, destructors, ours with the final flush). */
+			if (__atomic_load_n(&ada_rt.main_exited, __ATOMIC_ACQUIRE) &&
+			    ada_only_thread_left()) {
+				pthread_mutex_unlock(&W.lock);
+				exit(0);
+			}
 		}
 		/* While events flow, sleep until the fastest-filling ring would be a
 		 * quarter full at the last interval's rate (at most 1 ms), or just
@@ -610,7 +619,9 @@ void ada_writer_stop(void)
 		W.stop = true;
 		pthread_mutex_unlock(&W.lock);
 		ada_writer_kick();
-		pthread_join(W.thread, NULL);
+		/* exit() may come from the writer itself (main's pthread_exit). */
+		if (!pthread_equal(W.thread, pthread_self()))
+			pthread_join(W.thread, NULL);
 		W.running = false;
 	}
 	pthread_mutex_lock(&W.lock);

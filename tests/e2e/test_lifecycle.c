@@ -108,6 +108,24 @@ static void short_lived_threads_each_leave_a_complete_block(void **state)
 	tr_pass(tc);
 }
 
+/* main ends by pthread_exit: the process ends when its last thread does (the
+ * writer must not keep it alive), with exit(0) and the atexit handlers, as
+ * without ada; the workers' calls are all in the trace. */
+static void main_pthread_exit_ends_with_the_last_thread(void **state)
+{
+	struct tr_case *tc = *state;
+
+	tr_build_pair(tc, "main_pthread_exit", "main_pthread_exit", O2);
+	tr_run_pair(tc, "main_pthread_exit", NULL, NULL, 0);
+	assert_string_equal(tc->traced.out, "atexit ran 9900\n");
+	tr_symbolize(tc, NULL);
+	tr_expect_tree(tc->replay.out,
+		       "worker\n  work x100\n--- thread\nworker\n  work x100\n", 1);
+	tr_load_manifest(tc, NULL);
+	assert_true(tc->mf.clean_exit);
+	tr_pass(tc);
+}
+
 /* ---- exec ---------------------------------------------------------------------- */
 
 static void exec_keeps_the_events_recorded_before_it(void **state)
@@ -258,6 +276,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(exit_from_a_thread_unwinds_every_thread),
 		T(short_lived_threads_each_leave_a_complete_block),
+		T(main_pthread_exit_ends_with_the_last_thread),
 		T(exec_keeps_the_events_recorded_before_it),
 		T(exec_of_a_traced_program_keeps_both_images),
 		T(disabled_writes_nothing_and_changes_nothing),
