@@ -126,6 +126,26 @@ static void main_pthread_exit_ends_with_the_last_thread(void **state)
 	tr_pass(tc);
 }
 
+/* exit() and exec while 8 threads spin in traced calls: the final flush takes
+ * a cut of every ring and ends (tr_run's timeout would catch a flush that
+ * chases the rings), the status and output are the plain program's, and
+ * the trace converts and checks. */
+static void exit_and_exec_end_while_threads_spin(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const exec_args[] = { "exec", NULL };
+
+	tr_build_pair(tc, "spin_exit", "spin_exit", O2);
+	tr_run_pair(tc, "spin_exit", NULL, NULL, 0);
+	assert_string_equal(tc->traced.out, "bye\n");
+	tr_symbolize(tc, NULL);
+	tr_load_manifest(tc, NULL);
+	assert_true(tc->mf.clean_exit);
+	assert_true(tc->mf.nthreads >= 8); /* the spinners, and main's library calls */
+	tr_run_pair(tc, "spin_exit", exec_args, NULL, 0);
+	tr_pass(tc);
+}
+
 /* ---- exec ---------------------------------------------------------------------- */
 
 static void exec_keeps_the_events_recorded_before_it(void **state)
@@ -277,6 +297,7 @@ int main(void)
 		T(exit_from_a_thread_unwinds_every_thread),
 		T(short_lived_threads_each_leave_a_complete_block),
 		T(main_pthread_exit_ends_with_the_last_thread),
+		T(exit_and_exec_end_while_threads_spin),
 		T(exec_keeps_the_events_recorded_before_it),
 		T(exec_of_a_traced_program_keeps_both_images),
 		T(disabled_writes_nothing_and_changes_nothing),
