@@ -260,7 +260,7 @@ static uint32_t entry_resync_slow(struct ada_thread *td, uintptr_t sp)
 static inline __attribute__((always_inline)) void
 hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn, uintptr_t tramp)
 {
-	struct ada_thread *td = ada_hook_begin();
+	struct ada_thread *td = ada_hook_begin((uintptr_t)slot);
 	uintptr_t sp = (uintptr_t)slot, ret;
 	uint32_t depth;
 
@@ -370,7 +370,7 @@ uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
 {
 	struct ada_thread *td = ada_td;
 	const struct ada_frame *f;
-	uintptr_t real;
+	uintptr_t real, busy_pos;
 	uint32_t busy;
 
 	if (unlikely(!td))
@@ -378,7 +378,9 @@ uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
 	/* Returns are never skipped, even inside a hook (a signal handler's
 	 * traced function returning): the address must be found. */
 	busy = td->busy;
+	busy_pos = td->busy_pos;
 	td->busy = ADA_BUSY_HOOK;
+	td->busy_pos = (uintptr_t)slot;
 	__asm__ volatile("" ::: "memory");
 	f = return_frame(td, (uintptr_t)slot);
 	if (likely(f)) {
@@ -389,6 +391,7 @@ uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
 		real = return_slow(td, regs, slot);
 	}
 	__asm__ volatile("" ::: "memory");
+	td->busy_pos = busy_pos;
 	td->busy = busy;
 	return real;
 }

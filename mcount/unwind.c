@@ -291,8 +291,9 @@ static struct ada_thread *guard_take(void)
 
 	if (!td || td->busy)
 		return NULL;
-	td->busy = 1;
-	__asm__ volatile("" ::: "memory"); /* as in ada_hook_begin */
+	td->busy = ADA_BUSY_HOOK;
+	td->busy_pos = (uintptr_t)__builtin_dwarf_cfa(); /* as in ada_hook_begin */
+	__asm__ volatile("" ::: "memory");
 	return td;
 }
 

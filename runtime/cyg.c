@@ -18,17 +18,18 @@
 
 ADA_HOOK void __cyg_profile_func_enter(void *fn, void *site)
 {
-	struct ada_thread *td = ada_hook_begin();
+	uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();
+	struct ada_thread *td = ada_hook_begin(cfa);
 
 	if (!td)
 		return;
-	ada_record_enter(td, (uintptr_t)fn, (uintptr_t)site, (uintptr_t)__builtin_dwarf_cfa());
+	ada_record_enter(td, (uintptr_t)fn, (uintptr_t)site, cfa);
 	ada_hook_end(td);
 }
 
 ADA_HOOK void __cyg_profile_func_exit(void *fn, void *site)
 {
-	struct ada_thread *td = ada_hook_begin();
+	struct ada_thread *td = ada_hook_begin((uintptr_t)__builtin_dwarf_cfa());
 
 	if (!td)
 		return;

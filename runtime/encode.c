@@ -141,6 +141,12 @@ size_t ada_encode_lost(unsigned reason, uint64_t count, uint8_t *out)
 	return n;
 }
 
+size_t ada_encode_skip(uint64_t n, uint8_t *out)
+{
+	out[0] = ADA_RAW_CONTROL | ADA_CTL_SKIP << 2;
+	return 1 + ada_put_varint(out + 1, n);
+}
+
 static int push_open(struct ada_enc_stream *s, uint64_t addr)
 {
 	if (s->depth == s->cap) {
@@ -238,6 +244,7 @@ size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
 		 * takes no part in the timestamp deltas). */
 		if (kind != ADA_RAW_CALL && !s->depth) {
 			s->mismatches++;
+			s->dropped++;
 			continue;
 		}
 		delta = next_delta(s, slots[i].tsc);

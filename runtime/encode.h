@@ -30,6 +30,7 @@ struct ada_enc_stream {
 	uint64_t *open;      /* address of each open frame, innermost last */
 	size_t depth, cap;
 	uint64_t mismatches; /* RETURNs whose address was not the innermost frame's */
+	uint64_t dropped;    /* closes with nothing open: not written (SKIP) */
 };
 
 /* Where the detail records of the slots being encoded are (a thread's detail
@@ -49,6 +50,7 @@ struct ada_enc_detail {
 #define ADA_ENC_SYNC_BYTES (9 + 1 + 10)
 #define ADA_ENC_MAX_EVENT 16 /* tag + 10-byte delta varint + 5-byte fid varint */
 #define ADA_ENC_LOST_MAX 12
+#define ADA_ENC_SKIP_MAX 11
 #define ADA_ENC_DETAIL_MAX (1 + ADA_RAW_DETAIL_SIZE + ADA_STACK_MAX)
 static inline size_t ada_encode_bound(size_t n)
 {
@@ -72,6 +74,8 @@ size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
 			const struct ada_slot *slots, size_t n, uint8_t *out,
 			struct ada_enc_detail *dl);
 size_t ada_encode_lost(unsigned reason, uint64_t count, uint8_t *out);
+/* SKIP n: ring positions consumed without an event (s->dropped's growth). */
+size_t ada_encode_skip(uint64_t n, uint8_t *out);
 
 static inline size_t ada_put_varint(uint8_t *out, uint64_t v)
 {

@@ -280,6 +280,8 @@ enum ada_raw_control {
 			     * the CALL or RETURN just before it */
 	ADA_CTL_POS = 3,    /* then varint: the ring position of the frame's first
 			     * event; every frame has one, after its SYNC */
+	ADA_CTL_SKIP = 4,   /* then varint n: n ring positions of this frame hold
+			     * no event (a close with nothing open, dropped) */
 };
 
 /* The detail record of one event (fentry/mcount modes), little-endian, packed:

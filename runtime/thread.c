@@ -73,17 +73,10 @@ static struct ada_thread *thread_alloc(void)
 }
 
 /* First event of this thread: set up its state, or say it is not traced. */
-struct ada_thread *ada_thread_init_slow(void)
+static struct ada_thread *thread_init(void)
 {
 	struct ada_thread *td;
 
-	if (ada_tstate != ADA_TS_NONE)
-		return NULL; /* inside set-up (a signal), dead, or off */
-	if (!__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE)) {
-		if (ada_rt.cfg.disabled)
-			ada_tstate = ADA_TS_OFF;
-		return NULL; /* before start-up, or after the final flush */
-	}
 	ada_tstate = ADA_TS_INIT;
 	td = thread_alloc();
 	if (!td) {
@@ -98,6 +91,28 @@ struct ada_thread *ada_thread_init_slow(void)
 	pthread_setspecific(ada_rt.exit_key, td);
 	ada_td = td;
 	ada_tstate = ADA_TS_LIVE;
+	return td;
+}
+
+struct ada_thread *ada_thread_init_slow(void)
+{
+	struct ada_thread *td;
+	sigset_t all, old;
+
+	if (ada_tstate != ADA_TS_NONE)
+		return NULL; /* inside set-up (a signal), dead, or off */
+	if (!__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE)) {
+		if (ada_rt.cfg.disabled)
+			ada_tstate = ADA_TS_OFF;
+		return NULL; /* before start-up, or after the final flush */
+	}
+	/* No signal during set-up (a ring file takes a few system calls): a
+	 * handler that siglongjmps out would leave the thread half set up and
+	 * untraced for good. Signals wait until it is done. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	td = thread_init();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return td;
 }
 
@@ -201,22 +216,46 @@ int ada_in_thread_stack(struct ada_thread *td, uintptr_t sp)
 		size_t size;
 
 		uint32_t busy = td->busy;
+		sigset_t all, old;
 		int err;
 
-		/* libc calls through hooked GOT slots in here (realloc, free). */
+		/* libc calls through hooked GOT slots in here (realloc, free);
+		 * no signal meanwhile (a siglongjmp out would leave the guard
+		 * as ADA_BUSY_RUNTIME, which nothing takes back). */
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
 		td->busy = ADA_BUSY_RUNTIME;
 		err = pthread_getattr_np(pthread_self(), &attr);
 		if (!err) {
 			pthread_attr_getstack(&attr, &lo, &size);
 			pthread_attr_destroy(&attr);
+			td->stack_lo = (uintptr_t)lo;
+			td->stack_hi = (uintptr_t)lo + size;
 		}
 		td->busy = busy;
+		/* Stored before signals come back: a handler that jumps out
+		 * must not make the next hook read /proc/self/maps again. */
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (err)
 			return 0;
-		td->stack_lo = (uintptr_t)lo;
-		td->stack_hi = (uintptr_t)lo + size;
 	}
 	return sp >= td->stack_lo && sp < td->stack_hi;
+}
+
+/* A hook that fires while the guard is held either runs inside the hook
+ * that holds it (a signal handler that interrupted it: below its stack
+ * position, or on an alternate signal stack) or runs after that hook was
+ * left by a non-local jump that never released it (siglongjmp out of such
+ * a handler): at or above its frame's position (the same function called
+ * again from the same place has the same one), on the thread's own stack.
+ * Positions, not the hooks' own stack pointers: an entry and a return path
+ * of one frame run at different depths. Then the
+ * guard is stale, and taken over; otherwise the thread would record
+ * nothing for good. */
+int ada_guard_left_slow(struct ada_thread *td, uintptr_t pos)
+{
+	return pos >= td->busy_pos && ada_in_thread_stack(td, td->busy_pos) &&
+	       ada_on_thread_stack(td, pos);
 }
 
 /* Slow paths only: sigaltstack() is a system call. */

@@ -84,6 +84,7 @@ struct ada_thread {
 	uint32_t skip_from;     /* depth whose CALL found the ring full, or 0 */
 	uint32_t busy;          /* reentrancy guard: ADA_BUSY_HOOK inside a hook,
 				 * ADA_BUSY_RUNTIME while the runtime calls out */
+	uintptr_t busy_pos;     /* the frame position of the hook holding the guard */
 	uint32_t shadow_cap;
 	uint32_t resyncs;       /* frames closed because their exit was skipped */
 	struct ada_frame *shadow;
@@ -139,11 +140,18 @@ ADA_HIDDEN int ada_on_thread_stack(struct ada_thread *td, uintptr_t sp);
 /* Whether sp is on the alternate signal stack a handler is running on now. */
 ADA_HIDDEN int ada_on_signal_stack(uintptr_t sp);
 ADA_HIDDEN uint32_t ada_exit_resync_slow(struct ada_thread *td, uintptr_t fn, uintptr_t site);
+/* The guard is held by a hook: whether that hook was left without
+ * releasing it (a siglongjmp out of a signal handler that interrupted it),
+ * seen from a hook at frame position pos. */
+ADA_HIDDEN int ada_guard_left_slow(struct ada_thread *td, uintptr_t pos);
 
 /* Returns the thread's state with the guard taken, or NULL if this event is
  * not to be recorded (tracing off, thread not set up, or a hook that fired
- * while the thread was already inside the runtime — a signal handler). */
-static inline __attribute__((always_inline)) struct ada_thread *ada_hook_begin(void)
+ * while the thread was already inside the runtime — a signal handler). pos
+ * is the position of the frame the hook is about: the traced function's
+ * return-address slot (fentry, mcount, PLT hooks) or its stack pointer at
+ * the hook (cyg). */
+static inline __attribute__((always_inline)) struct ada_thread *ada_hook_begin(uintptr_t pos)
 {
 	struct ada_thread *td = ada_td;
 
@@ -153,11 +161,15 @@ static inline __attribute__((always_inline)) struct ada_thread *ada_hook_begin(v
 			return NULL;
 	}
 	if (unlikely(td->busy)) {
-		if (td->busy == ADA_BUSY_HOOK)
+		if (td->busy != ADA_BUSY_HOOK)
+			return NULL;
+		if (!ada_guard_left_slow(td, pos)) {
 			td->rh->dropped[ADA_DROP_REENTRANT]++;
-		return NULL;
+			return NULL;
+		}
 	}
 	td->busy = ADA_BUSY_HOOK;
+	td->busy_pos = pos;
 	/* The guard must be set before the state it protects is touched, and a
 	 * signal handler runs on this CPU: a compiler barrier is enough. */
 	__asm__ volatile("" ::: "memory");

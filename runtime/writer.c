@@ -163,6 +163,7 @@ static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws, 
 				     .head = __atomic_load_n(&td->dhead, __ATOMIC_ACQUIRE),
 				     .pos = tail, .skip = behind };
 	uint8_t *p = W.enc_buf;
+	uint64_t dropped = ws->enc.dropped;
 	size_t len;
 	unsigned r;
 
@@ -185,6 +186,8 @@ static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws, 
 			return 0;
 		p += len;
 	}
+	if (ws->enc.dropped != dropped) /* positions the frame holds no event for */
+		p += ada_encode_skip(ws->enc.dropped - dropped, p);
 	if (dl.skipped) {
 		p += ada_encode_lost(ADA_DROP_DETAIL_FULL, dl.skipped, p);
 		ws->details_skipped += dl.skipped;
@@ -531,7 +534,7 @@ bool ada_writer_request(uint32_t how, uint64_t timeout_ns)
 
 static int buffers_init(void)
 {
-	size_t enc_cap = ada_encode_bound(DRAIN_MAX) + ADA_DROP_NREASONS * ADA_ENC_LOST_MAX +
+	size_t enc_cap = ada_encode_bound(DRAIN_MAX) + ADA_ENC_SKIP_MAX + ADA_DROP_NREASONS * ADA_ENC_LOST_MAX +
 			 DETAIL_DRAIN_MAX * ADA_ENC_DETAIL_MAX;
 
 	memset(&W.prefs, 0, sizeof(W.prefs));

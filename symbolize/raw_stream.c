@@ -224,6 +224,13 @@ static int control(struct raw_stream *s, unsigned c)
 		if (s->version >= 3)
 			return bad(s, "POS that does not follow its frame's SYNC");
 		break;
+	case ADA_CTL_SKIP: /* positions without an event: they count all the same */
+		if (s->version < 3)
+			break;
+		if (get_varint(s, &count))
+			return -EINVAL;
+		s->next_pos += count;
+		return 0;
 	}
 	return bad(s, "unknown control record");
 }

@@ -334,10 +334,10 @@ static size_t encode_lost(const struct ring *r, uint8_t *out)
 	return len;
 }
 
-/* SYNC, POS, the slots [from, head), the LOST notes: one frame. */
+/* SYNC, POS, the slots [from, head), SKIP, the LOST notes: one frame. */
 static int frame_body(struct recovery *rc, struct ring *r, struct frame_out *fo)
 {
-	uint64_t pos = r->from;
+	uint64_t pos = r->from, dropped = r->enc.dropped;
 	size_t n, len;
 	int err;
 
@@ -360,6 +360,8 @@ static int frame_body(struct recovery *rc, struct ring *r, struct frame_out *fo)
 		if (n && (err = ring_read(r, pos, n)))
 			return err;
 	}
+	if (r->enc.dropped != dropped) /* closes with nothing open: not written */
+		len += ada_encode_skip(r->enc.dropped - dropped, fo->enc + len);
 	len += encode_lost(r, fo->enc + len);
 	return frame_put(fo, fo->enc, len);
 }
@@ -372,7 +374,8 @@ static int write_frame(struct recovery *rc, struct ring *r)
 						    .blockMode = LZ4F_blockIndependent,
 						    .contentChecksumFlag = LZ4F_contentChecksumEnabled },
 				     .autoFlush = 1 };
-	size_t enc_cap = ada_encode_bound(CHUNK) + 16 + ADA_DROP_NREASONS * ADA_ENC_LOST_MAX;
+	size_t enc_cap = ada_encode_bound(CHUNK) + 16 + ADA_ENC_SKIP_MAX +
+			 ADA_DROP_NREASONS * ADA_ENC_LOST_MAX;
 	char path[4300];
 	struct frame_out fo = { .path = path };
 	size_t n;

@@ -258,6 +258,18 @@ static void test_encode_return_with_nothing_open_is_dropped_and_counted(void **s
 	(void)state;
 	ENCODE_EXPECT(s, 1 << 2 | ADA_RAW_CALL, 6);
 	assert_int_equal(fx->s.mismatches, 1);
+	/* Its ring position holds no event: the writer says so with SKIP. */
+	assert_int_equal(fx->s.dropped, 1);
+}
+
+static void test_encode_skip_is_tag_then_count(void **state)
+{
+	const uint8_t want[] = { 0x13, 0xac, 0x02 };
+
+	(void)state;
+	assert_int_equal(ada_encode_skip(300, fx->out), sizeof(want));
+	assert_memory_equal(fx->out, want, sizeof(want));
+	assert_true(ada_encode_skip(UINT64_MAX, fx->out) <= ADA_ENC_SKIP_MAX);
 }
 
 static void test_encode_open_frames_carry_over_between_batches(void **state)
@@ -420,6 +432,7 @@ int main(void)
 		T(test_encode_sync_is_tag_then_8_byte_little_endian_tsc_then_pos),
 		T(test_encode_sync_never_goes_back_in_time),
 		T(test_encode_lost_is_tag_reason_count),
+		T(test_encode_skip_is_tag_then_count),
 		T(test_encode_call_with_small_fid_and_delta_is_two_bytes),
 		T(test_encode_call_with_fid_62_stays_inline),
 		T(test_encode_call_with_fid_63_escapes_to_a_varint),

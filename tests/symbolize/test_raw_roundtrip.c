@@ -61,11 +61,13 @@ static void append_frame(const uint8_t *data, size_t len)
 }
 
 /* One drain as writer.c encodes it: SYNC, POS (tf->pos), LOST notes
- * (lost[reason], may be NULL), then the slots. */
+ * (lost[reason], may be NULL), the slots, then SKIP for slots that hold no
+ * event (a close with nothing open). */
 static void write_batch(const struct ada_slot *slots, size_t n, const uint64_t *lost)
 {
-	uint8_t *buf = malloc(ada_encode_bound(n) + ADA_DROP_NREASONS * ADA_ENC_LOST_MAX);
+	uint8_t *buf = malloc(ada_encode_bound(n) + ADA_ENC_SKIP_MAX + ADA_DROP_NREASONS * ADA_ENC_LOST_MAX);
 	uint8_t *p = buf;
+	uint64_t dropped = tf->enc.dropped;
 	size_t len;
 	unsigned r;
 
@@ -77,6 +79,8 @@ static void write_batch(const struct ada_slot *slots, size_t n, const uint64_t *
 	len = ada_encode_slots(&tf->enc, &tf->dict, slots, n, p, NULL);
 	assert_int_not_equal(len, (size_t)-1);
 	p += len;
+	if (tf->enc.dropped != dropped)
+		p += ada_encode_skip(tf->enc.dropped - dropped, p);
 	append_frame(buf, (size_t)(p - buf));
 	free(buf);
 }
@@ -545,6 +549,25 @@ static void test_raw_pos_continuing_frames_give_the_position_after_the_last(void
 	raw_stream_close(s);
 }
 
+/* A RETURN with nothing open is dropped by the writer, and its position
+ * counted by SKIP: the next frame's POS still continues. */
+static void test_raw_pos_counts_skipped_positions(void **state)
+{
+	struct raw_stream *s;
+	uint64_t pos = 0;
+
+	(void)state;
+	BATCH(CALL(100, FA), RET(110, FA), RET(115, FA));
+	BATCH(CALL(120, FA), RET(130, FA));
+	s = open_stream();
+	EXPECT_EVENTS(s, EV(100, 1, CALL, 1), EV(110, 1, RETURN, 1), EV(120, 1, CALL, 1),
+		      EV(130, 1, RETURN, 1));
+	expect_end(s);
+	assert_true(raw_stream_position(s, &pos));
+	assert_int_equal(pos, 5);
+	raw_stream_close(s);
+}
+
 static void test_raw_pos_of_a_cut_file_is_after_its_last_whole_frame(void **state)
 {
 	struct raw_stream *s;
@@ -685,6 +708,7 @@ int main(void)
 		T(test_raw_roundtrip_unknown_control_is_refused_with_one_line),
 		T(test_raw_roundtrip_missing_file_has_no_events),
 		T(test_raw_pos_continuing_frames_give_the_position_after_the_last),
+		T(test_raw_pos_counts_skipped_positions),
 		T(test_raw_pos_of_a_cut_file_is_after_its_last_whole_frame),
 		T(test_raw_pos_below_the_expected_is_a_repeated_frame),
 		T(test_raw_pos_above_the_expected_is_a_missing_frame),
