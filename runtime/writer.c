@@ -55,6 +55,7 @@ static struct {
 	uint64_t totals[ADA_DROP_NREASONS]; /* of threads already finished */
 	uint64_t kept;
 	uint64_t waits, wait_ns; /* of threads already finished */
+	uint32_t streams;        /* thread files opened: threads that recorded */
 	bool io_failed;
 	/* A thread that must not do the writer's work itself (a fatal signal's
 	 * handler, _exit, exec: all may run in a signal handler) asks for it
@@ -106,6 +107,7 @@ static struct ada_writer_stream *stream_open(struct ada_thread *td)
 	}
 	read_comm(td->os_tid, mt.name);
 	ada_meta_write(ADA_META_THREAD, &mt, sizeof(mt), NULL, 0);
+	W.streams++;
 	return ws;
 }
 
@@ -401,6 +403,7 @@ static void clock_point(void)
 
 static void end_record(uint32_t how);
 static void final_flush(uint32_t how);
+static void remove_empty_trace(void);
 
 /* Another thread asked for a flush (ada_writer_request). */
 static void flush_if_asked(void)
@@ -418,6 +421,8 @@ static void flush_if_asked(void)
 		for (td = ada_rt.threads; td; td = td->next)
 			ada_ring_remove(td);
 		end_record(ADA_END_EXEC);
+		if (!W.streams)
+			remove_empty_trace();
 		break;
 	case ADA_FLUSH__EXIT:
 		final_flush(ADA_END__EXIT);
@@ -590,6 +595,27 @@ static void end_record(uint32_t how)
 	ada_meta_write(ADA_META_END, &end, sizeof(end), NULL, 0);
 }
 
+/* A process none of whose threads recorded anything (the middle process of
+ * a daemon's double fork, a child that execs or exits at once) leaves no
+ * trace at all, rather than a pid directory with no thread in it: its
+ * process.meta, raw/ and pid_<pid>/ go, and the session directory too if
+ * nothing else is in it (rmdir fails otherwise). */
+static void remove_empty_trace(void)
+{
+	char path[sizeof(ada_rt.raw_dir) + 16], *slash;
+
+	snprintf(path, sizeof(path), "%s/process.meta", ada_rt.raw_dir);
+	unlink(path);
+	rmdir(ada_rt.raw_dir);
+	rmdir(ada_rt.pid_dir);
+	snprintf(path, sizeof(path), "%s", ada_rt.pid_dir);
+	slash = strrchr(path, '/');
+	if (slash) {
+		*slash = '\0';
+		rmdir(path);
+	}
+}
+
 /* The end of the image's trace, under the lock, the writer loop over. */
 static void final_flush(uint32_t how)
 {
@@ -609,6 +635,8 @@ static void final_flush(uint32_t how)
 	}
 	ada_latency_record();
 	end_record(how);
+	if (!W.streams)
+		remove_empty_trace();
 	if (!ada_rt.cfg.quiet)
 		ada_drop_report(W.totals, W.kept, W.waits, W.wait_ns);
 }
@@ -660,6 +688,7 @@ void ada_writer_after_fork(void)
 	ada_fdict_init(&W.dict);
 	memset(W.totals, 0, sizeof(W.totals));
 	W.kept = W.waits = W.wait_ns = 0;
+	W.streams = 0;
 	ada_latency_reset();
 	W.running = false;
 	W.flush_req = W.flush_done = 0;

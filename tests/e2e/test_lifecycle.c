@@ -146,6 +146,24 @@ static void exit_and_exec_end_while_threads_spin(void **state)
 	tr_pass(tc);
 }
 
+/* Processes that record nothing leave no pid directory: only the
+ * grandchild's is in the session, and the session checks. */
+static void processes_that_record_nothing_leave_no_trace(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const env[] = { "ADA_DYNHOOK=off", NULL };
+
+	tr_build_pair(tc, "double_fork", "double_fork", O2);
+	tr_run_pair(tc, "double_fork", NULL, env, 0);
+	assert_string_equal(tc->traced.out, "grandchild works\n");
+	assert_int_equal(tr_count_entries(tc->trace, "session_"), 1);
+	tr_symbolize(tc, NULL);
+	tr_expect_tree(tc->replay.out, "work\n", 1);
+	tr_load_manifest(tc, NULL); /* fails unless exactly one pid_ directory */
+	assert_int_equal(tc->mf.nthreads, 1);
+	tr_pass(tc);
+}
+
 /* ---- exec ---------------------------------------------------------------------- */
 
 static void exec_keeps_the_events_recorded_before_it(void **state)
@@ -298,6 +316,7 @@ int main(void)
 		T(short_lived_threads_each_leave_a_complete_block),
 		T(main_pthread_exit_ends_with_the_last_thread),
 		T(exit_and_exec_end_while_threads_spin),
+		T(processes_that_record_nothing_leave_no_trace),
 		T(exec_keeps_the_events_recorded_before_it),
 		T(exec_of_a_traced_program_keeps_both_images),
 		T(disabled_writes_nothing_and_changes_nothing),
