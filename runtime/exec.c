@@ -1,11 +1,12 @@
 /* exec.c - flush the trace before exec or _exit ends the process image.
  *
  * exec and _exit end the image without running exit handlers, so the events
- * still in the rings would not be written (the ring files would keep them for
- * a recovery, but the trace would look like a killed process's). These definitions interpose libc's (libada comes
- * before libc in the search order), flush, and call the real function found
- * with RTLD_NEXT. The execl* family is variadic; it is turned into the
- * matching execv* call here, as libc would do.
+ * still in the rings would not be written (the ring files would keep them
+ * for a recovery, but the trace would look like a killed process's). These
+ * definitions interpose libc's (libada comes before libc in the search
+ * order), flush, and call the real function found with RTLD_NEXT (_exit
+ * makes the system call itself). The execl* family is variadic; it is turned
+ * into the matching execv* call here, as libc would do.
  */
 #include <dlfcn.h>
 #include <errno.h>

@@ -80,12 +80,8 @@ int ada_ring_map(struct ada_thread *td)
 		rh = map_file(path, len);
 		file = rh != NULL;
 	}
-	if (!rh) {
-		rh = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (rh == MAP_FAILED)
-			return -errno;
-	}
+	if (!rh && !(rh = ada_map_zeroed(len)))
+		return -ENOMEM;
 	memcpy(rh->magic, ADA_RING_MAGIC, sizeof(rh->magic));
 	rh->version = ADA_RAW_VERSION;
 	rh->ordinal = td->ordinal;

@@ -377,7 +377,7 @@ static void drain_cut(void)
 		td->cut = __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE);
 		td->cutting = true;
 	}
-	/* Threads that start meanwhile are not cut: at most 64 full frames. */
+	/* Threads that start meanwhile are not cut: at most 1024 passes. */
 	for (unsigned pass = 0; drain_all(NULL) > 0 && pass < 1024; pass++)
 		;
 	for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next)
