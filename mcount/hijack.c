@@ -368,20 +368,23 @@ static inline const struct ada_frame *return_frame(const struct ada_thread *td, 
 
 uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
 {
-	struct ada_thread *td = ada_td;
+	struct ada_thread *td = ada_self.td;
 	const struct ada_frame *f;
 	uintptr_t real, busy_pos;
 	uint32_t busy;
 
-	if (unlikely(!td))
+	/* A thread's first hook may be a return: a context another thread
+	 * suspended, resumed here. */
+	if (unlikely(!td) && !(td = ada_thread_init_slow()) && !(td = ada_stack_owner((uintptr_t)slot)))
 		lost(slot);
 	/* Returns are never skipped, even inside a hook (a signal handler's
 	 * traced function returning): the address must be found. */
-	busy = td->busy;
-	busy_pos = td->busy_pos;
-	td->busy = ADA_BUSY_HOOK;
-	td->busy_pos = (uintptr_t)slot;
+	busy = ada_self.busy;
+	busy_pos = ada_self.busy_pos;
+	ada_self.busy = ADA_BUSY_HOOK;
+	ada_self.busy_pos = (uintptr_t)slot;
 	__asm__ volatile("" ::: "memory");
+	td = ada_stack_state(td, (uintptr_t)slot);
 	f = return_frame(td, (uintptr_t)slot);
 	if (likely(f)) {
 		real = f->site;
@@ -391,7 +394,7 @@ uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
 		real = return_slow(td, regs, slot);
 	}
 	__asm__ volatile("" ::: "memory");
-	td->busy_pos = busy_pos;
-	td->busy = busy;
+	ada_self.busy_pos = busy_pos;
+	ada_self.busy = busy;
 	return real;
 }

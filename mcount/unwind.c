@@ -287,20 +287,21 @@ static void close_gone(struct ada_thread *td, const struct chain *c)
  * the runtime (a signal handler that interrupted a hook). */
 static struct ada_thread *guard_take(void)
 {
-	struct ada_thread *td = ada_td;
+	struct ada_thread *td = ada_self.td;
+	uintptr_t pos = (uintptr_t)__builtin_dwarf_cfa(); /* as in ada_hook_begin */
 
-	if (!td || td->busy)
+	if (!td || ada_self.busy)
 		return NULL;
-	td->busy = ADA_BUSY_HOOK;
-	td->busy_pos = (uintptr_t)__builtin_dwarf_cfa(); /* as in ada_hook_begin */
+	ada_self.busy = ADA_BUSY_HOOK;
+	ada_self.busy_pos = pos;
 	__asm__ volatile("" ::: "memory");
-	return td;
+	return ada_stack_state(td, pos);
 }
 
-static void guard_drop(struct ada_thread *td)
+static void guard_drop(void)
 {
 	__asm__ volatile("" ::: "memory");
-	td->busy = 0;
+	ada_self.busy = 0;
 }
 
 /* Rule 1, and rule 5 for a forced unwind. Returns how many frames were
@@ -320,7 +321,7 @@ static unsigned before_unwind(uintptr_t cfa, bool forced)
 		if (forced && cfa > walk_sp)
 			walk_sp = cfa;
 	}
-	guard_drop(td);
+	guard_drop();
 	return n;
 }
 
@@ -340,7 +341,7 @@ static void after_unwind(uintptr_t cfa, bool gone)
 		}
 		rehook(td, &c);
 	}
-	guard_drop(td);
+	guard_drop();
 }
 
 static bool is_forced(const struct _Unwind_Exception *exc)

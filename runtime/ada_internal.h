@@ -82,6 +82,17 @@ ADA_HIDDEN void ada_thread_exits_by_pthread_exit(void);
 ADA_HIDDEN bool ada_only_thread_left(void);
 /* Private zeroed memory (mmap), NULL if none: for per-thread state. */
 ADA_HIDDEN void *ada_map_zeroed(size_t len);
+ADA_HIDDEN struct ada_thread *ada_state_alloc(bool is_stack);
+ADA_HIDDEN void ada_registry_push(struct ada_thread *td);
+/* runtime/stacks.c: td is the state of the calling thread's own stack. */
+ADA_HIDDEN void ada_stack_home(struct ada_thread *td);
+/* In a fork child: the stacks the parent knew are gone, but td's. */
+ADA_HIDDEN void ada_stacks_after_fork(struct ada_thread *td);
+/* The state of the coroutine stack holding pos, or NULL: for a thread that
+ * cannot record (its set-up failed) returning through a frame of it. */
+ADA_HIDDEN struct ada_thread *ada_stack_owner(uintptr_t pos);
+/* [lo, lo+size) is a stack a context will run on (makecontext). */
+ADA_HIDDEN void ada_stack_register(uintptr_t lo, size_t size);
 ADA_HIDDEN void ada_thread_exit(void *td);
 /* The calling thread is the runtime's own (the writer): never traced. */
 ADA_HIDDEN void ada_thread_untraced(void);

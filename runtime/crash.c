@@ -78,7 +78,7 @@ static void pass_on(int sig, siginfo_t *si, void *uc)
 static void on_fatal_signal(int sig, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
-	struct ada_thread *td = ada_td;
+	struct ada_thread *td = ada_self.td;
 
 	if (!__atomic_exchange_n(&crashed, 1, __ATOMIC_ACQ_REL) &&
 	    __atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE)) {

@@ -155,7 +155,7 @@ static void fork_child(void)
 		if (ada_rt.cfg.dynhook)
 			ada_dynhook_after_fork();
 	}
-	ada_runtime_end(ada_td, fork_saved);
+	ada_runtime_end(ada_self.td, fork_saved);
 }
 
 /* Whether this is a second copy of libada, in a namespace dlmopen made,

@@ -56,6 +56,8 @@ enum ada_meta_type {
 	ADA_META_CRASH = 13,      /* struct ada_meta_crash: a fatal signal */
 	ADA_META_RECOVERED = 14,  /* struct ada_meta_recovered: ada-symbolize folded
 				   * a ring file's unwritten events into the trace */
+	ADA_META_STACK = 15,      /* struct ada_meta_stack: thread_<N> records a
+				   * coroutine stack, not a thread's own */
 };
 
 /* Why an event was not kept. ADA_DROP_NAMES are what the manifest and the
@@ -207,6 +209,15 @@ struct ada_meta_crash {
 	uint32_t os_tid;
 	uint64_t addr;         /* si_addr: the faulting address (0 for SIGABRT) */
 	uint64_t tsc;          /* when the handler ran */
+};
+
+/* A coroutine stack (makecontext's, or a mapping a thread switched to): its
+ * calls and returns are the events of thread `ordinal`, whichever threads
+ * ran on it; `host` is the thread that ran on it first. After its THREAD. */
+struct ada_meta_stack {
+	uint32_t ordinal;
+	uint32_t host;         /* UINT32_MAX if unknown */
+	uint64_t lo, hi;       /* the stack's addresses */
 };
 
 /* Written by ada-symbolize when it folded a ring file into thread_<N>.lz4. */

@@ -68,9 +68,20 @@ static void *map_file(const char *path, size_t len)
 	return NULL;
 }
 
+/* A coroutine stack's ring is an eighth of a thread's, at least 64 KiB: a
+ * program may run hundreds of coroutines, and each keeps its ring. */
+static size_t slot_bytes(const struct ada_thread *td)
+{
+	size_t bytes = ada_rt.cfg.ring_bytes;
+
+	if (td->is_stack && bytes / 8 >= 64 * 1024)
+		bytes /= 8;
+	return bytes;
+}
+
 int ada_ring_map(struct ada_thread *td)
 {
-	size_t len = HEADER_BYTES + ada_rt.cfg.ring_bytes;
+	size_t len = HEADER_BYTES + slot_bytes(td);
 	struct ada_ring_header *rh = NULL;
 	char path[4500];
 	bool file = ada_rt.cfg.rings != ADA_RINGS_ANON;
@@ -87,7 +98,7 @@ int ada_ring_map(struct ada_thread *td)
 	rh->ordinal = td->ordinal;
 	rh->os_tid = td->os_tid;
 	rh->pid = ada_rt.pid;
-	rh->slots = ada_rt.cfg.ring_bytes / sizeof(struct ada_slot);
+	rh->slots = (len - HEADER_BYTES) / sizeof(struct ada_slot);
 	rh->start_tsc = td->start_tsc;
 	td->rh = rh;
 	td->ring = (struct ada_slot *)((uint8_t *)rh + HEADER_BYTES);

@@ -17,8 +17,8 @@
 
 #include "ada_internal.h"
 
-__thread struct ada_thread *ada_td __attribute__((tls_model("initial-exec")));
-/* enum ada_thread_state; separate from ada_td so a dead or disabled thread
+__thread struct ada_self ada_self __attribute__((tls_model("initial-exec")));
+/* enum ada_thread_state; separate from ada_self so a dead or disabled thread
  * costs one TLS load and a branch, and a hook inside set-up returns at once. */
 static __thread uint8_t ada_tstate __attribute__((tls_model("initial-exec")));
 
@@ -30,7 +30,7 @@ void *ada_map_zeroed(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static void registry_push(struct ada_thread *td)
+void ada_registry_push(struct ada_thread *td)
 {
 	struct ada_thread *head = __atomic_load_n(&ada_rt.threads, __ATOMIC_RELAXED);
 
@@ -41,6 +41,8 @@ static void registry_push(struct ada_thread *td)
 					    __ATOMIC_RELAXED));
 }
 
+static void thread_stack_range(struct ada_thread *td);
+
 static void thread_reset_counters(struct ada_thread *td, uint64_t now)
 {
 	td->ordinal = __atomic_fetch_add(&ada_rt.next_ordinal, 1, __ATOMIC_RELAXED);
@@ -50,7 +52,8 @@ static void thread_reset_counters(struct ada_thread *td, uint64_t now)
 	td->wait_progress = UINT64_MAX; /* no wait has given up */
 }
 
-static struct ada_thread *thread_alloc(void)
+/* A recording state: a thread's own stack, or (is_stack) a coroutine stack. */
+struct ada_thread *ada_state_alloc(bool is_stack)
 {
 	const struct ada_config *c = &ada_rt.cfg;
 	size_t shadow_bytes = (size_t)c->shadow_depth * sizeof(struct ada_frame);
@@ -58,6 +61,7 @@ static struct ada_thread *thread_alloc(void)
 
 	if (!td)
 		return NULL;
+	td->is_stack = is_stack;
 	td->shadow = shadow_bytes ? ada_map_zeroed(shadow_bytes) : NULL;
 	thread_reset_counters(td, ada_arch_ticks());
 	if ((shadow_bytes && !td->shadow) || ada_ring_map(td) < 0) {
@@ -78,18 +82,22 @@ static struct ada_thread *thread_init(void)
 	struct ada_thread *td;
 
 	ada_tstate = ADA_TS_INIT;
-	td = thread_alloc();
+	td = ada_state_alloc(false);
 	if (!td) {
 		ada_tstate = ADA_TS_OFF;
 		ada_warn("cannot allocate the buffers of thread %ld: %s; it runs untraced",
 			 (long)syscall(SYS_gettid), strerror(errno));
 		return NULL;
 	}
-	registry_push(td);
+	/* Before the state is published: nested hooks (libc's calls through
+	 * hooked slots in here) see a thread in set-up and return. */
+	thread_stack_range(td);
+	ada_registry_push(td);
 	/* The key's destructor runs when the thread ends (not for the thread
 	 * that calls exit(): the final flush covers that one). */
 	pthread_setspecific(ada_rt.exit_key, td);
-	ada_td = td;
+	ada_self.td = td;
+	ada_stack_home(td);
 	ada_tstate = ADA_TS_LIVE;
 	return td;
 }
@@ -120,19 +128,19 @@ struct ada_thread *ada_thread_init_slow(void)
  * (nor a fork child's thread whose process could not start tracing). */
 void ada_thread_untraced(void)
 {
-	ada_td = NULL;
+	ada_self.td = NULL;
 	ada_tstate = ADA_TS_OFF;
 }
 
 struct ada_thread *ada_runtime_begin(uint32_t *saved)
 {
-	struct ada_thread *td = ada_td;
+	struct ada_thread *td = ada_self.td;
 
 	if (!td && ada_tstate == ADA_TS_NONE && __atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE))
 		td = ada_thread_init_slow();
 	if (td) {
-		*saved = td->busy;
-		td->busy = ADA_BUSY_RUNTIME;
+		*saved = ada_self.busy;
+		ada_self.busy = ADA_BUSY_RUNTIME;
 		__asm__ volatile("" ::: "memory");
 	}
 	return td;
@@ -142,7 +150,7 @@ void ada_runtime_end(struct ada_thread *td, uint32_t saved)
 {
 	if (td) {
 		__asm__ volatile("" ::: "memory");
-		td->busy = saved;
+		ada_self.busy = saved;
 	}
 }
 
@@ -166,7 +174,7 @@ void ada_thread_exit(void *arg)
 {
 	struct ada_thread *td = arg;
 
-	ada_td = NULL;
+	ada_self.td = NULL;
 	ada_tstate = ADA_TS_DEAD;
 	td->end_tsc = ada_arch_ticks();
 	/* Release: the writer that sees exited also sees the last slots and
@@ -208,38 +216,29 @@ void ada_close_abandoned(struct ada_thread *td)
 		ada_exit_skipped_slow(td, depth);
 }
 
+/* The thread's own stack, asked once when the thread is set up (for the
+ * main thread glibc reads /proc/self/maps). Unknown, every position counts
+ * as on it: stack switches are then not told apart. */
+static void thread_stack_range(struct ada_thread *td)
+{
+	pthread_attr_t attr;
+	void *lo;
+	size_t size;
+
+	td->stack_lo = 0;
+	td->stack_span = td->stack_hi = UINTPTR_MAX;
+	if (pthread_getattr_np(pthread_self(), &attr) != 0)
+		return;
+	pthread_attr_getstack(&attr, &lo, &size);
+	pthread_attr_destroy(&attr);
+	td->stack_lo = (uintptr_t)lo;
+	td->stack_span = size;
+	td->stack_hi = (uintptr_t)lo + size;
+}
+
 int ada_in_thread_stack(struct ada_thread *td, uintptr_t sp)
 {
-	if (!td->stack_hi) {
-		pthread_attr_t attr;
-		void *lo;
-		size_t size;
-
-		uint32_t busy = td->busy;
-		sigset_t all, old;
-		int err;
-
-		/* libc calls through hooked GOT slots in here (realloc, free);
-		 * no signal meanwhile (a siglongjmp out would leave the guard
-		 * as ADA_BUSY_RUNTIME, which nothing takes back). */
-		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, &old);
-		td->busy = ADA_BUSY_RUNTIME;
-		err = pthread_getattr_np(pthread_self(), &attr);
-		if (!err) {
-			pthread_attr_getstack(&attr, &lo, &size);
-			pthread_attr_destroy(&attr);
-			td->stack_lo = (uintptr_t)lo;
-			td->stack_hi = (uintptr_t)lo + size;
-		}
-		td->busy = busy;
-		/* Stored before signals come back: a handler that jumps out
-		 * must not make the next hook read /proc/self/maps again. */
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		if (err)
-			return 0;
-	}
-	return sp >= td->stack_lo && sp < td->stack_hi;
+	return sp - td->stack_lo < td->stack_span;
 }
 
 /* A hook that fires while the guard is held either runs inside the hook
@@ -254,7 +253,7 @@ int ada_in_thread_stack(struct ada_thread *td, uintptr_t sp)
  * nothing for good. */
 int ada_guard_left_slow(struct ada_thread *td, uintptr_t pos)
 {
-	return pos >= td->busy_pos && ada_in_thread_stack(td, td->busy_pos) &&
+	return pos >= ada_self.busy_pos && ada_in_thread_stack(td, ada_self.busy_pos) &&
 	       ada_on_thread_stack(td, pos);
 }
 
@@ -345,7 +344,7 @@ void ada_thread_fork_forget(void)
 
 void ada_thread_after_fork(uint64_t now)
 {
-	struct ada_thread *td = ada_td;
+	struct ada_thread *td = ada_self.td;
 	uint32_t d, open;
 	uint64_t slots;
 
@@ -353,7 +352,7 @@ void ada_thread_after_fork(uint64_t now)
 		return;
 	thread_reset_counters(td, now);
 	if (ada_ring_map(td) < 0) {
-		ada_td = NULL;
+		ada_self.td = NULL;
 		ada_tstate = ADA_TS_OFF;
 		return;
 	}
@@ -374,8 +373,10 @@ void ada_thread_after_fork(uint64_t now)
 	}
 	for (d = 1; d <= open; d++)
 		ada_ring_put(td, now, td->shadow[d - 1].fn | (uint64_t)ADA_RAW_CALL << 62);
-	registry_push(td);
-	pthread_setspecific(ada_rt.exit_key, td);
+	ada_registry_push(td);
+	ada_stacks_after_fork(td);
+	if (!td->is_stack)
+		pthread_setspecific(ada_rt.exit_key, td);
 }
 
 /* glibc ends the process (exit(0), atexit handlers and destructors) when

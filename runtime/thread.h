@@ -58,7 +58,7 @@ struct ada_frame {
 			 * fentry/mcount: the address of its return-address slot */
 };
 
-/* td->busy: a hook that fires inside a hook lost its event (a signal handler
+/* ada_self.busy: a hook that fires inside a hook lost its event (a signal handler
  * ran there: counted); inside the runtime's own calls into libraries (through
  * hooked PLT slots) there was no event of the program's to lose. */
 enum { ADA_BUSY_HOOK = 1, ADA_BUSY_RUNTIME = 2 };
@@ -82,13 +82,14 @@ struct ada_thread {
 	uint32_t record_limit;  /* frames deeper than this are not recorded */
 	uint32_t max_limit;     /* record_limit when nothing is being skipped */
 	uint32_t skip_from;     /* depth whose CALL found the ring full, or 0 */
-	uint32_t busy;          /* reentrancy guard: ADA_BUSY_HOOK inside a hook,
-				 * ADA_BUSY_RUNTIME while the runtime calls out */
-	uintptr_t busy_pos;     /* the frame position of the hook holding the guard */
+	/* The stack this state records (runtime/stacks.c): a thread's own
+	 * stack, or a coroutine stack that threads switch to. A hook whose
+	 * frame position is outside it has run on another stack. */
+	uintptr_t stack_lo, stack_span;
 	uint32_t shadow_cap;
 	uint32_t resyncs;       /* frames closed because their exit was skipped */
 	struct ada_frame *shadow;
-	uintptr_t stack_lo, stack_hi; /* this thread's stack, for telling alt stacks apart */
+	uintptr_t stack_hi;     /* stack_lo + stack_span */
 	struct ada_orphan *orphans; /* hijack.c: return addresses of frames closed as
 				     * abandoned, by slot; NULL until the first */
 	uint64_t orphans_bytes;
@@ -119,10 +120,20 @@ struct ada_thread {
 	struct ada_writer_stream *ws;
 	uint64_t cut;           /* with cutting: a flush drains up to this position */
 	bool cutting;
+	bool is_stack;          /* records a coroutine stack, not a thread's own */
+	uint32_t host_ordinal;  /* is_stack: the thread that first ran on it */
 };
 
-ADA_HIDDEN extern __thread struct ada_thread *ada_td
-	__attribute__((tls_model("initial-exec")));
+/* What a thread's hooks start from, in one TLS block (one address to find).
+ * The reentrancy guard is the thread's, not its state's: a state moves to
+ * whichever thread runs on its stack. */
+struct ada_self {
+	struct ada_thread *td; /* the state of the stack the thread runs on */
+	uint32_t busy;         /* ADA_BUSY_HOOK inside a hook, ADA_BUSY_RUNTIME
+				* while the runtime calls out */
+	uintptr_t busy_pos;    /* the frame position of the hook holding it */
+};
+ADA_HIDDEN extern __thread struct ada_self ada_self __attribute__((tls_model("initial-exec")));
 
 ADA_HIDDEN struct ada_thread *ada_thread_init_slow(void);
 ADA_HIDDEN int ada_ring_refresh_slow(struct ada_thread *td, uint32_t depth);
@@ -144,6 +155,19 @@ ADA_HIDDEN uint32_t ada_exit_resync_slow(struct ada_thread *td, uintptr_t fn, ui
  * releasing it (a siglongjmp out of a signal handler that interrupted it),
  * seen from a hook at frame position pos. */
 ADA_HIDDEN int ada_guard_left_slow(struct ada_thread *td, uintptr_t pos);
+/* A hook at frame position pos, outside td's stack: the thread runs on
+ * another stack (a coroutine switch, a signal stack). Returns the state to
+ * record into, made current; td itself when pos is to nest in it. */
+ADA_HIDDEN struct ada_thread *ada_stack_switch_slow(struct ada_thread *td, uintptr_t pos);
+
+/* The state of the stack that frame position pos is on. */
+static inline __attribute__((always_inline)) struct ada_thread *
+ada_stack_state(struct ada_thread *td, uintptr_t pos)
+{
+	if (unlikely(pos - td->stack_lo >= td->stack_span))
+		td = ada_stack_switch_slow(td, pos);
+	return td;
+}
 
 /* Returns the thread's state with the guard taken, or NULL if this event is
  * not to be recorded (tracing off, thread not set up, or a hook that fired
@@ -153,33 +177,34 @@ ADA_HIDDEN int ada_guard_left_slow(struct ada_thread *td, uintptr_t pos);
  * the hook (cyg). */
 static inline __attribute__((always_inline)) struct ada_thread *ada_hook_begin(uintptr_t pos)
 {
-	struct ada_thread *td = ada_td;
+	struct ada_thread *td = ada_self.td;
 
 	if (unlikely(!td)) {
 		td = ada_thread_init_slow();
 		if (!td)
 			return NULL;
 	}
-	if (unlikely(td->busy)) {
-		if (td->busy != ADA_BUSY_HOOK)
+	if (unlikely(ada_self.busy)) {
+		if (ada_self.busy != ADA_BUSY_HOOK)
 			return NULL;
 		if (!ada_guard_left_slow(td, pos)) {
 			td->rh->dropped[ADA_DROP_REENTRANT]++;
 			return NULL;
 		}
 	}
-	td->busy = ADA_BUSY_HOOK;
-	td->busy_pos = pos;
+	ada_self.busy = ADA_BUSY_HOOK;
+	ada_self.busy_pos = pos;
 	/* The guard must be set before the state it protects is touched, and a
 	 * signal handler runs on this CPU: a compiler barrier is enough. */
 	__asm__ volatile("" ::: "memory");
-	return td;
+	return ada_stack_state(td, pos);
 }
 
 static inline __attribute__((always_inline)) void ada_hook_end(struct ada_thread *td)
 {
+	(void)td;
 	__asm__ volatile("" ::: "memory");
-	td->busy = 0;
+	ada_self.busy = 0;
 }
 
 /* Appends a slot. The caller has made sure there is room. */

@@ -107,6 +107,12 @@ static struct ada_writer_stream *stream_open(struct ada_thread *td)
 	}
 	read_comm(td->os_tid, mt.name);
 	ada_meta_write(ADA_META_THREAD, &mt, sizeof(mt), NULL, 0);
+	if (td->is_stack) {
+		struct ada_meta_stack ms = { .ordinal = td->ordinal, .host = td->host_ordinal,
+					     .lo = td->stack_lo, .hi = td->stack_hi };
+
+		ada_meta_write(ADA_META_STACK, &ms, sizeof(ms), NULL, 0);
+	}
 	W.streams++;
 	return ws;
 }

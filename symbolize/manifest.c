@@ -58,6 +58,18 @@ static void put_recovered(struct json_writer *w, const struct raw_thread *t)
 	json_close(w);
 }
 
+/* A coroutine stack's thread: its addresses and the thread that first ran
+ * on it (its os_tid is that thread's). */
+static void put_stack(struct json_writer *w, const struct ada_meta_stack *st)
+{
+	json_open(w, "stack", '{');
+	json_put_hex(w, "lo", st->lo, 1);
+	json_put_hex(w, "hi", st->hi, 1);
+	if (st->host != UINT32_MAX)
+		json_put_u64(w, "host_thread", st->host);
+	json_close(w);
+}
+
 static void put_threads(struct json_writer *w, const struct conv_process *cp, uint64_t *totals)
 {
 	size_t i, r;
@@ -80,6 +92,8 @@ static void put_threads(struct json_writer *w, const struct conv_process *cp, ui
 		put_recovered(w, ct->raw);
 		if (ct->raw->has_waits)
 			put_waits(w, ct->raw->end.waits, ct->raw->end.wait_ns);
+		if (ct->raw->is_stack)
+			put_stack(w, &ct->raw->stack);
 		json_close(w);
 		for (r = 0; r < ADA_DROP_NREASONS; r++)
 			totals[r] += ct->dropped[r];

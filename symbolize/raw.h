@@ -27,6 +27,8 @@ struct raw_thread {
 	struct ada_meta_thread_end end;
 	bool recovered;              /* RECOVERED records were found: their sums */
 	struct ada_meta_recovered rec;
+	bool is_stack;               /* a STACK record: a coroutine stack's events */
+	struct ada_meta_stack stack;
 };
 
 /* A thread's ring file (ADA_META_RING), for recovery after an unclean end. */

@@ -187,6 +187,20 @@ static int add_ring(struct raw_process *p, const uint8_t *rec, size_t size)
 	return 0;
 }
 
+static int add_stack(struct raw_process *p, const uint8_t *rec)
+{
+	struct ada_meta_stack st;
+	struct raw_thread *slot;
+
+	memcpy(&st, rec, sizeof(st));
+	slot = thread_slot_add(p, st.ordinal);
+	if (!slot)
+		return -ENOMEM;
+	slot->stack = st;
+	slot->is_stack = true;
+	return 0;
+}
+
 /* One per recovery of a ring file; should a thread have more, they add up. */
 static int add_recovered(struct raw_process *p, const uint8_t *rec)
 {
@@ -223,6 +237,7 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		[ADA_META_RING] = sizeof(struct ada_meta_ring) + 2, /* a path and its NUL */
 		[ADA_META_CRASH] = sizeof(struct ada_meta_crash),
 		[ADA_META_RECOVERED] = sizeof(struct ada_meta_recovered),
+		[ADA_META_STACK] = sizeof(struct ada_meta_stack),
 	};
 	struct raw_thread t = { 0 };
 	struct raw_module m;
@@ -289,6 +304,8 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		return 0;
 	case ADA_META_RECOVERED:
 		return add_recovered(p, rec);
+	case ADA_META_STACK:
+		return add_stack(p, rec);
 	}
 	return 0;
 }

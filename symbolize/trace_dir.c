@@ -3,6 +3,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,4 +318,23 @@ const char *ada_trace_open_mark(const struct json_value *thread, uint64_t *n)
 	if (end && !strcmp(end, "running at exec"))
 		return "(open at exec)";
 	return "(open at exit)";
+}
+
+uint64_t ada_trace_thread_header(FILE *out, uint64_t pid, const struct json_value *thread)
+{
+	const struct json_value *stack = json_get(thread, "stack");
+	uint64_t id = 0, tid = 0, host;
+
+	json_u64(json_get(thread, "id"), &id);
+	json_u64(json_get(thread, "os_tid"), &tid);
+	fprintf(out, "# pid %" PRIu64 " thread %" PRIu64 " tid %" PRIu64, pid, id, tid);
+	if (stack) {
+		const char *lo = json_string(json_get(stack, "lo")), *hi = json_string(json_get(stack, "hi"));
+
+		fprintf(out, " stack %s-%s", lo ? lo : "?", hi ? hi : "?");
+		if (json_u64(json_get(stack, "host_thread"), &host))
+			fprintf(out, " of thread %" PRIu64, host);
+	}
+	fputc('\n', out);
+	return id;
 }

@@ -5,6 +5,7 @@
 #define ADA_TRACE_DIR_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,5 +61,9 @@ void ada_trace_free_symbols(struct ada_trace_symbols *s);
  * the manifest's "end"; "(unwound)" for a thread that ended inside them
  * (pthread_exit, a cancellation), as for EXCEPTIONs from the stream. */
 const char *ada_trace_open_mark(const struct json_value *thread, uint64_t *n);
+
+/* A view's line before a thread's events: "# pid P thread N tid T", and for
+ * a coroutine stack's thread " stack LO-HI of thread H". Returns N. */
+uint64_t ada_trace_thread_header(FILE *out, uint64_t pid, const struct json_value *thread);
 
 #endif

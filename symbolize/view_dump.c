@@ -160,14 +160,12 @@ static int dump_thread(struct dump *dp, const char *pid_dir, uint64_t pid,
 {
 	struct atf_index_file f;
 	struct atf_detail_file df;
-	uint64_t id = 0, tid = 0, open;
+	uint64_t id, open;
 	const char *open_mark = ada_trace_open_mark(thread, &open);
 	bool has_detail;
 	int ret;
 
-	json_u64(json_get(thread, "id"), &id);
-	json_u64(json_get(thread, "os_tid"), &tid);
-	fprintf(dp->out, "# pid %" PRIu64 " thread %" PRIu64 " tid %" PRIu64 "\n", pid, id, tid);
+	id = ada_trace_thread_header(dp->out, pid, thread);
 	ret = map_thread(pid_dir, id, &f, &df, &has_detail);
 	if (ret)
 		return ret;

@@ -359,13 +359,11 @@ static int replay_thread(struct replay *r, const char *pid_dir, uint64_t pid,
 {
 	struct atf_index_file f;
 	char path[PATH_MAX], err[256];
-	uint64_t id = 0, tid = 0, open;
+	uint64_t id, open;
 	const char *open_mark = ada_trace_open_mark(thread, &open);
 	int ret;
 
-	json_u64(json_get(thread, "id"), &id);
-	json_u64(json_get(thread, "os_tid"), &tid);
-	fprintf(r->out, "# pid %" PRIu64 " thread %" PRIu64 " tid %" PRIu64 "\n", pid, id, tid);
+	id = ada_trace_thread_header(r->out, pid, thread);
 	if (snprintf(path, sizeof(path), "%s/thread_%" PRIu64 "/index.atf", pid_dir, id) >=
 	    (int)sizeof(path))
 		return -ENAMETOOLONG;

@@ -14,7 +14,7 @@
 #   (gdb) source <ada>/mcount/gdb/ada-unwind.py
 #
 # Needs libada's debug information (the Makefile builds it with -g) to read the
-# thread-local `ada_td`.
+# thread-local `ada_self.td`.
 
 import gdb
 from gdb.unwinder import Unwinder
@@ -42,7 +42,7 @@ class AdaTrampolineUnwinder(Unwinder):
 
     def _real_return(self, slot):
         """The real return address of the frame whose slot is `slot`."""
-        td = gdb.parse_and_eval("ada_td")
+        td = gdb.parse_and_eval("ada_self.td")
         if int(td) == 0:
             return None
         depth = int(td["depth"])

@@ -1,6 +1,7 @@
 /* calltree.c - parse and normalize replay call trees (see calltree.h). */
 #include "lib/calltree.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -111,12 +112,14 @@ static int finish(struct parser *p, int ret)
 	return 0;
 }
 
-/* "# pid <pid> thread <N> tid <tid>", nothing more: the numbers are read, and
- * the line must be exactly what printing them back gives. */
+/* "# pid <pid> thread <N> tid <tid>", and for a coroutine stack's thread
+ * " stack <lo>-<hi> of thread <M>": the numbers are read, and the line must
+ * be exactly what printing them back gives. */
 static bool parse_header(const char *line, size_t len, unsigned long *pid, unsigned long *thread)
 {
 	char copy[128], again[128];
-	unsigned long tid;
+	unsigned long tid, lo, hi, host;
+	int n;
 
 	if (len >= sizeof(copy))
 		return false;
@@ -124,7 +127,10 @@ static bool parse_header(const char *line, size_t len, unsigned long *pid, unsig
 	copy[len] = '\0';
 	if (sscanf(copy, "# pid %lu thread %lu tid %lu", pid, thread, &tid) != 3)
 		return false;
-	snprintf(again, sizeof(again), "# pid %lu thread %lu tid %lu", *pid, *thread, tid);
+	n = snprintf(again, sizeof(again), "# pid %lu thread %lu tid %lu", *pid, *thread, tid);
+	if (sscanf(copy + n, " stack %lx-%lx of thread %lu", &lo, &hi, &host) == 3)
+		snprintf(again + n, sizeof(again) - (size_t)n, " stack %#lx-%#lx of thread %lu", lo,
+			 hi, host);
 	return strcmp(copy, again) == 0;
 }
 
@@ -212,4 +218,58 @@ void calltree_free(struct calltree *ct)
 		free(ct->blocks[i]);
 	free(ct->blocks);
 	memset(ct, 0, sizeof(*ct));
+}
+
+/* One replay line: its depth (two spaces a level), its name's extent (up to
+ * " xN" or a " (" mark) and N. */
+static void call_line(const char *line, size_t len, size_t *depth, size_t *name_len,
+		      unsigned long *times)
+{
+	const char *x, *mark;
+	size_t indent = 0;
+
+	while (indent < len && line[indent] == ' ')
+		indent++;
+	*depth = indent / 2;
+	*times = 1;
+	*name_len = len - indent;
+	mark = memmem(line + indent, len - indent, " (open ", 7);
+	if (!mark)
+		mark = memmem(line + indent, len - indent, " (unwound)", 10);
+	if (mark)
+		*name_len = (size_t)(mark - line) - indent;
+	for (x = line + indent + *name_len; x > line + indent + 2 && isdigit((unsigned char)x[-1]); x--)
+		;
+	if (x < line + indent + *name_len && x[-1] == 'x' && x[-2] == ' ') {
+		*times = strtoul(x, NULL, 10);
+		*name_len = (size_t)(x - 2 - line) - indent;
+	}
+}
+
+unsigned long calltree_calls(const char *replay, const char *name, const char *parent)
+{
+	unsigned long mult[512] = { 1 }, total = 0;
+	const char *names[512] = { "" };
+	size_t lens[512] = { 0 };
+
+	for (const char *line = replay; *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line), depth, name_len;
+		unsigned long times;
+
+		if (len && line[0] != '#') {
+			call_line(line, len, &depth, &name_len, &times);
+			if (depth + 1 < 512) {
+				mult[depth + 1] = mult[depth] * times;
+				names[depth + 1] = line + depth * 2;
+				lens[depth + 1] = name_len;
+				if (name_len == strlen(name) && !memcmp(line + depth * 2, name, name_len) &&
+				    (!parent || (depth > 0 && memmem(names[depth], lens[depth], parent,
+								      strlen(parent)))))
+					total += mult[depth + 1];
+			}
+		}
+		line += len + (nl != NULL);
+	}
+	return total;
 }

@@ -37,4 +37,9 @@ char *calltree_format(const struct calltree *ct);
 
 void calltree_free(struct calltree *ct);
 
+/* How many calls of `name` replay output shows, "name xN" lines and their
+ * ancestors' xN counted: with parent non-NULL, only those whose caller's
+ * name contains parent. */
+unsigned long calltree_calls(const char *replay, const char *name, const char *parent);
+
 #endif

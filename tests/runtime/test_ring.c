@@ -55,6 +55,7 @@ static int setup(void **state)
 	 * so that abandoned frames are resynced (thread.c on_thread_stack). */
 	fx->td.stack_lo = 1;
 	fx->td.stack_hi = UINTPTR_MAX;
+	fx->td.stack_span = UINTPTR_MAX - 1;
 	return 0;
 }
 
@@ -440,6 +441,7 @@ static void test_ring_frame_on_another_stack_nests(void **state)
 	/* A signal handler on an alternate stack above this thread's stack. */
 	fx->td.stack_lo = 100;
 	fx->td.stack_hi = 2000;
+	fx->td.stack_span = 1900;
 	enter(F1, S1, 1000);
 	enter(F2, S2, 900);
 	enter(G, SG, 5000);
@@ -492,7 +494,7 @@ static void test_ring_exit_matching_no_open_frame_counts_unmatched(void **state)
 /* ada_thread_after_fork works on the calling thread's registered state. */
 static void as_this_thread(void)
 {
-	ada_td = &fx->td;
+	ada_self.td = &fx->td;
 	ada_rt.threads = NULL;
 	/* The child's new ring: anonymous memory of the fixture's size. */
 	ada_rt.cfg.ring_bytes = SLOTS * sizeof(struct ada_slot);
@@ -503,7 +505,7 @@ static void as_this_thread(void)
 static void forget_this_thread(void)
 {
 	pthread_key_delete(ada_rt.exit_key);
-	ada_td = NULL;
+	ada_self.td = NULL;
 	ada_rt.threads = NULL;
 }
 

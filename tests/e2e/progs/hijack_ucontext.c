@@ -1,7 +1,7 @@
 /* hijack_ucontext.c - a coroutine on its own stack (makecontext/swapcontext)
  * ping-pongs 10,000 times with main: each switch back to a suspended
- * context returns through hijacked slots whose frames the runtime closed
- * when the other stack ran. Prints "49995000 49995000". */
+ * context returns through hijacked slots of the other stack's frames.
+ * Prints "49995000 49995000". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <ucontext.h>
