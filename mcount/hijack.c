@@ -57,8 +57,8 @@ static uint32_t stack_window(struct ada_thread *td, uintptr_t sp)
 
 	if (!n || !ada_in_thread_stack(td, sp))
 		return 0;
-	if (td->stack_hi - sp < n)
-		n = (uint32_t)(td->stack_hi - sp) & ~7u;
+	if (td->stack_lo + td->stack_span - sp < n)
+		n = (uint32_t)(td->stack_lo + td->stack_span - sp) & ~7u;
 	return n;
 }
 
@@ -112,7 +112,7 @@ static uint64_t detail_put(struct ada_thread *td, const uint64_t regs[8], uintpt
 	rec->d.fp = fp;
 	rec->d.sp = sp;
 	rec->d.stack_size = (uint16_t)stack;
-	/* Word by word (no libc): the stack above sp is mapped up to stack_hi.
+	/* Word by word (no libc): the stack above sp is mapped up to its end.
 	 * The first word is the return-address slot: lr, as the function was
 	 * entered (hijacked since, or holding the return trampoline's save). */
 	for (i = 0; i < stack; i += 8) {

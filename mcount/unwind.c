@@ -209,7 +209,7 @@ static bool chain_init(struct ada_thread *td, uintptr_t cfa, struct chain *c)
 	c->alt = false;
 	if (ada_on_thread_stack(td, cfa)) {
 		c->lo = td->stack_lo;
-		c->hi = td->stack_hi;
+		c->hi = td->stack_lo + td->stack_span;
 		return true;
 	}
 	if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK) &&

@@ -165,7 +165,6 @@ static struct ada_thread *stack_state(struct stack_entry *e)
 	if (td) {
 		td->stack_lo = e->lo;
 		td->stack_span = e->hi - e->lo;
-		td->stack_hi = e->hi;
 		td->host_ordinal = home ? home->ordinal : UINT32_MAX;
 		if (__atomic_compare_exchange_n(&e->td, &none, td, false, __ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE))
@@ -198,7 +197,7 @@ struct ada_thread *ada_stack_switch_slow(struct ada_thread *td, uintptr_t pos)
 
 	if (in(pos, alt_lo, alt_hi))
 		return td;
-	if (home && in(pos, home->stack_lo, home->stack_hi))
+	if (home && ada_in_thread_stack(home, pos))
 		to = home;
 	else if (on_signal_stack(pos))
 		return td;
@@ -229,7 +228,7 @@ void ada_stacks_after_fork(struct ada_thread *td)
 	if (td != home)
 		home = NULL;
 	if (td->is_stack) {
-		struct stack_entry *e = stack_add(td->stack_lo, td->stack_hi);
+		struct stack_entry *e = stack_add(td->stack_lo, td->stack_lo + td->stack_span);
 
 		if (e)
 			e->td = td;

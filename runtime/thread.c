@@ -226,14 +226,13 @@ static void thread_stack_range(struct ada_thread *td)
 	size_t size;
 
 	td->stack_lo = 0;
-	td->stack_span = td->stack_hi = UINTPTR_MAX;
+	td->stack_span = UINTPTR_MAX;
 	if (pthread_getattr_np(pthread_self(), &attr) != 0)
 		return;
 	pthread_attr_getstack(&attr, &lo, &size);
 	pthread_attr_destroy(&attr);
 	td->stack_lo = (uintptr_t)lo;
 	td->stack_span = size;
-	td->stack_hi = (uintptr_t)lo + size;
 }
 
 int ada_in_thread_stack(struct ada_thread *td, uintptr_t sp)

@@ -89,7 +89,6 @@ struct ada_thread {
 	uint32_t shadow_cap;
 	uint32_t resyncs;       /* frames closed because their exit was skipped */
 	struct ada_frame *shadow;
-	uintptr_t stack_hi;     /* stack_lo + stack_span */
 	struct ada_orphan *orphans; /* hijack.c: return addresses of frames closed as
 				     * abandoned, by slot; NULL until the first */
 	uint64_t orphans_bytes;

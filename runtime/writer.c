@@ -109,7 +109,7 @@ static struct ada_writer_stream *stream_open(struct ada_thread *td)
 	ada_meta_write(ADA_META_THREAD, &mt, sizeof(mt), NULL, 0);
 	if (td->is_stack) {
 		struct ada_meta_stack ms = { .ordinal = td->ordinal, .host = td->host_ordinal,
-					     .lo = td->stack_lo, .hi = td->stack_hi };
+					     .lo = td->stack_lo, .hi = td->stack_lo + td->stack_span };
 
 		ada_meta_write(ADA_META_STACK, &ms, sizeof(ms), NULL, 0);
 	}
