@@ -167,7 +167,7 @@ ADA_HIDDEN void ada_dynhook_start(void);
 /* In a fork child: the records of the hooked functions into its new meta. */
 ADA_HIDDEN void ada_dynhook_after_fork(void);
 
-/* ---- writer (writer.c) --------------------------------------------------------- */
+/* ---- writer (writer.c, flush.c) ------------------------------------------------ */
 ADA_HIDDEN int ada_writer_start(void);
 /* Final flush at exit: stops the writer thread, drains, closes the files. */
 ADA_HIDDEN void ada_writer_stop(void);

@@ -6,6 +6,8 @@
  * (ADA_FLUSH_MS, 10 ms by default) of being recorded. Encoding and
  * compression happen here, never in the traced threads.
  *
+ * Flushes other threads ask for and the end of the trace are in flush.c.
+ *
  * One lock serialises drains between this thread and the rare callers that
  * must flush synchronously (exec, exit, fork). The traced threads never take
  * it: they only publish their ring head and read back the tail.
@@ -23,8 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ada_internal.h"
-#include "encode.h"
+#include "writer.h"
 
 /* Slots per frame: bounds the encode buffer and keeps one drain short enough
  * that a flushing caller does not wait long. A thread with a detail ring
@@ -33,43 +34,14 @@
 #define DETAIL_DRAIN_MAX 4096
 #define CLOCK_EVERY_NS 1000000000ull
 
-struct ada_writer_stream {
-	int fd;
-	struct ada_enc_stream enc;
-	uint64_t events;
-	uint64_t lost_seen[ADA_DROP_NREASONS]; /* td->dropped already noted in the stream */
-	uint64_t write_lost;                   /* slots lost to a failed encode or write */
-	uint64_t details_skipped;              /* detail records left out (behind) */
-};
-
-static struct {
-	pthread_mutex_t lock;
-	pthread_t thread;
-	bool running, stop;
-	struct ada_fdict dict;
-	LZ4F_cctx *cctx;
-	LZ4F_preferences_t prefs;
-	uint8_t *enc_buf, *lz4_buf;
-	size_t lz4_cap;
-	uint64_t last_clock_ns;
-	uint64_t totals[ADA_DROP_NREASONS]; /* of threads already finished */
-	uint64_t kept;
-	uint64_t waits, wait_ns; /* of threads already finished */
-	uint32_t streams;        /* thread files opened: threads that recorded */
-	bool io_failed;
-	/* A thread that must not do the writer's work itself (a fatal signal's
-	 * handler, _exit, exec: all may run in a signal handler) asks for it
-	 * (flush_req, flush_how) and waits for the writer to say it is done
-	 * (flush_done, a futex word). */
-	uint32_t flush_req, flush_done, flush_how;
-} W = { .lock = PTHREAD_MUTEX_INITIALIZER };
+struct ada_writer ada_w = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void io_error(const char *what)
 {
-	if (!W.io_failed)
+	if (!ada_w.io_failed)
 		ada_warn("cannot write %s in %s: %s; later events are lost", what, ada_rt.raw_dir,
 			 strerror(errno));
-	W.io_failed = true;
+	ada_w.io_failed = true;
 }
 
 /* The thread's name as the kernel has it now (pthread_setname_np or prctl). */
@@ -113,14 +85,14 @@ static struct ada_writer_stream *stream_open(struct ada_thread *td)
 
 		ada_meta_write(ADA_META_STACK, &ms, sizeof(ms), NULL, 0);
 	}
-	W.streams++;
+	ada_w.streams++;
 	return ws;
 }
 
 /* New fids go to process.meta before any frame that uses them. */
 static void flush_fids(void)
 {
-	struct ada_fdict *d = &W.dict;
+	struct ada_fdict *d = &ada_w.dict;
 	struct ada_meta_funcs mf = { .first_fid = d->pending_first, .count = (uint32_t)d->npending };
 
 	if (!d->npending)
@@ -132,20 +104,20 @@ static void flush_fids(void)
 
 static int write_frame(struct ada_writer_stream *ws, size_t len)
 {
-	size_t n = LZ4F_compressBegin(W.cctx, W.lz4_buf, W.lz4_cap, &W.prefs), total;
+	size_t n = LZ4F_compressBegin(ada_w.cctx, ada_w.lz4_buf, ada_w.lz4_cap, &ada_w.prefs), total;
 
 	if (LZ4F_isError(n))
 		goto lz4_fail;
 	total = n;
-	n = LZ4F_compressUpdate(W.cctx, W.lz4_buf + total, W.lz4_cap - total, W.enc_buf, len, NULL);
+	n = LZ4F_compressUpdate(ada_w.cctx, ada_w.lz4_buf + total, ada_w.lz4_cap - total, ada_w.enc_buf, len, NULL);
 	if (LZ4F_isError(n))
 		goto lz4_fail;
 	total += n;
-	n = LZ4F_compressEnd(W.cctx, W.lz4_buf + total, W.lz4_cap - total, NULL);
+	n = LZ4F_compressEnd(ada_w.cctx, ada_w.lz4_buf + total, ada_w.lz4_cap - total, NULL);
 	if (LZ4F_isError(n))
 		goto lz4_fail;
 	total += n;
-	if (ada_write_all(ws->fd, W.lz4_buf, total) < 0) {
+	if (ada_write_all(ws->fd, ada_w.lz4_buf, total) < 0) {
 		io_error("a thread file");
 		return -1;
 	}
@@ -156,7 +128,7 @@ lz4_fail:
 }
 
 /* Encodes slots [tail, tail+n) of td's ring, plus LOST notes for drops the
- * thread counted since the last frame, into W.enc_buf. behind: the index
+ * thread counted since the last frame, into ada_w.enc_buf. behind: the index
  * ring is filling faster than the writer empties it, so the slots' detail
  * records are consumed without being written (counted as detail_full):
  * every event is kept, the registers of some are not. */
@@ -170,7 +142,7 @@ static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws, 
 	struct ada_enc_detail dl = { .ring = td->dring, .mask = td->dmask, .tail = td->dtail,
 				     .head = __atomic_load_n(&td->dhead, __ATOMIC_ACQUIRE),
 				     .pos = tail, .skip = behind };
-	uint8_t *p = W.enc_buf;
+	uint8_t *p = ada_w.enc_buf;
 	uint64_t dropped = ws->enc.dropped;
 	size_t len;
 	unsigned r;
@@ -183,13 +155,13 @@ static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws, 
 			p += ada_encode_lost(r, seen - ws->lost_seen[r], p);
 		ws->lost_seen[r] = seen;
 	}
-	len = ada_encode_slots(&ws->enc, &W.dict, td->ring + first, part, p, &dl);
+	len = ada_encode_slots(&ws->enc, &ada_w.dict, td->ring + first, part, p, &dl);
 	if (len == (size_t)-1)
 		return 0;
 	p += len;
 	if (part < n) {
 		dl.pos = tail + part;
-		len = ada_encode_slots(&ws->enc, &W.dict, td->ring, n - part, p, &dl);
+		len = ada_encode_slots(&ws->enc, &ada_w.dict, td->ring, n - part, p, &dl);
 		if (len == (size_t)-1)
 			return 0;
 		p += len;
@@ -203,7 +175,7 @@ static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws, 
 	/* Release: our reads of these records are done; the thread may reuse
 	 * their bytes. */
 	__atomic_store_n(&td->dtail, dl.tail, __ATOMIC_RELEASE);
-	return (size_t)(p - W.enc_buf);
+	return (size_t)(p - ada_w.enc_buf);
 }
 
 static bool has_new_drops(const struct ada_thread *td, const struct ada_writer_stream *ws)
@@ -261,7 +233,7 @@ static size_t drain_thread(struct ada_thread *td, bool *cut)
 		return 0;
 	len = encode_batch(td, ws, tail, n, behind);
 	flush_fids();
-	if (!len || W.io_failed || write_frame(ws, len) < 0) {
+	if (!len || ada_w.io_failed || write_frame(ws, len) < 0) {
 		ws->write_lost += n; /* told in the thread's end record */
 	} else {
 		ws->events += n;
@@ -276,7 +248,7 @@ consumed:
 	return n;
 }
 
-static void thread_end_record(struct ada_thread *td, uint32_t flags)
+void ada_writer_thread_end(struct ada_thread *td, uint32_t flags)
 {
 	struct ada_writer_stream *ws = td->ws;
 	struct ada_meta_thread_end te = { .ordinal = td->ordinal, .flags = flags,
@@ -294,13 +266,13 @@ static void thread_end_record(struct ada_thread *td, uint32_t flags)
 	te.events = ws ? ws->events : 0;
 	ada_meta_write(ADA_META_THREAD_END, &te, sizeof(te), NULL, 0);
 	for (r = 0; r < ADA_DROP_NREASONS; r++)
-		W.totals[r] += te.dropped[r];
-	W.kept += te.events;
-	W.waits += te.waits;
-	W.wait_ns += te.wait_ns;
+		ada_w.totals[r] += te.dropped[r];
+	ada_w.kept += te.events;
+	ada_w.waits += te.waits;
+	ada_w.wait_ns += te.wait_ns;
 }
 
-static void stream_close(struct ada_thread *td)
+void ada_writer_stream_close(struct ada_thread *td)
 {
 	if (!td->ws)
 		return;
@@ -317,8 +289,8 @@ static void thread_retire(struct ada_thread *td, struct ada_thread *prev)
 {
 	struct ada_thread *expected = td;
 
-	thread_end_record(td, ADA_TEND_EXITED);
-	stream_close(td);
+	ada_writer_thread_end(td, ADA_TEND_EXITED);
+	ada_writer_stream_close(td);
 	if (prev)
 		prev->next = td->next;
 	else if (!__atomic_compare_exchange_n(&ada_rt.threads, &expected, td->next, false,
@@ -375,7 +347,7 @@ static size_t drain_all(double *headroom)
 
 /* Drains every ring up to where its head is now, however fast threads go
  * on calling: a flush at exit, exec or a crash ends in bounded time. */
-static void drain_cut(void)
+void ada_writer_drain_cut(void)
 {
 	struct ada_thread *td;
 
@@ -390,13 +362,13 @@ static void drain_cut(void)
 		td->cutting = false;
 }
 
-static void clock_point(void)
+void ada_writer_clock_point(void)
 {
 	struct ada_meta_clock c;
 
 	ada_clock_sample(&c);
 	ada_meta_write(ADA_META_CLOCK, &c, sizeof(c), NULL, 0);
-	W.last_clock_ns = c.boottime_ns;
+	ada_w.last_clock_ns = c.boottime_ns;
 }
 
 /* Passes with nothing to drain before the writer slows to the flush interval. */
@@ -407,51 +379,17 @@ static void clock_point(void)
 #define SLEEP_MIN_NS 200000ull
 #define HOUSEKEEPING_NS 10000000ull /* module scan, clock pairs */
 
-static void end_record(uint32_t how);
-static void final_flush(uint32_t how);
-static void remove_empty_trace(void);
-
-/* Another thread asked for a flush (ada_writer_request). */
-static void flush_if_asked(void)
-{
-	uint32_t req = __atomic_load_n(&W.flush_req, __ATOMIC_ACQUIRE);
-	struct ada_thread *td;
-
-	if (req == W.flush_done)
-		return;
-	switch (__atomic_load_n(&W.flush_how, __ATOMIC_RELAXED)) {
-	case ADA_FLUSH_EXEC:
-		drain_cut();
-		/* Nothing is left to recover: the new image maps none of the
-		 * rings. (If the exec fails, the threads go on without files.) */
-		for (td = ada_rt.threads; td; td = td->next)
-			ada_ring_remove(td);
-		end_record(ADA_END_EXEC);
-		if (!W.streams)
-			remove_empty_trace();
-		break;
-	case ADA_FLUSH__EXIT:
-		final_flush(ADA_END__EXIT);
-		W.stop = true; /* the process ends now */
-		break;
-	default:
-		drain_cut();
-	}
-	__atomic_store_n(&W.flush_done, req, __ATOMIC_RELEASE);
-	ada_futex_wake(&W.flush_done);
-}
-
 /* Sleeps up to wait_ns, or until a thread kicks (ada_writer_kick). */
 static void writer_sleep(uint64_t wait_ns)
 {
-	pthread_mutex_unlock(&W.lock);
+	pthread_mutex_unlock(&ada_w.lock);
 	if (wait_ns < SLEEP_MIN_NS)
 		sched_yield();
 	else
 		ada_futex_wait(&ada_rt.writer_kick, 0, wait_ns);
 	if (ada_rt.cfg.writer_delay_us)
 		usleep(ada_rt.cfg.writer_delay_us);
-	pthread_mutex_lock(&W.lock);
+	pthread_mutex_lock(&ada_w.lock);
 }
 
 static void *writer_main(void *arg)
@@ -462,8 +400,8 @@ static void *writer_main(void *arg)
 	(void)arg;
 	ada_thread_untraced();
 	prctl(PR_SET_NAME, "ada-writer");
-	pthread_mutex_lock(&W.lock);
-	while (!W.stop) {
+	pthread_mutex_lock(&ada_w.lock);
+	while (!ada_w.stop) {
 		double headroom = 1e9;
 		size_t n;
 		uint64_t now, interval, wait_ns;
@@ -471,8 +409,8 @@ static void *writer_main(void *arg)
 		/* Before the pass: a kick during it is not lost (the sleep
 		 * below returns at once). */
 		__atomic_store_n(&ada_rt.writer_kick, 0, __ATOMIC_SEQ_CST);
-		flush_if_asked();
-		if (W.stop)
+		ada_writer_flush_if_asked();
+		if (ada_w.stop)
 			break;
 		n = drain_all(&headroom);
 		now = ada_now_ns(CLOCK_MONOTONIC);
@@ -482,15 +420,15 @@ static void *writer_main(void *arg)
 		if (now - housekeeping >= HOUSEKEEPING_NS) {
 			housekeeping = now;
 			ada_modmap_scan(false);
-			if (ada_now_ns(CLOCK_BOOTTIME) - W.last_clock_ns >= CLOCK_EVERY_NS)
-				clock_point();
+			if (ada_now_ns(CLOCK_BOOTTIME) - ada_w.last_clock_ns >= CLOCK_EVERY_NS)
+				ada_writer_clock_point();
 			/* main ended by pthread_exit and every other program
 			 * thread has ended too: the process ends, as it would
 			 * without ada, by exit(0) from its last thread (atexit
 			 * handlers, destructors, ours with the final flush). */
 			if (__atomic_load_n(&ada_rt.main_exited, __ATOMIC_ACQUIRE) &&
 			    ada_only_thread_left()) {
-				pthread_mutex_unlock(&W.lock);
+				pthread_mutex_unlock(&ada_w.lock);
 				exit(0);
 			}
 		}
@@ -511,7 +449,7 @@ static void *writer_main(void *arg)
 		}
 		writer_sleep(wait_ns);
 	}
-	pthread_mutex_unlock(&W.lock);
+	pthread_mutex_unlock(&ada_w.lock);
 	return NULL;
 }
 
@@ -521,42 +459,20 @@ void ada_writer_kick(void)
 		ada_futex_wake(&ada_rt.writer_kick);
 }
 
-/* Async-signal-safe: atomics, futex and clock_gettime only. */
-bool ada_writer_request(uint32_t how, uint64_t timeout_ns)
-{
-	uint64_t start = ada_now_ns(CLOCK_MONOTONIC);
-	uint32_t req;
-
-	if (!__atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE))
-		return false;
-	__atomic_store_n(&W.flush_how, how, __ATOMIC_RELAXED);
-	req = __atomic_add_fetch(&W.flush_req, 1, __ATOMIC_ACQ_REL);
-	ada_writer_kick();
-	for (;;) {
-		uint32_t done = __atomic_load_n(&W.flush_done, __ATOMIC_ACQUIRE);
-
-		if ((int32_t)(done - req) >= 0)
-			return true;
-		if (ada_now_ns(CLOCK_MONOTONIC) - start >= timeout_ns)
-			return false;
-		ada_futex_wait(&W.flush_done, done, 1000000);
-	}
-}
-
 static int buffers_init(void)
 {
 	size_t enc_cap = ada_encode_bound(DRAIN_MAX) + ADA_ENC_SKIP_MAX + ADA_DROP_NREASONS * ADA_ENC_LOST_MAX +
 			 DETAIL_DRAIN_MAX * ADA_ENC_DETAIL_MAX;
 
-	memset(&W.prefs, 0, sizeof(W.prefs));
-	W.prefs.frameInfo.blockSizeID = LZ4F_max1MB;
-	W.prefs.frameInfo.blockMode = LZ4F_blockIndependent;
-	W.prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
-	W.lz4_cap = LZ4F_compressBound(enc_cap, &W.prefs) + LZ4F_HEADER_SIZE_MAX;
-	W.enc_buf = malloc(enc_cap);
-	W.lz4_buf = malloc(W.lz4_cap);
-	if (!W.enc_buf || !W.lz4_buf || LZ4F_isError(LZ4F_createCompressionContext(&W.cctx, LZ4F_VERSION)) ||
-	    ada_fdict_init(&W.dict) < 0)
+	memset(&ada_w.prefs, 0, sizeof(ada_w.prefs));
+	ada_w.prefs.frameInfo.blockSizeID = LZ4F_max1MB;
+	ada_w.prefs.frameInfo.blockMode = LZ4F_blockIndependent;
+	ada_w.prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
+	ada_w.lz4_cap = LZ4F_compressBound(enc_cap, &ada_w.prefs) + LZ4F_HEADER_SIZE_MAX;
+	ada_w.enc_buf = malloc(enc_cap);
+	ada_w.lz4_buf = malloc(ada_w.lz4_cap);
+	if (!ada_w.enc_buf || !ada_w.lz4_buf || LZ4F_isError(LZ4F_createCompressionContext(&ada_w.cctx, LZ4F_VERSION)) ||
+	    ada_fdict_init(&ada_w.dict) < 0)
 		return -1;
 	return 0;
 }
@@ -570,114 +486,38 @@ static int thread_spawn(void)
 	 * every signal blocked (it inherits the mask). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&W.thread, NULL, writer_main, NULL);
+	err = pthread_create(&ada_w.thread, NULL, writer_main, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
 		return -err;
-	W.running = true;
+	ada_w.running = true;
 	__atomic_store_n(&ada_rt.writer_live, true, __ATOMIC_RELEASE);
 	return 0;
 }
 
 int ada_writer_start(void)
 {
-	if (!W.enc_buf && buffers_init() < 0) {
+	if (!ada_w.enc_buf && buffers_init() < 0) {
 		ada_warn("cannot allocate the writer's buffers; tracing off");
 		return -ENOMEM;
 	}
-	W.stop = false;
-	clock_point();
+	ada_w.stop = false;
+	ada_writer_clock_point();
 	return thread_spawn();
-}
-
-/* The image ends (exit, _exit, exec) with its rings written. */
-static void end_record(uint32_t how)
-{
-	struct ada_meta_end end = { .how = how };
-
-	clock_point();
-	end.end_tsc = ada_arch_ticks();
-	end.end_boottime_ns = ada_now_ns(CLOCK_BOOTTIME);
-	ada_meta_write(ADA_META_END, &end, sizeof(end), NULL, 0);
-}
-
-/* A process none of whose threads recorded anything (the middle process of
- * a daemon's double fork, a child that execs or exits at once) leaves no
- * trace at all, rather than a pid directory with no thread in it: its
- * process.meta, raw/ and pid_<pid>/ go, and the session directory too if
- * nothing else is in it (rmdir fails otherwise). */
-static void remove_empty_trace(void)
-{
-	char path[sizeof(ada_rt.raw_dir) + 16], *slash;
-
-	snprintf(path, sizeof(path), "%s/process.meta", ada_rt.raw_dir);
-	unlink(path);
-	rmdir(ada_rt.raw_dir);
-	rmdir(ada_rt.pid_dir);
-	snprintf(path, sizeof(path), "%s", ada_rt.pid_dir);
-	slash = strrchr(path, '/');
-	if (slash) {
-		*slash = '\0';
-		rmdir(path);
-	}
-}
-
-/* The end of the image's trace, under the lock, the writer loop over. */
-static void final_flush(uint32_t how)
-{
-	struct ada_thread *td;
-
-	ada_modmap_scan(false);
-	drain_cut();
-	/* Threads still running at exit: their trace ends here. Those waiting
-	 * for room stop waiting (and drop: nobody drains any more). */
-	__atomic_store_n(&ada_rt.writer_live, false, __ATOMIC_RELEASE);
-	for (td = ada_rt.threads; td; td = td->next) {
-		thread_end_record(td, ADA_TEND_FINAL);
-		stream_close(td);
-		ada_ring_remove(td);
-		__atomic_fetch_add(&td->rh->wake, 1, __ATOMIC_RELEASE);
-		ada_futex_wake(&td->rh->wake);
-	}
-	ada_latency_record();
-	end_record(how);
-	if (!W.streams)
-		remove_empty_trace();
-	if (!ada_rt.cfg.quiet)
-		ada_drop_report(W.totals, W.kept, W.waits, W.wait_ns);
-}
-
-void ada_writer_stop(void)
-{
-	if (!W.enc_buf)
-		return;
-	if (W.running) {
-		pthread_mutex_lock(&W.lock);
-		W.stop = true;
-		pthread_mutex_unlock(&W.lock);
-		ada_writer_kick();
-		/* exit() may come from the writer itself (main's pthread_exit). */
-		if (!pthread_equal(W.thread, pthread_self()))
-			pthread_join(W.thread, NULL);
-		W.running = false;
-	}
-	pthread_mutex_lock(&W.lock);
-	final_flush(ADA_END_EXIT);
-	pthread_mutex_unlock(&W.lock);
 }
 
 /* fork: the prepare handler takes the lock so the child never inherits a
  * half-written frame or a lock held by a thread that does not exist there. */
 void ada_writer_fork_prepare(void)
 {
-	if (W.enc_buf)
-		pthread_mutex_lock(&W.lock);
+	if (ada_w.enc_buf)
+		pthread_mutex_lock(&ada_w.lock);
 }
 
 void ada_writer_fork_parent(void)
 {
-	if (W.enc_buf)
-		pthread_mutex_unlock(&W.lock);
+	if (ada_w.enc_buf)
+		pthread_mutex_unlock(&ada_w.lock);
 }
 
 /* In the child: the parent's files and dictionary belong to the parent. */
@@ -685,19 +525,19 @@ void ada_writer_after_fork(void)
 {
 	struct ada_thread *td;
 
-	if (!W.enc_buf)
+	if (!ada_w.enc_buf)
 		return;
-	pthread_mutex_init(&W.lock, NULL);
+	pthread_mutex_init(&ada_w.lock, NULL);
 	for (td = ada_rt.threads; td; td = td->next)
-		stream_close(td);
-	ada_fdict_free(&W.dict);
-	ada_fdict_init(&W.dict);
-	memset(W.totals, 0, sizeof(W.totals));
-	W.kept = W.waits = W.wait_ns = 0;
-	W.streams = 0;
+		ada_writer_stream_close(td);
+	ada_fdict_free(&ada_w.dict);
+	ada_fdict_init(&ada_w.dict);
+	memset(ada_w.totals, 0, sizeof(ada_w.totals));
+	ada_w.kept = ada_w.waits = ada_w.wait_ns = 0;
+	ada_w.streams = 0;
 	ada_latency_reset();
-	W.running = false;
-	W.flush_req = W.flush_done = 0;
+	ada_w.running = false;
+	ada_w.flush_req = ada_w.flush_done = 0;
 	ada_rt.writer_live = false;
-	W.io_failed = false;
+	ada_w.io_failed = false;
 }

@@ -1,0 +1,147 @@
+/* flush.c - flushes other threads ask the writer for, and the end of an
+ * image's trace.
+ *
+ * exec, _exit and a fatal signal's handler may run where the writer's lock
+ * or its allocations are not safe to take (a signal handler): they ask the
+ * writer thread for the flush (ada_writer_request) and wait a bounded time.
+ * exit() stops the writer and does the final flush itself: every ring
+ * drained to a cut, every thread's end recorded, the END record.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "writer.h"
+
+static void end_record(uint32_t how);
+static void final_flush(uint32_t how);
+static void remove_empty_trace(void);
+
+/* Another thread asked for a flush (ada_writer_request). */
+void ada_writer_flush_if_asked(void)
+{
+	uint32_t req = __atomic_load_n(&ada_w.flush_req, __ATOMIC_ACQUIRE);
+	struct ada_thread *td;
+
+	if (req == ada_w.flush_done)
+		return;
+	switch (__atomic_load_n(&ada_w.flush_how, __ATOMIC_RELAXED)) {
+	case ADA_FLUSH_EXEC:
+		ada_writer_drain_cut();
+		/* Nothing is left to recover: the new image maps none of the
+		 * rings. (If the exec fails, the threads go on without files.) */
+		for (td = ada_rt.threads; td; td = td->next)
+			ada_ring_remove(td);
+		end_record(ADA_END_EXEC);
+		if (!ada_w.streams)
+			remove_empty_trace();
+		break;
+	case ADA_FLUSH__EXIT:
+		final_flush(ADA_END__EXIT);
+		ada_w.stop = true; /* the process ends now */
+		break;
+	default:
+		ada_writer_drain_cut();
+	}
+	__atomic_store_n(&ada_w.flush_done, req, __ATOMIC_RELEASE);
+	ada_futex_wake(&ada_w.flush_done);
+}
+
+/* Async-signal-safe: atomics, futex and clock_gettime only. */
+bool ada_writer_request(uint32_t how, uint64_t timeout_ns)
+{
+	uint64_t start = ada_now_ns(CLOCK_MONOTONIC);
+	uint32_t req;
+
+	if (!__atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE))
+		return false;
+	__atomic_store_n(&ada_w.flush_how, how, __ATOMIC_RELAXED);
+	req = __atomic_add_fetch(&ada_w.flush_req, 1, __ATOMIC_ACQ_REL);
+	ada_writer_kick();
+	for (;;) {
+		uint32_t done = __atomic_load_n(&ada_w.flush_done, __ATOMIC_ACQUIRE);
+
+		if ((int32_t)(done - req) >= 0)
+			return true;
+		if (ada_now_ns(CLOCK_MONOTONIC) - start >= timeout_ns)
+			return false;
+		ada_futex_wait(&ada_w.flush_done, done, 1000000);
+	}
+}
+
+/* The image ends (exit, _exit, exec) with its rings written. */
+static void end_record(uint32_t how)
+{
+	struct ada_meta_end end = { .how = how };
+
+	ada_writer_clock_point();
+	end.end_tsc = ada_arch_ticks();
+	end.end_boottime_ns = ada_now_ns(CLOCK_BOOTTIME);
+	ada_meta_write(ADA_META_END, &end, sizeof(end), NULL, 0);
+}
+
+/* A process none of whose threads recorded anything (the middle process of
+ * a daemon's double fork, a child that execs or exits at once) leaves no
+ * trace at all, rather than a pid directory with no thread in it: its
+ * process.meta, raw/ and pid_<pid>/ go, and the session directory too if
+ * nothing else is in it (rmdir fails otherwise). */
+static void remove_empty_trace(void)
+{
+	char path[sizeof(ada_rt.raw_dir) + 16], *slash;
+
+	snprintf(path, sizeof(path), "%s/process.meta", ada_rt.raw_dir);
+	unlink(path);
+	rmdir(ada_rt.raw_dir);
+	rmdir(ada_rt.pid_dir);
+	snprintf(path, sizeof(path), "%s", ada_rt.pid_dir);
+	slash = strrchr(path, '/');
+	if (slash) {
+		*slash = '\0';
+		rmdir(path);
+	}
+}
+
+/* The end of the image's trace, under the lock, the writer loop over. */
+static void final_flush(uint32_t how)
+{
+	struct ada_thread *td;
+
+	ada_modmap_scan(false);
+	ada_writer_drain_cut();
+	/* Threads still running at exit: their trace ends here. Those waiting
+	 * for room stop waiting (and drop: nobody drains any more). */
+	__atomic_store_n(&ada_rt.writer_live, false, __ATOMIC_RELEASE);
+	for (td = ada_rt.threads; td; td = td->next) {
+		ada_writer_thread_end(td, ADA_TEND_FINAL);
+		ada_writer_stream_close(td);
+		ada_ring_remove(td);
+		__atomic_fetch_add(&td->rh->wake, 1, __ATOMIC_RELEASE);
+		ada_futex_wake(&td->rh->wake);
+	}
+	ada_latency_record();
+	end_record(how);
+	if (!ada_w.streams)
+		remove_empty_trace();
+	if (!ada_rt.cfg.quiet)
+		ada_drop_report(ada_w.totals, ada_w.kept, ada_w.waits, ada_w.wait_ns);
+}
+
+void ada_writer_stop(void)
+{
+	if (!ada_w.enc_buf)
+		return;
+	if (ada_w.running) {
+		pthread_mutex_lock(&ada_w.lock);
+		ada_w.stop = true;
+		pthread_mutex_unlock(&ada_w.lock);
+		ada_writer_kick();
+		/* exit() may come from the writer itself (main's pthread_exit). */
+		if (!pthread_equal(ada_w.thread, pthread_self()))
+			pthread_join(ada_w.thread, NULL);
+		ada_w.running = false;
+	}
+	pthread_mutex_lock(&ada_w.lock);
+	final_flush(ADA_END_EXIT);
+	pthread_mutex_unlock(&ada_w.lock);
+}

@@ -1,0 +1,53 @@
+/* writer.h - the writer's state, shared by writer.c (the thread and its
+ * drains) and flush.c (flushes other threads ask for, the end of an image's
+ * trace). Private to those two files. */
+#ifndef ADA_WRITER_H
+#define ADA_WRITER_H
+
+#include <lz4frame.h>
+
+#include "ada_internal.h"
+#include "encode.h"
+
+struct ada_writer_stream {
+	int fd;
+	struct ada_enc_stream enc;
+	uint64_t events;
+	uint64_t lost_seen[ADA_DROP_NREASONS]; /* td->dropped already noted in the stream */
+	uint64_t write_lost;                   /* slots lost to a failed encode or write */
+	uint64_t details_skipped;              /* detail records left out (behind) */
+};
+struct ada_writer {
+	pthread_mutex_t lock;
+	pthread_t thread;
+	bool running, stop;
+	struct ada_fdict dict;
+	LZ4F_cctx *cctx;
+	LZ4F_preferences_t prefs;
+	uint8_t *enc_buf, *lz4_buf;
+	size_t lz4_cap;
+	uint64_t last_clock_ns;
+	uint64_t totals[ADA_DROP_NREASONS]; /* of threads already finished */
+	uint64_t kept;
+	uint64_t waits, wait_ns; /* of threads already finished */
+	uint32_t streams;        /* thread files opened: threads that recorded */
+	bool io_failed;
+	/* A thread that must not do the writer's work itself (a fatal signal's
+	 * handler, _exit, exec: all may run in a signal handler) asks for it
+	 * (flush_req, flush_how) and waits for the writer to say it is done
+	 * (flush_done, a futex word). */
+	uint32_t flush_req, flush_done, flush_how;
+};
+ADA_HIDDEN extern struct ada_writer ada_w;
+
+/* Drains every ring up to where its head is now (writer.c). */
+ADA_HIDDEN void ada_writer_drain_cut(void);
+/* td's THREAD_END record, its counts added to the process totals. */
+ADA_HIDDEN void ada_writer_thread_end(struct ada_thread *td, uint32_t flags);
+ADA_HIDDEN void ada_writer_stream_close(struct ada_thread *td);
+/* A CLOCK record (a TSC / boottime pair) now. */
+ADA_HIDDEN void ada_writer_clock_point(void);
+/* Does the flush another thread asked for, if any (flush.c). */
+ADA_HIDDEN void ada_writer_flush_if_asked(void);
+
+#endif
