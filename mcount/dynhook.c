@@ -570,15 +570,15 @@ static void pass_locked(bool startup)
  * not be recorded: the thread is marked as inside the runtime meanwhile. */
 static void pass(bool startup)
 {
-	uint32_t saved;
-	struct ada_thread *td = ada_runtime_begin(&saved);
+	struct ada_runtime_work w;
 
+	ada_runtime_begin(&w);
 	pthread_mutex_lock(&H.lock);
 	pass_locked(startup);
 	pthread_mutex_unlock(&H.lock);
 	if (!startup)
 		ada_modmap_scan(true);
-	ada_runtime_end(td, saved);
+	ada_runtime_end(&w);
 }
 
 void ada_dynhook_start(void)

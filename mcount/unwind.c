@@ -167,12 +167,12 @@ static void *lookup(enum real_id id)
  * so that a backtrace() in a signal handler does not have to. */
 __attribute__((constructor)) static void unwind_resolve(void)
 {
-	uint32_t saved;
-	struct ada_thread *td = ada_runtime_begin(&saved);
+	struct ada_runtime_work w;
 
+	ada_runtime_begin(&w);
 	for (int i = 0; i < R_N; i++)
 		__atomic_store_n(&real_fn[i], lookup(i), __ATOMIC_RELAXED);
-	ada_runtime_end(td, saved);
+	ada_runtime_end(&w);
 }
 
 static void *real(enum real_id id)

@@ -10,6 +10,7 @@
 #define ADA_INTERNAL_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -96,11 +97,18 @@ ADA_HIDDEN void ada_stack_register(uintptr_t lo, size_t size);
 ADA_HIDDEN void ada_thread_exit(void *td);
 /* The calling thread is the runtime's own (the writer): never traced. */
 ADA_HIDDEN void ada_thread_untraced(void);
-/* Around the runtime's work on a program thread (flushes, hooking passes):
- * calls it makes through hooked slots are not the program's and are not
- * recorded. Sets the thread up if it has no state yet; NULL if untraced. */
-ADA_HIDDEN struct ada_thread *ada_runtime_begin(uint32_t *saved);
-ADA_HIDDEN void ada_runtime_end(struct ada_thread *td, uint32_t saved);
+/* Around the runtime's work on a program thread (flushes, hooking passes,
+ * fork handlers): calls it makes through hooked slots are not the program's
+ * and are not recorded, and no signal arrives meanwhile (a handler that
+ * jumped out would leave the guard set, or a lock taken, for good). Sets
+ * the thread up if it has no state yet; NULL if untraced. */
+struct ada_runtime_work {
+	struct ada_thread *td;
+	uint32_t busy; /* the thread's guard before */
+	sigset_t mask; /* the thread's signal mask before */
+};
+ADA_HIDDEN struct ada_thread *ada_runtime_begin(struct ada_runtime_work *w);
+ADA_HIDDEN void ada_runtime_end(struct ada_runtime_work *w);
 /* Maps the thread's detail ring at its first detail record; 0 or -ENOMEM
  * (then the thread records no details, counted as detail_full). */
 ADA_HIDDEN int ada_detail_init_slow(struct ada_thread *td);

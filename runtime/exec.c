@@ -24,11 +24,12 @@ typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
 
 static void *real(const char *name)
 {
-	uint32_t saved;
-	struct ada_thread *td = ada_runtime_begin(&saved);
-	void *fn = dlsym(RTLD_NEXT, name); /* its own library calls are not the program's */
+	struct ada_runtime_work w;
+	void *fn;
 
-	ada_runtime_end(td, saved);
+	ada_runtime_begin(&w);
+	fn = dlsym(RTLD_NEXT, name); /* its own library calls are not the program's */
+	ada_runtime_end(&w);
 	if (!fn)
 		errno = ENOSYS;
 	return fn;

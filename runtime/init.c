@@ -117,20 +117,24 @@ static int process_begin(uint32_t parent_pid)
 }
 
 /* The fork handlers run on the program's thread; their own library calls
- * (lz4's allocations, the child's writer thread) are not the program's. */
-static uint32_t fork_saved;
-static struct ada_thread *fork_td;
+ * (lz4's allocations, the child's writer thread) are not the program's.
+ * Signals stay blocked from prepare to the end of the parent's or the
+ * child's handler: fork is async-signal-safe, so a handler may siglongjmp
+ * out of a signal that interrupts it, which must not leave the writer's
+ * lock taken or the thread's guard set. Per thread: two threads may fork
+ * at once. */
+static __thread struct ada_runtime_work fork_work __attribute__((tls_model("initial-exec")));
 
 static void fork_prepare(void)
 {
-	fork_td = ada_runtime_begin(&fork_saved);
+	ada_runtime_begin(&fork_work);
 	ada_writer_fork_prepare();
 }
 
 static void fork_parent(void)
 {
 	ada_writer_fork_parent();
-	ada_runtime_end(fork_td, fork_saved);
+	ada_runtime_end(&fork_work);
 }
 
 /* The child is a new traced process: pid_<child> in the same session. */
@@ -141,6 +145,8 @@ static void fork_child(void)
 	if (!ada_rt.active) {
 		/* After the final flush: the rings are the parent's (shared). */
 		ada_thread_untraced();
+		fork_work.td = NULL;
+		ada_runtime_end(&fork_work);
 		return;
 	}
 	ada_writer_after_fork();
@@ -155,7 +161,8 @@ static void fork_child(void)
 		if (ada_rt.cfg.dynhook)
 			ada_dynhook_after_fork();
 	}
-	ada_runtime_end(ada_self.td, fork_saved);
+	fork_work.td = ada_self.td; /* NULL if the child is not traced */
+	ada_runtime_end(&fork_work);
 }
 
 /* Whether this is a second copy of libada, in a namespace dlmopen made,
@@ -210,11 +217,10 @@ __attribute__((constructor(101))) static void ada_start(void)
 
 __attribute__((destructor(101))) static void ada_finish(void)
 {
-	struct ada_thread *td;
-	uint32_t saved;
+	struct ada_runtime_work w;
 
 	/* The flush's own library calls (lz4's) are not the program's. */
-	td = ada_runtime_begin(&saved);
+	ada_runtime_begin(&w);
 	/* New threads stay untraced from here; running ones write into rings
 	 * nobody drains, and their trace ends at this point. Only one caller
 	 * flushes (exit and _exit may race in two threads). */
@@ -222,7 +228,7 @@ __attribute__((destructor(101))) static void ada_finish(void)
 		ada_writer_stop();
 		ada_meta_close();
 	}
-	ada_runtime_end(td, saved);
+	ada_runtime_end(&w);
 }
 
 /* exec and _exit may be called from a signal handler (both are

@@ -33,11 +33,11 @@ __attribute__((visibility("default"))) void makecontext(ucontext_t *ucp, void (*
 		a[i] = va_arg(ap, long);
 	va_end(ap);
 	if (!real) {
-		uint32_t saved;
-		struct ada_thread *td = ada_runtime_begin(&saved);
+		struct ada_runtime_work w;
 
+		ada_runtime_begin(&w);
 		real = (makecontext_fn)dlsym(RTLD_NEXT, "makecontext");
-		ada_runtime_end(td, saved);
+		ada_runtime_end(&w);
 	}
 	ada_stack_register((uintptr_t)ucp->uc_stack.ss_sp, ucp->uc_stack.ss_size);
 	real(ucp, fn, argc < MAX_ARGS ? argc : MAX_ARGS, a[0], a[1], a[2], a[3], a[4], a[5], a[6],

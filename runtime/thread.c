@@ -132,26 +132,31 @@ void ada_thread_untraced(void)
 	ada_tstate = ADA_TS_OFF;
 }
 
-struct ada_thread *ada_runtime_begin(uint32_t *saved)
+struct ada_thread *ada_runtime_begin(struct ada_runtime_work *w)
 {
 	struct ada_thread *td = ada_self.td;
+	sigset_t all;
 
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &w->mask);
 	if (!td && ada_tstate == ADA_TS_NONE && __atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE))
 		td = ada_thread_init_slow();
+	w->td = td;
 	if (td) {
-		*saved = ada_self.busy;
+		w->busy = ada_self.busy;
 		ada_self.busy = ADA_BUSY_RUNTIME;
 		__asm__ volatile("" ::: "memory");
 	}
 	return td;
 }
 
-void ada_runtime_end(struct ada_thread *td, uint32_t saved)
+void ada_runtime_end(struct ada_runtime_work *w)
 {
-	if (td) {
+	if (w->td) {
 		__asm__ volatile("" ::: "memory");
-		ada_self.busy = saved;
+		ada_self.busy = w->busy;
 	}
+	pthread_sigmask(SIG_SETMASK, &w->mask, NULL);
 }
 
 int ada_detail_init_slow(struct ada_thread *td)

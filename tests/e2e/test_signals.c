@@ -10,6 +10,9 @@
  * 50 us while main calls work() 2,000,000 times: a jump out of a handler
  * that interrupted a hook must not leave the reentrancy guard taken (the
  * thread then recorded nothing more, all counted as reentrant).
+ *
+ * tests/e2e/progs/fork_jump.c siglongjmps out of fork() (the runtime's fork
+ * handlers must not be left half done).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -69,6 +72,25 @@ static void siglongjmp_out_of_a_hook_keeps_the_thread_traced(void **state)
 	tr_pass(tc);
 }
 
+/* A timer's handler siglongjmps out of fork() 300 times (fork is
+ * async-signal-safe): the runtime's fork handlers run with signals blocked,
+ * so no jump leaves the writer's lock or the thread's guard taken. Before,
+ * the next fork deadlocked on the lock. The program ends, and its 1,000
+ * calls after the storm are in the trace; the children record nothing. */
+static void siglongjmp_out_of_fork_keeps_the_thread_traced(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const flags[] = { "-O2", NULL };
+	const char *const env[] = { "ADA_DYNHOOK=off", "ADA_DETAIL=off", NULL };
+
+	tr_build_pair(tc, "fork_jump", "fork_jump", flags);
+	tr_run_pair(tc, "fork_jump", NULL, env, 0);
+	assert_string_equal(tc->traced.out, "sum 499500\n");
+	tr_symbolize(tc, NULL);
+	tr_expect_tree(tc->replay.out, "work x1000\n", 1);
+	tr_pass(tc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -77,6 +99,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(siglongjmp_out_of_a_hook_keeps_the_thread_traced,
 						tr_setup, tr_teardown),
 		cmocka_unit_test_setup_teardown(handler_calls_nest_under_the_interrupted_frame_O2,
+						tr_setup, tr_teardown),
+		cmocka_unit_test_setup_teardown(siglongjmp_out_of_fork_keeps_the_thread_traced,
 						tr_setup, tr_teardown),
 	};
 
