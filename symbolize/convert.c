@@ -274,6 +274,14 @@ static enum conv_end thread_end(const struct raw_process *p, const struct raw_th
 	return t->ended || p->clean_end ? CONV_RUNNING : CONV_KILLED;
 }
 
+static bool lost_any(const struct ada_meta_thread_end *e)
+{
+	for (unsigned r = 0; r < ADA_DROP_NREASONS; r++)
+		if (e->dropped[r])
+			return true;
+	return false;
+}
+
 /* A thread that recorded nothing has no file and no directory in ATF. */
 static bool thread_has_file(const struct conv_process *cp, uint32_t id)
 {
@@ -298,12 +306,16 @@ static int convert_threads(struct conv_process *cp, const char *out_dir, const s
 		if (!thread_has_file(cp, cp->raw.threads[i].t.ordinal)) {
 			const struct raw_thread *rt = &cp->raw.threads[i];
 
-			if (!rt->ended || !rt->end.events)
+			if (!rt->ended || (!rt->end.events && !lost_any(&rt->end)))
 				continue; /* it recorded nothing */
-			fprintf(stderr, "ada-symbolize: %s/thread_%u.lz4: missing (process.meta says the thread wrote %llu events)\n",
-				cp->raw.dir, rt->t.ordinal, (unsigned long long)rt->end.events);
-			err = -ENOENT;
-			break;
+			if (rt->end.events) {
+				fprintf(stderr, "ada-symbolize: %s/thread_%u.lz4: missing (process.meta says the thread wrote %llu events)\n",
+					cp->raw.dir, rt->t.ordinal, (unsigned long long)rt->end.events);
+				err = -ENOENT;
+				break;
+			}
+			/* It lost every event (no file could be written): it is
+			 * listed, with what it lost. */
 		}
 		ct->raw = &cp->raw.threads[i];
 		ct->id = ct->raw->t.ordinal;
