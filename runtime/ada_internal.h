@@ -35,6 +35,8 @@ struct ada_config {
 	bool on_full_drop;        /* ADA_ON_FULL=drop: a full ring drops (default wait) */
 	unsigned rings;           /* ADA_RINGS: ADA_RINGS_* */
 	uint32_t writer_delay_us; /* ADA_TEST_WRITER_DELAY_US: tests slow the writer */
+	bool shared_fds;          /* ADA_TEST_SHARED_FDS=1: the writer keeps the program's
+				   * descriptor table, as where unshare is refused */
 };
 enum { ADA_RINGS_TRACE = 0, ADA_RINGS_SHM, ADA_RINGS_ANON };
 
@@ -52,6 +54,7 @@ struct ada_runtime {
 	struct ada_config cfg;
 	bool active;               /* tracing this process */
 	uint32_t pid;
+	uint32_t parent_pid;        /* the traced parent's pid after fork, else 0 */
 	char pid_dir[4352];        /* <output>/session_…/pid_<pid> */
 	char raw_dir[4400];        /* pid_dir/raw */
 	char exe[4096];            /* the executable's path (/proc/self/exe), or "" */
@@ -64,23 +67,22 @@ struct ada_runtime {
 	bool writer_live;
 	uint64_t writer_progress;
 	uint32_t writer_kick;
-	/* main called pthread_exit: the process ends when its last thread
-	 * does, which glibc cannot see while the writer runs (writer.c). */
-	bool main_exited;
+	uint32_t writer_tid;
 };
 ADA_HIDDEN extern struct ada_runtime ada_rt;
 
 /* Flushes every ring before exec replaces the image (init.c). */
 ADA_HIDDEN void ada_before_exec(void);
+/* Removes this process's trace (process.meta, raw/, pid_<pid>/, the session
+ * directory if empty): it recorded nothing, or could not (init.c). */
+ADA_HIDDEN void ada_trace_remove(void);
 /* Flushes every ring before _exit ends the process (init.c). */
 ADA_HIDDEN void ada_before__exit(void);
 
 /* ---- threads (thread.c) -------------------------------------------------------- */
-/* The calling thread ends by pthread_exit (mcount/unwind.c's interposer). */
+/* The calling thread ends by pthread_exit (mcount/unwind.c's interposer):
+ * if it is main, the process ends with its last thread (last_thread.c). */
 ADA_HIDDEN void ada_thread_exits_by_pthread_exit(void);
-/* Whether every thread of the process but the caller has ended (the main
- * thread after pthread_exit stays as a zombie): reads /proc/self/task. */
-ADA_HIDDEN bool ada_only_thread_left(void);
 /* Private zeroed memory (mmap), NULL if none: for per-thread state. */
 ADA_HIDDEN void *ada_map_zeroed(size_t len);
 ADA_HIDDEN struct ada_thread *ada_state_alloc(bool is_stack);
@@ -140,8 +142,12 @@ ADA_HIDDEN uint64_t ada_clock_hz_estimate(const struct ada_meta_clock *a,
 					  const struct ada_meta_clock *b);
 
 /* ---- raw/process.meta (meta.c) ------------------------------------------------- */
+/* Creates raw_dir/process.meta with its header. Records are appended by
+ * path: the writer keeps a descriptor (hold, release), other threads open
+ * the file for each record. */
 ADA_HIDDEN int ada_meta_open(const char *raw_dir);
-ADA_HIDDEN void ada_meta_close(void);
+ADA_HIDDEN void ada_meta_hold(void);
+ADA_HIDDEN void ada_meta_release(void);
 /* Appends one record (header + payload + extra + padding) with one write(). */
 ADA_HIDDEN int ada_meta_write(uint32_t type, const void *payload, size_t len,
 			      const void *extra, size_t extra_len);
@@ -177,14 +183,15 @@ ADA_HIDDEN void ada_dynhook_after_fork(void);
 
 /* ---- writer (writer.c, flush.c) ------------------------------------------------ */
 ADA_HIDDEN int ada_writer_start(void);
-/* Final flush at exit: stops the writer thread, drains, closes the files. */
+/* Final flush at exit: the writer drains, closes its files and ends. */
 ADA_HIDDEN void ada_writer_stop(void);
 /* Has the writer thread do a flush now, and waits for it at most timeout_ns;
  * false if it did not finish (or no writer runs). Async-signal-safe. What
  * it does: ADA_FLUSH_DRAIN drains every ring up to where it is (a fatal
  * signal); ADA_FLUSH_EXEC also removes the ring files and records the END;
- * ADA_FLUSH__EXIT is the final flush (thread ends, END), and the writer stops. */
-enum { ADA_FLUSH_DRAIN = 0, ADA_FLUSH_EXEC, ADA_FLUSH__EXIT };
+ * ADA_FLUSH_EXIT and ADA_FLUSH__EXIT are the final flush (thread ends, END),
+ * and the writer stops. */
+enum { ADA_FLUSH_DRAIN = 0, ADA_FLUSH_EXEC, ADA_FLUSH_EXIT, ADA_FLUSH__EXIT };
 ADA_HIDDEN bool ada_writer_request(uint32_t how, uint64_t timeout_ns);
 /* Wakes the writer now if it sleeps (a ring passed half full, or a flush). */
 ADA_HIDDEN void ada_writer_kick(void);
@@ -208,7 +215,14 @@ ADA_HIDDEN void ada_drop_report(const uint64_t totals[ADA_DROP_NREASONS], uint64
 /* ---- small helpers (util.c): no stdio on paths that may run at exit/fork ------ */
 ADA_HIDDEN int ada_mkdirs(const char *path);
 ADA_HIDDEN int ada_write_all(int fd, const void *buf, size_t len);
+/* One "ada: ..." line on stderr: the program's fd 2 if it is still the
+ * file it was at start (ada_stderr_remember), else nowhere. On the writer
+ * (after ada_warn_private_fds) the line waits for ada_warn_pending, which a
+ * program thread calls after a flush it asked for. */
 ADA_HIDDEN void ada_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+ADA_HIDDEN void ada_stderr_remember(void);
+ADA_HIDDEN void ada_warn_private_fds(void);
+ADA_HIDDEN void ada_warn_pending(void);
 ADA_HIDDEN uint64_t ada_now_ns(clockid_t clk);
 /* futex(2) on a process-private word: sleep while *w == v (at most
  * timeout_ns), wake every sleeper. */

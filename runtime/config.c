@@ -33,7 +33,8 @@ static const struct int_setting WRITER_DELAY = { "ADA_TEST_WRITER_DELAY_US", 0, 
 static const char *const known[] = {
 	"ADA_DISABLE", "ADA_OUTPUT", "ADA_RING_KB", "ADA_MAX_DEPTH", "ADA_SHADOW_DEPTH",
 	"ADA_FLUSH_MS", "ADA_QUIET", "ADA_DETAIL", "ADA_STACK_BYTES", "ADA_DETAIL_KB", "ADA_DYNHOOK",
-	"ADA_EXCLUDE", "ADA_ON_FULL", "ADA_RINGS", "ADA_TEST_WRITER_DELAY_US", "ADA_CC", "ADA_CXX",
+	"ADA_EXCLUDE", "ADA_ON_FULL", "ADA_RINGS", "ADA_TEST_WRITER_DELAY_US",
+	"ADA_TEST_SHARED_FDS", "ADA_CC", "ADA_CXX",
 	"ADA_MODE", "ADA_VERBOSE", "ADA_LIBDIR",
 };
 
@@ -171,6 +172,7 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	c->on_full_drop = get_choice("ADA_ON_FULL", getenv_fn("ADA_ON_FULL"), ON_FULL, 2, 0) == 1;
 	c->rings = get_choice("ADA_RINGS", getenv_fn("ADA_RINGS"), RINGS, 3, ADA_RINGS_TRACE);
 	c->writer_delay_us = (uint32_t)get_int(&WRITER_DELAY, getenv_fn("ADA_TEST_WRITER_DELAY_US"));
+	c->shared_fds = get_bool("ADA_TEST_SHARED_FDS", getenv_fn("ADA_TEST_SHARED_FDS"));
 	get_exclude(getenv_fn("ADA_EXCLUDE"), c->exclude, sizeof(c->exclude));
 }
 

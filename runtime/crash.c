@@ -93,6 +93,7 @@ static void on_fatal_signal(int sig, siginfo_t *si, void *uc)
 			__atomic_store_n(&td->rh->crash_tsc, c.tsc, __ATOMIC_RELEASE);
 		ada_meta_write(ADA_META_CRASH, &c, sizeof(c), NULL, 0);
 		ada_writer_request(ADA_FLUSH_DRAIN, FLUSH_TIMEOUT_NS);
+		ada_warn_pending();
 	}
 	errno = saved_errno;
 	pass_on(sig, si, uc);

@@ -1,11 +1,12 @@
 /* flush.c - flushes other threads ask the writer for, and the end of an
  * image's trace.
  *
- * exec, _exit and a fatal signal's handler may run where the writer's lock
- * or its allocations are not safe to take (a signal handler): they ask the
- * writer thread for the flush (ada_writer_request) and wait a bounded time.
- * exit() stops the writer and does the final flush itself: every ring
- * drained to a cut, every thread's end recorded, the END record.
+ * Every flush is the writer thread's work: its files are in a descriptor
+ * table of its own (writer.c), and exec, _exit and a fatal signal's handler
+ * may run where the writer's lock or its allocations are not safe to take
+ * (a signal handler). They ask for the flush (ada_writer_request) and wait,
+ * a bounded time except at exit. The final flush: every ring drained to a
+ * cut, every thread's end recorded, the END record.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,19 +15,21 @@
 
 #include "writer.h"
 
+#define EXIT_FLUSH_TIMEOUT_NS 60000000000ull
+
 static void end_record(uint32_t how);
 static void final_flush(uint32_t how);
-static void remove_empty_trace(void);
 
 /* Another thread asked for a flush (ada_writer_request). */
 void ada_writer_flush_if_asked(void)
 {
 	uint32_t req = __atomic_load_n(&ada_w.flush_req, __ATOMIC_ACQUIRE);
+	uint32_t how = __atomic_load_n(&ada_w.flush_how, __ATOMIC_RELAXED);
 	struct ada_thread *td;
 
 	if (req == ada_w.flush_done)
 		return;
-	switch (__atomic_load_n(&ada_w.flush_how, __ATOMIC_RELAXED)) {
+	switch (how) {
 	case ADA_FLUSH_EXEC:
 		ada_writer_drain_cut();
 		/* Nothing is left to recover: the new image maps none of the
@@ -35,10 +38,11 @@ void ada_writer_flush_if_asked(void)
 			ada_ring_remove(td);
 		end_record(ADA_END_EXEC);
 		if (!ada_w.streams)
-			remove_empty_trace();
+			ada_trace_remove();
 		break;
+	case ADA_FLUSH_EXIT:
 	case ADA_FLUSH__EXIT:
-		final_flush(ADA_END__EXIT);
+		final_flush(how == ADA_FLUSH_EXIT ? ADA_END_EXIT : ADA_END__EXIT);
 		ada_w.stop = true; /* the process ends now */
 		break;
 	default:
@@ -81,27 +85,6 @@ static void end_record(uint32_t how)
 	ada_meta_write(ADA_META_END, &end, sizeof(end), NULL, 0);
 }
 
-/* A process none of whose threads recorded anything (the middle process of
- * a daemon's double fork, a child that execs or exits at once) leaves no
- * trace at all, rather than a pid directory with no thread in it: its
- * process.meta, raw/ and pid_<pid>/ go, and the session directory too if
- * nothing else is in it (rmdir fails otherwise). */
-static void remove_empty_trace(void)
-{
-	char path[sizeof(ada_rt.raw_dir) + 16], *slash;
-
-	snprintf(path, sizeof(path), "%s/process.meta", ada_rt.raw_dir);
-	unlink(path);
-	rmdir(ada_rt.raw_dir);
-	rmdir(ada_rt.pid_dir);
-	snprintf(path, sizeof(path), "%s", ada_rt.pid_dir);
-	slash = strrchr(path, '/');
-	if (slash) {
-		*slash = '\0';
-		rmdir(path);
-	}
-}
-
 /* The end of the image's trace, under the lock, the writer loop over. */
 static void final_flush(uint32_t how)
 {
@@ -122,7 +105,7 @@ static void final_flush(uint32_t how)
 	ada_latency_record();
 	end_record(how);
 	if (!ada_w.streams)
-		remove_empty_trace();
+		ada_trace_remove();
 	if (!ada_rt.cfg.quiet)
 		ada_drop_report(ada_w.totals, ada_w.kept, ada_w.waits, ada_w.wait_ns);
 }
@@ -131,16 +114,18 @@ void ada_writer_stop(void)
 {
 	if (!ada_w.enc_buf)
 		return;
+	/* The thread files are in the writer's own descriptor table: the
+	 * writer does the final flush, then ends. One stuck behind a lock the
+	 * exiting thread holds (exit() from a dl_iterate_phdr callback) is
+	 * left after a while: the ring files keep the events. */
 	if (ada_w.running) {
-		pthread_mutex_lock(&ada_w.lock);
-		ada_w.stop = true;
-		pthread_mutex_unlock(&ada_w.lock);
-		ada_writer_kick();
-		/* exit() may come from the writer itself (main's pthread_exit). */
-		if (!pthread_equal(ada_w.thread, pthread_self()))
+		if (ada_writer_request(ADA_FLUSH_EXIT, EXIT_FLUSH_TIMEOUT_NS))
 			pthread_join(ada_w.thread, NULL);
 		ada_w.running = false;
+		ada_warn_pending();
+		return;
 	}
+	/* No writer ran (it could not start): no thread file is open. */
 	pthread_mutex_lock(&ada_w.lock);
 	final_flush(ADA_END_EXIT);
 	pthread_mutex_unlock(&ada_w.lock);

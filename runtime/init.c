@@ -79,7 +79,9 @@ static size_t read_cmdline(char *buf, size_t len)
 	return n;
 }
 
-static int process_begin(uint32_t parent_pid)
+/* raw/process.meta with the records that open it: the process, the
+ * configuration, the modules loaded now. */
+static int process_records(void)
 {
 	struct ada_meta_process p = { 0 };
 	struct ada_meta_clock c;
@@ -87,9 +89,6 @@ static int process_begin(uint32_t parent_pid)
 	size_t n;
 	int err;
 
-	ada_rt.pid = (uint32_t)getpid();
-	snprintf(ada_rt.pid_dir, sizeof(ada_rt.pid_dir), "%s/pid_%u", session_dir, ada_rt.pid);
-	snprintf(ada_rt.raw_dir, sizeof(ada_rt.raw_dir), "%s/raw", ada_rt.pid_dir);
 	err = ada_mkdirs(ada_rt.raw_dir);
 	if (err < 0) {
 		ada_warn("cannot create %s: %s; tracing off", ada_rt.raw_dir, strerror(-err));
@@ -101,7 +100,7 @@ static int process_begin(uint32_t parent_pid)
 	ada_clock_sample(&c);
 	p.pid = ada_rt.pid;
 	p.ppid = (uint32_t)getppid();
-	p.parent_pid = parent_pid;
+	p.parent_pid = ada_rt.parent_pid;
 	p.flags = ada_arch_ticks_invariant() ? ADA_PROC_TSC_INVARIANT : 0;
 	p.start_tsc = c.tsc;
 	p.start_boottime_ns = c.boottime_ns;
@@ -113,6 +112,44 @@ static int process_begin(uint32_t parent_pid)
 	n = (size_t)ada_config_format(&ada_rt.cfg, cfg, sizeof(cfg));
 	ada_meta_write(ADA_META_CONFIG, cfg, n < sizeof(cfg) ? n : sizeof(cfg), NULL, 0);
 	ada_modmap_scan(true);
+	return 0;
+}
+
+/* A process none of whose threads recorded anything (the middle process of
+ * a daemon's double fork, a child that execs or exits at once) leaves no
+ * trace at all, rather than a pid directory with no thread in it: its
+ * process.meta, raw/ and pid_<pid>/ go, and the session directory too if
+ * nothing else is in it (rmdir fails otherwise). The same when process.meta
+ * cannot be written at start (a full disk): no unreadable trace is left. */
+void ada_trace_remove(void)
+{
+	char path[sizeof(ada_rt.raw_dir) + 16], *slash;
+
+	snprintf(path, sizeof(path), "%s/process.meta", ada_rt.raw_dir);
+	unlink(path);
+	rmdir(ada_rt.raw_dir);
+	rmdir(ada_rt.pid_dir);
+	snprintf(path, sizeof(path), "%s", ada_rt.pid_dir);
+	slash = strrchr(path, '/');
+	if (slash) {
+		*slash = '\0';
+		rmdir(path);
+	}
+}
+
+static int process_begin(uint32_t parent_pid)
+{
+	int err;
+
+	ada_rt.pid = (uint32_t)getpid();
+	ada_rt.parent_pid = parent_pid;
+	snprintf(ada_rt.pid_dir, sizeof(ada_rt.pid_dir), "%s/pid_%u", session_dir, ada_rt.pid);
+	snprintf(ada_rt.raw_dir, sizeof(ada_rt.raw_dir), "%s/raw", ada_rt.pid_dir);
+	err = process_records();
+	if (err < 0) {
+		ada_trace_remove();
+		return err;
+	}
 	return ada_writer_start();
 }
 
@@ -150,7 +187,6 @@ static void fork_child(void)
 		return;
 	}
 	ada_writer_after_fork();
-	ada_meta_close();
 	ada_modmap_reset();
 	ada_thread_fork_forget();
 	if (process_begin(parent) < 0) {
@@ -194,6 +230,7 @@ __attribute__((constructor(101))) static void ada_start(void)
 
 	if (secondary_copy())
 		return;
+	ada_stderr_remember();
 	/* Read once: the process record, the module map and the hooks name the
 	 * executable by it (dl_iterate_phdr gives it no name). */
 	n = readlink("/proc/self/exe", ada_rt.exe, sizeof(ada_rt.exe) - 1);
@@ -224,10 +261,8 @@ __attribute__((destructor(101))) static void ada_finish(void)
 	/* New threads stay untraced from here; running ones write into rings
 	 * nobody drains, and their trace ends at this point. Only one caller
 	 * flushes (exit and _exit may race in two threads). */
-	if (__atomic_exchange_n(&ada_rt.active, false, __ATOMIC_ACQ_REL)) {
+	if (__atomic_exchange_n(&ada_rt.active, false, __ATOMIC_ACQ_REL))
 		ada_writer_stop();
-		ada_meta_close();
-	}
 	ada_runtime_end(&w);
 }
 
@@ -241,13 +276,17 @@ __attribute__((destructor(101))) static void ada_finish(void)
  * (exec.c calls this; if exec fails the program goes on, still traced.) */
 void ada_before_exec(void)
 {
-	if (__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE)) {
 		ada_writer_request(ADA_FLUSH_EXEC, END_FLUSH_TIMEOUT_NS);
+		ada_warn_pending();
+	}
 }
 
 /* Before _exit: the trace ends here as at exit(), not as a kill. */
 void ada_before__exit(void)
 {
-	if (__atomic_exchange_n(&ada_rt.active, false, __ATOMIC_ACQ_REL))
+	if (__atomic_exchange_n(&ada_rt.active, false, __ATOMIC_ACQ_REL)) {
 		ada_writer_request(ADA_FLUSH__EXIT, END_FLUSH_TIMEOUT_NS);
+		ada_warn_pending();
+	}
 }

@@ -3,6 +3,12 @@
  * Records are appended with one writev() each on an O_APPEND descriptor, so
  * a record is never interleaved with another and a crash leaves at most the
  * last one cut short (the reader stops there).
+ *
+ * Descriptors: the writer holds one in its own descriptor table (writer.c);
+ * a program thread (thread set-up, dlopen, a crash, start and fork) opens
+ * the file for each record and closes it at once, so that ada keeps nothing
+ * in the program's table for the program to close, reuse or count against
+ * its RLIMIT_NOFILE.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -14,13 +20,15 @@
 
 #include "ada_internal.h"
 
-static int meta_fd = -1;
+static char meta_path[4500];
+/* The writer's descriptor; -1 on every other thread. */
+static __thread int meta_fd __attribute__((tls_model("initial-exec"))) = -1;
 
 int ada_meta_open(const char *raw_dir)
 {
 	struct ada_meta_file_header h = { .version = ADA_RAW_VERSION, .arch = ADA_ARCH_ID,
 					  .endian = 1, .header_size = sizeof(h) };
-	char path[4500];
+	int fd, err;
 
 	/* The sizes RAW_FORMAT.md gives. */
 	_Static_assert(sizeof(struct ada_meta_file_header) == 16, "meta header");
@@ -39,20 +47,64 @@ int ada_meta_open(const char *raw_dir)
 	_Static_assert(offsetof(struct ada_ring_header, tail) == 192, "ring tail");
 	_Static_assert(sizeof(struct ada_meta_latency) == 16 + 4 * ADA_LATENCY_BUCKETS, "LATENCY");
 	memcpy(h.magic, ADA_META_MAGIC, sizeof(h.magic));
-	snprintf(path, sizeof(path), "%s/process.meta", raw_dir);
-	meta_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-	if (meta_fd < 0) {
-		ada_warn("cannot create %s: %s; tracing off", path, strerror(errno));
-		return -errno;
+	snprintf(meta_path, sizeof(meta_path), "%s/process.meta", raw_dir);
+	fd = open(meta_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0 || ada_write_all(fd, &h, sizeof(h)) < 0) {
+		err = errno;
+		ada_warn("cannot create %s: %s; tracing off", meta_path, strerror(err));
+		if (fd >= 0)
+			close(fd);
+		return -err;
 	}
-	return ada_write_all(meta_fd, &h, sizeof(h));
+	close(fd);
+	return 0;
 }
 
-void ada_meta_close(void)
+void ada_meta_hold(void)
+{
+	if (meta_fd < 0)
+		meta_fd = open(meta_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+}
+
+void ada_meta_release(void)
 {
 	if (meta_fd >= 0)
 		close(meta_fd);
 	meta_fd = -1;
+}
+
+/* The writer's descriptor, or one opened for this record (*opened); -1
+ * with errno EBADF before the file exists. */
+static int meta_fd_get(bool *opened)
+{
+	*opened = meta_fd < 0;
+	if (!*opened)
+		return meta_fd;
+	if (!meta_path[0]) {
+		errno = EBADF;
+		return -1;
+	}
+	return open(meta_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+}
+
+static void meta_fd_put(int fd, bool opened)
+{
+	if (opened && fd >= 0)
+		close(fd);
+}
+
+/* One line the first time process.meta cannot be written: what and why
+ * (nothing before it exists: tracing is off). */
+static int meta_failed(ssize_t n)
+{
+	static bool told;
+
+	if (!meta_path[0])
+		return -EBADF;
+	if (!__atomic_exchange_n(&told, true, __ATOMIC_RELAXED))
+		ada_warn("cannot write %s: %s; the trace's records from here on are lost", meta_path,
+			 n < 0 ? strerror(errno) : "disk full");
+	return -EIO;
 }
 
 int ada_meta_write(uint32_t type, const void *payload, size_t len, const void *extra,
@@ -67,18 +119,17 @@ int ada_meta_write(uint32_t type, const void *payload, size_t len, const void *e
 		{ (void *)zeros, (8 - (len + extra_len) % 8) % 8 },
 	};
 	size_t total = sizeof(rec) + len + extra_len + iov[3].iov_len;
-	ssize_t n;
+	bool opened;
+	int fd = meta_fd_get(&opened);
+	ssize_t n = -1;
 
-	if (meta_fd < 0)
-		return -EBADF;
-	do
-		n = writev(meta_fd, iov, 4);
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)total) {
-		ada_warn("short write to process.meta: %s", n < 0 ? strerror(errno) : "disk full?");
-		return -EIO;
+	if (fd >= 0) {
+		do
+			n = writev(fd, iov, 4);
+		while (n < 0 && errno == EINTR);
 	}
-	return 0;
+	meta_fd_put(fd, opened);
+	return n == (ssize_t)total ? 0 : meta_failed(n);
 }
 
 size_t ada_meta_encode(uint8_t *buf, size_t cap, uint32_t type, const void *payload, size_t len,
@@ -99,7 +150,10 @@ size_t ada_meta_encode(uint8_t *buf, size_t cap, uint32_t type, const void *payl
 
 int ada_meta_write_encoded(const void *buf, size_t len)
 {
-	if (meta_fd < 0)
-		return -EBADF;
-	return ada_write_all(meta_fd, buf, len);
+	bool opened;
+	int fd = meta_fd_get(&opened);
+	int err = fd < 0 ? -1 : ada_write_all(fd, buf, len);
+
+	meta_fd_put(fd, opened);
+	return err < 0 ? meta_failed(-1) : 0;
 }

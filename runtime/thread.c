@@ -4,7 +4,6 @@
  * runs out, when a frame is skipped, or when a frame was abandoned without its
  * exit hook. The fast path is in thread.h.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -381,54 +380,4 @@ void ada_thread_after_fork(uint64_t now)
 	ada_stacks_after_fork(td);
 	if (!td->is_stack)
 		pthread_setspecific(ada_rt.exit_key, td);
-}
-
-/* glibc ends the process (exit(0), atexit handlers and destructors) when
- * its last thread ends; the writer counts as one, so after main's
- * pthread_exit that never happens by itself: the writer watches for it. */
-void ada_thread_exits_by_pthread_exit(void)
-{
-	if (syscall(SYS_gettid) == getpid()) {
-		__atomic_store_n(&ada_rt.main_exited, true, __ATOMIC_RELEASE);
-		ada_writer_kick();
-	}
-}
-
-/* A task's state, the letter after the ")" that ends its name in stat. */
-static char task_state(const char *tid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%s/stat", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 'X'; /* gone */
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 'X';
-}
-
-bool ada_only_thread_left(void)
-{
-	char self[24];
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	bool alone = d != NULL;
-
-	snprintf(self, sizeof(self), "%ld", (long)syscall(SYS_gettid));
-	while (alone && (e = readdir(d))) {
-		char st;
-
-		if (e->d_name[0] == '.' || !strcmp(e->d_name, self))
-			continue;
-		st = task_state(e->d_name);
-		alone = st == 'Z' || st == 'X';
-	}
-	if (d)
-		closedir(d);
-	return alone;
 }

@@ -50,6 +50,74 @@ int ada_mkdirs(const char *path)
 	return 0;
 }
 
+/* ada's lines go to the stderr the program had at start, and only while its
+ * descriptor 2 is still that file: a program that closed 0-2 and opened its
+ * own files there must not find ada's words in them. */
+static struct {
+	bool remembered, open; /* not remembered (unit tests): any fd 2 will do */
+	dev_t dev;
+	ino_t ino;
+} stderr_id;
+
+void ada_stderr_remember(void)
+{
+	struct stat st;
+
+	stderr_id.remembered = true;
+	stderr_id.open = fstat(STDERR_FILENO, &st) == 0;
+	stderr_id.dev = st.st_dev;
+	stderr_id.ino = st.st_ino;
+}
+
+static bool stderr_is_ours(void)
+{
+	struct stat st;
+
+	if (!stderr_id.remembered)
+		return true;
+	return stderr_id.open && fstat(STDERR_FILENO, &st) == 0 && st.st_dev == stderr_id.dev &&
+	       st.st_ino == stderr_id.ino;
+}
+
+/* The writer works in a descriptor table of its own (writer.c), which has
+ * no stderr: its lines wait here until a program thread prints them
+ * (ada_warn_pending, after a flush it asked for). One writer appends;
+ * len is published with a release store. */
+static __thread bool private_fds __attribute__((tls_model("initial-exec")));
+static struct {
+	char buf[2048];
+	uint32_t len, printed;
+} pending;
+
+/* At the writer's start: lines a fork child copied from its parent are the
+ * parent's to print. */
+void ada_warn_private_fds(void)
+{
+	private_fds = true;
+	pending.len = pending.printed = 0;
+}
+
+void ada_warn_pending(void)
+{
+	uint32_t len = __atomic_load_n(&pending.len, __ATOMIC_ACQUIRE), from = pending.printed;
+
+	if (len <= from)
+		return;
+	pending.printed = len;
+	if (stderr_is_ours())
+		ada_write_all(STDERR_FILENO, pending.buf + from, len - from);
+}
+
+static void pending_add(const char *line, size_t n)
+{
+	uint32_t len = pending.len;
+
+	if (n > sizeof(pending.buf) - len)
+		return; /* the first lines say what went wrong; later ones repeat it */
+	memcpy(pending.buf + len, line, n);
+	__atomic_store_n(&pending.len, len + (uint32_t)n, __ATOMIC_RELEASE);
+}
+
 /* One line on stderr, "ada: ...", written with a single write() so that it
  * does not interleave with the program's own output. */
 void ada_warn(const char *fmt, ...)
@@ -64,7 +132,10 @@ void ada_warn(const char *fmt, ...)
 	if (n > (int)sizeof(line) - 2)
 		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
-	ada_write_all(STDERR_FILENO, line, (size_t)n);
+	if (private_fds)
+		pending_add(line, (size_t)n);
+	else if (stderr_is_ours())
+		ada_write_all(STDERR_FILENO, line, (size_t)n);
 }
 
 uint64_t ada_now_ns(clockid_t clk)

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,12 +37,89 @@
 
 struct ada_writer ada_w = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static void io_error(const char *what)
+/* The writer's descriptors live in a descriptor table of its own: the
+ * program may close every descriptor from 3 up, dup2 over any number, or
+ * lower RLIMIT_NOFILE, and ada neither loses its files nor writes into the
+ * program's, nor takes a number the program counts on. Its copies of the
+ * program's descriptors are closed at once (a pipe the program closes must
+ * reach EOF). Where unshare is refused (a seccomp filter), the writer shares
+ * the program's table and holds no descriptor between frames.
+ * ADA_TEST_SHARED_FDS=1 tests that way. */
+static bool fds_of_its_own(void)
 {
-	if (!ada_w.io_failed)
-		ada_warn("cannot write %s in %s: %s; later events are lost", what, ada_rt.raw_dir,
-			 strerror(errno));
-	ada_w.io_failed = true;
+	if (ada_rt.cfg.shared_fds)
+		return false;
+	if (unshare(CLONE_FILES) < 0) {
+		ada_warn("cannot give the writer a descriptor table of its own (unshare: %s); it "
+			 "opens its files for each write in the program's", strerror(errno));
+		return false;
+	}
+	if (close_range(0, ~0u, 0) < 0)
+		for (int fd = 0; fd < 1024; fd++)
+			close(fd);
+	return true;
+}
+
+static void thread_file_path(char *buf, size_t len, uint32_t ordinal)
+{
+	snprintf(buf, len, "%s/thread_%u.lz4", ada_rt.raw_dir, ordinal);
+}
+
+/* A thread file that cannot be written: that thread's later frames are
+ * counted (no_buffer in its end record), not written. One line, once. */
+static void stream_failed(struct ada_thread *td, const char *path, int err)
+{
+	static bool told;
+
+	td->ws->failed = true;
+	if (!told)
+		ada_warn("cannot write %s: %s; thread %u's events from here on are lost (counted "
+			 "as no_buffer)", path, strerror(err), td->ordinal);
+	told = true;
+}
+
+/* Closes every thread file the writer holds (they reopen when written):
+ * how many were open. */
+static unsigned streams_close_all(void)
+{
+	struct ada_thread *td;
+	unsigned n = 0;
+
+	for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next)
+		if (td->ws && td->ws->fd >= 0) {
+			close(td->ws->fd);
+			td->ws->fd = -1;
+			n++;
+		}
+	return n;
+}
+
+/* td's thread file, opened (created) if it is not. With too many open, the
+ * others are closed first: a thread file costs a reopen, not events. */
+static int stream_fd(struct ada_thread *td, bool create)
+{
+	struct ada_writer_stream *ws = td->ws;
+	int flags = O_WRONLY | O_APPEND | O_CLOEXEC | (create ? O_CREAT | O_TRUNC : 0);
+	char path[4500];
+
+	if (ws->fd >= 0)
+		return ws->fd;
+	thread_file_path(path, sizeof(path), td->ordinal);
+	ws->fd = open(path, flags, 0644);
+	if (ws->fd < 0 && (errno == EMFILE || errno == ENFILE) && streams_close_all())
+		ws->fd = open(path, flags, 0644);
+	if (ws->fd < 0)
+		stream_failed(td, path, errno);
+	return ws->fd;
+}
+
+/* In the program's table, nothing stays open between frames. */
+static void stream_fd_done(struct ada_writer_stream *ws)
+{
+	if (!ada_w.own_fds && ws->fd >= 0) {
+		close(ws->fd);
+		ws->fd = -1;
+	}
 }
 
 /* The thread's name as the kernel has it now (pthread_setname_np or prctl). */
@@ -66,17 +144,15 @@ static struct ada_writer_stream *stream_open(struct ada_thread *td)
 	struct ada_writer_stream *ws = calloc(1, sizeof(*ws));
 	struct ada_meta_thread mt = { .ordinal = td->ordinal, .os_tid = td->os_tid,
 				      .start_tsc = td->start_tsc };
-	char path[4500];
 
 	if (!ws)
 		return NULL;
-	snprintf(path, sizeof(path), "%s/thread_%u.lz4", ada_rt.raw_dir, td->ordinal);
-	ws->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-	if (ws->fd < 0) {
-		io_error(path);
-		free(ws);
-		return NULL;
-	}
+	/* A file that cannot be created still gets a stream: its frames are
+	 * counted as lost in the thread's end record. */
+	ws->fd = -1;
+	td->ws = ws;
+	if (stream_fd(td, true) >= 0)
+		stream_fd_done(ws);
 	read_comm(td->os_tid, mt.name);
 	ada_meta_write(ADA_META_THREAD, &mt, sizeof(mt), NULL, 0);
 	if (td->is_stack) {
@@ -102,8 +178,11 @@ static void flush_fids(void)
 	d->npending = 0;
 }
 
-static int write_frame(struct ada_writer_stream *ws, size_t len)
+static int write_frame(struct ada_thread *td, size_t len)
 {
+	struct ada_writer_stream *ws = td->ws;
+	char path[4500];
+	int fd, err;
 	size_t n = LZ4F_compressBegin(ada_w.cctx, ada_w.lz4_buf, ada_w.lz4_cap, &ada_w.prefs), total;
 
 	if (LZ4F_isError(n))
@@ -117,10 +196,22 @@ static int write_frame(struct ada_writer_stream *ws, size_t len)
 	if (LZ4F_isError(n))
 		goto lz4_fail;
 	total += n;
-	if (ada_write_all(ws->fd, ada_w.lz4_buf, total) < 0) {
-		io_error("a thread file");
+	fd = stream_fd(td, false);
+	if (fd < 0)
+		return -1;
+	if (ada_write_all(fd, ada_w.lz4_buf, total) < 0) {
+		/* A part of the frame (disk full, RLIMIT_FSIZE) would make the
+		 * rest of the file unreadable: cut it off. */
+		err = errno;
+		if (ftruncate(fd, ws->size) < 0)
+			err = errno;
+		thread_file_path(path, sizeof(path), td->ordinal);
+		stream_failed(td, path, err);
+		stream_fd_done(ws);
 		return -1;
 	}
+	ws->size += (off_t)total;
+	stream_fd_done(ws);
 	return 0;
 lz4_fail:
 	ada_warn("lz4 compression failed: %s", LZ4F_getErrorName(n));
@@ -225,7 +316,7 @@ static size_t drain_thread(struct ada_thread *td, bool *cut)
 	if (!ws) {
 		if (!n)
 			return 0;
-		ws = td->ws = stream_open(td);
+		ws = stream_open(td);
 		if (!ws)
 			goto consumed;
 	}
@@ -233,7 +324,7 @@ static size_t drain_thread(struct ada_thread *td, bool *cut)
 		return 0;
 	len = encode_batch(td, ws, tail, n, behind);
 	flush_fids();
-	if (!len || ada_w.io_failed || write_frame(ws, len) < 0) {
+	if (!len || ws->failed || write_frame(td, len) < 0) {
 		ws->write_lost += n; /* told in the thread's end record */
 	} else {
 		ws->events += n;
@@ -276,7 +367,8 @@ void ada_writer_stream_close(struct ada_thread *td)
 {
 	if (!td->ws)
 		return;
-	close(td->ws->fd);
+	if (td->ws->fd >= 0)
+		close(td->ws->fd);
 	ada_enc_stream_free(&td->ws->enc);
 	free(td->ws);
 	td->ws = NULL;
@@ -400,6 +492,12 @@ static void *writer_main(void *arg)
 	(void)arg;
 	ada_thread_untraced();
 	prctl(PR_SET_NAME, "ada-writer");
+	__atomic_store_n(&ada_rt.writer_tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	ada_w.own_fds = fds_of_its_own();
+	if (ada_w.own_fds) {
+		ada_warn_private_fds(); /* no stderr in this table */
+		ada_meta_hold();
+	}
 	pthread_mutex_lock(&ada_w.lock);
 	while (!ada_w.stop) {
 		double headroom = 1e9;
@@ -422,15 +520,6 @@ static void *writer_main(void *arg)
 			ada_modmap_scan(false);
 			if (ada_now_ns(CLOCK_BOOTTIME) - ada_w.last_clock_ns >= CLOCK_EVERY_NS)
 				ada_writer_clock_point();
-			/* main ended by pthread_exit and every other program
-			 * thread has ended too: the process ends, as it would
-			 * without ada, by exit(0) from its last thread (atexit
-			 * handlers, destructors, ours with the final flush). */
-			if (__atomic_load_n(&ada_rt.main_exited, __ATOMIC_ACQUIRE) &&
-			    ada_only_thread_left()) {
-				pthread_mutex_unlock(&ada_w.lock);
-				exit(0);
-			}
 		}
 		/* While events flow, sleep until the fastest-filling ring would be a
 		 * quarter full at the last interval's rate (at most 1 ms), or just
@@ -528,8 +617,11 @@ void ada_writer_after_fork(void)
 	if (!ada_w.enc_buf)
 		return;
 	pthread_mutex_init(&ada_w.lock, NULL);
-	for (td = ada_rt.threads; td; td = td->next)
+	for (td = ada_rt.threads; td; td = td->next) {
+		if (ada_w.own_fds && td->ws)
+			td->ws->fd = -1; /* in the parent writer's table, not here */
 		ada_writer_stream_close(td);
+	}
 	ada_fdict_free(&ada_w.dict);
 	ada_fdict_init(&ada_w.dict);
 	memset(ada_w.totals, 0, sizeof(ada_w.totals));
@@ -539,5 +631,4 @@ void ada_writer_after_fork(void)
 	ada_w.running = false;
 	ada_w.flush_req = ada_w.flush_done = 0;
 	ada_rt.writer_live = false;
-	ada_w.io_failed = false;
 }

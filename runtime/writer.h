@@ -5,12 +5,15 @@
 #define ADA_WRITER_H
 
 #include <lz4frame.h>
+#include <sys/types.h>
 
 #include "ada_internal.h"
 #include "encode.h"
 
 struct ada_writer_stream {
-	int fd;
+	int fd;      /* -1 while closed: reopened (O_APPEND) at the next frame */
+	bool failed; /* a write failed: later frames are counted, not written */
+	off_t size;  /* bytes of whole frames in the file */
 	struct ada_enc_stream enc;
 	uint64_t events;
 	uint64_t lost_seen[ADA_DROP_NREASONS]; /* td->dropped already noted in the stream */
@@ -31,7 +34,7 @@ struct ada_writer {
 	uint64_t kept;
 	uint64_t waits, wait_ns; /* of threads already finished */
 	uint32_t streams;        /* thread files opened: threads that recorded */
-	bool io_failed;
+	bool own_fds; /* the writer has a descriptor table of its own */
 	/* A thread that must not do the writer's work itself (a fatal signal's
 	 * handler, _exit, exec: all may run in a signal handler) asks for it
 	 * (flush_req, flush_how) and waits for the writer to say it is done

@@ -12,14 +12,7 @@
 #include "ada_internal.h"
 #include "encode.h"
 
-/* init.c (the process lifecycle) is not linked into unit tests. */
-struct ada_runtime ada_rt;
-void ada_before_exec(void)
-{
-}
-void ada_before__exit(void)
-{
-}
+#include "init_stubs.h"
 
 struct enc_fixture {
 	struct ada_enc_stream s;

@@ -15,14 +15,7 @@
 
 #include "ada_internal.h"
 
-/* init.c (the process lifecycle) is not linked into unit tests. */
-struct ada_runtime ada_rt;
-void ada_before_exec(void)
-{
-}
-void ada_before__exit(void)
-{
-}
+#include "init_stubs.h"
 
 #define SLOTS 16
 #define SHADOW 64

@@ -1,0 +1,293 @@
+/* test_fds.c - ada and the program's descriptors.
+ *
+ * The program owns its descriptor table: it may close every descriptor from
+ * 3 up, dup2 over any of them, close 0-2 and open its own files there, or
+ * lower RLIMIT_NOFILE. Each test builds a program of tests/e2e/progs/ with
+ * gcc and with adacc (cyg and fentry modes), runs both, and checks that the
+ * program's own files hold exactly its bytes, that it printed and exited as
+ * without ada, and that the trace is complete (--check, exact call counts).
+ * The writer works in a descriptor table of its own; where unshare is
+ * refused it shares the program's (ADA_TEST_SHARED_FDS=1 runs that way too).
+ *
+ * When ada cannot write (no descriptor, a file size limit standing in for a
+ * full disk) it says so once, counts what it lost, and what it wrote stays
+ * readable.
+ */
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lib/tracerun.h"
+
+static const char *const MODES[] = { "cyg", "fentry" };
+#define NMODES (sizeof(MODES) / sizeof(MODES[0]))
+static const char *const O2[] = { "-O2", NULL };
+
+/* Library calls and detail records aside: the tests count the program's own
+ * calls, and a detail_full note would be a line on stderr. */
+#define QUIET_ENV "ADA_DYNHOOK=off", "ADA_DETAIL=off"
+
+/* <prog>-<mode> (adacc) and <prog>-<mode>.plain (gcc). */
+static void build_mode(const struct tr_case *tc, const char *prog, const char *mode, char *out,
+		       size_t len)
+{
+	snprintf(out, len, "%s-%s", prog, mode);
+	setenv("ADA_MODE", mode, 1);
+	tr_build_pair(tc, prog, out, O2);
+	setenv("ADA_MODE", "cyg", 1);
+}
+
+/* ADA_OUTPUT=<dir>/<name> into env, the trace's path into trace. */
+static const char *output_env(const struct tr_case *tc, const char *name, char *env, char *trace)
+{
+	tr_path(tc, name, trace);
+	snprintf(env, PATH_MAX + 16, "ADA_OUTPUT=%s", trace);
+	return env;
+}
+
+/* The file <dir>/<name> holds exactly `bytes`. */
+static void expect_file(const struct tr_case *tc, const char *name, const char *bytes)
+{
+	char path[PATH_MAX];
+	size_t len;
+	char *got = proc_read_file(tr_path(tc, name, path), &len);
+
+	if (!got)
+		fail_msg("%s: cannot read", path);
+	if (len != strlen(bytes) || memcmp(got, bytes, len) != 0)
+		fail_msg("%s: %zu bytes \"%.*s\", expected %zu bytes \"%s\"", path, len, (int)len, got,
+			 strlen(bytes), bytes);
+	free(got);
+}
+
+/* --check passes, the replay is `tree`, the manifest counts `events` and
+ * drops nothing but `max_depth` of max_depth. */
+static void expect_trace(struct tr_case *tc, const char *trace, const char *tree, uint64_t events,
+			 uint64_t max_depth)
+{
+	tr_symbolize(tc, trace);
+	tr_expect_tree(tc->replay.out, tree, 1);
+	tr_load_manifest(tc, trace);
+	assert_int_equal(tc->mf.events, events);
+	for (int r = 0; r < TR_NDROPS; r++)
+		assert_int_equal(tc->mf.dropped[r], r == TR_MAX_DEPTH ? max_depth : 0);
+}
+
+/* ---- the program's descriptors are its own ----------------------------------- */
+
+#define CLOSEFROM_CALLS 20000
+
+static void closefrom_then_open_leaves_the_data_file_its_own(void **state)
+{
+	static const char *const ways[] = { "loop", "range" };
+	struct tr_case *tc = *state;
+	char out[64], data[64], data_plain[80], name[80], env_out[PATH_MAX + 16], trace[PATH_MAX];
+
+	for (size_t m = 0; m < NMODES; m++) {
+		build_mode(tc, "fds_closefrom", MODES[m], out, sizeof(out));
+		for (int shared = 0; shared < 2; shared++)
+			for (size_t w = 0; w < 2; w++) {
+				snprintf(data, sizeof(data), "data-%s-%d-%s", MODES[m], shared, ways[w]);
+				snprintf(data_plain, sizeof(data_plain), "%s.plain", data);
+				snprintf(name, sizeof(name), "trace-%s", data);
+				const char *const plain_args[] = { data_plain, ways[w], NULL };
+				const char *const traced_args[] = { data, ways[w], NULL };
+				const char *const env[] = { QUIET_ENV, output_env(tc, name, env_out, trace),
+							    shared ? "ADA_TEST_SHARED_FDS=1" : NULL, NULL };
+
+				tr_run_pair_args(tc, out, plain_args, traced_args, env, 0);
+				assert_string_equal(tc->traced.out, "data file: 12 bytes: hello world\n");
+				assert_string_equal(tc->traced.err, "");
+				expect_file(tc, data, "hello world\n");
+				expect_trace(tc, trace, "main\n  work x40000\n", 2 + 4 * CLOSEFROM_CALLS, 0);
+			}
+	}
+	tr_pass(tc);
+}
+
+#define DUP2_CALLS 100000
+
+static void dup2_over_ada_descriptors_reads_only_its_own_bytes(void **state)
+{
+	struct tr_case *tc = *state;
+	char out[64], name[64], env_out[PATH_MAX + 16], trace[PATH_MAX];
+
+	for (size_t m = 0; m < NMODES; m++) {
+		build_mode(tc, "fds_dup2", MODES[m], out, sizeof(out));
+		for (int shared = 0; shared < 2; shared++) {
+			snprintf(name, sizeof(name), "trace-%s-%d", MODES[m], shared);
+			const char *const env[] = { QUIET_ENV, output_env(tc, name, env_out, trace),
+						    shared ? "ADA_TEST_SHARED_FDS=1" : NULL, NULL };
+
+			tr_run_pair(tc, out, NULL, env, 0);
+			assert_string_equal(tc->traced.out, "pipe: 17 bytes: from the program\n");
+			assert_string_equal(tc->traced.err, "");
+			expect_trace(tc, trace, "main\n  work x100000\n", 2 + 2 * DUP2_CALLS, 0);
+		}
+	}
+	tr_pass(tc);
+}
+
+#define STD_CALLS 1000
+
+/* ADA_MAX_DEPTH=1: the exit report ("events not recorded: 2000 (max_depth
+ * 2000)") has something to say, and must say it nowhere: descriptor 2 is
+ * the program's file now. */
+static void closed_std_descriptors_get_no_ada_line(void **state)
+{
+	struct tr_case *tc = *state;
+	char out[64], base[64], file[96], plain[80], name[80], env_out[PATH_MAX + 16];
+	char trace[PATH_MAX];
+
+	for (size_t m = 0; m < NMODES; m++) {
+		build_mode(tc, "fds_std", MODES[m], out, sizeof(out));
+		for (int shared = 0; shared < 2; shared++) {
+			snprintf(base, sizeof(base), "std-%s-%d", MODES[m], shared);
+			snprintf(plain, sizeof(plain), "%s.plain", base);
+			snprintf(name, sizeof(name), "trace-%s", base);
+			const char *const plain_args[] = { plain, NULL };
+			const char *const traced_args[] = { base, NULL };
+			const char *const env[] = { QUIET_ENV, "ADA_MAX_DEPTH=1",
+						    output_env(tc, name, env_out, trace),
+						    shared ? "ADA_TEST_SHARED_FDS=1" : NULL, NULL };
+
+			tr_run_pair_args(tc, out, plain_args, traced_args, env, 0);
+			for (int i = 0; i < 3; i++) {
+				static const char *const want[] = { "", "sum 499500\n",
+								    "the program's own stderr\n" };
+
+				snprintf(file, sizeof(file), "%s.%d", base, i);
+				expect_file(tc, file, want[i]);
+				snprintf(file, sizeof(file), "%s.%d", plain, i);
+				expect_file(tc, file, want[i]);
+			}
+			expect_trace(tc, trace, "main\n", 2, 2 * STD_CALLS);
+		}
+	}
+	tr_pass(tc);
+}
+
+/* ---- the program's descriptor budget ------------------------------------------ */
+
+/* RLIMIT_NOFILE 6: 3 more files, with ada as without. (Sharing the
+ * program's table, the writer takes one for the length of a write: the
+ * budget holds between writes only, so that way is not tested here.) */
+static void rlimit_nofile_leaves_the_program_its_budget(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const args[] = { "6", "late", NULL };
+	char out[64], name[64], env_out[PATH_MAX + 16], trace[PATH_MAX];
+
+	for (size_t m = 0; m < NMODES; m++) {
+		build_mode(tc, "fds_rlimit", MODES[m], out, sizeof(out));
+		snprintf(name, sizeof(name), "trace-%s", MODES[m]);
+		const char *const env[] = { QUIET_ENV, output_env(tc, name, env_out, trace), NULL };
+
+		tr_run_pair(tc, out, args, env, 0);
+		assert_string_equal(tc->traced.out,
+				    "opened 3 with RLIMIT_NOFILE 6 (then: Too many open files)\n");
+		assert_string_equal(tc->traced.err, "");
+		expect_trace(tc, trace, "work x2000\n", 4000, 0);
+	}
+	tr_pass(tc);
+}
+
+/* ---- when ada cannot write ---------------------------------------------------- */
+
+/* The number right after `prefix` in err. */
+static uint64_t count_after(const char *err, const char *prefix)
+{
+	const char *p = strstr(err, prefix);
+
+	if (!p)
+		fail_msg("no \"%s\" in stderr:\n%s", prefix, err);
+	return strtoull(p + strlen(prefix), NULL, 10);
+}
+
+#define FSIZE_CALLS (1 + 20 * 5000)
+
+/* RLIMIT_FSIZE with SIGXFSZ ignored: writes past the limit fail with EFBIG,
+ * as on a full disk. One line names the file and the reason, one counts
+ * what was lost; the trace reads, and kept + lost = every event. */
+static void file_size_limit_is_said_once_and_the_trace_stays_readable(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const args[] = { "20000", NULL };
+	char out[64], name[64], env_out[PATH_MAX + 16], trace[PATH_MAX], line[PATH_MAX + 256];
+
+	for (size_t m = 0; m < NMODES; m++) {
+		build_mode(tc, "fds_fsize", MODES[m], out, sizeof(out));
+		snprintf(name, sizeof(name), "trace-%s", MODES[m]);
+		const char *const env[] = { QUIET_ENV, output_env(tc, name, env_out, trace), NULL };
+		uint64_t lost, no_buffer;
+
+		tr_run_pair(tc, out, args, env, 0);
+		/* "ada: cannot write <trace>/session_…/pid_…/raw/thread_0.lz4: …" */
+		snprintf(line, sizeof(line), "ada: cannot write %s/session_", trace);
+		assert_non_null(strstr(tc->traced.err, line));
+		assert_non_null(strstr(tc->traced.err, "/raw/thread_0.lz4: File too large; thread 0's "
+						       "events from here on are lost (counted as "
+						       "no_buffer)\n"));
+		lost = count_after(tc->traced.err, "ada: events not recorded: ");
+		no_buffer = count_after(tc->traced.err, "(no_buffer ");
+		assert_int_equal(lost, no_buffer); /* the one reason */
+		assert_int_equal(tr_count_lines(tc->traced.err, (const char *const[]){ "ada:", NULL }),
+				 2);
+		tr_symbolize(tc, trace);
+		tr_load_manifest(tc, trace);
+		assert_true(tc->mf.events > 0 && lost > 0);
+		assert_int_equal(tc->mf.events + tc->mf.dropped[TR_NO_BUFFER], 2 * FSIZE_CALLS);
+		assert_int_equal(tc->mf.dropped[TR_NO_BUFFER], lost);
+	}
+	tr_pass(tc);
+}
+
+/* RLIMIT_NOFILE 1 before the first call: the thread file cannot be made
+ * (the writer's own table holds process.meta at 0): every event is lost and
+ * counted, one line says why, one what was lost, and the trace still reads. */
+static void no_descriptor_for_ada_loses_its_events_not_the_programs(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const args[] = { "1", "early", NULL };
+	char out[64], name[64], env_out[PATH_MAX + 16], trace[PATH_MAX];
+
+	build_mode(tc, "fds_rlimit", "cyg", out, sizeof(out));
+	snprintf(name, sizeof(name), "trace-%s", "cyg");
+	const char *const env[] = { QUIET_ENV, output_env(tc, name, env_out, trace), NULL };
+
+	tr_run_pair(tc, out, args, env, 0);
+	assert_string_equal(tc->traced.out, "opened 0 with RLIMIT_NOFILE 1 (then: Too many open files)\n");
+	assert_non_null(strstr(tc->traced.err, "/raw/thread_0.lz4: Too many open files; thread 0's "
+					       "events from here on are lost (counted as no_buffer)\n"));
+	assert_non_null(strstr(tc->traced.err, "ada: events not recorded: 4000 (no_buffer 4000); 0 "
+					       "events kept"));
+	assert_int_equal(tr_count_lines(tc->traced.err, (const char *const[]){ "ada:", NULL }), 2);
+	tr_symbolize(tc, trace);
+	tr_load_manifest(tc, trace);
+	assert_int_equal(tc->mf.events, 0);
+	assert_int_equal(tc->mf.dropped[TR_NO_BUFFER], 4000);
+	tr_pass(tc);
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, tr_setup, tr_teardown)
+	const struct CMUnitTest tests[] = {
+		T(closefrom_then_open_leaves_the_data_file_its_own),
+		T(dup2_over_ada_descriptors_reads_only_its_own_bytes),
+		T(closed_std_descriptors_get_no_ada_line),
+		T(rlimit_nofile_leaves_the_program_its_budget),
+		T(file_size_limit_is_said_once_and_the_trace_stays_readable),
+		T(no_descriptor_for_ada_loses_its_events_not_the_programs),
+	};
+#undef T
+
+	tr_scrub_environment();
+	return cmocka_run_group_tests_name("runtime and the program's descriptors", tests, NULL, NULL);
+}

@@ -1,0 +1,19 @@
+/* init_stubs.h - init.c (the process lifecycle) is not linked into the
+ * runtime's unit tests: its state and the functions the other files call. */
+#ifndef ADA_TEST_INIT_STUBS_H
+#define ADA_TEST_INIT_STUBS_H
+
+#include "ada_internal.h"
+
+struct ada_runtime ada_rt;
+void ada_before_exec(void)
+{
+}
+void ada_before__exit(void)
+{
+}
+void ada_trace_remove(void)
+{
+}
+
+#endif
