@@ -73,9 +73,13 @@ ADA_HIDDEN extern struct ada_runtime ada_rt;
 
 /* Flushes every ring before exec replaces the image (init.c). */
 ADA_HIDDEN void ada_before_exec(void);
+/* Makes the trace ada_trace_remove removed again (init.c). */
+ADA_HIDDEN int ada_trace_again(bool hold);
 /* Removes this process's trace (process.meta, raw/, pid_<pid>/, the session
  * directory if empty): it recorded nothing, or could not (init.c). */
 ADA_HIDDEN void ada_trace_remove(void);
+/* exec returned (it failed): the trace goes on (init.c). */
+ADA_HIDDEN void ada_after_failed_exec(void);
 /* Flushes every ring before _exit ends the process (init.c). */
 ADA_HIDDEN void ada_before__exit(void);
 
@@ -190,8 +194,9 @@ ADA_HIDDEN void ada_writer_stop(void);
  * it does: ADA_FLUSH_DRAIN drains every ring up to where it is (a fatal
  * signal); ADA_FLUSH_EXEC also removes the ring files and records the END;
  * ADA_FLUSH_EXIT and ADA_FLUSH__EXIT are the final flush (thread ends, END),
- * and the writer stops. */
-enum { ADA_FLUSH_DRAIN = 0, ADA_FLUSH_EXEC, ADA_FLUSH_EXIT, ADA_FLUSH__EXIT };
+ * and the writer stops; ADA_FLUSH_EXEC_FAILED makes the trace the exec flush
+ * removed (nothing recorded yet) again. */
+enum { ADA_FLUSH_DRAIN = 0, ADA_FLUSH_EXEC, ADA_FLUSH_EXIT, ADA_FLUSH__EXIT, ADA_FLUSH_EXEC_FAILED };
 ADA_HIDDEN bool ada_writer_request(uint32_t how, uint64_t timeout_ns);
 /* Wakes the writer now if it sleeps (a ring passed half full, or a flush). */
 ADA_HIDDEN void ada_writer_kick(void);

@@ -35,6 +35,17 @@ static void *real(const char *name)
 	return fn;
 }
 
+/* exec returned: it failed, and the program goes on traced. errno is the
+ * exec's. */
+static int after_failed(int ret)
+{
+	int saved = errno;
+
+	ada_after_failed_exec();
+	errno = saved;
+	return ret;
+}
+
 /* vfork runs as fork. A vfork child shares the parent's memory, its thread
  * state included, until it execs or exits: whatever it called (a traced
  * function, a hooked library call, this file's exec flush) would write into
@@ -65,8 +76,10 @@ ADA_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	execve_fn fn = (execve_fn)real("execve");
 
+	if (!fn)
+		return -1;
 	ada_before_exec();
-	return fn ? fn(path, argv, envp) : -1;
+	return after_failed(fn(path, argv, envp));
 }
 
 ADA_EXPORT int execv(const char *path, char *const argv[])
@@ -80,16 +93,20 @@ ADA_EXPORT int execvp(const char *file, char *const argv[])
 {
 	execvp_fn fn = (execvp_fn)real("execvp");
 
+	if (!fn)
+		return -1;
 	ada_before_exec();
-	return fn ? fn(file, argv) : -1;
+	return after_failed(fn(file, argv));
 }
 
 ADA_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	execvpe_fn fn = (execvpe_fn)real("execvpe");
 
+	if (!fn)
+		return -1;
 	ada_before_exec();
-	return fn ? fn(file, argv, envp) : -1;
+	return after_failed(fn(file, argv, envp));
 }
 
 /* Collects the variadic arguments after arg0 up to the terminating NULL. */

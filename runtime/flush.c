@@ -37,8 +37,14 @@ void ada_writer_flush_if_asked(void)
 		for (td = ada_rt.threads; td; td = td->next)
 			ada_ring_remove(td);
 		end_record(ADA_END_EXEC);
-		if (!ada_w.streams)
+		if (!ada_w.streams) {
 			ada_trace_remove();
+			ada_w.trace_removed = true;
+		}
+		break;
+	case ADA_FLUSH_EXEC_FAILED:
+		if (ada_w.trace_removed && ada_trace_again(ada_w.own_fds) == 0)
+			ada_w.trace_removed = false;
 		break;
 	case ADA_FLUSH_EXIT:
 	case ADA_FLUSH__EXIT:

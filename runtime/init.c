@@ -137,6 +137,25 @@ void ada_trace_remove(void)
 	}
 }
 
+/* exec failed after the exec flush removed the trace of a process that had
+ * recorded nothing: the process goes on, and its trace starts again. On the
+ * writer thread (hold: it keeps a descriptor of process.meta). */
+int ada_trace_again(bool hold)
+{
+	int err;
+
+	ada_meta_release();
+	ada_modmap_reset();
+	err = process_records();
+	if (err < 0)
+		return err;
+	if (hold)
+		ada_meta_hold();
+	if (ada_rt.cfg.dynhook)
+		ada_dynhook_after_fork();
+	return 0;
+}
+
 static int process_begin(uint32_t parent_pid)
 {
 	int err;
@@ -278,6 +297,15 @@ void ada_before_exec(void)
 {
 	if (__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE)) {
 		ada_writer_request(ADA_FLUSH_EXEC, END_FLUSH_TIMEOUT_NS);
+		ada_warn_pending();
+	}
+}
+
+/* exec failed: the program goes on in this image, still traced. */
+void ada_after_failed_exec(void)
+{
+	if (__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE)) {
+		ada_writer_request(ADA_FLUSH_EXEC_FAILED, END_FLUSH_TIMEOUT_NS);
 		ada_warn_pending();
 	}
 }

@@ -630,5 +630,6 @@ void ada_writer_after_fork(void)
 	ada_latency_reset();
 	ada_w.running = false;
 	ada_w.flush_req = ada_w.flush_done = 0;
+	ada_w.trace_removed = false;
 	ada_rt.writer_live = false;
 }

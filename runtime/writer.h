@@ -35,6 +35,7 @@ struct ada_writer {
 	uint64_t waits, wait_ns; /* of threads already finished */
 	uint32_t streams;        /* thread files opened: threads that recorded */
 	bool own_fds; /* the writer has a descriptor table of its own */
+	bool trace_removed; /* by an exec flush: nothing was recorded */
 	/* A thread that must not do the writer's work itself (a fatal signal's
 	 * handler, _exit, exec: all may run in a signal handler) asks for it
 	 * (flush_req, flush_how) and waits for the writer to say it is done

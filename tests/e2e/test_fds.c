@@ -11,7 +11,7 @@
  *
  * When ada cannot write (no descriptor, a file size limit standing in for a
  * full disk) it says so once, counts what it lost, and what it wrote stays
- * readable.
+ * readable. An exec that fails leaves the program traced.
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -275,6 +275,33 @@ static void no_descriptor_for_ada_loses_its_events_not_the_programs(void **state
 	tr_pass(tc);
 }
 
+/* ---- exec that fails ----------------------------------------------------------- */
+
+/* The exec flush of a process that had recorded nothing removes its trace;
+ * the exec fails, and the calls after it are in a trace all the same. */
+static void failed_exec_keeps_the_program_traced(void **state)
+{
+	static const char *const when[] = { "first", "between" };
+	static const char *const trees[] = { "work x100\n", "work x200\n" };
+	struct tr_case *tc = *state;
+	char out[64], name[64], env_out[PATH_MAX + 16], trace[PATH_MAX];
+
+	for (size_t m = 0; m < NMODES; m++) {
+		build_mode(tc, "exec_fail", MODES[m], out, sizeof(out));
+		for (size_t w = 0; w < 2; w++) {
+			const char *const args[] = { when[w], NULL };
+
+			snprintf(name, sizeof(name), "trace-%s-%s", MODES[m], when[w]);
+			const char *const env[] = { QUIET_ENV, output_env(tc, name, env_out, trace), NULL };
+
+			tr_run_pair(tc, out, args, env, 0);
+			assert_string_equal(tc->traced.err, "");
+			expect_trace(tc, trace, trees[w], 200 * (w + 1), 0);
+		}
+	}
+	tr_pass(tc);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, tr_setup, tr_teardown)
@@ -285,6 +312,7 @@ int main(void)
 		T(rlimit_nofile_leaves_the_program_its_budget),
 		T(file_size_limit_is_said_once_and_the_trace_stays_readable),
 		T(no_descriptor_for_ada_loses_its_events_not_the_programs),
+		T(failed_exec_keeps_the_program_traced),
 	};
 #undef T
 

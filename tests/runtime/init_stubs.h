@@ -12,8 +12,16 @@ void ada_before_exec(void)
 void ada_before__exit(void)
 {
 }
+void ada_after_failed_exec(void)
+{
+}
 void ada_trace_remove(void)
 {
+}
+int ada_trace_again(bool hold)
+{
+	(void)hold;
+	return 0;
 }
 
 #endif
