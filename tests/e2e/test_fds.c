@@ -175,25 +175,35 @@ static void closed_std_descriptors_get_no_ada_line(void **state)
 
 /* ---- the program's descriptor budget ------------------------------------------ */
 
-/* RLIMIT_NOFILE 6: 3 more files, with ada as without. (Sharing the
- * program's table, the writer takes one for the length of a write: the
- * budget holds between writes only, so that way is not tested here.) */
+/* RLIMIT_NOFILE 6: 3 more files, with ada as without. RLIMIT_NOFILE 3
+ * before the first call (no descriptor free in the program's table): the
+ * trace is complete all the same, the writer's files are in its own table.
+ * (Sharing the program's table, the writer takes one for the length of a
+ * write: the budget holds between writes only, so that way is not tested
+ * here.) */
 static void rlimit_nofile_leaves_the_program_its_budget(void **state)
 {
+	static const char *const limits[][2] = { { "6", "late" }, { "3", "early" } };
+	static const char *const outs[] = {
+		"opened 3 with RLIMIT_NOFILE 6 (then: Too many open files)\n",
+		"opened 0 with RLIMIT_NOFILE 3 (then: Too many open files)\n",
+	};
 	struct tr_case *tc = *state;
-	const char *const args[] = { "6", "late", NULL };
 	char out[64], name[64], env_out[PATH_MAX + 16], trace[PATH_MAX];
 
 	for (size_t m = 0; m < NMODES; m++) {
 		build_mode(tc, "fds_rlimit", MODES[m], out, sizeof(out));
-		snprintf(name, sizeof(name), "trace-%s", MODES[m]);
-		const char *const env[] = { QUIET_ENV, output_env(tc, name, env_out, trace), NULL };
+		for (size_t l = 0; l < 2; l++) {
+			const char *const args[] = { limits[l][0], limits[l][1], NULL };
 
-		tr_run_pair(tc, out, args, env, 0);
-		assert_string_equal(tc->traced.out,
-				    "opened 3 with RLIMIT_NOFILE 6 (then: Too many open files)\n");
-		assert_string_equal(tc->traced.err, "");
-		expect_trace(tc, trace, "work x2000\n", 4000, 0);
+			snprintf(name, sizeof(name), "trace-%s-%s", MODES[m], limits[l][0]);
+			const char *const env[] = { QUIET_ENV, output_env(tc, name, env_out, trace), NULL };
+
+			tr_run_pair(tc, out, args, env, 0);
+			assert_string_equal(tc->traced.out, outs[l]);
+			assert_string_equal(tc->traced.err, "");
+			expect_trace(tc, trace, "work x2000\n", 4000, 0);
+		}
 	}
 	tr_pass(tc);
 }
@@ -242,7 +252,10 @@ static void file_size_limit_is_said_once_and_the_trace_stays_readable(void **sta
 		tr_symbolize(tc, trace);
 		tr_load_manifest(tc, trace);
 		assert_true(tc->mf.events > 0 && lost > 0);
-		assert_int_equal(tc->mf.events + tc->mf.dropped[TR_NO_BUFFER], 2 * FSIZE_CALLS);
+		/* A frame that ends between a call and its return leaves that
+		 * call open where the file ends: the symbolizer closes it. */
+		assert_int_equal(tc->mf.events + tc->mf.dropped[TR_NO_BUFFER],
+				 2 * FSIZE_CALLS + tc->mf.threads[0].open_at_end);
 		assert_int_equal(tc->mf.dropped[TR_NO_BUFFER], lost);
 	}
 	tr_pass(tc);
@@ -272,6 +285,31 @@ static void no_descriptor_for_ada_loses_its_events_not_the_programs(void **state
 	tr_load_manifest(tc, trace);
 	assert_int_equal(tc->mf.events, 0);
 	assert_int_equal(tc->mf.dropped[TR_NO_BUFFER], 4000);
+	tr_pass(tc);
+}
+
+/* No room even for process.meta's header (RLIMIT_FSIZE 0, as on a full
+ * disk): one line says so and that tracing is off, and no unreadable trace
+ * is left (it was an empty process.meta before, without a word). */
+static void process_meta_that_cannot_be_written_leaves_no_trace(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const argv[] = { "/bin/sh", "-c",
+				     "ulimit -f 0; trap '' XFSZ; exec ./fds_rlimit-cyg 6 late", NULL };
+	char out[64], env_out[PATH_MAX + 16], trace[PATH_MAX], line[PATH_MAX + 64];
+	const char *const env[] = { QUIET_ENV, output_env(tc, "trace", env_out, trace), NULL };
+	const char *err;
+
+	build_mode(tc, "fds_rlimit", "cyg", out, sizeof(out));
+	tr_run(tc, argv, env, &tc->traced);
+	assert_int_equal(proc_exit_code(&tc->traced), 0);
+	assert_string_equal(tc->traced.out, "opened 3 with RLIMIT_NOFILE 6 (then: Too many open files)\n");
+	err = tc->traced.err;
+	snprintf(line, sizeof(line), "ada: cannot create %s/session_", trace);
+	assert_true(strncmp(err, line, strlen(line)) == 0);
+	assert_non_null(strstr(err, "/raw/process.meta: File too large; tracing off\n"));
+	assert_int_equal(tr_count_lines(err, (const char *const[]){ "ada:", NULL }), 1);
+	assert_int_equal(tr_count_entries(trace, "session_"), 0);
 	tr_pass(tc);
 }
 
@@ -312,6 +350,7 @@ int main(void)
 		T(rlimit_nofile_leaves_the_program_its_budget),
 		T(file_size_limit_is_said_once_and_the_trace_stays_readable),
 		T(no_descriptor_for_ada_loses_its_events_not_the_programs),
+		T(process_meta_that_cannot_be_written_leaves_no_trace),
 		T(failed_exec_keeps_the_program_traced),
 	};
 #undef T
