@@ -1,14 +1,15 @@
 /* fds_dup2.c - a program dup2s a pipe's write end over descriptors 3..10
  * (where ada's files may be), calls work() many times, writes one line into
  * the pipe, closes every write end and reads the pipe to its end: it must
- * read exactly its own line. work() is called CALLS times. */
+ * read exactly its own line. work() is called CALLS times before the dup2s
+ * (so ada has its files by then) and CALLS times after. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "work_calls.h"
 
-#define CALLS 100000
+#define CALLS 50000
 
 int main(void)
 {
@@ -17,6 +18,7 @@ int main(void)
 	ssize_t n;
 	int p[2];
 
+	calls(CALLS);
 	/* The pipe's ends above the range the program takes over. */
 	if (pipe(p) < 0 || dup2(p[0], 20) < 0 || dup2(p[1], 21) < 0)
 		return 2;
