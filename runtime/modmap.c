@@ -79,7 +79,7 @@ static bool live_add(uint64_t bias, uint64_t name_hash, uint32_t module_no)
 }
 
 /* After a scan that listed every module (complete), the ones it did not
- * list are gone: UNLOAD at `now`, taken before the scan. */
+ * list are gone: UNLOAD at `now`. */
 static void live_sweep(bool complete, uint64_t now)
 {
 	size_t i, kept = 0;
@@ -343,11 +343,6 @@ static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
 void ada_modmap_scan(bool all)
 {
 	struct scan sc = { true, all, false };
-	/* Before the walk, before waiting for another's: a module missing from
-	 * it was unmapped before now (the dlclose we return from), so every
-	 * event of its code came earlier, and the events of a module loaded
-	 * in its place since mostly later. */
-	uint64_t now = ada_arch_ticks();
 	bool partial;
 
 	pthread_mutex_lock(&scan_lock);
@@ -357,7 +352,13 @@ void ada_modmap_scan(bool all)
 	partial = ada_modules_each(visit, &sc) < 0;
 	if (partial)
 		M.adds = 0;
-	live_sweep(!partial && !sc.stopped, now);
+	/* The time of the unloads: after the walk, because a module it did not
+	 * list was off the loader's list before it, after every event of its
+	 * code (its destructors included); and under scan_lock, because a
+	 * thread that loaded a module in its place returns from dlopen only
+	 * after a scan of its own (the dynamic hooks), so that module's
+	 * events come later (but for its constructors'). */
+	live_sweep(!partial && !sc.stopped, ada_arch_ticks());
 	pthread_mutex_unlock(&scan_lock);
 }
 
