@@ -327,8 +327,7 @@ static void thread_retire(struct ada_thread *td, struct ada_thread *prev)
 			;
 		prev->next = td->next;
 	}
-	ada_ring_remove(td);
-	ada_ring_unmap(td);
+	ada_ring_retire(td);
 	if (td->shadow)
 		munmap(td->shadow, td->shadow_bytes);
 	if (td->dring)
@@ -426,6 +425,7 @@ static void flush_if_asked(void)
 		 * rings. (If the exec fails, the threads go on without files.) */
 		for (td = ada_rt.threads; td; td = td->next)
 			ada_ring_remove(td);
+		ada_ring_pool_empty(true);
 		end_record(ADA_END_EXEC);
 		if (!W.streams)
 			remove_empty_trace();
@@ -639,6 +639,7 @@ static void final_flush(uint32_t how)
 		__atomic_fetch_add(&td->rh->wake, 1, __ATOMIC_RELEASE);
 		ada_futex_wake(&td->rh->wake);
 	}
+	ada_ring_pool_empty(true);
 	ada_latency_record();
 	end_record(how);
 	if (!W.streams)
