@@ -63,21 +63,26 @@ static struct {
 	unsigned n;
 } P = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-/* A kept ring of len bytes, its file renamed to path; NULL if none. */
+/* A kept ring of len bytes (a thread's or a coroutine stack's), its file
+ * renamed to path; NULL if none. */
 static struct ada_ring_header *pool_take(const char *path, size_t len)
 {
 	struct ada_ring_header *rh = NULL;
+	unsigned i;
 
 	pthread_mutex_lock(&P.lock);
-	while (!rh && P.n) {
-		struct pooled *k = &P.r[--P.n];
+	for (i = 0; i < P.n && P.r[i].len != len; i++)
+		;
+	if (i < P.n) {
+		struct pooled k = P.r[i];
 
-		if (k->len == len && rename(k->path, path) == 0) {
-			rh = k->rh;
-			break;
+		P.r[i] = P.r[--P.n];
+		if (rename(k.path, path) == 0) {
+			rh = k.rh;
+		} else {
+			unlink(k.path);
+			munmap(k.rh, k.len);
 		}
-		unlink(k->path);
-		munmap(k->rh, k->len);
 	}
 	pthread_mutex_unlock(&P.lock);
 	if (rh) /* a new thread's ring: empty, at position 0 */
