@@ -5,6 +5,7 @@
 #   make demo       build, trace an example, symbolize it, show the result
 #   make bench      the benchmark (not a test: prints medians and ratios)
 #   make realworld  Lua and SQLite from Debian's sources, traced in every mode
+#   make stress     ada under stress: threads on tiny rings, churn, signal and fork storms, dlopen loops
 #   make install PREFIX=/usr/local
 #
 # Quiet unless V=1. Sources are found by glob: a new .c file in a component
@@ -80,7 +81,7 @@ LIBS  := lib/libada.so lib/libada.a
 ifeq ($(ADA_INNER),)
 # The outer make only makes sure the Debian packages are there, then runs the
 # inner make, which reads the pkg-config flags of what 'deps' just installed.
-all check unit e2e demo bench realworld install: deps
+all check unit e2e demo bench realworld install stress: deps
 	$(Q)$(MAKE) --no-print-directory ADA_INNER=1 $@
 
 # Install what the build needs from Debian when it is missing: apt-get when we
@@ -172,6 +173,8 @@ bench: all
 # part of check, which runs its --smoke subset; fetches the sources once.
 realworld: all
 	$(Q)tests/realworld/run.sh
+
+include mk/stress.mk
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/ada

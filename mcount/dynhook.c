@@ -83,6 +83,12 @@ static const char *const never_hook[] = {
 	 * scope (an instrumented library dlopen'ed by a program without it) */
 	"__fentry__", "mcount", "_mcount", "__cyg_profile_func_enter", "__cyg_profile_func_exit",
 };
+/* The hooks a module built with adacc calls (in any mode): calls into such
+ * a module are recorded by the callee's own hook, so its functions are not
+ * hooked (they would be recorded twice, once nested in the other). */
+static const char *const instrumentation[] = {
+	"__fentry__", "mcount", "_mcount", "__cyg_profile_func_enter",
+};
 /* Functions after whose return the set of modules may have changed. */
 static const char *const dl_change[] = { "dlopen", "dlmopen", "dlclose" };
 
@@ -102,6 +108,7 @@ struct found {
 	void *ns;             /* outside the default namespace: its first module */
 	struct ada_dyn_module dyn;
 	bool parsed;          /* dyn is valid: the module has slots to read */
+	bool instrumented;    /* built with adacc: its functions record themselves */
 };
 
 static struct {
@@ -359,6 +366,8 @@ static int collect(struct dl_phdr_info *info, void *ns, void *arg)
 		 p->n == 1 && !*info->dlpi_name ? ada_rt.exe : info->dlpi_name);
 	ada_modmap_range(info, &f->lo, &f->hi);
 	f->parsed = ada_dyn_parse(info, &f->dyn) == 0;
+	f->instrumented = f->parsed && ada_dyn_imports(&f->dyn, instrumentation, sizeof(instrumentation) /
+										     sizeof(*instrumentation));
 	return 0;
 }
 
@@ -463,6 +472,8 @@ static void hook_module(struct pass *p, struct found *f)
 			continue;
 		}
 		tm = module_at(p->mods, p->n, target);
+		if (tm && tm->instrumented)
+			continue;
 		if (tm && excluded(base_name(tm->path), s.name)) {
 			H.stats.excluded++;
 			continue;

@@ -190,3 +190,30 @@ bool ada_dyn_next_slot(const struct ada_dyn_module *m, size_t *cursor, struct ad
 	}
 	return false;
 }
+
+static bool imports_one(const struct ada_dyn_module *m, const ElfW(Rela) *r, const char *const *names,
+			size_t n)
+{
+	size_t sym = ELF64_R_SYM(r->r_info);
+	const ElfW(Sym) *s = &m->symtab[sym];
+
+	if (!sym || s->st_shndx != SHN_UNDEF || s->st_name >= m->strsz)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(m->strtab + s->st_name, names[i]))
+			return true;
+	return false;
+}
+
+bool ada_dyn_imports(const struct ada_dyn_module *m, const char *const *names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < m->njmprel; i++)
+		if (imports_one(m, &m->jmprel[i], names, n))
+			return true;
+	for (i = 0; i < m->nrela; i++)
+		if (imports_one(m, &m->rela[i], names, n))
+			return true;
+	return false;
+}

@@ -53,6 +53,10 @@ int ada_dyn_parse(const struct dl_phdr_info *info, struct ada_dyn_module *m);
 void ada_dyn_find_calls(const struct dl_phdr_info *info, struct ada_dyn_module *m);
 void ada_dyn_release(struct ada_dyn_module *m);
 
+/* Whether a relocation of the module refers to one of the n undefined
+ * symbols named (the instrumentation hooks: a module built with adacc). */
+bool ada_dyn_imports(const struct ada_dyn_module *m, const char *const *names, size_t n);
+
 /* The module's hookable slots one by one: *cursor starts at 0. JUMP_SLOT
  * relocations, then the GLOB_DAT ones of functions that code calls through
  * (after ada_dyn_find_calls). false at the end. */

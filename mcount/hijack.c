@@ -260,7 +260,7 @@ static uint32_t entry_resync_slow(struct ada_thread *td, uintptr_t sp)
 static inline __attribute__((always_inline)) void
 hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn, uintptr_t tramp)
 {
-	struct ada_thread *td = ada_hook_begin((uintptr_t)slot);
+	struct ada_thread *td = ada_hook_begin((uintptr_t)slot, 2);
 	uintptr_t sp = (uintptr_t)slot, ret;
 	uint32_t depth;
 

@@ -137,6 +137,12 @@ ADA_HIDDEN int ada_ring_map(struct ada_thread *td);
 /* Removes the ring file (the mapping stays: the thread may still write). */
 ADA_HIDDEN void ada_ring_remove(struct ada_thread *td);
 ADA_HIDDEN void ada_ring_unmap(struct ada_thread *td);
+/* An ended thread's ring, drained: kept for the next thread to start (its
+ * file renamed), or removed and unmapped when enough are kept. */
+ADA_HIDDEN void ada_ring_retire(struct ada_thread *td);
+/* The kept rings: removed and unmapped (the image ends), or, in a fork
+ * child, where they are the parent's, only unmapped. */
+ADA_HIDDEN void ada_ring_pool_empty(bool remove);
 /* The writer moved td's tail: wake the thread if it waits for room. */
 ADA_HIDDEN void ada_ring_wake(struct ada_thread *td);
 

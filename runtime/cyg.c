@@ -19,7 +19,7 @@
 ADA_HOOK void __cyg_profile_func_enter(void *fn, void *site)
 {
 	uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();
-	struct ada_thread *td = ada_hook_begin(cfa);
+	struct ada_thread *td = ada_hook_begin(cfa, 1);
 
 	if (!td)
 		return;
@@ -29,7 +29,7 @@ ADA_HOOK void __cyg_profile_func_enter(void *fn, void *site)
 
 ADA_HOOK void __cyg_profile_func_exit(void *fn, void *site)
 {
-	struct ada_thread *td = ada_hook_begin((uintptr_t)__builtin_dwarf_cfa());
+	struct ada_thread *td = ada_hook_begin((uintptr_t)__builtin_dwarf_cfa(), 1);
 
 	if (!td)
 		return;

@@ -36,6 +36,7 @@ void ada_writer_flush_if_asked(void)
 		 * rings. (If the exec fails, the threads go on without files.) */
 		for (td = ada_rt.threads; td; td = td->next)
 			ada_ring_remove(td);
+		ada_ring_pool_empty(true);
 		end_record(ADA_END_EXEC);
 		if (!ada_w.streams) {
 			ada_trace_remove();
@@ -108,6 +109,7 @@ static void final_flush(uint32_t how)
 		__atomic_fetch_add(&td->rh->wake, 1, __ATOMIC_RELEASE);
 		ada_futex_wake(&td->rh->wake);
 	}
+	ada_ring_pool_empty(true);
 	ada_latency_record();
 	end_record(how);
 	if (!ada_w.streams)

@@ -36,6 +36,7 @@ int ada_meta_open(const char *raw_dir)
 	_Static_assert(sizeof(struct ada_meta_process) == 48, "PROCESS");
 	_Static_assert(sizeof(struct ada_meta_clock) == 24, "CLOCK");
 	_Static_assert(sizeof(struct ada_meta_module) == 72, "MODULE");
+	_Static_assert(sizeof(struct ada_meta_unload) == 16, "UNLOAD");
 	_Static_assert(sizeof(struct ada_meta_funcs) == 8, "FUNCS");
 	_Static_assert(sizeof(struct ada_meta_thread) == 32, "THREAD");
 	_Static_assert(sizeof(struct ada_meta_thread_end) == 40 + 8 * ADA_DROP_NREASONS, "THREAD_END");

@@ -23,14 +23,19 @@
 
 #include "ada_internal.h"
 
-struct seen_module {
+/* A module recorded and not seen unloaded yet: a load of a file at an
+ * address. The same file at the same address after a dlclose is a load of
+ * its own, and so is another file where a closed one was. */
+struct live_module {
 	uint64_t bias;
 	uint64_t name_hash;
+	uint32_t module_no;
+	bool present; /* listed by the scan under way */
 };
 
 static struct {
-	unsigned long long adds; /* dlpi_adds at the last full scan */
-	struct seen_module *seen;
+	unsigned long long adds, subs; /* dlpi_adds, dlpi_subs at the last full scan */
+	struct live_module *live;
 	size_t n, cap;
 	uint32_t next_no;
 } M;
@@ -44,24 +49,52 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-static bool seen_before(uint64_t bias, uint64_t name_hash)
+/* The module loaded at bias from that file, if it is recorded: marked
+ * present. NULL if it is new. */
+static struct live_module *live_find(uint64_t bias, uint64_t name_hash)
 {
 	size_t i;
 
 	for (i = 0; i < M.n; i++)
-		if (M.seen[i].bias == bias && M.seen[i].name_hash == name_hash)
-			return true;
+		if (M.live[i].bias == bias && M.live[i].name_hash == name_hash) {
+			M.live[i].present = true;
+			return &M.live[i];
+		}
+	return NULL;
+}
+
+static bool live_add(uint64_t bias, uint64_t name_hash, uint32_t module_no)
+{
 	if (M.n == M.cap) {
 		size_t cap = M.cap ? 2 * M.cap : 64;
-		struct seen_module *p = realloc(M.seen, cap * sizeof(*p));
+		struct live_module *p = realloc(M.live, cap * sizeof(*p));
 
 		if (!p)
-			return true; /* cannot remember it: do not record it twice either */
-		M.seen = p;
+			return false;
+		M.live = p;
 		M.cap = cap;
 	}
-	M.seen[M.n++] = (struct seen_module){ bias, name_hash };
-	return false;
+	M.live[M.n++] = (struct live_module){ bias, name_hash, module_no, true };
+	return true;
+}
+
+/* After a scan that listed every module (complete), the ones it did not
+ * list are gone: UNLOAD at `now`. */
+static void live_sweep(bool complete, uint64_t now)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < M.n; i++) {
+		struct ada_meta_unload u = { .module_no = M.live[i].module_no, .unload_tsc = now };
+
+		if (M.live[i].present || !complete) {
+			M.live[kept] = M.live[i];
+			M.live[kept++].present = false;
+			continue;
+		}
+		ada_meta_write(ADA_META_UNLOAD, &u, sizeof(u), NULL, 0);
+	}
+	M.n = kept;
 }
 
 static uint32_t build_id_from_note(const uint8_t *p, size_t len, uint8_t out[32])
@@ -259,8 +292,9 @@ static bool path_from_maps(uint64_t start, char *out, size_t len)
 }
 
 struct scan {
-	bool first; /* the first module listed: the executable */
-	bool all;   /* walk every module, even if nothing was loaded since */
+	bool first;   /* the first module listed: the executable */
+	bool all;     /* walk every module, even if nothing was loaded since */
+	bool stopped; /* nothing loaded or unloaded since: no module was listed */
 };
 
 static int visit(struct dl_phdr_info *info, void *ns, void *arg)
@@ -273,9 +307,12 @@ static int visit(struct dl_phdr_info *info, void *ns, void *arg)
 	(void)ns;
 	if (sc->first) {
 		sc->first = false;
-		if (info->dlpi_adds == M.adds && !sc->all)
-			return 1; /* nothing loaded since the last scan */
+		if (info->dlpi_adds == M.adds && info->dlpi_subs == M.subs && !sc->all) {
+			sc->stopped = true;
+			return 1; /* nothing loaded or unloaded since the last scan */
+		}
 		M.adds = info->dlpi_adds;
+		M.subs = info->dlpi_subs;
 		if (!*path) /* the executable has no name here */
 			path = ada_rt.exe;
 	}
@@ -284,9 +321,12 @@ static int visit(struct dl_phdr_info *info, void *ns, void *arg)
 		path = exe;
 	if (!*path || path[0] != '/') /* the vDSO: no file to symbolize from */
 		return 0;
-	if (seen_before(info->dlpi_addr, hash_str(path)))
+	if (live_find(info->dlpi_addr, hash_str(path)))
 		return 0;
-	m.module_no = M.next_no++;
+	m.module_no = M.next_no;
+	if (!live_add(info->dlpi_addr, hash_str(path), m.module_no))
+		return 0; /* cannot remember it: not recorded (its addresses stay unnamed) */
+	M.next_no++;
 	m.load_tsc = ada_arch_ticks();
 	ada_meta_write(ADA_META_MODULE, &m, sizeof(m), path, strlen(path) + 1);
 	return 0;
@@ -302,19 +342,29 @@ static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void ada_modmap_scan(bool all)
 {
-	struct scan sc = { true, all };
+	struct scan sc = { true, all, false };
+	bool partial;
 
 	pthread_mutex_lock(&scan_lock);
 	/* A module not readable yet is recorded by a later scan: this one must
-	 * not count as seeing everything dlpi_adds says was loaded. */
-	if (ada_modules_each(visit, &sc) < 0)
+	 * not count as seeing everything dlpi_adds says was loaded, nor take
+	 * what it did not list for unloaded. */
+	partial = ada_modules_each(visit, &sc) < 0;
+	if (partial)
 		M.adds = 0;
+	/* The time of the unloads: after the walk, because a module it did not
+	 * list was off the loader's list before it, after every event of its
+	 * code (its destructors included); and under scan_lock, because a
+	 * thread that loaded a module in its place returns from dlopen only
+	 * after a scan of its own (the dynamic hooks), so that module's
+	 * events come later (but for its constructors'). */
+	live_sweep(!partial && !sc.stopped, ada_arch_ticks());
 	pthread_mutex_unlock(&scan_lock);
 }
 
 void ada_modmap_reset(void)
 {
 	pthread_mutex_init(&scan_lock, NULL);
-	free(M.seen);
+	free(M.live);
 	memset(&M, 0, sizeof(M));
 }

@@ -58,6 +58,7 @@ enum ada_meta_type {
 				   * a ring file's unwritten events into the trace */
 	ADA_META_STACK = 15,      /* struct ada_meta_stack: thread_<N> records a
 				   * coroutine stack, not a thread's own */
+	ADA_META_UNLOAD = 16,     /* struct ada_meta_unload: a module is gone */
 };
 
 /* Why an event was not kept. ADA_DROP_NAMES are what the manifest and the
@@ -110,6 +111,15 @@ struct ada_meta_module {
 	uint64_t load_tsc;      /* when the runtime first saw it */
 	uint8_t build_id[32];
 	/* then: absolute path\0 */
+};
+
+/* The load MODULE record module_no describes was unmapped (dlclose): its
+ * address range may hold another module from then on. A module's lifetime
+ * is from its MODULE record to its UNLOAD record, if any. */
+struct ada_meta_unload {
+	uint32_t module_no;
+	uint32_t reserved;      /* 0 */
+	uint64_t unload_tsc;    /* when the runtime saw it gone: after every event of its code */
 };
 
 /* Function dictionary: fids first_fid .. first_fid+count-1 are these process

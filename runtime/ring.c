@@ -8,6 +8,10 @@
  * written (RAW_FORMAT.md §6). The file is allocated in full up front: a
  * sparse file on a full disk would raise SIGBUS in the program at its first
  * touch of a page. ADA_RINGS=anon keeps the ring in anonymous memory.
+ * Creating and allocating a file of 16 MiB takes tens of milliseconds, a
+ * slowdown a program that starts many short threads would notice: the
+ * rings of ended threads are kept (a few) and given to the next threads,
+ * their files renamed.
  *
  * Full: the thread waits for the writer (ADA_ON_FULL=wait, the default)
  * rather than dropping, so the index lane loses nothing on a busy machine.
@@ -17,6 +21,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -41,6 +46,86 @@ static void ring_path(char *buf, size_t len, uint32_t ordinal)
 			 (unsigned long long)ada_rt.start_ns);
 	else
 		snprintf(buf, len, "%s/thread_%u.ring", ada_rt.raw_dir, ordinal);
+}
+
+/* File-backed rings of ended threads, drained, for the next threads. */
+#define POOL_MAX 16
+
+struct pooled {
+	struct ada_ring_header *rh;
+	size_t len;
+	char path[4500];
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct pooled r[POOL_MAX];
+	unsigned n;
+} P = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* A kept ring of len bytes (a thread's or a coroutine stack's), its file
+ * renamed to path; NULL if none. */
+static struct ada_ring_header *pool_take(const char *path, size_t len)
+{
+	struct ada_ring_header *rh = NULL;
+	unsigned i;
+
+	pthread_mutex_lock(&P.lock);
+	for (i = 0; i < P.n && P.r[i].len != len; i++)
+		;
+	if (i < P.n) {
+		struct pooled k = P.r[i];
+
+		P.r[i] = P.r[--P.n];
+		if (rename(k.path, path) == 0) {
+			rh = k.rh;
+		} else {
+			unlink(k.path);
+			munmap(k.rh, k.len);
+		}
+	}
+	pthread_mutex_unlock(&P.lock);
+	if (rh) /* a new thread's ring: empty, at position 0 */
+		memset(rh, 0, HEADER_BYTES);
+	return rh;
+}
+
+void ada_ring_retire(struct ada_thread *td)
+{
+	bool kept = false;
+
+	if (td->ring_file) {
+		pthread_mutex_lock(&P.lock);
+		if (P.n < POOL_MAX) {
+			struct pooled *k = &P.r[P.n++];
+
+			k->rh = td->rh;
+			k->len = td->ring_bytes;
+			ring_path(k->path, sizeof(k->path), td->ordinal);
+			kept = true;
+		}
+		pthread_mutex_unlock(&P.lock);
+	}
+	if (kept) {
+		td->ring_file = false;
+		td->rh = NULL;
+		td->ring = NULL;
+		return;
+	}
+	ada_ring_remove(td);
+	ada_ring_unmap(td);
+}
+
+void ada_ring_pool_empty(bool remove)
+{
+	pthread_mutex_init(&P.lock, NULL); /* a fork child: the parent may have held it */
+	while (P.n) {
+		struct pooled *k = &P.r[--P.n];
+
+		if (remove)
+			unlink(k->path);
+		munmap(k->rh, k->len);
+	}
 }
 
 /* The file-backed mapping, or NULL (then the ring goes to anonymous memory:
@@ -88,7 +173,9 @@ int ada_ring_map(struct ada_thread *td)
 
 	if (file) {
 		ring_path(path, sizeof(path), td->ordinal);
-		rh = map_file(path, len);
+		rh = pool_take(path, len);
+		if (!rh)
+			rh = map_file(path, len);
 		file = rh != NULL;
 	}
 	if (!rh && !(rh = ada_map_zeroed(len)))

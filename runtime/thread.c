@@ -341,6 +341,7 @@ void ada_thread_fork_forget(void)
 
 	for (t = ada_rt.threads; t; t = t->next)
 		ada_ring_unmap(t);
+	ada_ring_pool_empty(false);
 	ada_rt.threads = NULL;
 	ada_rt.next_ordinal = 0;
 }

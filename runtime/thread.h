@@ -173,8 +173,11 @@ ada_stack_state(struct ada_thread *td, uintptr_t pos)
  * while the thread was already inside the runtime — a signal handler). pos
  * is the position of the frame the hook is about: the traced function's
  * return-address slot (fentry, mcount, PLT hooks) or its stack pointer at
- * the hook (cyg). */
-static inline __attribute__((always_inline)) struct ada_thread *ada_hook_begin(uintptr_t pos)
+ * the hook (cyg). A reentrant hook counts `events` dropped: 1 for each of
+ * cyg's two hooks, 2 for an entry hook whose return is then not hijacked
+ * (its RETURN is lost with its CALL). */
+static inline __attribute__((always_inline)) struct ada_thread *ada_hook_begin(uintptr_t pos,
+									      unsigned events)
 {
 	struct ada_thread *td = ada_self.td;
 
@@ -187,7 +190,7 @@ static inline __attribute__((always_inline)) struct ada_thread *ada_hook_begin(u
 		if (ada_self.busy != ADA_BUSY_HOOK)
 			return NULL;
 		if (!ada_guard_left_slow(td, pos)) {
-			td->rh->dropped[ADA_DROP_REENTRANT]++;
+			td->rh->dropped[ADA_DROP_REENTRANT] += events;
 			return NULL;
 		}
 	}

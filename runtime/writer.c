@@ -391,8 +391,7 @@ static void thread_retire(struct ada_thread *td, struct ada_thread *prev)
 			;
 		prev->next = td->next;
 	}
-	ada_ring_remove(td);
-	ada_ring_unmap(td);
+	ada_ring_retire(td);
 	if (td->shadow)
 		munmap(td->shadow, td->shadow_bytes);
 	if (td->dring)

@@ -92,7 +92,31 @@ struct thread_conv {
 	char detail_path[4300];
 	size_t clock_seg;
 	uint64_t last_ns;
+	/* The function of each open frame, by depth - 1: a RETURN names what
+	 * its CALL named, whatever was loaded at the address since. */
+	uint64_t *open_func;
+	size_t open_cap;
 };
+
+/* The function event (fid, kind, depth) at tick tsc names: a CALL's
+ * choice of the fid (resolve_call), the CALL's for the events that close
+ * its frame. 0 if out of memory. */
+static uint64_t frame_function(struct thread_conv *tc, uint64_t tsc, uint32_t fid, unsigned kind,
+			       uint32_t depth)
+{
+	if (depth > tc->open_cap) {
+		size_t cap = depth > 2 * tc->open_cap ? depth : 2 * tc->open_cap;
+		uint64_t *grown = realloc(tc->open_func, cap * sizeof(*grown));
+
+		if (!grown)
+			return 0;
+		tc->open_func = grown;
+		tc->open_cap = cap;
+	}
+	if (kind == ADA_RAW_CALL)
+		tc->open_func[depth - 1] = resolve_call(tc->cp, fid, tsc);
+	return tc->open_func[depth - 1];
+}
 
 /* The detail record of index event `ev`, which is about to be appended:
  * ev->detail_seq is set to the record's ordinal. */
@@ -132,7 +156,7 @@ static int emit(struct thread_conv *tc, uint64_t tsc, uint32_t fid, unsigned kin
 		const struct raw_event *rev)
 {
 	struct atf_event ev = {
-		.function_id = tc->cp->fid_func[fid],
+		.function_id = frame_function(tc, tsc, fid, kind, depth),
 		.thread_id = tc->ct->id,
 		.call_depth = depth,
 		.detail_seq = ATF_NO_DETAIL,
@@ -140,6 +164,8 @@ static int emit(struct thread_conv *tc, uint64_t tsc, uint32_t fid, unsigned kin
 	uint64_t ns = clock_map_ns(&tc->cp->clock, tsc, &tc->clock_seg);
 	int err;
 
+	if (!ev.function_id)
+		return -ENOMEM;
 	/* Converted times never step back either (rounding at segment ends). */
 	if (ns < tc->last_ns)
 		ns = tc->last_ns;
@@ -250,6 +276,7 @@ static int convert_thread(struct conv_process *cp, struct conv_thread *ct, const
 		return -EIO;
 	}
 	err = convert_stream(&tc, s, pg);
+	free(tc.open_func);
 	ct->truncated = raw_stream_truncated(s);
 	for (r = 0; r < ADA_DROP_NREASONS; r++)
 		ct->dropped[r] = ct->raw->ended ? ct->raw->end.dropped[r] : raw_stream_lost(s)[r];

@@ -10,12 +10,23 @@
 #include "raw.h"
 #include "symtab.h"
 
-/* A module as the manifest lists it: ATF module_id = index + 1. */
+/* A module as the manifest lists it, one per load: ATF module_id = index
+ * + 1. Loads of one file share its function table (the first one's). */
 struct conv_module {
 	const struct raw_module *raw;  /* NULL for the module of unmapped addresses */
 	struct ada_symtab *st;         /* NULL if the file could not be read */
+	bool owns_st;                  /* st was loaded for this module, not shared */
 	unsigned hooks;                /* ADA_HOOK_*: how it was instrumented */
 	char hash[17];
+};
+
+/* What a fid names while one load holds its address. A fid's choices are
+ * in load order (the loads that ever held its address); an event at tick t
+ * takes the first whose until_tsc >= t, the last if none does. */
+struct conv_choice {
+	uint64_t until_tsc;            /* the load's end: its UNLOAD, else the next load's start */
+	uint64_t func;                 /* ATF function_id */
+	bool used;                     /* an event took it: the manifest lists it */
 };
 
 /* How a thread's record ended: what its frames still open were open at. */
@@ -47,8 +58,8 @@ struct conv_process {
 	struct clock_map clock;
 	struct conv_module *modules;
 	size_t nmodules;
-	uint64_t *fid_func;            /* fid → ATF function_id */
-	uint32_t *fid_module;          /* fid → index into modules */
+	struct conv_choice *choices;
+	size_t *fid_choices;           /* fid's choices: [fid_choices[fid], fid_choices[fid + 1]) */
 	struct conv_thread *threads;
 	size_t nthreads;
 	uint64_t events;
@@ -78,6 +89,8 @@ int recover_process(struct raw_process *p, bool quiet, bool *changed);
 
 /* resolve.c: modules, symbol tables and fid → function_id. */
 int resolve_functions(struct conv_process *cp);
+/* The function fid names at tick tsc (a CALL's): marked used. */
+uint64_t resolve_call(struct conv_process *cp, uint32_t fid, uint64_t tsc);
 void resolve_free(struct conv_process *cp);
 
 #endif

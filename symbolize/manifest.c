@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "atf.h"
@@ -146,6 +147,18 @@ static const char *module_mode(const struct conv_process *cp, const struct conv_
 	return mode_name(hooks, buf, len);
 }
 
+/* A load's lifetime: when the runtime saw it loaded, and unloaded. */
+static void put_lifetime(struct json_writer *w, const struct conv_process *cp,
+			 const struct raw_module *rm)
+{
+	size_t seg = 0;
+
+	json_put_u64(w, "load_ns", clock_map_ns(&cp->clock, rm->m.load_tsc, &seg));
+	seg = 0;
+	if (rm->unloaded)
+		json_put_u64(w, "unload_ns", clock_map_ns(&cp->clock, rm->unload_tsc, &seg));
+}
+
 static void put_modules(struct json_writer *w, const struct conv_process *cp)
 {
 	char uuid[65], mode[32];
@@ -168,19 +181,68 @@ static void put_modules(struct json_writer *w, const struct conv_process *cp)
 		json_put_str(w, "function_table_hash", cm->hash);
 		json_put_hex(w, "load_bias", m ? m->bias : 0, 1);
 		json_put_u64(w, "function_count", cm->st ? cm->st->nfuncs : 0);
+		if (m)
+			put_lifetime(w, cp, cm->raw);
 		json_put_str(w, "mode", module_mode(cp, cm, mode, sizeof(mode)));
 		json_close(w);
 	}
 	json_close(w);
 }
 
-static void put_symbols(struct json_writer *w, const struct conv_process *cp)
+static int cmp_u64(const void *a, const void *b)
 {
-	size_t fid;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Every function an event names, once, in fid order: fids whose addresses
+ * several loads held name several, and two fids may name one function. */
+static uint64_t *used_functions(const struct conv_process *cp, size_t *n)
+{
+	size_t c, k, m = 0, total = cp->fid_choices[cp->raw.nfids + 1];
+	uint64_t *ids = malloc((total ? total : 1) * sizeof(*ids));
+	uint64_t *sorted = malloc((total ? total : 1) * sizeof(*sorted));
+	bool *listed = calloc(total ? total : 1, sizeof(*listed));
+
+	*n = 0;
+	if (!ids || !sorted || !listed) {
+		free(ids);
+		ids = NULL;
+		goto out;
+	}
+	for (c = 0; c < total; c++)
+		if (cp->choices[c].used)
+			sorted[m++] = cp->choices[c].func;
+	qsort(sorted, m, sizeof(*sorted), cmp_u64);
+	for (c = 0; c < total; c++) {
+		const uint64_t *at;
+
+		if (!cp->choices[c].used)
+			continue;
+		at = bsearch(&cp->choices[c].func, sorted, m, sizeof(*sorted), cmp_u64);
+		/* the first of equal ids stands for them all */
+		for (k = (size_t)(at - sorted); k > 0 && sorted[k - 1] == *at; k--)
+			;
+		if (!listed[k]) {
+			listed[k] = true;
+			ids[(*n)++] = *at;
+		}
+	}
+out:
+	free(sorted);
+	free(listed);
+	return ids;
+}
+
+static void put_symbols(struct json_writer *w, const struct conv_process *cp, const uint64_t *ids,
+			size_t n)
+{
+	size_t i;
 
 	json_open(w, "symbols", '[');
-	for (fid = 1; fid <= cp->raw.nfids; fid++) {
-		uint64_t id = cp->fid_func[fid];
+	for (i = 0; i < n; i++) {
+		uint64_t id = ids[i];
 		const struct ada_func *f = &cp->modules[(id >> 32) - 1].st->funcs[(uint32_t)id - 1];
 
 		json_open(w, NULL, '{');
@@ -356,13 +418,18 @@ int manifest_write(const char *out_dir, const struct conv_process *cp)
 	uint64_t totals[ADA_DROP_NREASONS] = { 0 };
 	struct json_writer w;
 	char path[4300];
+	size_t nids;
+	uint64_t *ids = used_functions(cp, &nids);
 	FILE *f;
 	int bad;
 
+	if (!ids)
+		return -ENOMEM;
 	snprintf(path, sizeof(path), "%s/manifest.json", out_dir);
 	f = fopen(path, "w");
 	if (!f) {
 		fprintf(stderr, "ada-symbolize: %s: %s\n", path, strerror(errno));
+		free(ids);
 		return -errno;
 	}
 	json_writer_init(&w, f);
@@ -371,7 +438,8 @@ int manifest_write(const char *out_dir, const struct conv_process *cp)
 	put_threads(&w, cp, totals);
 	put_drops(&w, "dropped", totals);
 	put_modules(&w, cp);
-	put_symbols(&w, cp);
+	put_symbols(&w, cp, ids, nids);
+	free(ids);
 	json_close(&w);
 	fputc('\n', f);
 	bad = ferror(f);

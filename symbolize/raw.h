@@ -14,9 +14,12 @@
 
 #include "raw_format.h"
 
+/* One load of a module: from its MODULE record to its UNLOAD record. */
 struct raw_module {
 	struct ada_meta_module m;
 	char *path;
+	bool unloaded;               /* an UNLOAD record names it */
+	uint64_t unload_tsc;
 };
 
 struct raw_thread {
@@ -55,7 +58,7 @@ struct raw_process {
 	char *config;                /* "key=value" strings joined with spaces */
 	struct ada_meta_clock *clocks;
 	size_t nclocks;
-	struct raw_module *modules;
+	struct raw_module *modules;  /* in file order: the order they were loaded */
 	size_t nmodules;
 	uint64_t *fid_addr;          /* fid_addr[fid], fid 1..nfids */
 	size_t nfids;

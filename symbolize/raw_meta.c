@@ -220,6 +220,27 @@ static int add_recovered(struct raw_process *p, const uint8_t *rec)
 	return 0;
 }
 
+/* The module it names must have been recorded before, and not unloaded. */
+static int add_unload(struct raw_process *p, const uint8_t *rec)
+{
+	struct ada_meta_unload u;
+	size_t i;
+
+	memcpy(&u, rec, sizeof(u));
+	for (i = p->nmodules; i-- > 0;) {
+		struct raw_module *m = &p->modules[i];
+
+		if (m->m.module_no != u.module_no)
+			continue;
+		if (m->unloaded)
+			break;
+		m->unloaded = true;
+		m->unload_tsc = u.unload_tsc;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, size_t size)
 {
 	static const size_t min_size[] = {
@@ -238,9 +259,10 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		[ADA_META_CRASH] = sizeof(struct ada_meta_crash),
 		[ADA_META_RECOVERED] = sizeof(struct ada_meta_recovered),
 		[ADA_META_STACK] = sizeof(struct ada_meta_stack),
+		[ADA_META_UNLOAD] = sizeof(struct ada_meta_unload),
 	};
 	struct raw_thread t = { 0 };
-	struct raw_module m;
+	struct raw_module m = { 0 };
 
 	if (type >= sizeof(min_size) / sizeof(min_size[0]) || type == 0)
 		return 0; /* a newer writer's record: skip it */
@@ -306,6 +328,8 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		return add_recovered(p, rec);
 	case ADA_META_STACK:
 		return add_stack(p, rec);
+	case ADA_META_UNLOAD:
+		return add_unload(p, rec);
 	}
 	return 0;
 }

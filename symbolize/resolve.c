@@ -1,13 +1,21 @@
 /* resolve.c - from the raw function dictionary (fid → process address) to ATF
  * function ids (module_id << 32 | symbol_index).
  *
- * Every address is placed in the module whose loaded range holds it (the one
- * loaded last, if a range was reused after dlclose) and looked up in that
- * file's symbols. Addresses with no symbol get synthetic entries (named by
- * the trace's HOOKED records where it has one), which shift the dense
- * indices, so all of a module's addresses are known before any index is read
- * and the function_table_hash is taken from the final table. Modules are
- * numbered from 1 in load order, counting only those the trace points into.
+ * A module is an address range and a lifetime: each load (MODULE record)
+ * holds its range until its UNLOAD record, after which another load may
+ * hold the same addresses (dlclose, then a dlopen the loader puts there).
+ * The runtime's fids are addresses, so one fid may name a function of each
+ * load that held its address: those are its choices, in load order, and an
+ * event takes the one whose load held the address at the event's tick.
+ * Each load is a module of its own in the manifest (its own base address
+ * and times); loads of one file share its function table.
+ *
+ * Every choice's address is looked up in its load's file symbols.
+ * Addresses with no symbol get synthetic entries (named by the trace's
+ * HOOKED records where it has one), which shift the dense indices, so all
+ * of a table's addresses are known before any index is read and the
+ * function_table_hash is taken from the final table. Modules are numbered
+ * from 1 in load order, counting only those the trace points into.
  */
 #include <elf.h>
 #include <errno.h>
@@ -19,19 +27,24 @@
 
 #define UNMAPPED UINT32_MAX
 
-static uint32_t module_of(const struct raw_process *p, uint64_t addr)
+static bool holds(const struct raw_module *rm, uint64_t addr)
 {
-	uint32_t best = UNMAPPED;
-	size_t i;
+	return addr >= rm->m.bias + rm->m.vaddr_lo && addr < rm->m.bias + rm->m.vaddr_hi;
+}
 
-	for (i = 0; i < p->nmodules; i++) {
-		const struct ada_meta_module *m = &p->modules[i].m;
+/* When load i of the process stops holding its range: its UNLOAD, else
+ * (a trace from before UNLOAD records, a scan that missed it) when a later
+ * load of the same addresses was seen, else never. */
+static uint64_t load_end(const struct raw_process *p, size_t i, uint64_t addr)
+{
+	size_t j;
 
-		if (addr >= m->bias + m->vaddr_lo && addr < m->bias + m->vaddr_hi &&
-		    (best == UNMAPPED || m->load_tsc >= p->modules[best].m.load_tsc))
-			best = (uint32_t)i;
-	}
-	return best;
+	if (p->modules[i].unloaded)
+		return p->modules[i].unload_tsc;
+	for (j = i + 1; j < p->nmodules; j++)
+		if (holds(&p->modules[j], addr))
+			return p->modules[j].m.load_tsc;
+	return UINT64_MAX;
 }
 
 static uint16_t machine_of(uint8_t arch)
@@ -71,42 +84,125 @@ static int check_identity(const struct raw_process *p, const struct raw_module *
 	return 0;
 }
 
-/* Assigns module_ids to the modules fids point into, loading their symbols. */
-static int place_modules(struct conv_process *cp, uint32_t *raw_to_conv)
+/* The raw modules (loads) that ever held each fid's address, in load order,
+ * into cp->fid_choices and *raw_of (p->nmodules for an address no load
+ * held: one choice, the module of unmapped addresses). */
+static int list_choices(struct conv_process *cp, uint32_t **raw_of)
 {
 	const struct raw_process *p = &cp->raw;
-	size_t fid, i;
+	size_t fid, i, n = 0;
 
+	cp->fid_choices = calloc(p->nfids + 2, sizeof(*cp->fid_choices));
+	if (!cp->fid_choices)
+		return -ENOMEM;
+	for (fid = 1; fid <= p->nfids; fid++) {
+		size_t k = 0;
+
+		for (i = 0; i < p->nmodules; i++)
+			k += holds(&p->modules[i], p->fid_addr[fid]);
+		cp->fid_choices[fid] = n;
+		n += k ? k : 1;
+	}
+	cp->fid_choices[p->nfids + 1] = n;
+	cp->choices = calloc(n ? n : 1, sizeof(*cp->choices));
+	*raw_of = malloc((n ? n : 1) * sizeof(**raw_of));
+	if (!cp->choices || !*raw_of)
+		return -ENOMEM;
+	for (fid = 1; fid <= p->nfids; fid++) {
+		size_t c = cp->fid_choices[fid];
+
+		for (i = 0; i < p->nmodules; i++)
+			if (holds(&p->modules[i], p->fid_addr[fid])) {
+				cp->choices[c].until_tsc = load_end(p, i, p->fid_addr[fid]);
+				(*raw_of)[c++] = (uint32_t)i;
+			}
+		if (c == cp->fid_choices[fid]) {
+			cp->choices[c].until_tsc = UINT64_MAX;
+			(*raw_of)[c] = (uint32_t)p->nmodules;
+		}
+	}
+	return 0;
+}
+
+/* An earlier load of the same file (same path, same build-id), whose
+ * function table this one shares; NULL if none. */
+static struct conv_module *same_file(struct conv_process *cp, const struct raw_module *rm)
+{
+	size_t i;
+
+	for (i = 0; i < cp->nmodules; i++) {
+		const struct raw_module *o = cp->modules[i].raw;
+
+		if (o && cp->modules[i].owns_st && !strcmp(o->path, rm->path) &&
+		    o->m.build_id_len == rm->m.build_id_len &&
+		    !memcmp(o->m.build_id, rm->m.build_id, rm->m.build_id_len))
+			return &cp->modules[i];
+	}
+	return NULL;
+}
+
+/* The module's function table: its file's, loaded once per file. */
+static int load_table(struct conv_process *cp, struct conv_module *cm)
+{
+	struct conv_module *first = same_file(cp, cm->raw);
+	int err;
+
+	if (first) {
+		cm->st = first->st;
+		cm->hooks = first->hooks;
+		return 0;
+	}
+	err = ada_symtab_load(cm->raw->path, &cm->st);
+	if (err)
+		return err;
+	cm->owns_st = true;
+	err = check_identity(&cp->raw, cm->raw, cm->st);
+	if (err)
+		return err;
+	cm->hooks = ada_elf_hooks(cm->raw->path);
+	return 0;
+}
+
+/* Assigns module_ids to the loads choices point into, loading their
+ * symbols; raw_of[c] becomes choice c's index into cp->modules. */
+static int place_modules(struct conv_process *cp, uint32_t *raw_of, size_t nchoices)
+{
+	const struct raw_process *p = &cp->raw;
+	uint32_t *raw_to_conv = malloc((p->nmodules + 1) * sizeof(*raw_to_conv));
+	size_t c, i;
+	int err = -ENOMEM;
+
+	cp->modules = calloc(p->nmodules + 1, sizeof(*cp->modules));
+	if (!raw_to_conv || !cp->modules)
+		goto out;
 	for (i = 0; i <= p->nmodules; i++)
 		raw_to_conv[i] = UNMAPPED;
-	for (fid = 1; fid <= p->nfids; fid++) {
-		uint32_t r = module_of(p, p->fid_addr[fid]);
-
-		raw_to_conv[r == UNMAPPED ? p->nmodules : r] = 0; /* used */
-	}
-	cp->modules = calloc(p->nmodules + 1, sizeof(*cp->modules));
-	if (!cp->modules)
-		return -ENOMEM;
+	for (c = 0; c < nchoices; c++)
+		raw_to_conv[raw_of[c]] = 0; /* used */
 	for (i = 0; i <= p->nmodules; i++) {
 		struct conv_module *cm;
-		int err;
 
 		if (raw_to_conv[i] == UNMAPPED)
 			continue;
 		raw_to_conv[i] = (uint32_t)cp->nmodules;
 		cm = &cp->modules[cp->nmodules++];
-		if (i == p->nmodules)
-			continue; /* addresses in no module: synthetic names only */
+		if (i == p->nmodules) { /* addresses in no module: synthetic names only */
+			cm->owns_st = true;
+			if (!(cm->st = ada_symtab_empty("[unmapped]")))
+				goto out;
+			continue;
+		}
 		cm->raw = &p->modules[i];
-		err = ada_symtab_load(cm->raw->path, &cm->st);
+		err = load_table(cp, cm);
 		if (err)
-			return err;
-		err = check_identity(p, cm->raw, cm->st);
-		if (err)
-			return err;
-		cm->hooks = ada_elf_hooks(cm->raw->path);
+			goto out;
 	}
-	return 0;
+	for (c = 0; c < nchoices; c++)
+		raw_of[c] = raw_to_conv[raw_of[c]];
+	err = 0;
+out:
+	free(raw_to_conv);
+	return err;
 }
 
 static uint64_t vaddr_of(const struct conv_module *cm, uint64_t addr)
@@ -114,78 +210,105 @@ static uint64_t vaddr_of(const struct conv_module *cm, uint64_t addr)
 	return cm->raw ? addr - cm->raw->m.bias : addr;
 }
 
+/* The fid whose choices hold choice c. */
+static size_t fid_of_choice(const struct conv_process *cp, size_t c, size_t *fid)
+{
+	while (cp->fid_choices[*fid + 1] <= c)
+		(*fid)++;
+	return *fid;
+}
+
+/* Final indices of one function table (shared by the loads of one file),
+ * source lines for the addresses the choices name in it. */
+static int finalize_table(struct conv_process *cp, const uint32_t *mod_of, size_t nchoices,
+			  struct conv_module *owner)
+{
+	const struct raw_process *p = &cp->raw;
+	uint64_t *want = malloc((nchoices ? nchoices : 1) * sizeof(*want));
+	size_t c, fid = 1, n = 0;
+	int err;
+
+	if (!want)
+		return -ENOMEM;
+	for (c = 0; c < nchoices; c++) {
+		const struct conv_module *cm = &cp->modules[mod_of[c]];
+
+		if (cm->st == owner->st)
+			want[n++] = vaddr_of(cm, p->fid_addr[fid_of_choice(cp, c, &fid)]);
+	}
+	err = ada_symtab_finalize(owner->st, want, n);
+	free(want);
+	if (!err)
+		ada_symtab_hash(owner->st, owner->hash);
+	return err;
+}
+
 int resolve_functions(struct conv_process *cp)
 {
 	const struct raw_process *p = &cp->raw;
-	uint32_t *raw_to_conv = malloc((p->nmodules + 1) * sizeof(*raw_to_conv));
-	size_t fid, i;
-	int err = -ENOMEM;
+	uint32_t *mod_of = NULL;
+	size_t c, i, fid, nchoices;
+	int err = list_choices(cp, &mod_of);
 
-	cp->fid_func = calloc(p->nfids + 1, sizeof(*cp->fid_func));
-	cp->fid_module = calloc(p->nfids + 1, sizeof(*cp->fid_module));
-	if (!raw_to_conv || !cp->fid_func || !cp->fid_module)
-		goto out;
-	err = place_modules(cp, raw_to_conv);
 	if (err)
 		goto out;
-	for (fid = 1; fid <= p->nfids; fid++) {
-		uint32_t r = module_of(p, p->fid_addr[fid]);
-
-		cp->fid_module[fid] = raw_to_conv[r == UNMAPPED ? p->nmodules : r];
-	}
+	nchoices = cp->fid_choices[p->nfids + 1];
+	err = place_modules(cp, mod_of, nchoices);
+	if (err)
+		goto out;
 	/* Pass 1: synthetic entries for addresses no symbol holds, and for
 	 * library functions reached through hooked PLT/GOT slots that no
 	 * symbol starts at (an IFUNC implementation of a stripped libc): those
 	 * take the name the caller used, "strlen" rather than "libc.so.6+0x…". */
-	for (i = 0; i < cp->nmodules; i++) {
-		struct conv_module *cm = &cp->modules[i];
+	for (c = 0, fid = 1; c < nchoices; c++) {
+		struct conv_module *cm = &cp->modules[mod_of[c]];
+		uint64_t addr = p->fid_addr[fid_of_choice(cp, c, &fid)];
 
-		if (!cm->st && !(cm->st = ada_symtab_empty("[unmapped]"))) {
-			err = -ENOMEM;
-			goto out;
-		}
+		ada_symtab_add_synthetic(cm->st, vaddr_of(cm, addr), raw_process_hooked_name(p, addr));
 	}
-	for (fid = 1; fid <= p->nfids; fid++) {
-		struct conv_module *cm = &cp->modules[cp->fid_module[fid]];
-		uint64_t va = vaddr_of(cm, p->fid_addr[fid]);
-
-		ada_symtab_add_synthetic(cm->st, va, raw_process_hooked_name(p, p->fid_addr[fid]));
-	}
-	/* Pass 2: final indices, source lines for the functions that occur. */
-	for (i = 0; i < cp->nmodules; i++) {
-		struct conv_module *cm = &cp->modules[i];
-		uint64_t *want = malloc((p->nfids + 1) * sizeof(*want));
-		size_t n = 0;
-
-		if (!want) {
-			err = -ENOMEM;
+	/* Pass 2: final indices, once per table. */
+	for (i = 0; i < cp->nmodules; i++)
+		if (cp->modules[i].owns_st && (err = finalize_table(cp, mod_of, nchoices, &cp->modules[i])))
 			goto out;
-		}
-		for (fid = 1; fid <= p->nfids; fid++)
-			if (cp->fid_module[fid] == i)
-				want[n++] = vaddr_of(cm, p->fid_addr[fid]);
-		err = ada_symtab_finalize(cm->st, want, n);
-		free(want);
-		if (err)
-			goto out;
-		ada_symtab_hash(cm->st, cm->hash);
-	}
-	for (fid = 1; fid <= p->nfids; fid++) {
-		uint32_t m = cp->fid_module[fid];
-		long idx = ada_symtab_lookup(cp->modules[m].st, vaddr_of(&cp->modules[m], p->fid_addr[fid]));
+	for (i = 0; i < cp->nmodules; i++)
+		if (!cp->modules[i].owns_st)
+			memcpy(cp->modules[i].hash, same_file(cp, cp->modules[i].raw)->hash,
+			       sizeof(cp->modules[i].hash));
+	for (c = 0, fid = 1; c < nchoices; c++) {
+		uint32_t m = mod_of[c];
+		uint64_t addr = p->fid_addr[fid_of_choice(cp, c, &fid)];
+		long idx = ada_symtab_lookup(cp->modules[m].st, vaddr_of(&cp->modules[m], addr));
 
 		if (idx < 0) { /* finalize merged every synthetic address */
 			err = -EINVAL;
 			fprintf(stderr, "ada-symbolize: internal error: no entry for 0x%llx\n",
-				(unsigned long long)p->fid_addr[fid]);
+				(unsigned long long)addr);
 			goto out;
 		}
-		cp->fid_func[fid] = (uint64_t)(m + 1) << 32 | (uint64_t)(idx + 1);
+		cp->choices[c].func = (uint64_t)(m + 1) << 32 | (uint64_t)(idx + 1);
 	}
 	err = 0;
 out:
-	free(raw_to_conv);
+	free(mod_of);
 	return err;
+}
+
+uint64_t resolve_call(struct conv_process *cp, uint32_t fid, uint64_t tsc)
+{
+	size_t lo = cp->fid_choices[fid], hi = cp->fid_choices[fid + 1] - 1;
+
+	/* The first choice whose load still held the address at tsc: loads of
+	 * one address follow each other, so their ends increase. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cp->choices[mid].until_tsc >= tsc)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	cp->choices[lo].used = true;
+	return cp->choices[lo].func;
 }
 
 void resolve_free(struct conv_process *cp)
@@ -193,11 +316,11 @@ void resolve_free(struct conv_process *cp)
 	size_t i;
 
 	for (i = 0; i < cp->nmodules; i++)
-		if (cp->modules[i].st)
+		if (cp->modules[i].owns_st)
 			ada_symtab_free(cp->modules[i].st);
 	free(cp->modules);
-	free(cp->fid_func);
-	free(cp->fid_module);
+	free(cp->choices);
+	free(cp->fid_choices);
 	cp->modules = NULL;
 	cp->nmodules = 0;
 }

@@ -13,10 +13,17 @@
  *
  * tests/e2e/progs/fork_jump.c siglongjmps out of fork() (the runtime's fork
  * handlers must not be left half done).
+ *
+ * tests/e2e/progs/sig_count.c calls tick() from a handler every 20 us while
+ * main calls work(): a call made in a handler that interrupted a hook is
+ * not recorded, and is counted as reentrant for both its events, in every
+ * mode (fentry counted one: the entry, not the RETURN it then loses), so
+ * events written + reentrant = 2 x calls, exactly.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -91,6 +98,46 @@ static void siglongjmp_out_of_fork_keeps_the_thread_traced(void **state)
 	tr_pass(tc);
 }
 
+static void check_sig_count(struct tr_case *tc, const char *mode)
+{
+	const char *const plain[] = { "-O2", NULL }, *const traced[] = { "-O2", mode, NULL };
+	unsigned long long calls = 0;
+	const struct tr_thread *th;
+
+	tr_build(tc, NULL, "gcc", "sig_count", "sig_count.plain", plain);
+	tr_build(tc, NULL, TR_ADACC, "sig_count", "sig_count", traced);
+	tr_run_pair(tc, "sig_count", NULL, NULL, 0);
+	assert_string_equal(tc->traced.out, "done\n");
+	if (sscanf(tc->traced.err, "calls %llu", &calls) != 1)
+		fail_msg("no call count on stderr: %s", tc->traced.err);
+	tr_symbolize(tc, NULL);
+	tr_load_manifest(tc, NULL);
+	th = &tc->mf.threads[0];
+	for (unsigned r = 0; r < TR_NDROPS; r++)
+		if (r != TR_REENTRANT)
+			assert_int_equal(th->dropped[r], 0);
+	if (th->events + th->dropped[TR_REENTRANT] != 2 * calls)
+		fail_msg("%s: %llu events written + %llu reentrant, for %llu calls", mode,
+			 (unsigned long long)th->events,
+			 (unsigned long long)th->dropped[TR_REENTRANT], calls);
+	tr_pass(tc);
+}
+
+static void calls_lost_in_a_handler_count_both_events_fentry(void **state)
+{
+	check_sig_count(*state, "--ada-mode=fentry");
+}
+
+static void calls_lost_in_a_handler_count_both_events_mcount(void **state)
+{
+	check_sig_count(*state, "--ada-mode=mcount");
+}
+
+static void calls_lost_in_a_handler_count_both_events_cyg(void **state)
+{
+	check_sig_count(*state, "--ada-mode=cyg");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -101,6 +148,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(handler_calls_nest_under_the_interrupted_frame_O2,
 						tr_setup, tr_teardown),
 		cmocka_unit_test_setup_teardown(siglongjmp_out_of_fork_keeps_the_thread_traced,
+		cmocka_unit_test_setup_teardown(calls_lost_in_a_handler_count_both_events_fentry,
+						tr_setup, tr_teardown),
+		cmocka_unit_test_setup_teardown(calls_lost_in_a_handler_count_both_events_mcount,
+						tr_setup, tr_teardown),
+		cmocka_unit_test_setup_teardown(calls_lost_in_a_handler_count_both_events_cyg,
 						tr_setup, tr_teardown),
 	};
 

@@ -1,7 +1,7 @@
 /* test_raw_meta_v3.c - what format version 3 added to process.meta: RING,
  * CRASH and RECOVERED records load into struct raw_process, THREAD_END
  * carries waits; version 2 files (80-byte THREAD_END, none of the new
- * records) still load; a new record shorter than its struct, or a RING whose
+ * records) still load; UNLOAD ends the load it names; a new record shorter than its struct, or a RING whose
  * path is unterminated or empty, is refused with one line naming the file,
  * the record's type, size and offset. */
 #include <errno.h>
@@ -270,6 +270,64 @@ static void test_raw_meta_recovered_shorter_than_its_struct_is_refused(void **st
 	expect_last_refused(ADA_META_RECOVERED, 16, at);
 }
 
+/* ---- UNLOAD ---------------------------------------------------------------------- */
+
+static void module(uint32_t no, uint64_t bias, uint64_t load_tsc)
+{
+	struct ada_meta_module m = { .module_no = no, .bias = bias, .vaddr_hi = 0x4000,
+				     .load_tsc = load_tsc };
+
+	rf_meta_record(&meta, ADA_META_MODULE, &m, sizeof(m), "/lib/liba.so", 13);
+}
+
+static void unload(uint32_t no, uint64_t tsc)
+{
+	struct ada_meta_unload u = { .module_no = no, .unload_tsc = tsc };
+
+	rf_meta_record(&meta, ADA_META_UNLOAD, &u, sizeof(u), NULL, 0);
+}
+
+/* The same file at the same address twice, a load each, the first ended. */
+static void test_raw_meta_unload_ends_the_load_it_names(void **state)
+{
+	(void)state;
+	start(3);
+	module(0, 0x7f0000000000, 100);
+	unload(0, 200);
+	module(1, 0x7f0000000000, 300);
+	assert_int_equal(load(), 0);
+	assert_string_equal(captured, "");
+	assert_int_equal(proc.nmodules, 2);
+	assert_true(proc.modules[0].unloaded);
+	assert_int_equal(proc.modules[0].unload_tsc, 200);
+	assert_false(proc.modules[1].unloaded);
+}
+
+static void test_raw_meta_unload_of_no_recorded_module_is_refused(void **state)
+{
+	size_t at;
+
+	(void)state;
+	start(3);
+	module(0, 0x7f0000000000, 100);
+	at = meta.len;
+	unload(1, 200);
+	expect_last_refused(ADA_META_UNLOAD, 16, at);
+}
+
+static void test_raw_meta_unload_twice_is_refused(void **state)
+{
+	size_t at;
+
+	(void)state;
+	start(3);
+	module(0, 0x7f0000000000, 100);
+	unload(0, 200);
+	at = meta.len;
+	unload(0, 300);
+	expect_last_refused(ADA_META_UNLOAD, 16, at);
+}
+
 /* ---- where appending may start ----------------------------------------------------- */
 
 static void test_raw_meta_end_is_after_the_last_whole_record(void **state)
@@ -306,6 +364,9 @@ int main(void)
 		T(test_raw_meta_recovered_records_add_up_per_thread),
 		T(test_raw_meta_recovered_shorter_than_its_struct_is_refused),
 		T(test_raw_meta_end_is_after_the_last_whole_record),
+		T(test_raw_meta_unload_ends_the_load_it_names),
+		T(test_raw_meta_unload_of_no_recorded_module_is_refused),
+		T(test_raw_meta_unload_twice_is_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup_group, teardown_group);
