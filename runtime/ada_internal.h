@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "thread.h"
@@ -73,6 +74,9 @@ ADA_HIDDEN extern struct ada_runtime ada_rt;
 ADA_HIDDEN void ada_before_exec(void);
 /* Flushes every ring before _exit ends the process (init.c). */
 ADA_HIDDEN void ada_before__exit(void);
+/* Finds libc's exec functions (exec.c), so that a vfork child's exec does
+ * not have to: dlsym takes the loader's lock and may allocate. */
+ADA_HIDDEN void ada_exec_resolve(void);
 
 /* ---- threads (thread.c) -------------------------------------------------------- */
 /* The calling thread ends by pthread_exit (mcount/unwind.c's interposer). */
@@ -96,6 +100,21 @@ ADA_HIDDEN void ada_stack_register(uintptr_t lo, size_t size);
 ADA_HIDDEN void ada_thread_exit(void *td);
 /* The calling thread is the runtime's own (the writer): never traced. */
 ADA_HIDDEN void ada_thread_untraced(void);
+/* vfork (mcount/<arch>/vfork.S). The child runs on the parent's memory, the
+ * calling thread's state and TLS included, until it execs or _exits. In the
+ * parent, before the system call, enter makes the thread untraced and
+ * returns what it was, so the child records nothing and writes nothing of
+ * ours; leave, in the parent once the child has gone, puts it back and turns
+ * the system call's result into vfork's (-1 and errno). */
+struct ada_vfork_saved {
+	struct ada_thread *td;
+	uintptr_t state;
+};
+ADA_HIDDEN struct ada_vfork_saved ada_vfork_enter(void);
+ADA_HIDDEN pid_t ada_vfork_leave(long ret, struct ada_thread *td, uintptr_t state);
+/* A vfork child runs on this thread's memory: the exit, exec and crash
+ * paths must leave the parent's trace, writer and files alone. */
+ADA_HIDDEN bool ada_in_vfork_child(void);
 /* Around the runtime's work on a program thread (flushes, hooking passes):
  * calls it makes through hooked slots are not the program's and are not
  * recorded. Sets the thread up if it has no state yet; NULL if untraced. */

@@ -7,9 +7,15 @@
  * order), flush, and call the real function found with RTLD_NEXT (_exit
  * makes the system call itself). The execl* family is variadic; it is turned
  * into the matching execv* call here, as libc would do.
+ *
+ * In a vfork child (mcount/<arch>/vfork.S) there is nothing of its own to
+ * flush, and the writer and rings are the parent's: ada_before_exec and
+ * ada_before__exit do nothing there, and the real functions were found
+ * before the vfork.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -22,27 +28,43 @@ typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execvp_fn)(const char *, char *const[]);
 typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
 
-static void *real(const char *name)
+/* libc's definitions, found once, at load time (or by an exec or a vfork
+ * that comes first, from another library's constructor): a vfork child
+ * must not call dlsym (it takes the loader's lock, which another thread of
+ * the parent may hold, and may allocate from the parent's heap). */
+static struct {
+	execve_fn execve;
+	execvp_fn execvp;
+	execvpe_fn execvpe;
+	bool done;
+} reals;
+
+void ada_exec_resolve(void)
 {
 	uint32_t saved;
-	struct ada_thread *td = ada_runtime_begin(&saved);
-	void *fn = dlsym(RTLD_NEXT, name); /* its own library calls are not the program's */
+	struct ada_thread *td;
 
+	if (__atomic_load_n(&reals.done, __ATOMIC_ACQUIRE))
+		return;
+	td = ada_runtime_begin(&saved); /* its own library calls are not the program's */
+	reals.execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
+	reals.execvp = (execvp_fn)dlsym(RTLD_NEXT, "execvp");
+	reals.execvpe = (execvpe_fn)dlsym(RTLD_NEXT, "execvpe");
 	ada_runtime_end(td, saved);
-	if (!fn)
-		errno = ENOSYS;
-	return fn;
+	/* Release: a thread that sees done sees the pointers. */
+	__atomic_store_n(&reals.done, true, __ATOMIC_RELEASE);
 }
 
-/* vfork runs as fork. A vfork child shares the parent's memory, its thread
- * state included, until it execs or exits: whatever it called (a traced
- * function, a hooked library call, this file's exec flush) would write into
- * the parent's rings and shadow stack. A program that uses vfork as POSIX
- * allows (exec or _exit next) cannot tell the difference, and the child
- * becomes a traced process of its own, as after fork. */
-ADA_EXPORT pid_t vfork(void)
+__attribute__((constructor)) static void exec_resolve_at_load(void)
 {
-	return fork();
+	ada_exec_resolve();
+}
+
+/* libc has no such function to call (dlsym found none). */
+static int no_function(void)
+{
+	errno = ENOSYS;
+	return -1;
 }
 
 /* _exit and _Exit end the process without exit handlers, ours included:
@@ -62,10 +84,11 @@ ADA_EXPORT __attribute__((noreturn)) void _Exit(int status)
 
 ADA_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	execve_fn fn = (execve_fn)real("execve");
-
+	ada_exec_resolve();
+	if (!reals.execve)
+		return no_function();
 	ada_before_exec();
-	return fn ? fn(path, argv, envp) : -1;
+	return reals.execve(path, argv, envp);
 }
 
 ADA_EXPORT int execv(const char *path, char *const argv[])
@@ -77,18 +100,20 @@ ADA_EXPORT int execv(const char *path, char *const argv[])
 
 ADA_EXPORT int execvp(const char *file, char *const argv[])
 {
-	execvp_fn fn = (execvp_fn)real("execvp");
-
+	ada_exec_resolve();
+	if (!reals.execvp)
+		return no_function();
 	ada_before_exec();
-	return fn ? fn(file, argv) : -1;
+	return reals.execvp(file, argv);
 }
 
 ADA_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	execvpe_fn fn = (execvpe_fn)real("execvpe");
-
+	ada_exec_resolve();
+	if (!reals.execvpe)
+		return no_function();
 	ada_before_exec();
-	return fn ? fn(file, argv, envp) : -1;
+	return reals.execvpe(file, argv, envp);
 }
 
 /* Collects the variadic arguments after arg0 up to the terminating NULL. */

@@ -213,6 +213,10 @@ __attribute__((destructor(101))) static void ada_finish(void)
 	struct ada_thread *td;
 	uint32_t saved;
 
+	/* A vfork child calling exit(): the writer and the rings are the
+	 * parent's, which goes on tracing. */
+	if (ada_in_vfork_child())
+		return;
 	/* The flush's own library calls (lz4's) are not the program's. */
 	td = ada_runtime_begin(&saved);
 	/* New threads stay untraced from here; running ones write into rings
@@ -235,6 +239,8 @@ __attribute__((destructor(101))) static void ada_finish(void)
  * (exec.c calls this; if exec fails the program goes on, still traced.) */
 void ada_before_exec(void)
 {
+	if (ada_in_vfork_child())
+		return; /* nothing of its own recorded; the writer is the parent's */
 	if (__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE))
 		ada_writer_request(ADA_FLUSH_EXEC, END_FLUSH_TIMEOUT_NS);
 }
@@ -242,6 +248,8 @@ void ada_before_exec(void)
 /* Before _exit: the trace ends here as at exit(), not as a kill. */
 void ada_before__exit(void)
 {
+	if (ada_in_vfork_child())
+		return; /* the parent goes on tracing */
 	if (__atomic_exchange_n(&ada_rt.active, false, __ATOMIC_ACQ_REL))
 		ada_writer_request(ADA_FLUSH__EXIT, END_FLUSH_TIMEOUT_NS);
 }
