@@ -1,0 +1,116 @@
+/* vfork.c - vfork used as POSIX allows: the child stores into the parent's
+ * memory and calls traced functions, then execs or _exits; the parent,
+ * suspended meanwhile, waits for it and goes on. Then posix_spawn and
+ * system(), which run their children the same way inside libc.
+ *
+ * argv[1] says what the child does (the parent prints the outcome):
+ *   store   set(&x, 42) on the parent's stack frame (42 if getppid() is
+ *           the parent), then _exit(0): "x=42"
+ *   true    execve("/bin/true"): "true: 0"
+ *   self    execve of this program with "again", whose main calls second()
+ *           and exits 5: "second image", then "self: 5"
+ *   fail    execve of a path that does not exist, then _exit(127):
+ *           "fail: 127"
+ *   spawn   posix_spawn of this program with "again": "second image",
+ *           then "spawn: 5"
+ *   system  system("exit 3"): "system: 3"
+ * Then, in every mode, after() runs three times and main prints "done".
+ */
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline, noclone))
+
+extern char **environ;
+
+NOINLINE static void set(volatile int *p, int v)
+{
+	*p = v;
+}
+
+NOINLINE static int status_of(pid_t pid)
+{
+	int st = 0;
+
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+NOINLINE static int store(void)
+{
+	volatile int x = 0;
+	pid_t parent = getpid();
+	pid_t pid = vfork();
+
+	if (pid == 0) {
+		set(&x, getppid() == parent ? 42 : -1);
+		_exit(0);
+	}
+	status_of(pid);
+	return x;
+}
+
+NOINLINE static int run(const char *path, const char *arg)
+{
+	char *const argv[] = { (char *)path, (char *)arg, NULL };
+	pid_t pid = vfork();
+
+	if (pid == 0) {
+		execve(path, argv, environ);
+		_exit(127);
+	}
+	return status_of(pid);
+}
+
+NOINLINE static int spawn(const char *path, const char *arg)
+{
+	char *const argv[] = { (char *)path, (char *)arg, NULL };
+	pid_t pid;
+
+	if (posix_spawn(&pid, path, NULL, NULL, argv, environ) != 0)
+		return -1;
+	return status_of(pid);
+}
+
+NOINLINE static void second(void)
+{
+	printf("second image\n");
+}
+
+NOINLINE static int after(int i)
+{
+	return i * 2;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "store";
+	int sum = 0;
+
+	if (strcmp(mode, "again") == 0) {
+		second();
+		return 5;
+	}
+	fflush(stdout); /* nothing buffered for a child to inherit */
+	if (strcmp(mode, "store") == 0)
+		printf("x=%d\n", store());
+	else if (strcmp(mode, "true") == 0)
+		printf("true: %d\n", run("/bin/true", NULL));
+	else if (strcmp(mode, "self") == 0)
+		printf("self: %d\n", run(argv[0], "again"));
+	else if (strcmp(mode, "fail") == 0)
+		printf("fail: %d\n", run("/nonexistent/ada-vfork", NULL));
+	else if (strcmp(mode, "spawn") == 0)
+		printf("spawn: %d\n", spawn(argv[0], "again"));
+	else if (strcmp(mode, "system") == 0)
+		printf("system: %d\n", WEXITSTATUS(system("exit 3")));
+	for (int i = 0; i < 3; i++)
+		sum += after(i);
+	printf("done %d\n", sum);
+	return 0;
+}
