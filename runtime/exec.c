@@ -4,9 +4,10 @@
  * still in the rings would not be written (the ring files would keep them
  * for a recovery, but the trace would look like a killed process's). These
  * definitions interpose libc's (libada comes before libc in the search
- * order), flush, and call the real function found with RTLD_NEXT (_exit
- * makes the system call itself). The execl* family is variadic; it is turned
- * into the matching execv* call here, as libc would do.
+ * order), flush, and call the real function found with RTLD_NEXT, or in a
+ * static executable by libc.a's own name (_exit makes the system call
+ * itself). The execl* family is variadic; it is turned into the matching
+ * execv* call here, as libc would do.
  *
  * In a vfork child (mcount/<arch>/vfork.S) there is nothing of its own to
  * flush, and the writer and rings are the parent's: ada_before_exec and
@@ -24,18 +25,20 @@
 
 #define ADA_EXPORT __attribute__((visibility("default")))
 
-typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execvp_fn)(const char *, char *const[]);
-typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
+typedef int (*exec_fn)(const char *, char *const[], char *const[]);
+
+/* A static executable has no RTLD_NEXT to look in: libc.a's own names for
+ * execve and execvpe then (weak: libc.so does not export them). */
+extern int __execve(const char *, char *const[], char *const[]) __attribute__((weak));
+extern int __execvpe(const char *, char *const[], char *const[]) __attribute__((weak));
 
 /* libc's definitions, found once, at load time (or by an exec or a vfork
  * that comes first, from another library's constructor): a vfork child
  * must not call dlsym (it takes the loader's lock, which another thread of
  * the parent may hold, and may allocate from the parent's heap). */
 static struct {
-	execve_fn execve;
-	execvp_fn execvp;
-	execvpe_fn execvpe;
+	exec_fn execve;
+	exec_fn execvpe;
 	bool done;
 } reals;
 
@@ -47,9 +50,12 @@ void ada_exec_resolve(void)
 	if (__atomic_load_n(&reals.done, __ATOMIC_ACQUIRE))
 		return;
 	td = ada_runtime_begin(&saved); /* its own library calls are not the program's */
-	reals.execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
-	reals.execvp = (execvp_fn)dlsym(RTLD_NEXT, "execvp");
-	reals.execvpe = (execvpe_fn)dlsym(RTLD_NEXT, "execvpe");
+	reals.execve = (exec_fn)dlsym(RTLD_NEXT, "execve");
+	reals.execvpe = (exec_fn)dlsym(RTLD_NEXT, "execvpe");
+	if (!reals.execve)
+		reals.execve = __execve;
+	if (!reals.execvpe)
+		reals.execvpe = __execvpe;
 	ada_runtime_end(td, saved);
 	/* Release: a thread that sees done sees the pointers. */
 	__atomic_store_n(&reals.done, true, __ATOMIC_RELEASE);
@@ -100,11 +106,9 @@ ADA_EXPORT int execv(const char *path, char *const argv[])
 
 ADA_EXPORT int execvp(const char *file, char *const argv[])
 {
-	ada_exec_resolve();
-	if (!reals.execvp)
-		return no_function();
-	ada_before_exec();
-	return reals.execvp(file, argv);
+	extern char **environ;
+
+	return execvpe(file, argv, environ);
 }
 
 ADA_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
