@@ -112,6 +112,8 @@ struct ada_vfork_saved {
 };
 ADA_HIDDEN struct ada_vfork_saved ada_vfork_enter(void);
 ADA_HIDDEN pid_t ada_vfork_leave(long ret, struct ada_thread *td, uintptr_t state);
+/* leave's first half, for clone(CLONE_VM | CLONE_VFORK) (clone.c). */
+ADA_HIDDEN void ada_vfork_restore(struct ada_vfork_saved s);
 /* A vfork child runs on this thread's memory: the exit, exec and crash
  * paths must leave the parent's trace, writer and files alone. */
 ADA_HIDDEN bool ada_in_vfork_child(void);

@@ -146,10 +146,15 @@ struct ada_vfork_saved ada_vfork_enter(void)
 	return s;
 }
 
+void ada_vfork_restore(struct ada_vfork_saved s)
+{
+	ada_self.td = s.td;
+	ada_tstate = (uint8_t)s.state;
+}
+
 pid_t ada_vfork_leave(long ret, struct ada_thread *td, uintptr_t state)
 {
-	ada_self.td = td;
-	ada_tstate = (uint8_t)state;
+	ada_vfork_restore((struct ada_vfork_saved){ td, state });
 	if ((unsigned long)ret > -4096ul) { /* -errno, as system calls fail */
 		errno = (int)-ret;
 		return -1;

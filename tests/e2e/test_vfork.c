@@ -14,7 +14,9 @@
  *   - a child that execs a traced program: that image has a trace of its
  *     own, next to the parent's;
  *   - posix_spawn and system(), whose children libc runs the vfork way on
- *     a stack of their own, from a traced program with the hooks on.
+ *     a stack of their own, from a traced program with the hooks on;
+ *   - the program's own clone(CLONE_VM | CLONE_VFORK): its child records
+ *     nothing either (runtime/clone.c).
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -180,6 +182,20 @@ static void posix_spawn_and_system_from_a_traced_program(void **state)
 	tr_pass(tc);
 }
 
+/* The program's own clone(CLONE_VM | CLONE_VFORK), its child on a stack of
+ * its own with the parent's TLS: the child records nothing either, and its
+ * _exit leaves the parent's trace open (when ada let it through, the
+ * child's calls were in the parent's tree and its _exit ended that trace). */
+static void clone_vm_vfork_child_records_nothing(void **state)
+{
+	struct tr_case *tc = *state;
+
+	build(tc, "-O2");
+	run_tree(tc, "clone", "x=42\ndone 6\n", "main\n  clone_store\n    status_of\n" AFTER, 1);
+	expect_one_process(tc, "clone", 12);
+	tr_pass(tc);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, tr_setup, tr_teardown)
@@ -189,6 +205,7 @@ int main(void)
 		T(exec_or__exit_leaves_the_parent_alone),
 		T(exec_of_a_traced_program_traces_both),
 		T(posix_spawn_and_system_from_a_traced_program),
+		T(clone_vm_vfork_child_records_nothing),
 	};
 #undef T
 	static const char *const modes[] = { "cyg", "fentry", "mcount" };

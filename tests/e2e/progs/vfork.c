@@ -14,8 +14,13 @@
  *   spawn   posix_spawn of this program with "again": "second image",
  *           then "spawn: 5"
  *   system  system("exit 3"): "system: 3"
+ *   clone   clone(CLONE_VM | CLONE_VFORK) runs cloned() on a stack of its
+ *           own, which stores 42 into the parent's x and _exits: "x=42"
  * Then, in every mode, after() runs three times and main prints "done".
  */
+#define _GNU_SOURCE /* clone */
+#include <sched.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +82,22 @@ NOINLINE static int spawn(const char *path, const char *arg)
 	return status_of(pid);
 }
 
+NOINLINE static int cloned(void *x)
+{
+	set(x, 42);
+	_exit(0);
+}
+
+NOINLINE static int clone_store(void)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	volatile int x = 0;
+
+	status_of(clone(cloned, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD,
+			(void *)&x));
+	return x;
+}
+
 NOINLINE static void second(void)
 {
 	printf("second image\n");
@@ -109,6 +130,8 @@ int main(int argc, char **argv)
 		printf("spawn: %d\n", spawn(argv[0], "again"));
 	else if (strcmp(mode, "system") == 0)
 		printf("system: %d\n", WEXITSTATUS(system("exit 3")));
+	else if (strcmp(mode, "clone") == 0)
+		printf("x=%d\n", clone_store());
 	for (int i = 0; i < 3; i++)
 		sum += after(i);
 	printf("done %d\n", sum);
