@@ -16,7 +16,9 @@
  *   - posix_spawn and system(), whose children libc runs the vfork way on
  *     a stack of their own, from a traced program with the hooks on;
  *   - the program's own clone(CLONE_VM | CLONE_VFORK): its child records
- *     nothing either (runtime/clone.c).
+ *     nothing either (runtime/clone.c);
+ *   - 200 vforks while another thread records: every call of both threads
+ *     is in the trace.
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -196,6 +198,24 @@ static void clone_vm_vfork_child_records_nothing(void **state)
 	tr_pass(tc);
 }
 
+/* vfork 200 times while another thread records: the child disturbs
+ * neither that thread nor the writer, and every call of both threads is in
+ * the trace. */
+static void vfork_while_another_thread_records(void **state)
+{
+	struct tr_case *tc = *state;
+	char dir[PATH_MAX];
+
+	build(tc, "-O2");
+	run_tree(tc, "threads", "stores: 200\ndone 6\n",
+		 "main\n  stores\n    store x200\n      status_of\n" AFTER
+		 "--- thread\nworker\n  after x10000\n", 1);
+	tr_load_manifest(tc, tr_path(tc, "threads", dir));
+	assert_int_equal(tc->mf.nthreads, 2);
+	assert_int_equal(tc->mf.events, 2 * (1 + 1 + 200 * 2 + 3 + 1 + 10000));
+	tr_pass(tc);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, tr_setup, tr_teardown)
@@ -206,6 +226,7 @@ int main(void)
 		T(exec_of_a_traced_program_traces_both),
 		T(posix_spawn_and_system_from_a_traced_program),
 		T(clone_vm_vfork_child_records_nothing),
+		T(vfork_while_another_thread_records),
 	};
 #undef T
 	static const char *const modes[] = { "cyg", "fentry", "mcount" };

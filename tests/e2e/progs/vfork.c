@@ -16,9 +16,12 @@
  *   system  system("exit 3"): "system: 3"
  *   clone   clone(CLONE_VM | CLONE_VFORK) runs cloned() on a stack of its
  *           own, which stores 42 into the parent's x and _exits: "x=42"
+ *   threads store runs 200 times while a second thread calls after()
+ *           10,000 times: "stores: 200"
  * Then, in every mode, after() runs three times and main prints "done".
  */
 #define _GNU_SOURCE /* clone */
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -35,6 +38,11 @@ extern char **environ;
 NOINLINE static void set(volatile int *p, int v)
 {
 	*p = v;
+}
+
+NOINLINE static int after(int i)
+{
+	return i * 2;
 }
 
 NOINLINE static int status_of(pid_t pid)
@@ -98,14 +106,32 @@ NOINLINE static int clone_store(void)
 	return x;
 }
 
+static void *worker(void *arg)
+{
+	long n = 0;
+
+	(void)arg;
+	for (int i = 0; i < 10000; i++)
+		n += after(i);
+	return (void *)n;
+}
+
+NOINLINE static int stores(void)
+{
+	pthread_t t;
+	int ok = 0;
+
+	if (pthread_create(&t, NULL, worker, NULL) != 0)
+		return -1;
+	for (int i = 0; i < 200; i++)
+		ok += store() == 42;
+	pthread_join(t, NULL);
+	return ok;
+}
+
 NOINLINE static void second(void)
 {
 	printf("second image\n");
-}
-
-NOINLINE static int after(int i)
-{
-	return i * 2;
 }
 
 int main(int argc, char **argv)
@@ -132,6 +158,8 @@ int main(int argc, char **argv)
 		printf("system: %d\n", WEXITSTATUS(system("exit 3")));
 	else if (strcmp(mode, "clone") == 0)
 		printf("x=%d\n", clone_store());
+	else if (strcmp(mode, "threads") == 0)
+		printf("stores: %d\n", stores());
 	for (int i = 0; i < 3; i++)
 		sum += after(i);
 	printf("done %d\n", sum);
