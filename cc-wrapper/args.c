@@ -43,8 +43,10 @@ static int link_shared(struct ada_cc_plan *plan, const char *libdir)
  * referenced, but the constructors and writer thread are not), then what the
  * runtime itself links against. A dynamic executable also exports the hooks,
  * so that instrumented shared libraries, linked without a runtime of their
- * own, bind to this single copy. */
-static int link_static(struct ada_cc_plan *plan, const char *libdir, bool export_hooks)
+ * own, bind to this single copy. A static executable gets libc.a's
+ * __execve and __execvpe, which libada's exec functions call there (no
+ * RTLD_NEXT to find them by; runtime/exec.c). */
+static int link_static(struct ada_cc_plan *plan, const char *libdir, bool static_exe)
 {
 	int err;
 
@@ -55,7 +57,10 @@ static int link_static(struct ada_cc_plan *plan, const char *libdir, bool export
 	err = ada_strv_push_all(&plan->argv, (const char *const[]){
 		"-Wl,--whole-archive", plan->runtime, "-Wl,--no-whole-archive",
 		"-llz4", "-lpthread", "-ldl", NULL });
-	if (!err && export_hooks)
+	if (!err && static_exe)
+		err = ada_strv_push_all(&plan->argv, (const char *const[]){
+			"-Wl,-u,__execve", "-Wl,-u,__execvpe", NULL });
+	else if (!err)
 		err = ada_strv_push_all(&plan->argv, (const char *const[]){
 			"-Wl,--export-dynamic-symbol=__cyg_profile_func_enter",
 			"-Wl,--export-dynamic-symbol=__cyg_profile_func_exit",
@@ -82,9 +87,9 @@ static int link_runtime(struct ada_cc_plan *plan, const struct ada_cc_shape *sha
 	if (shape->relocatable || shape->no_libc)
 		return 0;
 	if (shape->static_exe)
-		return link_static(plan, libdir, false);
+		return link_static(plan, libdir, true);
 	if (plan->opts.static_runtime)
-		return shape->shared ? 0 : link_static(plan, libdir, true);
+		return shape->shared ? 0 : link_static(plan, libdir, false);
 	return link_shared(plan, libdir);
 }
 

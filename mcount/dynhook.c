@@ -23,14 +23,14 @@
  *
  * Never hooked, by rule: the runtime's own module and the dynamic linker's
  * (their calls are the runtime's business), functions defined in libada
- * (its interposers: the unwinder, exec, pthread_exit), the instrumentation
- * hooks (__fentry__, mcount, __cyg_profile_*), functions that return
- * twice or switch stacks (setjmp, vfork, clone, ucontext: a hijacked return
- * address would be resumed from a saved context), and dlsym/dlvsym, which
- * look at their caller's address. dlopen/dlmopen/dlclose return through a
- * stub outside every module: the loader then takes the caller to be the
- * executable (its RUNPATH, its namespace) instead of libada, and the return
- * runs a pass over the modules that came or went.
+ * (its interposers: the unwinder, exec, vfork, clone, pthread_exit), the
+ * instrumentation hooks (__fentry__, mcount, __cyg_profile_*), functions
+ * that return twice or switch stacks (setjmp, vfork, clone, ucontext: a
+ * hijacked return address would be resumed from a saved context), and
+ * dlsym/dlvsym, which look at their caller's address. dlopen/dlmopen/
+ * dlclose return through a stub outside every module: the loader then takes
+ * the caller to be the executable (its RUNPATH, its namespace) instead of
+ * libada, and the return runs a pass over the modules that came or went.
  *
  * Modules in every link-map namespace are hooked (ada_modules_each): a
  * library dlmopen loaded, with its own copies of its dependencies, binds its

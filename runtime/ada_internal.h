@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "thread.h"
@@ -82,6 +83,9 @@ ADA_HIDDEN void ada_trace_remove(void);
 ADA_HIDDEN void ada_after_failed_exec(void);
 /* Flushes every ring before _exit ends the process (init.c). */
 ADA_HIDDEN void ada_before__exit(void);
+/* Finds libc's exec functions (exec.c), so that a vfork child's exec does
+ * not have to: dlsym takes the loader's lock and may allocate. */
+ADA_HIDDEN void ada_exec_resolve(void);
 
 /* ---- threads (thread.c) -------------------------------------------------------- */
 /* The calling thread ends by pthread_exit (mcount/unwind.c's interposer):
@@ -103,6 +107,23 @@ ADA_HIDDEN void ada_stack_register(uintptr_t lo, size_t size);
 ADA_HIDDEN void ada_thread_exit(void *td);
 /* The calling thread is the runtime's own (the writer): never traced. */
 ADA_HIDDEN void ada_thread_untraced(void);
+/* vfork (mcount/<arch>/vfork.S). The child runs on the parent's memory, the
+ * calling thread's state and TLS included, until it execs or _exits. In the
+ * parent, before the system call, enter makes the thread untraced and
+ * returns what it was, so the child records nothing and writes nothing of
+ * ours; leave, in the parent once the child has gone, puts it back and turns
+ * the system call's result into vfork's (-1 and errno). */
+struct ada_vfork_saved {
+	struct ada_thread *td;
+	uintptr_t state;
+};
+ADA_HIDDEN struct ada_vfork_saved ada_vfork_enter(void);
+ADA_HIDDEN pid_t ada_vfork_leave(long ret, struct ada_thread *td, uintptr_t state);
+/* leave's first half, for clone(CLONE_VM | CLONE_VFORK) (clone.c). */
+ADA_HIDDEN void ada_vfork_restore(struct ada_vfork_saved s);
+/* A vfork child runs on this thread's memory: the exit, exec and crash
+ * paths must leave the parent's trace, writer and files alone. */
+ADA_HIDDEN bool ada_in_vfork_child(void);
 /* Around the runtime's work on a program thread (flushes, hooking passes,
  * fork handlers): calls it makes through hooked slots are not the program's
  * and are not recorded, and no signal arrives meanwhile (a handler that

@@ -80,7 +80,8 @@ static void on_fatal_signal(int sig, siginfo_t *si, void *uc)
 	int saved_errno = errno;
 	struct ada_thread *td = ada_self.td;
 
-	if (!__atomic_exchange_n(&crashed, 1, __ATOMIC_ACQ_REL) &&
+	/* A vfork child's crash is not the parent's (it records nothing). */
+	if (!ada_in_vfork_child() && !__atomic_exchange_n(&crashed, 1, __ATOMIC_ACQ_REL) &&
 	    __atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE)) {
 		struct ada_meta_crash c = {
 			.signo = (uint32_t)sig, .code = si->si_code,

@@ -4,36 +4,24 @@
  * still in the rings would not be written (the ring files would keep them
  * for a recovery, but the trace would look like a killed process's). These
  * definitions interpose libc's (libada comes before libc in the search
- * order), flush, and call the real function found with RTLD_NEXT (_exit
- * makes the system call itself). The execl* family is variadic; it is turned
- * into the matching execv* call here, as libc would do.
+ * order), flush, and call the real function found with RTLD_NEXT, or in a
+ * static executable by libc.a's own name (_exit makes the system call
+ * itself). The execl* family is variadic; it is turned into the matching
+ * execv* call here, as libc would do.
+ *
+ * In a vfork child (mcount/<arch>/vfork.S) there is nothing of its own to
+ * flush, and the writer and rings are the parent's: ada_before_exec and
+ * ada_before__exit do nothing there, and the real functions were found
+ * before the vfork.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "ada_internal.h"
-
-#define ADA_EXPORT __attribute__((visibility("default")))
-
-typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execvp_fn)(const char *, char *const[]);
-typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
-
-static void *real(const char *name)
-{
-	struct ada_runtime_work w;
-	void *fn;
-
-	ada_runtime_begin(&w);
-	fn = dlsym(RTLD_NEXT, name); /* its own library calls are not the program's */
-	ada_runtime_end(&w);
-	if (!fn)
-		errno = ENOSYS;
-	return fn;
-}
 
 /* exec returned: it failed, and the program goes on traced. errno is the
  * exec's. */
@@ -46,15 +34,53 @@ static int after_failed(int ret)
 	return ret;
 }
 
-/* vfork runs as fork. A vfork child shares the parent's memory, its thread
- * state included, until it execs or exits: whatever it called (a traced
- * function, a hooked library call, this file's exec flush) would write into
- * the parent's rings and shadow stack. A program that uses vfork as POSIX
- * allows (exec or _exit next) cannot tell the difference, and the child
- * becomes a traced process of its own, as after fork. */
-ADA_EXPORT pid_t vfork(void)
+#define ADA_EXPORT __attribute__((visibility("default")))
+
+typedef int (*exec_fn)(const char *, char *const[], char *const[]);
+
+/* A static executable has no RTLD_NEXT to look in: libc.a's own names for
+ * execve and execvpe then (weak: libc.so does not export them). */
+extern int __execve(const char *, char *const[], char *const[]) __attribute__((weak));
+extern int __execvpe(const char *, char *const[], char *const[]) __attribute__((weak));
+
+/* libc's definitions, found once, at load time (or by an exec or a vfork
+ * that comes first, from another library's constructor): a vfork child
+ * must not call dlsym (it takes the loader's lock, which another thread of
+ * the parent may hold, and may allocate from the parent's heap). */
+static struct {
+	exec_fn execve;
+	exec_fn execvpe;
+	bool done;
+} reals;
+
+void ada_exec_resolve(void)
 {
-	return fork();
+	struct ada_runtime_work w;
+
+	if (__atomic_load_n(&reals.done, __ATOMIC_ACQUIRE))
+		return;
+	ada_runtime_begin(&w); /* its own library calls are not the program's */
+	reals.execve = (exec_fn)dlsym(RTLD_NEXT, "execve");
+	reals.execvpe = (exec_fn)dlsym(RTLD_NEXT, "execvpe");
+	if (!reals.execve)
+		reals.execve = __execve;
+	if (!reals.execvpe)
+		reals.execvpe = __execvpe;
+	ada_runtime_end(&w);
+	/* Release: a thread that sees done sees the pointers. */
+	__atomic_store_n(&reals.done, true, __ATOMIC_RELEASE);
+}
+
+__attribute__((constructor)) static void exec_resolve_at_load(void)
+{
+	ada_exec_resolve();
+}
+
+/* libc has no such function to call (dlsym found none). */
+static int no_function(void)
+{
+	errno = ENOSYS;
+	return -1;
 }
 
 /* _exit and _Exit end the process without exit handlers, ours included:
@@ -74,12 +100,11 @@ ADA_EXPORT __attribute__((noreturn)) void _Exit(int status)
 
 ADA_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	execve_fn fn = (execve_fn)real("execve");
-
-	if (!fn)
-		return -1;
+	ada_exec_resolve();
+	if (!reals.execve)
+		return no_function();
 	ada_before_exec();
-	return after_failed(fn(path, argv, envp));
+	return after_failed(reals.execve(path, argv, envp));
 }
 
 ADA_EXPORT int execv(const char *path, char *const argv[])
@@ -91,22 +116,18 @@ ADA_EXPORT int execv(const char *path, char *const argv[])
 
 ADA_EXPORT int execvp(const char *file, char *const argv[])
 {
-	execvp_fn fn = (execvp_fn)real("execvp");
+	extern char **environ;
 
-	if (!fn)
-		return -1;
-	ada_before_exec();
-	return after_failed(fn(file, argv));
+	return execvpe(file, argv, environ);
 }
 
 ADA_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	execvpe_fn fn = (execvpe_fn)real("execvpe");
-
-	if (!fn)
-		return -1;
+	ada_exec_resolve();
+	if (!reals.execvpe)
+		return no_function();
 	ada_before_exec();
-	return after_failed(fn(file, argv, envp));
+	return after_failed(reals.execvpe(file, argv, envp));
 }
 
 /* Collects the variadic arguments after arg0 up to the terminating NULL. */

@@ -275,6 +275,10 @@ __attribute__((destructor(101))) static void ada_finish(void)
 {
 	struct ada_runtime_work w;
 
+	/* A vfork child calling exit(): the writer and the rings are the
+	 * parent's, which goes on tracing. */
+	if (ada_in_vfork_child())
+		return;
 	/* The flush's own library calls (lz4's) are not the program's. */
 	ada_runtime_begin(&w);
 	/* New threads stay untraced from here; running ones write into rings
@@ -295,6 +299,8 @@ __attribute__((destructor(101))) static void ada_finish(void)
  * (exec.c calls this; if exec fails the program goes on, still traced.) */
 void ada_before_exec(void)
 {
+	if (ada_in_vfork_child())
+		return; /* nothing of its own recorded; the writer is the parent's */
 	if (__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE)) {
 		ada_writer_request(ADA_FLUSH_EXEC, END_FLUSH_TIMEOUT_NS);
 		ada_warn_pending();
@@ -304,6 +310,8 @@ void ada_before_exec(void)
 /* exec failed: the program goes on in this image, still traced. */
 void ada_after_failed_exec(void)
 {
+	if (ada_in_vfork_child())
+		return; /* _exit is next; the trace is the parent's */
 	if (__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE)) {
 		ada_writer_request(ADA_FLUSH_EXEC_FAILED, END_FLUSH_TIMEOUT_NS);
 		ada_warn_pending();
@@ -313,6 +321,8 @@ void ada_after_failed_exec(void)
 /* Before _exit: the trace ends here as at exit(), not as a kill. */
 void ada_before__exit(void)
 {
+	if (ada_in_vfork_child())
+		return; /* the parent goes on tracing */
 	if (__atomic_exchange_n(&ada_rt.active, false, __ATOMIC_ACQ_REL)) {
 		ada_writer_request(ADA_FLUSH__EXIT, END_FLUSH_TIMEOUT_NS);
 		ada_warn_pending();

@@ -242,11 +242,12 @@ static bool room(struct ada_thread *td, uint64_t need)
 }
 
 /* Whether this thread may wait for the writer now. Never without a running
- * writer: before it starts (a fork child in its atfork handler), after the
- * final flush stopped it, or in a vfork child (run as fork: it gets its own
- * writer). The writer itself never records (its threads are untraced), and
- * the runtime's own work on a program thread (flushes, hooking passes) runs
- * with the hook guard held as ADA_BUSY_RUNTIME, so never reaches here. A
+ * writer: before it starts (a fork child in its atfork handler), or after the
+ * final flush stopped it. A vfork child, whose writer would be the parent's,
+ * records nothing (thread.c's ada_vfork_enter): it never gets here. The
+ * writer itself never records (its threads are untraced), and the runtime's
+ * own work on a program thread (flushes, hooking passes) runs with the hook
+ * guard held as ADA_BUSY_RUNTIME, so never reaches here. A
  * writer blocked behind this thread (a lock we hold) makes no progress: the
  * wait gives up after WAIT_STALL_NS and the thread drops, without waiting
  * again, until the writer has moved on. */

@@ -131,6 +131,41 @@ void ada_thread_untraced(void)
 	ada_tstate = ADA_TS_OFF;
 }
 
+struct ada_vfork_saved ada_vfork_enter(void)
+{
+	struct ada_vfork_saved s;
+
+	ada_exec_resolve(); /* may set the thread up: before it is saved */
+	s.td = ada_self.td;
+	s.state = ada_tstate;
+	/* A hook in the child finds no state and sets none up: it records
+	 * nothing, hijacks nothing, and its return is the plain one. */
+	ada_self.td = NULL;
+	ada_tstate = ADA_TS_VFORK;
+	return s;
+}
+
+void ada_vfork_restore(struct ada_vfork_saved s)
+{
+	ada_self.td = s.td;
+	ada_tstate = (uint8_t)s.state;
+}
+
+pid_t ada_vfork_leave(long ret, struct ada_thread *td, uintptr_t state)
+{
+	ada_vfork_restore((struct ada_vfork_saved){ td, state });
+	if ((unsigned long)ret > -4096ul) { /* -errno, as system calls fail */
+		errno = (int)-ret;
+		return -1;
+	}
+	return (pid_t)ret;
+}
+
+bool ada_in_vfork_child(void)
+{
+	return ada_tstate == ADA_TS_VFORK;
+}
+
 struct ada_thread *ada_runtime_begin(struct ada_runtime_work *w)
 {
 	struct ada_thread *td = ada_self.td;

@@ -63,7 +63,10 @@ struct ada_frame {
  * hooked PLT slots) there was no event of the program's to lose. */
 enum { ADA_BUSY_HOOK = 1, ADA_BUSY_RUNTIME = 2 };
 
-enum ada_thread_state { ADA_TS_NONE = 0, ADA_TS_INIT, ADA_TS_LIVE, ADA_TS_DEAD, ADA_TS_OFF };
+/* ADA_TS_VFORK: a vfork child runs on this thread's memory (thread.c's
+ * ada_vfork_enter): nothing is recorded, nothing set up. */
+enum ada_thread_state { ADA_TS_NONE = 0, ADA_TS_INIT, ADA_TS_LIVE, ADA_TS_DEAD, ADA_TS_OFF,
+			ADA_TS_VFORK };
 
 struct ada_writer_stream; /* the writer's private encoding state (writer.c) */
 struct ada_orphan;        /* mcount/hijack.c */

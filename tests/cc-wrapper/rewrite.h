@@ -24,6 +24,8 @@
 	"-Wl,--push-state,--no-as-needed", "-lada", "-Wl,--pop-state"
 #define STATIC_RT "-Wl,--whole-archive", LIBDIR "/libada.a", "-Wl,--no-whole-archive", \
 	"-llz4", "-lpthread", "-ldl"
+/* What a static executable adds: libc.a's exec functions, for libada's. */
+#define STATIC_EXEC "-Wl,-u,__execve", "-Wl,-u,__execvpe"
 #define EXPORT_HOOKS "-Wl,--export-dynamic-symbol=__cyg_profile_func_enter", \
 	"-Wl,--export-dynamic-symbol=__cyg_profile_func_exit",                        \
 	"-Wl,--export-dynamic-symbol=__fentry__", "-Wl,--export-dynamic-symbol=mcount"

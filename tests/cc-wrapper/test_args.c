@@ -162,7 +162,7 @@ static void test_static_executable_gets_static_runtime_without_exports(void **st
 {
 	(void)state;
 	expect_argv(NO_ENV, LIST("adacc", "-static", "x.o", "-o", "x"),
-		    LIST("gcc", "-static", "x.o", "-o", "x", STATIC_RT));
+		    LIST("gcc", "-static", "x.o", "-o", "x", STATIC_RT, STATIC_EXEC));
 }
 
 static void test_runtime_file_is_reported_for_links_only(void **state)

@@ -189,12 +189,12 @@ static void exec_keeps_the_events_recorded_before_it(void **state)
 	tr_pass(tc);
 }
 
-static void exec_of_a_traced_program_keeps_both_images(void **state)
+static void exec_of_a_traced_program_keeps_both_images(struct tr_case *tc,
+						       const char *const flags[])
 {
-	struct tr_case *tc = *state;
 	const char *const args[] = { "self", NULL };
 
-	tr_build_pair(tc, "exec", "exec", O2);
+	tr_build_pair(tc, "exec", "exec", flags);
 	tr_run_pair(tc, "exec", args, NULL, 0);
 	assert_string_equal(tc->traced.out, "before exec\nsecond image\n");
 	tr_symbolize(tc, NULL);
@@ -205,6 +205,21 @@ static void exec_of_a_traced_program_keeps_both_images(void **state)
 		fail_msg("the second image's calls are missing from the trace:\n%s",
 			 tc->replay.out);
 	tr_pass(tc);
+}
+
+static void exec_of_a_traced_program_keeps_both_images_O2(void **state)
+{
+	exec_of_a_traced_program_keeps_both_images(*state, O2);
+}
+
+/* A -static executable has no RTLD_NEXT: libada's exec functions call
+ * libc.a's __execve and __execvpe, which adacc links in (before, exec
+ * failed with ENOSYS and the program went on). */
+static void exec_of_a_traced_program_keeps_both_images_static(void **state)
+{
+	static const char *const flags[] = { "-O2", "-static", NULL };
+
+	exec_of_a_traced_program_keeps_both_images(*state, flags);
 }
 
 /* ---- configuration --------------------------------------------------------------- */
@@ -318,7 +333,8 @@ int main(void)
 		T(exit_and_exec_end_while_threads_spin),
 		T(processes_that_record_nothing_leave_no_trace),
 		T(exec_keeps_the_events_recorded_before_it),
-		T(exec_of_a_traced_program_keeps_both_images),
+		T(exec_of_a_traced_program_keeps_both_images_O2),
+		T(exec_of_a_traced_program_keeps_both_images_static),
 		T(disabled_writes_nothing_and_changes_nothing),
 		T(invalid_values_warn_once_each_and_use_defaults),
 		T(unknown_variable_warns_once),
