@@ -148,6 +148,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(handler_calls_nest_under_the_interrupted_frame_O2,
 						tr_setup, tr_teardown),
 		cmocka_unit_test_setup_teardown(siglongjmp_out_of_fork_keeps_the_thread_traced,
+						tr_setup, tr_teardown),
 		cmocka_unit_test_setup_teardown(calls_lost_in_a_handler_count_both_events_fentry,
 						tr_setup, tr_teardown),
 		cmocka_unit_test_setup_teardown(calls_lost_in_a_handler_count_both_events_mcount,
