@@ -68,9 +68,13 @@ uint64_t clock_map_ns(const struct clock_map *c, uint64_t tsc, size_t *seg)
 
 double clock_map_ns_per_tick(const struct clock_map *c)
 {
-	const struct ada_meta_clock *a = c->pts, *b = c->pts + c->n - 1;
+	const struct ada_meta_clock *a, *b;
 
-	if (c->n < 2 || b->tsc <= a->tsc || b->boottime_ns < a->boottime_ns)
+	if (c->n < 2) /* pts may be NULL: no pointer into it */
+		return c->fallback_ns_per_tick;
+	a = c->pts;
+	b = c->pts + c->n - 1;
+	if (b->tsc <= a->tsc || b->boottime_ns < a->boottime_ns)
 		return c->fallback_ns_per_tick;
 	return (double)(b->boottime_ns - a->boottime_ns) / (double)(b->tsc - a->tsc);
 }

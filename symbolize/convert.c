@@ -22,6 +22,7 @@
  * the validator applies: the event ends a frame. The EXCEPTIONs made here for
  * frames left open have no detail.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,7 +222,7 @@ static int convert_stream(struct thread_conv *tc, struct raw_stream *s, struct p
 		if (!(++pg->events % PROGRESS_EVERY))
 			progress_tick(pg, tc->cp->raw.proc.pid, tc->ct->id);
 	}
-	if (r < 0)
+	if (r < 0 || (r = raw_stream_verify(s, &tc->cp->raw, tc->ct->raw)))
 		return r;
 	return close_open_frames(tc, s);
 }
@@ -277,6 +278,12 @@ static int convert_thread(struct conv_process *cp, struct conv_thread *ct, const
 	}
 	err = convert_stream(&tc, s, pg);
 	free(tc.open_func);
+	if (!err && ct->events && !cp->raw.nclocks) {
+		/* Ticks with no CLOCK pair to convert them would be made-up times. */
+		fprintf(stderr, "ada-symbolize: %s/process.meta: no CLOCK record, so the %llu events of thread %u have no time\n",
+			cp->raw.dir, (unsigned long long)ct->events, ct->id);
+		err = -EINVAL;
+	}
 	ct->truncated = raw_stream_truncated(s);
 	for (r = 0; r < ADA_DROP_NREASONS; r++)
 		ct->dropped[r] = ct->raw->ended ? ct->raw->end.dropped[r] : raw_stream_lost(s)[r];
@@ -318,12 +325,42 @@ static bool thread_has_file(const struct conv_process *cp, uint32_t id)
 	return access(path, F_OK) == 0;
 }
 
+/* The writer registers a thread (THREAD) before its first frame: a thread
+ * file process.meta does not list would be left out without a word. */
+static int check_thread_files(const struct raw_process *p)
+{
+	DIR *d = opendir(p->dir);
+	struct dirent *de;
+	int err = 0;
+
+	if (!d)
+		return 0; /* process.meta was read from it: nothing else to see */
+	while ((de = readdir(d))) {
+		const struct raw_thread *t;
+		unsigned n;
+		int len = 0;
+
+		if (sscanf(de->d_name, "thread_%u.lz4%n", &n, &len) != 1 || !len || de->d_name[len])
+			continue;
+		t = raw_process_thread(p, n);
+		if (t && t->registered)
+			continue;
+		fprintf(stderr, "ada-symbolize: %s/%s: process.meta has no THREAD record of thread %u\n",
+			p->dir, de->d_name, n);
+		err = -EINVAL;
+	}
+	closedir(d);
+	return err;
+}
+
 static int convert_threads(struct conv_process *cp, const char *out_dir, const struct conv_options *o)
 {
 	struct progress pg = { .on = o->progress, .start = now_s() };
 	size_t i;
 	int err = 0;
 
+	if ((err = check_thread_files(&cp->raw)))
+		return err;
 	cp->threads = calloc(cp->raw.nthreads, sizeof(*cp->threads));
 	if (!cp->threads)
 		return -ENOMEM;

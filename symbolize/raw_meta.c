@@ -8,6 +8,13 @@
 #include "raw.h"
 
 #define META_MAX (1u << 30) /* a meta file holds no events: 1 GiB is corrupt */
+/* A record the file ends inside was cut short by a crash (RAW_FORMAT.md §2),
+ * but only if its size is one a writer could have written: libada's largest
+ * records are a FUNCS of one drain (64 Ki addresses, 512 KiB) and the
+ * PROCESS record (8 KiB); recovery's FUNCS lists a ring's new functions. A
+ * larger size is a corrupt header, which would otherwise silently drop
+ * every record after it. */
+#define META_RECORD_MAX (64u << 20)
 
 static int fail(const char *path, const char *what, int err)
 {
@@ -38,16 +45,18 @@ static int read_file(const char *path, uint8_t **buf, size_t *len)
 	return 0;
 }
 
-/* Appends an element to a growable array of elements of `size` bytes. */
-static void *push(void *arr, size_t *n, size_t size, const void *elem)
+/* Appends an element to the growable array *arr of elements of `size`
+ * bytes. On failure *arr stays as it was, and its elements still owned. */
+static int push(void *arr, size_t *n, size_t size, const void *elem)
 {
-	char *p = realloc(arr, (*n + 1) * size);
+	char *p = realloc(*(void **)arr, (*n + 1) * size);
 
 	if (!p)
-		return NULL;
+		return -ENOMEM;
 	memcpy(p + *n * size, elem, size);
 	(*n)++;
-	return p;
+	*(void **)arr = p;
+	return 0;
 }
 
 /* "a\0b\0c\0" → "a b c" */
@@ -107,7 +116,7 @@ static int record_string(const uint8_t *rec, size_t size, size_t hdr, char **out
 static int add_hooked(struct raw_process *p, const uint8_t *rec, size_t size)
 {
 	struct ada_meta_hooked h;
-	struct raw_hooked e, *arr;
+	struct raw_hooked e;
 	int err = record_string(rec, size, sizeof(h), &e.name);
 
 	if (err)
@@ -115,14 +124,10 @@ static int add_hooked(struct raw_process *p, const uint8_t *rec, size_t size)
 	memcpy(&h, rec, sizeof(h));
 	e.addr = h.addr;
 	e.seq = p->nhooked;
-	/* Kept apart until it succeeds: the names already held must stay
-	 * reachable for raw_process_free. */
-	arr = push(p->hooked, &p->nhooked, sizeof(e), &e);
-	if (!arr) {
+	if (push(&p->hooked, &p->nhooked, sizeof(e), &e)) {
 		free(e.name);
 		return -ENOMEM;
 	}
-	p->hooked = arr;
 	return 0;
 }
 
@@ -140,15 +145,47 @@ static struct raw_thread *thread_slot(struct raw_process *p, uint32_t ordinal)
  * has no THREAD record (it recorded nothing) gets an entry of its own. */
 static struct raw_thread *thread_slot_add(struct raw_process *p, uint32_t ordinal)
 {
-	struct raw_thread t = { .t.ordinal = ordinal }, *slot = thread_slot(p, ordinal), *arr;
+	struct raw_thread t = { .t.ordinal = ordinal }, *slot = thread_slot(p, ordinal);
 
 	if (slot)
 		return slot;
-	arr = push(p->threads, &p->nthreads, sizeof(t), &t);
-	if (!arr)
+	if (push(&p->threads, &p->nthreads, sizeof(t), &t))
 		return NULL;
-	p->threads = arr;
 	return &p->threads[p->nthreads - 1];
+}
+
+static int add_module(struct raw_process *p, const uint8_t *rec, size_t size)
+{
+	struct raw_module m = { 0 };
+
+	memcpy(&m.m, rec, sizeof(m.m));
+	if (m.m.build_id_len > sizeof(m.m.build_id))
+		return -EINVAL;
+	m.path = strndup((const char *)rec + sizeof(m.m), size - sizeof(m.m));
+	if (!m.path || push(&p->modules, &p->nmodules, sizeof(m), &m)) {
+		free(m.path);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A thread registers once: two THREAD records of one ordinal would make two
+ * threads of one file. (THREAD_END may come again: an exec that failed
+ * wrote one, and the thread went on.) */
+static int add_thread(struct raw_process *p, const uint8_t *rec)
+{
+	struct raw_thread t = { .registered = true }, *slot;
+
+	memcpy(&t.t, rec, sizeof(t.t));
+	slot = thread_slot(p, t.t.ordinal);
+	if (slot && slot->registered)
+		return -EEXIST;
+	if (slot) { /* its THREAD_END or RECOVERED came first */
+		slot->t = t.t;
+		slot->registered = true;
+		return 0;
+	}
+	return push(&p->threads, &p->nthreads, sizeof(t), &t);
 }
 
 /* Version 2 wrote 80 bytes, version 3 adds waits and wait_ns: read what is
@@ -171,19 +208,17 @@ static int add_thread_end(struct raw_process *p, const uint8_t *rec, size_t size
 static int add_ring(struct raw_process *p, const uint8_t *rec, size_t size)
 {
 	struct ada_meta_ring r;
-	struct raw_ring e, *arr;
+	struct raw_ring e;
 	int err = record_string(rec, size, sizeof(r), &e.path);
 
 	if (err)
 		return err;
 	memcpy(&r, rec, sizeof(r));
 	e.ordinal = r.ordinal;
-	arr = push(p->rings, &p->nrings, sizeof(e), &e);
-	if (!arr) {
+	if (push(&p->rings, &p->nrings, sizeof(e), &e)) {
 		free(e.path);
 		return -ENOMEM;
 	}
-	p->rings = arr;
 	return 0;
 }
 
@@ -261,9 +296,6 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		[ADA_META_STACK] = sizeof(struct ada_meta_stack),
 		[ADA_META_UNLOAD] = sizeof(struct ada_meta_unload),
 	};
-	struct raw_thread t = { 0 };
-	struct raw_module m = { 0 };
-
 	if (type >= sizeof(min_size) / sizeof(min_size[0]) || type == 0)
 		return 0; /* a newer writer's record: skip it */
 	if (size < min_size[type])
@@ -272,30 +304,25 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 	case ADA_META_PROCESS: {
 		size_t exe_len = strnlen((const char *)rec + sizeof(p->proc), size - sizeof(p->proc));
 
+		/* One per file: a fork child and an exec'd image start files of
+		 * their own. A second would say the file holds two processes. */
+		if (p->exe)
+			return -EEXIST;
 		memcpy(&p->proc, rec, sizeof(p->proc));
 		p->exe = strndup((const char *)rec + sizeof(p->proc), exe_len);
 		if (exe_len < size - sizeof(p->proc))
 			p->cmdline = join_strings(rec + sizeof(p->proc) + exe_len + 1,
 						  size - sizeof(p->proc) - exe_len - 1);
-		return 0;
+		return p->exe ? 0 : -ENOMEM;
 	}
 	case ADA_META_CLOCK:
-		p->clocks = push(p->clocks, &p->nclocks, sizeof(*p->clocks), rec);
-		return p->clocks ? 0 : -ENOMEM;
+		return push(&p->clocks, &p->nclocks, sizeof(*p->clocks), rec);
 	case ADA_META_MODULE:
-		memcpy(&m.m, rec, sizeof(m.m));
-		if (m.m.build_id_len > sizeof(m.m.build_id))
-			return -EINVAL;
-		m.path = strndup((const char *)rec + sizeof(m.m), size - sizeof(m.m));
-		p->modules = push(p->modules, &p->nmodules, sizeof(m), &m);
-		return p->modules ? 0 : -ENOMEM;
+		return add_module(p, rec, size);
 	case ADA_META_FUNCS:
 		return add_funcs(p, rec, size);
 	case ADA_META_THREAD:
-		memcpy(&t.t, rec, sizeof(t.t));
-		t.registered = true;
-		p->threads = push(p->threads, &p->nthreads, sizeof(t), &t);
-		return p->threads ? 0 : -ENOMEM;
+		return add_thread(p, rec);
 	case ADA_META_THREAD_END:
 		return add_thread_end(p, rec, size);
 	case ADA_META_CONFIG:
@@ -394,9 +421,19 @@ static int parse(struct raw_process *p, const char *path, const uint8_t *buf, si
 		int err;
 
 		memcpy(&r, buf + off, sizeof(r));
+		if (r.size > META_RECORD_MAX) {
+			snprintf(msg, sizeof(msg), "corrupt record (type %u) at offset %zu: size %u (0x%x), larger than any record (%u bytes at most)",
+				 r.type, off, r.size, r.size, META_RECORD_MAX);
+			return fail(path, msg, -EINVAL);
+		}
 		if (r.size > len - off - sizeof(r))
 			break; /* cut short by a crash: the rest is lost */
 		err = add_record(p, r.type, buf + off + sizeof(r), r.size);
+		if (err == -EEXIST) {
+			snprintf(msg, sizeof(msg), "corrupt record (type %u) at offset %zu: a second %s",
+				 r.type, off, r.type == ADA_META_PROCESS ? "PROCESS record" : "THREAD record of its thread");
+			return fail(path, msg, -EINVAL);
+		}
 		if (err) {
 			snprintf(msg, sizeof(msg), "corrupt record (type %u, %u bytes) at offset %zu",
 				 r.type, r.size, off);

@@ -42,6 +42,7 @@ struct raw_stream {
 	bool has_pos;            /* a POS was read: next_pos is known */
 	uint64_t next_pos;       /* the last frame's POS + its events so far */
 	uint64_t gap;            /* one jump of this many positions is known (recovery) */
+	uint64_t positions;      /* events and SKIP positions read: THREAD_END's events */
 	uint8_t *frame;          /* one decompressed frame */
 	size_t frame_len, frame_cap, pos;
 	bool eof, truncated, mid_frame;
@@ -230,6 +231,7 @@ static int control(struct raw_stream *s, unsigned c)
 		if (get_varint(s, &count))
 			return -EINVAL;
 		s->next_pos += count;
+		s->positions += count;
 		return 0;
 	}
 	return bad(s, "unknown control record");
@@ -340,11 +342,62 @@ int raw_stream_next(struct raw_stream *s, struct raw_event *ev)
 		}
 		s->tsc += delta;
 		s->next_pos++;
+		s->positions++;
 		ev->tsc = s->tsc;
 		ev->fid = (uint32_t)fid;
 		ev->kind = tag & 3;
 		return attach_detail(s, ev) ? -EINVAL : 1;
 	}
+}
+
+/* A thread file cut inside a frame lost events only a crash or a kill can
+ * excuse: once the process ended cleanly (END) or the thread's end was
+ * recorded (THREAD_END, written after its last frame), the file was whole. */
+static int verify_whole(const struct raw_stream *s, const struct raw_process *p,
+			const struct raw_thread *t)
+{
+	if (!s->truncated || (!p->clean_end && !t->ended))
+		return 0;
+	fprintf(stderr, "ada-symbolize: %s: cut short inside the frame at byte %llu (the file ends at byte %llu), though %s\n",
+		s->path, (unsigned long long)s->whole_end, (unsigned long long)s->file_off,
+		p->clean_end ? "the process ended cleanly (END in process.meta)"
+			     : "process.meta records the thread's end (THREAD_END)");
+	return -EINVAL;
+}
+
+/* THREAD_END counts the positions the writer wrote (events and SKIPs), and
+ * the LOST notes it put in the stream are part of its drop totals. */
+static int verify_counts(const struct raw_stream *s, const struct raw_thread *t)
+{
+	static const char *const names[ADA_DROP_NREASONS] = ADA_DROP_NAMES;
+	uint64_t want;
+	unsigned r;
+
+	if (!t->ended)
+		return 0;
+	want = t->end.events + (t->recovered ? t->rec.events : 0);
+	if (s->positions != want) {
+		fprintf(stderr, "ada-symbolize: %s: %llu events read, but process.meta's THREAD_END says %llu were written\n",
+			s->path, (unsigned long long)s->positions, (unsigned long long)want);
+		return -EINVAL;
+	}
+	for (r = 0; r < ADA_DROP_NREASONS; r++) {
+		if (s->lost[r] <= t->end.dropped[r])
+			continue;
+		fprintf(stderr, "ada-symbolize: %s: LOST notes count %llu events %s, but process.meta's THREAD_END says %llu in all\n",
+			s->path, (unsigned long long)s->lost[r], names[r],
+			(unsigned long long)t->end.dropped[r]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int raw_stream_verify(const struct raw_stream *s, const struct raw_process *p,
+		      const struct raw_thread *t)
+{
+	int err = verify_whole(s, p, t);
+
+	return err ? err : verify_counts(s, t);
 }
 
 uint32_t raw_stream_open_frames(const struct raw_stream *s)

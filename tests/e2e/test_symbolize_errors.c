@@ -9,10 +9,12 @@
  * signal), and stderr exactly one line that names the damaged file (or the
  * binary, or the directory given) and says what is wrong with it.
  *
- * A thread file cut short is not damage: it is what a crash or SIGKILL
- * leaves, and converts up to its last complete LZ4 frame with the frames left
- * open closed by EXCEPTION events (the summary says they were open at the
- * end, not unwound).
+ * A thread file cut short by a crash or SIGKILL (no END and no THREAD_END
+ * in process.meta) is not damage: it converts up to its last complete LZ4
+ * frame with the frames left open closed by EXCEPTION events (the summary
+ * says they were open at the end, not unwound). After a clean exit the same
+ * cut is an error, as is any count the writer recorded that the files
+ * contradict.
  *
  * Usage errors exit 2 with the usage text on stderr.
  *
@@ -253,6 +255,8 @@ static void expect_one_error(const struct proc_result *res, const char *what, co
 	if (!has_phrase(res->err, phrases))
 		fail_msg("%s: the message does not say what is wrong (expected \"%s\"...):\n%s",
 			 what, phrases[0], res->err);
+	if (strstr(res->out, ": OK"))
+		fail_msg("%s: a trace it refused was declared OK:\n%s", what, res->out);
 }
 
 /* Both the conversion and --check on `path` fail with that one message. */
@@ -443,6 +447,47 @@ static size_t meta_records(const char *buf, size_t len, struct meta_rec *recs, s
 	return n;
 }
 
+/* process.meta without its records of `type`: with END and THREAD_END gone
+ * it is what a process SIGKILLed before its exit leaves. */
+static void drop_meta_records(const char *path, uint32_t type)
+{
+	struct meta_rec recs[1024];
+	size_t len, n, out = 16;
+	char *meta = proc_read_file(path, &len);
+
+	if (!meta)
+		fail_msg("%s: %s", path, strerror(errno));
+	n = meta_records(meta, len, recs, 1024);
+	for (size_t r = 0; r < n; r++) {
+		size_t size = 8 + ((recs[r].size + 7u) & ~7u);
+
+		if (recs[r].type == type)
+			continue;
+		memmove(meta + out, meta + recs[r].off, size);
+		out += size;
+	}
+	write_bytes(path, meta, out);
+	free(meta);
+}
+
+/* The first record of `type` in process.meta. */
+static struct meta_rec meta_record(const char *path, uint32_t type)
+{
+	struct meta_rec recs[1024];
+	size_t len, n, r;
+	char *meta = proc_read_file(path, &len);
+
+	if (!meta)
+		fail_msg("%s: %s", path, strerror(errno));
+	n = meta_records(meta, len, recs, 1024);
+	free(meta);
+	for (r = 0; r < n && recs[r].type != type; r++)
+		;
+	if (r == n)
+		fail_msg("%s: no record of type %u", path, type);
+	return recs[r];
+}
+
 /* Runs ada-symbolize on d with byte `off` of process.meta flipped; says why
  * and returns false if it died of a signal or failed without a word. */
 static bool survives_flip(const struct damaged *d, char *meta, size_t len, size_t off)
@@ -545,6 +590,55 @@ static void module_build_id_len_too_large_is_one_error(void **state)
 	PASSED();
 }
 
+/* A size no writer writes, in the middle of the file: taken for a record
+ * cut short, it would drop every record after it (the threads, their ends,
+ * END) and convert "0 threads, 0 events". */
+static void record_size_larger_than_any_record_is_one_error(void **state)
+{
+	struct meta_rec thread;
+	struct damaged d;
+	char phrase[96];
+	const char *const phrases[] = { phrase, NULL };
+	const uint32_t size = 0xfffffff0u;
+	size_t len;
+	char *meta;
+
+	(void)state;
+	copy_case("meta-record-size", &d);
+	thread = meta_record(d.meta, 5); /* ADA_META_THREAD */
+	meta = proc_read_file(d.meta, &len);
+	memcpy(meta + thread.off + 4, &size, 4);
+	write_bytes(d.meta, meta, len);
+	free(meta);
+	snprintf(phrase, sizeof(phrase), "at offset %zu: size 4294967280 (0xfffffff0)", thread.off);
+	expect_error_both_ways(d.root, d.meta, phrases);
+	PASSED();
+}
+
+/* One process, one PROCESS record: a second one (here a copy of the first,
+ * appended) makes the file say two things about its process. */
+static void second_process_record_is_one_error(void **state)
+{
+	static const char *const phrases[] = { "a second PROCESS record", NULL };
+	struct meta_rec proc;
+	struct damaged d;
+	size_t len;
+	char *meta;
+
+	(void)state;
+	copy_case("meta-second-process", &d);
+	proc = meta_record(d.meta, 1); /* ADA_META_PROCESS */
+	meta = proc_read_file(d.meta, &len);
+	meta = realloc(meta, len + 8 + proc.size + 8);
+	if (!meta)
+		fail_msg("out of memory");
+	memcpy(meta + len, meta + proc.off, 8 + ((proc.size + 7u) & ~7u));
+	write_bytes(d.meta, meta, len + 8 + ((proc.size + 7u) & ~7u));
+	free(meta);
+	expect_error_both_ways(d.root, d.meta, phrases);
+	PASSED();
+}
+
 static void wrong_architecture_is_one_error_naming_the_binary(void **state)
 {
 	static const char *const phrases[] = { "architecture", NULL };
@@ -625,9 +719,11 @@ static struct tracee_event *events_of(const char *pid, size_t *n)
 	return ev;
 }
 
-/* Converts a copy whose thread_0.lz4 is cut at `cut` bytes: exit 0, --check
- * passes, and the events are a prefix of the full trace's followed by
- * EXCEPTIONs that close every frame still open, innermost first. */
+/* Converts a copy whose thread_0.lz4 is cut at `cut` bytes and whose
+ * process.meta has lost its END and THREAD_END records, as a SIGKILL leaves
+ * them: exit 0, --check passes, and the events are a prefix of the full
+ * trace's followed by EXCEPTIONs that close every frame still open,
+ * innermost first. */
 static struct tracee_event *convert_cut(const char *name, size_t cut, size_t *n)
 {
 	struct proc_result res;
@@ -638,6 +734,8 @@ static struct tracee_event *convert_cut(const char *name, size_t cut, size_t *n)
 	char why[64];
 
 	copy_case(name, &d);
+	drop_meta_records(d.meta, 8);  /* ADA_META_END */
+	drop_meta_records(d.meta, 6);  /* ADA_META_THREAD_END */
 	cut_file(d.thread0, cut);
 	symbolize(NULL, d.root, &res);
 	if (proc_exit_code(&res) != 0)
@@ -680,9 +778,9 @@ static struct tracee_event *convert_cut(const char *name, size_t cut, size_t *n)
 	}
 
 	symbolize("--replay", d.root, &res);
-	/* The process exited (its END record is there): main was open at exit. */
-	if (proc_exit_code(&res) != 0 || !strstr(res.out, "\nmain (open at exit)\n"))
-		fail_msg("--replay on %s cut at %zu: no \"main (open at exit)\":\n%s%s", d.thread0,
+	/* No END record: the process was killed with main open. */
+	if (proc_exit_code(&res) != 0 || !strstr(res.out, "\nmain (open when killed)\n"))
+		fail_msg("--replay on %s cut at %zu: no \"main (open when killed)\":\n%s%s", d.thread0,
 			 cut, res.out, res.err);
 	proc_result_free(&res);
 	return ev;
@@ -723,6 +821,98 @@ static void lz4_cut_mid_frame_converts_the_complete_frames(void **state)
 		free(ev);
 	}
 	free(whole);
+	PASSED();
+}
+
+/* A copy of the trace, its process exited cleanly, with thread_0.lz4 cut
+ * inside frame k (mid) or after it (!mid): the message names the file and
+ * the byte where the frame started, or the counts. */
+static void cut_after_a_clean_exit(const char *name, bool mid)
+{
+	struct damaged d;
+	uint8_t *buf;
+	size_t len, k;
+	char phrase[96];
+	const char *const phrases[] = { phrase, NULL };
+
+	copy_case(name, &d);
+	k = read_frames(d.thread0, &buf, &len, 3) / 2;
+	free(buf);
+	if (mid) {
+		cut_file(d.thread0, frames[k].block + 4 + (frames[k].block_size & 0x7fffffffu) / 2);
+		snprintf(phrase, sizeof(phrase), "cut short inside the frame at byte %zu",
+			 frames[k].start);
+	} else {
+		cut_file(d.thread0, frames[k].end);
+		snprintf(phrase, sizeof(phrase), "THREAD_END says %zu were written", fx.full_n);
+	}
+	expect_error_both_ways(d.root, d.thread0, phrases);
+}
+
+/* After a clean exit every frame was written whole: a thread file cut inside
+ * one lost events no crash explains. */
+static void lz4_cut_mid_frame_after_a_clean_exit_is_one_error(void **state)
+{
+	(void)state;
+	cut_after_a_clean_exit("lz4-cut-clean", true);
+	PASSED();
+}
+
+/* Whole frames gone from the end: the file reads cleanly, but THREAD_END
+ * says how many events the writer wrote. */
+static void lz4_cut_at_a_frame_end_after_a_clean_exit_is_one_error(void **state)
+{
+	(void)state;
+	cut_after_a_clean_exit("lz4-cut-frames", false);
+	PASSED();
+}
+
+/* thread_0.lz4 with frame k written twice (repeat) or left out. */
+static void repeat_or_drop_frame(const char *path, size_t k, bool repeat)
+{
+	uint8_t *buf, *out;
+	size_t len, n, flen;
+
+	n = read_frames(path, &buf, &len, 3);
+	if (k + 1 >= n)
+		fail_msg("%s: frame %zu is the last", path, k);
+	flen = frames[k].end - frames[k].start;
+	out = malloc(len + flen);
+	if (!out)
+		fail_msg("out of memory");
+	if (repeat) { /* ... frame k, frame k, ... */
+		memcpy(out, buf, frames[k].end);
+		memcpy(out + frames[k].end, buf + frames[k].start, len - frames[k].start);
+	} else {
+		memcpy(out, buf, frames[k].start);
+		memcpy(out + frames[k].start, buf + frames[k].end, len - frames[k].end);
+	}
+	write_bytes(path, out, repeat ? len + flen : len - flen);
+	free(out);
+	free(buf);
+}
+
+static void repeated_frame_is_one_error_naming_the_file(void **state)
+{
+	static const char *const phrases[] = { "a frame written twice", NULL };
+	struct damaged d;
+
+	(void)state;
+	copy_case("lz4-repeated", &d);
+	repeat_or_drop_frame(d.thread0, 2, true);
+	expect_error_both_ways(d.root, d.thread0, phrases);
+	PASSED();
+}
+
+static void missing_middle_frame_is_one_error_naming_the_file(void **state)
+{
+	static const char *const phrases[] = { "a frame missing before it", NULL };
+	struct damaged d;
+
+	(void)state;
+	copy_case("lz4-dropped", &d);
+	repeat_or_drop_frame(d.thread0, 2, false);
+	expect_error_both_ways(d.root, d.thread0, phrases);
 	PASSED();
 }
 
@@ -862,9 +1052,15 @@ int main(void)
 		T(process_meta_newer_version_is_one_error_naming_it),
 		T(process_meta_field_flips_never_crash),
 		T(module_build_id_len_too_large_is_one_error),
+		T(record_size_larger_than_any_record_is_one_error),
+		T(second_process_record_is_one_error),
 		T(wrong_architecture_is_one_error_naming_the_binary),
 		T(corrupt_lz4_frame_is_one_error_naming_the_file),
 		T(lz4_cut_mid_frame_converts_the_complete_frames),
+		T(lz4_cut_mid_frame_after_a_clean_exit_is_one_error),
+		T(lz4_cut_at_a_frame_end_after_a_clean_exit_is_one_error),
+		T(repeated_frame_is_one_error_naming_the_file),
+		T(missing_middle_frame_is_one_error_naming_the_file),
 		T(return_without_call_is_one_error_naming_the_file),
 		T(random_events_never_crash),
 		T(missing_thread_file_is_one_error_naming_it),

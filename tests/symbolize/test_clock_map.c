@@ -144,6 +144,16 @@ static void test_clock_map_no_points_counts_ticks_as_ns(void **state)
 	assert_int_equal(ns(123456789), 123456789);
 }
 
+/* The rate over the whole recording, with no pair at all: no pointer into
+ * the missing array (UBSan's "applying zero offset to null pointer", found
+ * by make fuzz), the default rate. */
+static void test_clock_map_no_points_has_the_default_rate(void **state)
+{
+	(void)state;
+	CALIBRATE();
+	assert_true(clock_map_ns_per_tick(&map) == 1.0);
+}
+
 static void test_clock_map_damaged_pairs_fall_back_to_the_default_rate(void **state)
 {
 	(void)state;
@@ -223,6 +233,7 @@ int main(void)
 		T(test_clock_map_single_point_uses_the_start_records_rate),
 		T(test_clock_map_single_point_without_start_record_counts_1_ns_per_tick),
 		T(test_clock_map_no_points_counts_ticks_as_ns),
+		T(test_clock_map_no_points_has_the_default_rate),
 		T(test_clock_map_damaged_pairs_fall_back_to_the_default_rate),
 		T(test_clock_map_is_monotonic_across_segment_boundaries),
 		T(test_clock_map_cursor_gives_the_same_results_as_a_fresh_one),
