@@ -232,7 +232,8 @@ static bool parse_string(struct parser *ps, const char **s, size_t *len)
 	copy = arena_alloc(ps->doc, ps->chars.len + 1);
 	if (!copy)
 		return out_of_memory(ps);
-	memcpy(copy, ps->chars.data, ps->chars.len);
+	if (ps->chars.len) /* an empty first string has no scratch buffer yet */
+		memcpy(copy, ps->chars.data, ps->chars.len);
 	copy[ps->chars.len] = '\0';
 	*s = copy;
 	*len = ps->chars.len;

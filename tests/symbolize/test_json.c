@@ -129,6 +129,21 @@ static void test_parse_unicode_escapes_and_surrogate_pairs(void **state)
 	assert_non_null(strstr(parse_error("[\"\\ude00\"]"), "lone low surrogate"));
 }
 
+/* The first string of a document being empty once copied from no buffer
+ * at all (memcpy from NULL: found by make fuzz). */
+static void test_parse_empty_first_string(void **state)
+{
+	char err[128];
+	struct json_doc *doc = parse("[\"\", \"a\"]", err);
+
+	(void)state;
+	assert_non_null(doc);
+	assert_string_equal(json_string(json_at(json_root(doc), 0)), "");
+	assert_int_equal(json_at(json_root(doc), 0)->str.len, 0);
+	assert_string_equal(json_string(json_at(json_root(doc), 1)), "a");
+	json_free(doc);
+}
+
 static void test_parse_keeps_big_integers_exact(void **state)
 {
 	char err[128];
@@ -221,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_writer_lays_out_manifest_shape),
 		cmocka_unit_test(test_parse_objects_arrays_and_literals),
 		cmocka_unit_test(test_parse_unicode_escapes_and_surrogate_pairs),
+		cmocka_unit_test(test_parse_empty_first_string),
 		cmocka_unit_test(test_parse_keeps_big_integers_exact),
 		cmocka_unit_test(test_parse_errors_name_the_byte_offset),
 		cmocka_unit_test(test_parse_refuses_nesting_past_the_limit),
