@@ -14,7 +14,8 @@
  * first event. A frame's POS must be the previous frame's plus the events
  * that frame held: one below is a frame written twice, one above a frame
  * lost, and either would silently corrupt the call tree, so both end the
- * stream with an error naming the frame's offset in the file. The position
+ * stream with an error naming the frame's offset in the file. The first
+ * frame's POS is 0: every ring, a fork child's too, starts there. The position
  * after the last whole frame is where recovery (recover.c) takes over.
  */
 #include <errno.h>
@@ -286,11 +287,12 @@ static int frame_start(struct raw_stream *s)
 	s->pos = 10;
 	if (get_varint(s, &pos))
 		return -EINVAL;
-	if (s->has_pos && s->gap && pos == s->next_pos + s->gap) {
+	/* next_pos starts at 0: every thread's ring starts there. */
+	if (s->gap && pos == s->next_pos + s->gap) {
 		s->next_pos = pos; /* the positions recovery counted as lost */
 		s->gap = 0;
 	}
-	if (s->has_pos && pos != s->next_pos) {
+	if (pos != s->next_pos) {
 		snprintf(what, sizeof(what), "POS %llu where %llu was expected: %s",
 			 (unsigned long long)pos, (unsigned long long)s->next_pos,
 			 pos < s->next_pos ? "a frame written twice" : "a frame missing before it");

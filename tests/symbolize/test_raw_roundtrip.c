@@ -536,7 +536,6 @@ static void test_raw_pos_continuing_frames_give_the_position_after_the_last(void
 	uint64_t pos = 0;
 
 	(void)state;
-	tf->pos = 40; /* a fork child's thread continues its parent's positions */
 	write_open_frames();
 	s = open_stream();
 	assert_false(raw_stream_position(s, &pos));
@@ -544,8 +543,23 @@ static void test_raw_pos_continuing_frames_give_the_position_after_the_last(void
 		      EV(130, 3, CALL, 2), EV(140, 3, RETURN, 2), EV(150, 1, RETURN, 1));
 	expect_end(s);
 	assert_true(raw_stream_position(s, &pos));
-	assert_int_equal(pos, 46);
+	assert_int_equal(pos, 6);
 	assert_int_equal(raw_stream_whole_end(s), tf->frame_end[2]);
+	raw_stream_close(s);
+}
+
+/* Every ring starts at position 0 (a fork child's thread too): a file whose
+ * first frame says 40 lost the frames before it. */
+static void test_raw_pos_above_0_in_the_first_frame_is_a_missing_frame(void **state)
+{
+	struct raw_stream *s;
+
+	(void)state;
+	tf->pos = 40;
+	write_open_frames();
+	s = open_stream();
+	expect_frame_refused(s, 0,
+			     "POS 40 where 0 was expected: a frame missing before it");
 	raw_stream_close(s);
 }
 
@@ -708,6 +722,7 @@ int main(void)
 		T(test_raw_roundtrip_unknown_control_is_refused_with_one_line),
 		T(test_raw_roundtrip_missing_file_has_no_events),
 		T(test_raw_pos_continuing_frames_give_the_position_after_the_last),
+		T(test_raw_pos_above_0_in_the_first_frame_is_a_missing_frame),
 		T(test_raw_pos_counts_skipped_positions),
 		T(test_raw_pos_of_a_cut_file_is_after_its_last_whole_frame),
 		T(test_raw_pos_below_the_expected_is_a_repeated_frame),
