@@ -76,12 +76,12 @@ TEST_EXTRA_symbolize := runtime/encode.c runtime/drop.c runtime/util.c
 TOOLS := bin/adacc bin/adac++ bin/ada-symbolize
 LIBS  := lib/libada.so lib/libada.a
 
-.PHONY: all deps check unit e2e demo bench realworld clean install
+.PHONY: all deps check unit e2e demo bench realworld clean install fuzz
 
 ifeq ($(ADA_INNER),)
 # The outer make only makes sure the Debian packages are there, then runs the
 # inner make, which reads the pkg-config flags of what 'deps' just installed.
-all check unit e2e demo bench realworld install stress: deps
+all check unit e2e demo bench realworld install stress fuzz: deps
 	$(Q)$(MAKE) --no-print-directory ADA_INNER=1 $@
 
 # Install what the build needs from Debian when it is missing: apt-get when we
@@ -175,6 +175,7 @@ realworld: all
 	$(Q)tests/realworld/run.sh
 
 include mk/stress.mk
+include mk/fuzz.mk
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/ada
