@@ -29,13 +29,21 @@ void clock_map_init(struct clock_map *c, struct raw_process *p)
 					  (double)(p->clocks[0].tsc - p->proc.start_tsc);
 }
 
+/* A double of nanoseconds as a u64, clamped to its range: a cast of a value
+ * out of range is undefined, and damaged CLOCK pairs can make one. */
+static uint64_t clamp_ns(double ns)
+{
+	if (!(ns > 0)) /* NaN too */
+		return 0;
+	return ns >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)ns;
+}
+
 static uint64_t along(const struct ada_meta_clock *a, double ns_per_tick, uint64_t tsc)
 {
 	double d = tsc >= a->tsc ? (double)(tsc - a->tsc) * ns_per_tick
 				 : -(double)(a->tsc - tsc) * ns_per_tick;
-	double ns = (double)a->boottime_ns + d;
 
-	return ns < 0 ? 0 : (uint64_t)ns;
+	return clamp_ns((double)a->boottime_ns + d);
 }
 
 static double rate(const struct clock_map *c, size_t i)
@@ -77,4 +85,9 @@ double clock_map_ns_per_tick(const struct clock_map *c)
 	if (b->tsc <= a->tsc || b->boottime_ns < a->boottime_ns)
 		return c->fallback_ns_per_tick;
 	return (double)(b->boottime_ns - a->boottime_ns) / (double)(b->tsc - a->tsc);
+}
+
+uint64_t clock_map_duration_ns(const struct clock_map *c, uint64_t ticks)
+{
+	return clamp_ns((double)ticks * clock_map_ns_per_tick(c));
 }

@@ -291,15 +291,15 @@ static uint64_t latency_quantile(const struct ada_meta_latency *l, double q)
 static void put_latency(struct json_writer *w, const struct conv_process *cp)
 {
 	const struct ada_meta_latency *l = &cp->raw.latency;
-	double ns = clock_map_ns_per_tick(&cp->clock);
+	const struct clock_map *c = &cp->clock;
 
 	if (!cp->raw.has_latency)
 		return;
 	json_open(w, "latency_to_disk", '{');
 	json_put_u64(w, "samples", l->samples);
-	json_put_u64(w, "p50_ns", (uint64_t)((double)latency_quantile(l, 0.50) * ns));
-	json_put_u64(w, "p99_ns", (uint64_t)((double)latency_quantile(l, 0.99) * ns));
-	json_put_u64(w, "max_ns", (uint64_t)((double)l->max_ticks * ns));
+	json_put_u64(w, "p50_ns", clock_map_duration_ns(c, latency_quantile(l, 0.50)));
+	json_put_u64(w, "p99_ns", clock_map_duration_ns(c, latency_quantile(l, 0.99)));
+	json_put_u64(w, "max_ns", clock_map_duration_ns(c, l->max_ticks));
 	json_close(w);
 }
 

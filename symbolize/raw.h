@@ -153,6 +153,8 @@ struct clock_map {
 void clock_map_init(struct clock_map *c, struct raw_process *p);
 /* Nanoseconds per tick over the whole recording (for durations). */
 double clock_map_ns_per_tick(const struct clock_map *c);
+/* A duration of `ticks` in nanoseconds at that rate, within a u64. */
+uint64_t clock_map_duration_ns(const struct clock_map *c, uint64_t ticks);
 /* *seg: the caller's cursor, 0 to start; ticks of one stream never decrease. */
 uint64_t clock_map_ns(const struct clock_map *c, uint64_t tsc, size_t *seg);
 

@@ -236,6 +236,24 @@ static int add_stack(struct raw_process *p, const uint8_t *rec)
 	return 0;
 }
 
+/* The samples are the buckets' counts added up (the writer counts both at
+ * once): the quantiles the manifest reports read them against each other. */
+static int set_latency(struct raw_process *p, const uint8_t *rec)
+{
+	struct ada_meta_latency l;
+	uint64_t sum = 0;
+	unsigned b;
+
+	memcpy(&l, rec, sizeof(l));
+	for (b = 0; b < ADA_LATENCY_BUCKETS; b++)
+		sum += l.counts[b];
+	if (sum != l.samples)
+		return -EINVAL;
+	p->latency = l;
+	p->has_latency = true;
+	return 0;
+}
+
 /* One per recovery of a ring file; should a thread have more, they add up. */
 static int add_recovered(struct raw_process *p, const uint8_t *rec)
 {
@@ -335,9 +353,7 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		p->clean_end = true;
 		return 0;
 	case ADA_META_LATENCY:
-		memcpy(&p->latency, rec, sizeof(p->latency));
-		p->has_latency = true;
-		return 0;
+		return set_latency(p, rec);
 	case ADA_META_HOOKED:
 		return add_hooked(p, rec, size);
 	case ADA_META_DYNHOOK: /* rewritten after every pass: the last one holds */

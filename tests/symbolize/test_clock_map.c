@@ -154,6 +154,21 @@ static void test_clock_map_no_points_has_the_default_rate(void **state)
 	assert_true(clock_map_ns_per_tick(&map) == 1.0);
 }
 
+/* Damaged pairs can ask for more nanoseconds than a u64 holds: the result
+ * is the largest, never a wrapped or undefined conversion. */
+static void test_clock_map_times_and_durations_beyond_u64_are_clamped(void **state)
+{
+	(void)state;
+	CALIBRATE({ 1000, 1ull << 63 }, { 2000, (1ull << 63) + 500 }); /* 0.5 ns per tick */
+	assert_true(ns(1000) == 1ull << 63);
+	assert_true(ns(UINT64_MAX) == UINT64_MAX);
+	assert_true(clock_map_duration_ns(&map, 1000) == 500);
+	assert_true(clock_map_duration_ns(&map, UINT64_MAX) == UINT64_MAX / 2 + 1);
+	CALIBRATE({ 0, 0 }, { 1, 4 }); /* 4 ns per tick */
+	assert_true(clock_map_duration_ns(&map, 1ull << 62) == UINT64_MAX);
+	assert_true(clock_map_duration_ns(&map, UINT64_MAX) == UINT64_MAX);
+}
+
 static void test_clock_map_damaged_pairs_fall_back_to_the_default_rate(void **state)
 {
 	(void)state;
@@ -234,6 +249,7 @@ int main(void)
 		T(test_clock_map_single_point_without_start_record_counts_1_ns_per_tick),
 		T(test_clock_map_no_points_counts_ticks_as_ns),
 		T(test_clock_map_no_points_has_the_default_rate),
+		T(test_clock_map_times_and_durations_beyond_u64_are_clamped),
 		T(test_clock_map_damaged_pairs_fall_back_to_the_default_rate),
 		T(test_clock_map_is_monotonic_across_segment_boundaries),
 		T(test_clock_map_cursor_gives_the_same_results_as_a_fresh_one),

@@ -3,8 +3,9 @@
  * events a THREAD_END counts against the events (and SKIP positions) read,
  * its drop totals against the stream's LOST notes, a thread file cut inside
  * a frame after a clean exit (a killed process may leave one), a meta record
- * size no writer writes, a second PROCESS or THREAD record, events with no
- * CLOCK pair to time them, a thread file process.meta does not list. Each is
+ * size no writer writes, a second PROCESS or THREAD record, latency buckets
+ * that do not add up to their samples, events with no CLOCK pair to time
+ * them, a thread file process.meta does not list. Each is
  * one line on stderr naming the file and the numbers, and convert_process
  * fails.
  */
@@ -364,6 +365,26 @@ static void test_corrupt_second_thread_record_of_a_thread_is_refused(void **stat
 				     "THREAD record of its thread");
 }
 
+/* The manifest's quantiles read the buckets against the samples. */
+static void test_corrupt_latency_buckets_not_adding_up_to_the_samples_are_refused(void **state)
+{
+	static struct ada_meta_latency l = { .samples = 10, .max_ticks = 40,
+					     .counts = { [3] = 4, [20] = 5 } };
+	char line[512];
+	size_t off;
+
+	(void)state;
+	meta_begin(true);
+	meta_thread(0);
+	off = w->meta.len;
+	rf_meta_record(&w->meta, ADA_META_LATENCY, &l, sizeof(l), NULL, 0);
+	rf_write_file(w->t.meta, w->meta.buf, w->meta.len);
+	write_thread(0, 1, 0);
+	snprintf(line, sizeof(line), "%s: corrupt record (type 9, %zu bytes) at offset %zu",
+		 w->t.meta, sizeof(l), off);
+	expect_refused(line);
+}
+
 static void test_corrupt_events_without_clock_records_are_refused(void **state)
 {
 	char line[512];
@@ -391,6 +412,7 @@ int main(void)
 		T(test_corrupt_thread_file_without_thread_record_is_refused),
 		T(test_corrupt_second_process_record_is_refused_and_nothing_leaks),
 		T(test_corrupt_second_thread_record_of_a_thread_is_refused),
+		T(test_corrupt_latency_buckets_not_adding_up_to_the_samples_are_refused),
 		T(test_corrupt_events_without_clock_records_are_refused),
 	};
 #undef T
