@@ -79,14 +79,15 @@ static void put_stack(struct dump *dp, const struct atf_detail *d)
 	}
 }
 
-/* mark: what an EXCEPTION closes, "(unwound)" or one of ada_trace_open_mark's. */
+/* mark: what an EXCEPTION closes, "(unwound)" or one of ada_trace_open_mark's;
+ * depth: the event's frame, 1 for the outermost. */
 static void put_event(struct dump *dp, uint8_t arch, const struct atf_event *ev,
-		      const struct atf_detail *d, const char *mark)
+		      const struct atf_detail *d, const char *mark, uint64_t depth)
 {
 	uint64_t t = ev->timestamp_ns >= dp->time_base ? ev->timestamp_ns - dp->time_base : 0;
 
 	fprintf(dp->out, "%" PRIu64 ".%06" PRIu64 " ", t / 1000000000u, t % 1000000000u / 1000u);
-	for (uint32_t i = 1; i < ev->call_depth; i++)
+	for (uint64_t i = 1; i < depth; i++)
 		fputs("  ", dp->out);
 	put_name(dp, ev->function_id);
 	if (ev->kind == ATF_CALL && d) {
@@ -107,12 +108,15 @@ static void put_event(struct dump *dp, uint8_t arch, const struct atf_event *ev,
 		put_stack(dp, d);
 }
 
-/* The thread's last `open` events close the frames its record ended in. */
+/* The thread's last `open` events close the frames its record ended in.
+ * The indentation follows the events' nesting, counted here as --replay
+ * counts it, not their call_depth field: in a damaged file that could ask
+ * for four billion levels (found by make fuzz). In a valid one they agree. */
 static void dump_events(struct dump *dp, const struct atf_index_file *f,
 			const struct atf_detail_file *df, const char *open_mark, uint64_t open)
 {
 	struct detail_walk dw = { .f = df };
-	uint64_t n = f->event_count, first_open = open < n ? n - open : 0;
+	uint64_t n = f->event_count, first_open = open < n ? n - open : 0, depth = 0;
 	struct atf_event ev;
 
 	if (dp->o->limit && dp->o->limit < n)
@@ -120,8 +124,12 @@ static void dump_events(struct dump *dp, const struct atf_index_file *f,
 	walk_next(&dw);
 	for (uint64_t i = 0; i < n; i++) {
 		atf_index_get(f, i, &ev);
+		if (ev.kind == ATF_CALL)
+			depth++;
 		put_event(dp, f->arch, &ev, ev.detail_seq == ATF_NO_DETAIL ? NULL : walk_find(&dw, i),
-			  i >= first_open ? open_mark : "(unwound)");
+			  i >= first_open ? open_mark : "(unwound)", depth);
+		if (ev.kind != ATF_CALL && depth)
+			depth--;
 	}
 	if (n < f->event_count)
 		fprintf(dp->out, "# %" PRIu64 " more events not shown\n", (uint64_t)f->event_count - n);

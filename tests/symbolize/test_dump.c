@@ -236,6 +236,33 @@ static void test_dump_unknown_function_by_id(void **state)
 	fx_cleanup(&fx);
 }
 
+/* A damaged call_depth does not drive the indentation, the nesting does (as
+ * in --replay): a file whose field said four billion made --dump write
+ * gigabytes of spaces (found by make fuzz). */
+static void test_dump_indents_by_the_nesting_not_a_damaged_depth_field(void **state)
+{
+	struct atf_event ev[FX_MAX_EVENTS];
+	struct fixture fx;
+	size_t n;
+	char *got;
+
+	(void)state;
+	fx_init(&fx);
+	fx_manifest(&fx, FX_THREAD0, names, 2);
+	n = fx_events("+1 +2 - -", 0, ev);
+	ev[1].call_depth = 1000;
+	ev[3].call_depth = 1000;
+	fx_write_index(&fx, 0, ev, n, false);
+	got = dump(fx.pid_dir, 0, false);
+	assert_string_equal(got, "# pid 4242 thread 0 tid 4242\n"
+				 "0.000001 main()\n"
+				 "0.000001   compute()\n"
+				 "0.000001   compute returns\n"
+				 "0.000001 main returns\n");
+	free(got);
+	fx_cleanup(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_dump_arm64_register_names),
 		cmocka_unit_test(test_dump_stack_windows_and_limit),
 		cmocka_unit_test(test_dump_unknown_function_by_id),
+		cmocka_unit_test(test_dump_indents_by_the_nesting_not_a_damaged_depth_field),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
