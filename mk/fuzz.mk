@@ -1,6 +1,6 @@
 # fuzz.mk - `make fuzz`: libFuzzer targets (clang-14, ASan+UBSan) for the
 # readers of files ada-symbolize is given: the raw trace (tests/fuzz/fuzz_raw.c),
-# ATF with its validator (fuzz_atf.c) and the manifest's JSON (fuzz_json.c).
+# ATF with its validator and views (fuzz_atf.c) and the manifest's JSON (fuzz_json.c).
 #
 #   make fuzz                 every target FUZZ_MINUTES (default 5) minutes
 #   make ADA_INNER=1 fuzz-raw one target (fuzz-atf, fuzz-json)
@@ -22,7 +22,7 @@ FUZZ_TARGETS := raw atf json
 
 # What each harness links: the reader it fuzzes and what that reader calls.
 FUZZ_SRCS_raw  := raw_meta raw_stream clock_map
-FUZZ_SRCS_atf  := atf_check atf_reader trace_dir json json_write crc32
+FUZZ_SRCS_atf  := atf_check atf_reader view_replay view_dump trace_dir json json_write crc32
 FUZZ_SRCS_json := json json_write
 FUZZ_LIBS      := $(shell pkg-config --libs liblz4 2>/dev/null)
 
@@ -57,12 +57,14 @@ $(B)/fuzz/seeds/stamp: tests/fuzz/seeds.py $(TOOLS) $(LIBS) | fuzz-deps
 FUZZ_TMP ?= $(if $(wildcard /dev/shm),/dev/shm,/tmp)
 
 # -close_fd_mask=3: the readers print one line per bad input; libFuzzer
-# keeps its own output. The last lines of the log say what ran.
+# keeps its own output. -timeout=10: an input that takes longer is a hang
+# (a view once indented by a damaged depth of four billion). The last lines
+# of the log say what ran.
 $(FUZZ_TARGETS:%=fuzz-%): fuzz-%: $(B)/fuzz/fuzz_% $(B)/fuzz/seeds/stamp
 	$(Q)mkdir -p $(B)/fuzz/corpus/$* $(B)/fuzz/crashes/$*
 	$(Q)echo "fuzz $*: $(FUZZ_MINUTES) min, log $(B)/fuzz/$*.log"
 	$(Q)tmp=$$(mktemp -d $(FUZZ_TMP)/ada-fuzz-$*.XXXXXX) && \
-	TMPDIR=$$tmp $(B)/fuzz/fuzz_$* -max_total_time=$$(($(FUZZ_MINUTES) * 60)) -close_fd_mask=3 \
+	TMPDIR=$$tmp $(B)/fuzz/fuzz_$* -max_total_time=$$(($(FUZZ_MINUTES) * 60)) -timeout=10 -close_fd_mask=3 \
 		-print_final_stats=1 -artifact_prefix=$(B)/fuzz/crashes/$*/ \
 		$(B)/fuzz/corpus/$* $(B)/fuzz/seeds/$* tests/fuzz/regress/$* >$(B)/fuzz/$*.log 2>&1; \
 	status=$$?; rm -rf "$$tmp"; grep -E '^#[0-9]+[[:space:]]+DONE|^stat::number_of_executed_units|^stat::peak_rss|ERROR|SUMMARY' \

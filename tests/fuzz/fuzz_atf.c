@@ -1,6 +1,8 @@
-/* fuzz_atf.c - libFuzzer target: the ATF reader and validator
- * (symbolize/atf_reader.c, atf_check.c), as `ada-symbolize --check` reads a
- * converted process: manifest.json, thread_0/index.atf, thread_0/detail.atf.
+/* fuzz_atf.c - libFuzzer target: the ATF reader, the validator and the
+ * views (symbolize/atf_reader.c, atf_check.c, view_replay.c, view_dump.c), as
+ * `ada-symbolize --check`, `--replay` and `--dump-stack` read a converted
+ * process: manifest.json, thread_0/index.atf, thread_0/detail.atf. The views
+ * run whatever the validator said: `--replay` alone does not validate.
  *
  * Input (fuzz_input.h): a flag byte, then manifest.json and index.atf as
  * length-prefixed parts, then detail.atf (no file when empty). Flag bit 0
@@ -13,6 +15,7 @@
 #include "atf.h"
 #include "check.h"
 #include "fuzz_input.h"
+#include "views.h"
 
 /* The CRC at footer offset 4, over the bytes between header and footer. */
 static void fix_crc(uint8_t *p, size_t len)
@@ -49,6 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_input in = { data, size };
 	const uint8_t *manifest, *index, *det;
 	size_t manifest_len, index_len, det_len;
+	const struct ada_dump_options dump = { .stack = true };
 	uint8_t flags;
 	int violations;
 	FILE *out;
@@ -70,6 +74,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!out)
 		abort();
 	(void)ada_check_path(pid_dir, out, &violations);
+	(void)ada_view_replay(pid_dir, out);
+	(void)ada_view_dump(pid_dir, &dump, out);
 	fclose(out);
 	return 0;
 }
