@@ -14,7 +14,7 @@
 
 FUZZ_MINUTES ?= 5
 FUZZ_CC      := clang-14
-FUZZ_DEB     := clang-14 libclang-rt-14-dev lz4
+FUZZ_DEB     := clang-14 libclang-rt-14-dev lz4 python3
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -D_GNU_SOURCE -MMD -MP -Iruntime -Isymbolize -Itests/fuzz $(FUZZ_SAN) \
                 $(shell pkg-config --cflags liblz4 2>/dev/null)
@@ -28,10 +28,12 @@ FUZZ_LIBS      := $(shell pkg-config --libs liblz4 2>/dev/null)
 
 .PHONY: fuzz fuzz-deps $(FUZZ_TARGETS:%=fuzz-%)
 
-# clang-14 and its libFuzzer runtime from Debian, as `deps` installs the
-# build's packages: apt-get when root, else the line to run.
+# clang-14 and its libFuzzer runtime from Debian, and what seeds.py runs
+# (python3, lz4), as `deps` installs the build's packages: apt-get when root,
+# else the line to run.
 fuzz-deps:
 	$(Q)if ! command -v $(FUZZ_CC) >/dev/null || ! command -v lz4 >/dev/null || \
+	   ! command -v python3 >/dev/null || \
 	   [ ! -f "$$($(FUZZ_CC) -print-runtime-dir 2>/dev/null)/libclang_rt.fuzzer-$(ARCH).a" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "ada: installing $(FUZZ_DEB) from Debian"; \

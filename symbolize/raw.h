@@ -117,8 +117,8 @@ struct raw_stream *raw_stream_open(const char *raw_dir, uint32_t ordinal, size_t
 int raw_stream_next(struct raw_stream *s, struct raw_event *ev);
 /* Once the stream has ended (raw_stream_next returned 0): what the file
  * held against what process.meta says the writer wrote for thread t. A file
- * cut inside a frame is an error when the process ended cleanly or the
- * thread's end is recorded; THREAD_END's event count must equal the events
+ * cut inside a frame is an error when the process exited cleanly (not by an
+ * exec) or the thread's end is recorded; THREAD_END's event count must equal the events
  * (and SKIP positions) read, and no LOST note may exceed its drop totals.
  * 0, or -EINVAL after one line naming the file and both numbers. */
 int raw_stream_verify(const struct raw_stream *s, const struct raw_process *p,

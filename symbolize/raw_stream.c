@@ -353,17 +353,22 @@ int raw_stream_next(struct raw_stream *s, struct raw_event *ev)
 }
 
 /* A thread file cut inside a frame lost events only a crash or a kill can
- * excuse: once the process ended cleanly (END) or the thread's end was
- * recorded (THREAD_END, written after its last frame), the file was whole. */
+ * excuse: once the process exited cleanly (END of an exit or _exit) or the
+ * thread's end was recorded (THREAD_END, written after its last frame), the
+ * file was whole. An exec's END is no such proof: the writer goes on
+ * draining the threads still running until the exec replaces the image,
+ * which may stop it inside a write. */
 static int verify_whole(const struct raw_stream *s, const struct raw_process *p,
 			const struct raw_thread *t)
 {
-	if (!s->truncated || (!p->clean_end && !t->ended))
+	bool exited = p->clean_end && p->end.how != ADA_END_EXEC;
+
+	if (!s->truncated || (!exited && !t->ended))
 		return 0;
 	fprintf(stderr, "ada-symbolize: %s: cut short inside the frame at byte %llu (the file ends at byte %llu), though %s\n",
 		s->path, (unsigned long long)s->whole_end, (unsigned long long)s->file_off,
-		p->clean_end ? "the process ended cleanly (END in process.meta)"
-			     : "process.meta records the thread's end (THREAD_END)");
+		exited ? "the process ended cleanly (END in process.meta)"
+		       : "process.meta records the thread's end (THREAD_END)");
 	return -EINVAL;
 }
 

@@ -257,22 +257,43 @@ static void test_corrupt_cut_inside_a_frame_of_an_ended_thread_is_refused(void *
 	expect_refused(line);
 }
 
+/* The events of thread 0's first two frames. */
+static const struct rf_want two_frames[] = {
+	{ ATF_CALL, 100, 1, 1 }, { ATF_CALL, 110, 2, 2 },
+	{ ATF_RETURN, 120, 2, 2 }, { ATF_RETURN, 130, 1, 1 },
+	{ ATF_CALL, 200, 1, 1 }, { ATF_CALL, 210, 2, 2 },
+	{ ATF_RETURN, 220, 2, 2 }, { ATF_RETURN, 230, 1, 1 },
+};
+
 /* What a SIGKILL leaves: no END, no THREAD_END, a frame half written. */
 static void test_corrupt_cut_inside_a_frame_of_a_killed_process_converts_the_whole_frames(void **state)
 {
-	static const struct rf_want want[] = {
-		{ ATF_CALL, 100, 1, 1 }, { ATF_CALL, 110, 2, 2 },
-		{ ATF_RETURN, 120, 2, 2 }, { ATF_RETURN, 130, 1, 1 },
-		{ ATF_CALL, 200, 1, 1 }, { ATF_CALL, 210, 2, 2 },
-		{ ATF_RETURN, 220, 2, 2 }, { ATF_RETURN, 230, 1, 1 },
-	};
-
 	(void)state;
 	trace(true, 3, NO_END, 0, 0, false);
 	cut_thread0(w->frame_end[2] - 5);
 	assert_int_equal(convert(), 0);
 	assert_string_equal(w->err, "");
-	rf_expect_index(w->t.pid_dir, 0, want, sizeof(want) / sizeof(want[0]));
+	rf_expect_index(w->t.pid_dir, 0, two_frames, sizeof(two_frames) / sizeof(two_frames[0]));
+	rf_expect_valid(w->t.pid_dir);
+}
+
+/* An exec's END: the writer went on draining running threads until the exec
+ * replaced the image, and may have been stopped inside a write. */
+static void test_corrupt_cut_inside_a_frame_after_an_exec_converts_the_whole_frames(void **state)
+{
+	struct ada_meta_end end = { .end_tsc = 2000, .end_boottime_ns = RF_BOOT_NS + 2000,
+				    .how = ADA_END_EXEC };
+
+	(void)state;
+	meta_begin(true);
+	meta_thread(0);
+	rf_meta_record(&w->meta, ADA_META_END, &end, sizeof(end), NULL, 0);
+	rf_write_file(w->t.meta, w->meta.buf, w->meta.len);
+	write_thread(0, 3, 0);
+	cut_thread0(w->frame_end[2] - 5);
+	assert_int_equal(convert(), 0);
+	assert_string_equal(w->err, "");
+	rf_expect_index(w->t.pid_dir, 0, two_frames, sizeof(two_frames) / sizeof(two_frames[0]));
 	rf_expect_valid(w->t.pid_dir);
 }
 
@@ -408,6 +429,7 @@ int main(void)
 		T(test_corrupt_cut_inside_a_frame_after_a_clean_exit_names_file_and_offset),
 		T(test_corrupt_cut_inside_a_frame_of_an_ended_thread_is_refused),
 		T(test_corrupt_cut_inside_a_frame_of_a_killed_process_converts_the_whole_frames),
+		T(test_corrupt_cut_inside_a_frame_after_an_exec_converts_the_whole_frames),
 		T(test_corrupt_record_size_larger_than_any_record_names_file_offset_and_size),
 		T(test_corrupt_thread_file_without_thread_record_is_refused),
 		T(test_corrupt_second_process_record_is_refused_and_nothing_leaks),
