@@ -104,7 +104,7 @@ static struct ada_thread *thread_init(void)
 struct ada_thread *ada_thread_init_slow(void)
 {
 	struct ada_thread *td;
-	sigset_t all, old;
+	sigset_t old;
 
 	if (ada_tstate != ADA_TS_NONE)
 		return NULL; /* inside set-up (a signal), dead, or off */
@@ -116,10 +116,9 @@ struct ada_thread *ada_thread_init_slow(void)
 	/* No signal during set-up (a ring file takes a few system calls): a
 	 * handler that siglongjmps out would leave the thread half set up and
 	 * untraced for good. Signals wait until it is done. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ada_signals_block(&old);
 	td = thread_init();
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ada_signals_restore(&old);
 	return td;
 }
 
