@@ -227,12 +227,12 @@ static unsigned skip_reason(const struct ada_thread *td, uint32_t depth)
 
 void ada_enter_skipped_slow(struct ada_thread *td, uint32_t depth)
 {
-	td->rh->dropped[skip_reason(td, depth)]++;
+	ada_count(&td->rh->dropped[skip_reason(td, depth)], 1);
 }
 
 void ada_exit_skipped_slow(struct ada_thread *td, uint32_t depth)
 {
-	td->rh->dropped[skip_reason(td, depth)]++;
+	ada_count(&td->rh->dropped[skip_reason(td, depth)], 1);
 	if (depth <= td->skip_from) { /* the skipped subtree is closed */
 		td->skip_from = 0;
 		td->record_limit = td->max_limit;
@@ -356,7 +356,7 @@ uint32_t ada_exit_resync_slow(struct ada_thread *td, uintptr_t fn, uintptr_t sit
 		if (td->shadow[f - 1].fn == fn)
 			d = f;
 	if (!d) {
-		td->rh->dropped[ADA_DROP_UNMATCHED]++;
+		ada_count(&td->rh->dropped[ADA_DROP_UNMATCHED], 1);
 		return 0;
 	}
 	while (td->depth > d)

@@ -342,14 +342,18 @@ consumed:
 void ada_writer_thread_end(struct ada_thread *td, uint32_t flags)
 {
 	struct ada_writer_stream *ws = td->ws;
+	/* Acquire: a thread that ended stored its end time before it said so;
+	 * one still running (a final flush) ends here. Its counters are its
+	 * own to write: read atomically, as they are being written. */
+	bool ended = __atomic_load_n(&td->exited, __ATOMIC_ACQUIRE) && td->end_tsc;
 	struct ada_meta_thread_end te = { .ordinal = td->ordinal, .flags = flags,
-					  .end_tsc = td->end_tsc ? td->end_tsc : ada_arch_ticks() };
+					  .end_tsc = ended ? td->end_tsc : ada_arch_ticks() };
 	unsigned r;
 
 	for (r = 0; r < ADA_DROP_NREASONS; r++)
-		te.dropped[r] = td->rh->dropped[r];
-	te.waits = td->rh->waits;
-	te.wait_ns = td->rh->wait_ns;
+		te.dropped[r] = __atomic_load_n(&td->rh->dropped[r], __ATOMIC_RELAXED);
+	te.waits = __atomic_load_n(&td->rh->waits, __ATOMIC_RELAXED);
+	te.wait_ns = __atomic_load_n(&td->rh->wait_ns, __ATOMIC_RELAXED);
 	if (ws) {
 		te.dropped[ADA_DROP_NO_BUFFER] += ws->write_lost;
 		te.dropped[ADA_DROP_DETAIL_FULL] += ws->details_skipped;
