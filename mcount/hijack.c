@@ -81,7 +81,9 @@ static int64_t detail_reserve(struct ada_thread *td, uint32_t len)
 
 		pad->len = (uint32_t)(bytes - off);
 		pad->pos = ADA_DETAIL_PAD;
-		td->dhead += bytes - off;
+		/* Release, as for a record (detail_put): the writer may read
+		 * dhead at any time, and must find the pad whole. */
+		__atomic_store_n(&td->dhead, td->dhead + bytes - off, __ATOMIC_RELEASE);
 		off = 0;
 	}
 	return (int64_t)off;

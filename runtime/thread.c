@@ -195,9 +195,9 @@ void ada_runtime_end(struct ada_runtime_work *w)
 int ada_detail_init_slow(struct ada_thread *td)
 {
 	uint64_t bytes = ada_rt.cfg.detail_bytes;
+	uint8_t *ring = ada_map_zeroed(bytes);
 
-	td->dring = ada_map_zeroed(bytes);
-	if (!td->dring) {
+	if (!ring) {
 		td->stack_bytes = 0;
 		return -ENOMEM;
 	}
@@ -205,6 +205,9 @@ int ada_detail_init_slow(struct ada_thread *td)
 	td->dmask = bytes - 1;
 	td->dlimit = td->dhead + bytes;
 	td->stack_bytes = ada_rt.cfg.stack_bytes;
+	/* Release: the writer, which looks at dring while the thread runs,
+	 * reads dmask only after its acquire load of dring found the ring. */
+	__atomic_store_n(&td->dring, ring, __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -228,9 +228,12 @@ static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws, 
 {
 	uint64_t slots = td->mask + 1, first = tail & td->mask;
 	size_t part = n < slots - first ? n : (size_t)(slots - first);
+	/* Acquire: the thread sets its detail ring up at its first record,
+	 * while we may be draining; its mask was stored before it. */
+	uint8_t *dring = __atomic_load_n(&td->dring, __ATOMIC_ACQUIRE);
 	/* Acquire: the records of the slots we drain were published before
 	 * them; this covers them (and maybe more, which stay for later). */
-	struct ada_enc_detail dl = { .ring = td->dring, .mask = td->dmask, .tail = td->dtail,
+	struct ada_enc_detail dl = { .ring = dring, .mask = dring ? td->dmask : 0, .tail = td->dtail,
 				     .head = __atomic_load_n(&td->dhead, __ATOMIC_ACQUIRE),
 				     .pos = tail, .skip = behind };
 	uint8_t *p = ada_w.enc_buf;
@@ -308,8 +311,9 @@ static size_t drain_thread(struct ada_thread *td, bool *cut)
 	/* The index lane comes first: with a quarter of the ring waiting,
 	 * detail records (~15 times the bytes of their events) are left out
 	 * until the writer has caught up. */
-	bool behind = td->dring && head - tail > (td->mask + 1) / 4;
-	size_t max = td->dring && !behind ? DETAIL_DRAIN_MAX : DRAIN_MAX, len;
+	bool details = __atomic_load_n(&td->dring, __ATOMIC_ACQUIRE) != NULL; /* see encode_batch */
+	bool behind = details && head - tail > (td->mask + 1) / 4;
+	size_t max = details && !behind ? DETAIL_DRAIN_MAX : DRAIN_MAX, len;
 	size_t n = head - tail < max ? (size_t)(head - tail) : max;
 
 	*cut = head - tail > max;
