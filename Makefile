@@ -185,6 +185,8 @@ install: all
 
 endif
 
+include mk/sanitize.mk
+
 clean:
 	rm -rf $(B) bin lib ada-trace
 
