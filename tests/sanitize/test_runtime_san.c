@@ -8,10 +8,11 @@
  * concurrent part of ada as a program uses it: producer threads writing
  * their rings while the writer drains them, full rings waiting on the
  * futex or dropping, the half-ring kick, threads retired by the writer
- * after they end, fork, and the final flush's cut while threads go on
- * calling. Each run must print what the plain program prints, leave a
- * trace that ada-symbolize --check accepts, keep the exact counts the
- * end-to-end tests demand, and make the sanitizer say nothing.
+ * after they end, fork, the final flush's cut while threads go on
+ * calling, and a fatal signal's handler. Each run must print what the
+ * plain program prints, leave a trace that ada-symbolize --check accepts,
+ * keep the exact counts the end-to-end tests demand, and make the
+ * sanitizer say nothing.
  *
  * make check runs the short matrix; make sanitize (ADA_TEST_SAN_FULL=1)
  * runs every program in every mode.
@@ -90,14 +91,26 @@ static void build(struct tr_case *tc, const char *prog, const char *out, const c
 	tr_build(tc, env, TR_ADACC, prog, out, flags);
 }
 
-/* The sanitizer's environment, then `extra` (NULL-terminated), in env
- * (room for 16). */
+/* Whether `extra` (NULL-terminated, may be NULL) sets the variable `entry` sets. */
+static bool set_in(const char *entry, const char *const extra[])
+{
+	size_t len = strcspn(entry, "=") + 1;
+
+	for (size_t i = 0; extra && extra[i]; i++)
+		if (!strncmp(entry, extra[i], len))
+			return true;
+	return false;
+}
+
+/* The sanitizer's environment, then `extra` (NULL-terminated), which
+ * replaces what it sets, in env (room for 16). */
 static const char *const *run_env(const char *env[16], const char *const extra[])
 {
 	size_t n = 0;
 
 	for (size_t i = 0; san->env[i]; i++)
-		env[n++] = san->env[i];
+		if (!set_in(san->env[i], extra))
+			env[n++] = san->env[i];
 	/* Small rings, which fill (waits, the half-ring kick) and cost the
 	 * sanitizers little shadow memory. */
 	env[n++] = "ADA_RING_KB=64";
@@ -254,6 +267,38 @@ static void fork_gives_the_child_its_own_writer(void **state)
 	tr_pass(tc);
 }
 
+/* A SIGSEGV 20 frames deep: ada's handler records the crash and drains
+ * every ring (futex and atomics only: TSan checks what a handler calls),
+ * then the signal kills as before; and a program's own handler that
+ * recovers three faults with siglongjmp. The sanitizers leave SIGSEGV to
+ * the program (handle_segv=0), as without them ada's handler gets it. */
+static void a_crash_is_recorded_and_kills_as_before(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const deep[] = { "deep", "20", NULL }, *const recover[] = { "recover", NULL };
+	const char *const env[] = { "ASAN_OPTIONS=handle_segv=0:detect_leaks=0",
+				    "TSAN_OPTIONS=handle_segv=0:exitcode=0", NULL };
+	const char *crash;
+	char sig[32];
+
+	for (const char *const *m = modes(); *m; m++) {
+		build(tc, "fatal", "fatal", *m);
+		fresh_trace(tc);
+		run(tc, "fatal", deep, env, 128 + 11);
+		tr_symbolize(tc, NULL);
+		tr_load_manifest(tc, NULL);
+		crash = strstr(tc->mf.text, "\"crash\"");
+		if (!crash || !tr_json_value(crash, crash + strcspn(crash, "}"), "signal_name", sig,
+					     sizeof(sig)) || strcmp(sig, "SIGSEGV"))
+			fail_msg("%s: the manifest has no crash by SIGSEGV:\n%s", *m, tc->mf.text);
+		fresh_trace(tc);
+		run(tc, "fatal", recover, env, 0);
+		assert_string_equal(tc->traced.out, "recovered 3\n");
+		tr_symbolize(tc, NULL);
+	}
+	tr_pass(tc);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, tr_setup, tr_teardown)
 
 int main(void)
@@ -262,11 +307,12 @@ int main(void)
 		T(full_rings_wait_and_lose_nothing),
 		T(full_rings_drop_and_count_exactly),
 		T(the_end_comes_while_threads_spin),
+		T(a_crash_is_recorded_and_kills_as_before),
 	};
 	const struct CMUnitTest all[] = {
 		T(full_rings_wait_and_lose_nothing), T(full_rings_drop_and_count_exactly),
 		T(threads_come_and_go),              T(the_end_comes_while_threads_spin),
-		T(fork_gives_the_child_its_own_writer),
+		T(fork_gives_the_child_its_own_writer), T(a_crash_is_recorded_and_kills_as_before),
 	};
 	int failed = 0;
 
