@@ -27,9 +27,9 @@
 SAN_ROOT := $(B)/san/root
 
 ifeq ($(ADA_INNER),)
-sanitize: deps
+sanitize sanitize-check: deps
 	$(Q)$(MAKE) --no-print-directory ADA_INNER=1 $@
-.PHONY: sanitize
+.PHONY: sanitize sanitize-check
 else
 
 # ---- the runtime, three ways ------------------------------------------------
