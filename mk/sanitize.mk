@@ -101,13 +101,19 @@ $(B)/san/tests/e2e/%: $(B)/san/t/tests/e2e/%.o $(SAN_TEST_LIB_OBJS)
 	$(call msg,TEST-LD,$@)mkdir -p $(@D) && $(CC) $(SAN_TEST_CFLAGS) -o $@ $^ $(TEST_LIBS)
 
 # ---- the runtime under ASan and TSan in traced programs -------------------------
+# The sanitizers' runtimes, preloaded into the traced programs. The compiler
+# gives a bare name back when it has none.
+SAN_ASAN_SO := $(shell $(CC) -print-file-name=libasan.so)
+SAN_TSAN_SO := $(shell $(CC) -print-file-name=libtsan.so)
 SAN_RT_TEST := $(B)/tests/sanitize/test_runtime_san
 $(SAN_RT_TEST): tests/sanitize/test_runtime_san.c $(TEST_LIB_OBJS) $(B)/asan/lib/libada.so \
 		$(B)/tsan/lib/libada.so
+	$(Q)for so in $(SAN_ASAN_SO) $(SAN_TSAN_SO); do case $$so in /*) ;; \
+	  *) echo "ada: $(CC) has no $$so (Debian: libgcc-12-dev, which gcc-12 depends on)"; exit 1;; \
+	esac; done
 	$(call msg,TEST-LD,$@)mkdir -p $(@D) && $(CC) $(TEST_CFLAGS) \
 		-DSAN_ASAN_LIBDIR='"$(CURDIR)/$(B)/asan/lib"' -DSAN_TSAN_LIBDIR='"$(CURDIR)/$(B)/tsan/lib"' \
-		-DSAN_ASAN_PRELOAD='"$(shell $(CC) -print-file-name=libasan.so)"' \
-		-DSAN_TSAN_PRELOAD='"$(shell $(CC) -print-file-name=libtsan.so)"' \
+		-DSAN_ASAN_PRELOAD='"$(SAN_ASAN_SO)"' -DSAN_TSAN_PRELOAD='"$(SAN_TSAN_SO)"' \
 		-o $@ $< $(TEST_LIB_OBJS) $(TEST_LIBS)
 
 # ---- targets -------------------------------------------------------------------
