@@ -9,10 +9,10 @@
  * their rings while the writer drains them, full rings waiting on the
  * futex or dropping, the half-ring kick, threads retired by the writer
  * after they end, fork, the final flush's cut while threads go on
- * calling, and a fatal signal's handler. Each run must print what the
- * plain program prints, leave a trace that ada-symbolize --check accepts,
- * keep the exact counts the end-to-end tests demand, and make the
- * sanitizer say nothing.
+ * calling, a fatal signal's handler, and coroutine stacks taken over by
+ * another thread. Each run must print what the plain program prints,
+ * leave a trace that ada-symbolize --check accepts, keep the exact counts
+ * the end-to-end tests demand, and make the sanitizer say nothing.
  *
  * make check runs the short matrix; make sanitize (ADA_TEST_SAN_FULL=1)
  * runs every program in every mode.
@@ -267,6 +267,31 @@ static void fork_gives_the_child_its_own_writer(void **state)
 	tr_pass(tc);
 }
 
+/* Coroutines on stacks of their own (progs/stack_switch.c), 100 rounds:
+ * each stack has a recording state and a ring of its own, written by
+ * whichever thread runs on it; with migrate and handoff a second thread
+ * takes the coroutines over (handoff: its first hooks are their returns)
+ * while the writer drains their rings. make check runs handoff. */
+static void coroutine_stacks_change_threads(void **state)
+{
+	struct tr_case *tc = *state;
+	static const char *const all[] = { "ucontext", "asm", "migrate", "handoff", NULL };
+	static const char *const one[] = { "handoff", NULL };
+
+	for (const char *const *m = modes(); *m; m++) {
+		build(tc, "stack_switch", "stack_switch", *m);
+		for (const char *const *how = full ? all : one; *how; how++) {
+			const char *const args[] = { *how, "100", NULL };
+
+			fresh_trace(tc);
+			run(tc, "stack_switch", args, NULL, 0);
+			assert_string_equal(tc->traced.out, "5050 10100\n");
+			tr_symbolize(tc, NULL);
+		}
+	}
+	tr_pass(tc);
+}
+
 /* A SIGSEGV 20 frames deep: ada's handler records the crash and drains
  * every ring (futex and atomics only: TSan checks what a handler calls),
  * then the signal kills as before; and a program's own handler that
@@ -308,11 +333,13 @@ int main(void)
 		T(full_rings_drop_and_count_exactly),
 		T(the_end_comes_while_threads_spin),
 		T(a_crash_is_recorded_and_kills_as_before),
+		T(coroutine_stacks_change_threads),
 	};
 	const struct CMUnitTest all[] = {
 		T(full_rings_wait_and_lose_nothing), T(full_rings_drop_and_count_exactly),
 		T(threads_come_and_go),              T(the_end_comes_while_threads_spin),
 		T(fork_gives_the_child_its_own_writer), T(a_crash_is_recorded_and_kills_as_before),
+		T(coroutine_stacks_change_threads),
 	};
 	int failed = 0;
 
