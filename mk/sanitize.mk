@@ -18,7 +18,8 @@
 #    diagnostics) and with TSan, for tests/sanitize/test_runtime_san.c,
 #    which traces programs with them (the sanitizer's runtime preloaded,
 #    as it must come first): the ring protocol, the writer, thread churn,
-#    fork and the end of the process with many threads, in every mode.
+#    fork, a crash, coroutine stacks changing threads and the end of the
+#    process with many threads, in every mode.
 #
 # make check runs a short part of it (SAN_CHECK below, ~1 min).
 # gcc's sanitizer runtimes (libasan, libubsan, libtsan) come with gcc on
