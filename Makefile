@@ -6,6 +6,7 @@
 #   make bench      the benchmark (not a test: prints medians and ratios)
 #   make realworld  Lua and SQLite from Debian's sources, traced in every mode
 #   make stress     ada under stress: threads on tiny rings, churn, signal and fork storms, dlopen loops
+#   make sanitize   every test with the tools and the runtime under ASan, UBSan and TSan
 #   make install PREFIX=/usr/local
 #
 # Quiet unless V=1. Sources are found by glob: a new .c file in a component
@@ -81,7 +82,7 @@ LIBS  := lib/libada.so lib/libada.a
 ifeq ($(ADA_INNER),)
 # The outer make only makes sure the Debian packages are there, then runs the
 # inner make, which reads the pkg-config flags of what 'deps' just installed.
-all check unit e2e demo bench realworld install stress: deps
+all check unit e2e demo bench realworld install stress sanitize sanitize-check: deps
 	$(Q)$(MAKE) --no-print-directory ADA_INNER=1 $@
 
 # Install what the build needs from Debian when it is missing: apt-get when we
@@ -175,6 +176,7 @@ realworld: all
 	$(Q)tests/realworld/run.sh
 
 include mk/stress.mk
+include mk/sanitize.mk
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/ada
@@ -184,8 +186,6 @@ install: all
 	install -m 644 cc-wrapper/ada.cmake mcount/gdb/ada-unwind.py $(DESTDIR)$(PREFIX)/share/ada/
 
 endif
-
-include mk/sanitize.mk
 
 clean:
 	rm -rf $(B) bin lib ada-trace

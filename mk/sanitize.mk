@@ -27,12 +27,6 @@
 
 SAN_ROOT := $(B)/san/root
 
-ifeq ($(ADA_INNER),)
-sanitize sanitize-check: deps
-	$(Q)$(MAKE) --no-print-directory ADA_INNER=1 $@
-.PHONY: sanitize sanitize-check
-else
-
 # ---- the runtime, three ways ------------------------------------------------
 # $(1): output directory, $(2): where libada goes, $(3): sanitizer flags.
 # Each variant is compiled as the real runtime is (RT_CFLAGS, the mcount
@@ -130,5 +124,3 @@ sanitize-check: all $(SAN_ROOT_ALL) $(SAN_CHECK)
 	$(Q)tests/run.sh $(SAN_CHECK)
 check: sanitize-check
 .PHONY: sanitize sanitize-check
-
-endif
