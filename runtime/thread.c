@@ -168,10 +168,8 @@ bool ada_in_vfork_child(void)
 struct ada_thread *ada_runtime_begin(struct ada_runtime_work *w)
 {
 	struct ada_thread *td = ada_self.td;
-	sigset_t all;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &w->mask);
+	ada_signals_block(&w->mask);
 	if (!td && ada_tstate == ADA_TS_NONE && __atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE))
 		td = ada_thread_init_slow();
 	w->td = td;
@@ -189,7 +187,7 @@ void ada_runtime_end(struct ada_runtime_work *w)
 		__asm__ volatile("" ::: "memory");
 		ada_self.busy = w->busy;
 	}
-	pthread_sigmask(SIG_SETMASK, &w->mask, NULL);
+	ada_signals_restore(&w->mask);
 }
 
 int ada_detail_init_slow(struct ada_thread *td)
