@@ -81,7 +81,9 @@ static int64_t detail_reserve(struct ada_thread *td, uint32_t len)
 
 		pad->len = (uint32_t)(bytes - off);
 		pad->pos = ADA_DETAIL_PAD;
-		td->dhead += bytes - off;
+		/* Release, as for a record (detail_put): the writer may read
+		 * dhead at any time, and must find the pad whole. */
+		__atomic_store_n(&td->dhead, td->dhead + bytes - off, __ATOMIC_RELEASE);
 		off = 0;
 	}
 	return (int64_t)off;
@@ -125,7 +127,7 @@ static uint64_t detail_put(struct ada_thread *td, const uint64_t regs[8], uintpt
 	__atomic_store_n(&td->dhead, td->dhead + len, __ATOMIC_RELEASE);
 	return ADA_SLOT_DETAIL;
 full:
-	td->rh->dropped[ADA_DROP_DETAIL_FULL]++;
+	ada_count(&td->rh->dropped[ADA_DROP_DETAIL_FULL], 1);
 	return 0;
 }
 
@@ -236,7 +238,7 @@ static uintptr_t orphan_take(struct ada_thread *td, uintptr_t slot)
 	if (!e)
 		return 0;
 	e->slot = ORPHAN_GONE;
-	td->rh->dropped[ADA_DROP_UNMATCHED]++;
+	ada_count(&td->rh->dropped[ADA_DROP_UNMATCHED], 1);
 	return e->real;
 }
 
@@ -273,7 +275,7 @@ hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn, uintptr
 		depth = entry_resync_slow(td, sp) + 1;
 	if (unlikely(depth > td->shadow_cap)) {
 		/* No room to keep its return address: untouched, unrecorded. */
-		td->rh->dropped[ADA_DROP_MAX_DEPTH] += 2;
+		ada_count(&td->rh->dropped[ADA_DROP_MAX_DEPTH], 2);
 		goto out;
 	}
 	td->depth = depth;

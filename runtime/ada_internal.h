@@ -260,5 +260,10 @@ ADA_HIDDEN uint64_t ada_now_ns(clockid_t clk);
  * timeout_ns), wake every sleeper. */
 ADA_HIDDEN void ada_futex_wait(uint32_t *w, uint32_t v, uint64_t timeout_ns);
 ADA_HIDDEN void ada_futex_wake(uint32_t *w);
+/* Blocks every signal the program could receive in the calling thread
+ * (*old: the mask before), and restores it, without calling a function a
+ * library may interpose (util.c says why). */
+ADA_HIDDEN void ada_signals_block(sigset_t *old);
+ADA_HIDDEN void ada_signals_restore(const sigset_t *old);
 
 #endif

@@ -294,8 +294,8 @@ static bool ring_wait(struct ada_thread *td, uint64_t need)
 			break;
 		}
 	}
-	rh->waits++;
-	rh->wait_ns += now - start;
+	ada_count(&rh->waits, 1);
+	ada_count(&rh->wait_ns, now - start);
 	return ok;
 }
 
@@ -320,6 +320,6 @@ int ada_ring_refresh_slow(struct ada_thread *td, uint32_t depth)
 	/* Full: skip this frame and everything it calls. */
 	td->skip_from = depth;
 	td->record_limit = depth - 1;
-	td->rh->dropped[ADA_DROP_RING_FULL]++;
+	ada_count(&td->rh->dropped[ADA_DROP_RING_FULL], 1);
 	return 0;
 }

@@ -155,12 +155,11 @@ out:
 static struct ada_thread *stack_state(struct stack_entry *e)
 {
 	struct ada_thread *td = __atomic_load_n(&e->td, __ATOMIC_ACQUIRE), *none = NULL;
-	sigset_t all, old;
+	sigset_t old;
 
 	if (td)
 		return td;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ada_signals_block(&old);
 	td = ada_state_alloc(true);
 	if (td) {
 		td->stack_lo = e->lo;
@@ -172,7 +171,7 @@ static struct ada_thread *stack_state(struct stack_entry *e)
 		else
 			td = none; /* lost a race to another thread on it: cannot be */
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ada_signals_restore(&old);
 	return td;
 }
 

@@ -104,7 +104,7 @@ static struct ada_thread *thread_init(void)
 struct ada_thread *ada_thread_init_slow(void)
 {
 	struct ada_thread *td;
-	sigset_t all, old;
+	sigset_t old;
 
 	if (ada_tstate != ADA_TS_NONE)
 		return NULL; /* inside set-up (a signal), dead, or off */
@@ -116,10 +116,9 @@ struct ada_thread *ada_thread_init_slow(void)
 	/* No signal during set-up (a ring file takes a few system calls): a
 	 * handler that siglongjmps out would leave the thread half set up and
 	 * untraced for good. Signals wait until it is done. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ada_signals_block(&old);
 	td = thread_init();
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ada_signals_restore(&old);
 	return td;
 }
 
@@ -169,10 +168,8 @@ bool ada_in_vfork_child(void)
 struct ada_thread *ada_runtime_begin(struct ada_runtime_work *w)
 {
 	struct ada_thread *td = ada_self.td;
-	sigset_t all;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &w->mask);
+	ada_signals_block(&w->mask);
 	if (!td && ada_tstate == ADA_TS_NONE && __atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE))
 		td = ada_thread_init_slow();
 	w->td = td;
@@ -190,15 +187,15 @@ void ada_runtime_end(struct ada_runtime_work *w)
 		__asm__ volatile("" ::: "memory");
 		ada_self.busy = w->busy;
 	}
-	pthread_sigmask(SIG_SETMASK, &w->mask, NULL);
+	ada_signals_restore(&w->mask);
 }
 
 int ada_detail_init_slow(struct ada_thread *td)
 {
 	uint64_t bytes = ada_rt.cfg.detail_bytes;
+	uint8_t *ring = ada_map_zeroed(bytes);
 
-	td->dring = ada_map_zeroed(bytes);
-	if (!td->dring) {
+	if (!ring) {
 		td->stack_bytes = 0;
 		return -ENOMEM;
 	}
@@ -206,6 +203,9 @@ int ada_detail_init_slow(struct ada_thread *td)
 	td->dmask = bytes - 1;
 	td->dlimit = td->dhead + bytes;
 	td->stack_bytes = ada_rt.cfg.stack_bytes;
+	/* Release: the writer, which looks at dring while the thread runs,
+	 * reads dmask only after its acquire load of dring found the ring. */
+	__atomic_store_n(&td->dring, ring, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -228,12 +228,12 @@ static unsigned skip_reason(const struct ada_thread *td, uint32_t depth)
 
 void ada_enter_skipped_slow(struct ada_thread *td, uint32_t depth)
 {
-	td->rh->dropped[skip_reason(td, depth)]++;
+	ada_count(&td->rh->dropped[skip_reason(td, depth)], 1);
 }
 
 void ada_exit_skipped_slow(struct ada_thread *td, uint32_t depth)
 {
-	td->rh->dropped[skip_reason(td, depth)]++;
+	ada_count(&td->rh->dropped[skip_reason(td, depth)], 1);
 	if (depth <= td->skip_from) { /* the skipped subtree is closed */
 		td->skip_from = 0;
 		td->record_limit = td->max_limit;
@@ -357,7 +357,7 @@ uint32_t ada_exit_resync_slow(struct ada_thread *td, uintptr_t fn, uintptr_t sit
 		if (td->shadow[f - 1].fn == fn)
 			d = f;
 	if (!d) {
-		td->rh->dropped[ADA_DROP_UNMATCHED]++;
+		ada_count(&td->rh->dropped[ADA_DROP_UNMATCHED], 1);
 		return 0;
 	}
 	while (td->depth > d)

@@ -171,6 +171,17 @@ ada_stack_state(struct ada_thread *td, uintptr_t pos)
 	return td;
 }
 
+/* Adds n to one of the thread's counters in its ring header (drops by
+ * reason, waits), which the writer reads while the thread runs: each
+ * drain's LOST notes, the final flush's THREAD_END. The thread is their
+ * only writer, so a relaxed load and store do (no locked add); atomic, so
+ * that the writer's reads are not a data race (a compiler may tear, cache
+ * or merge a plain counter: ThreadSanitizer reported these). */
+static inline __attribute__((always_inline)) void ada_count(uint64_t *counter, uint64_t n)
+{
+	__atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+
 /* Returns the thread's state with the guard taken, or NULL if this event is
  * not to be recorded (tracing off, thread not set up, or a hook that fired
  * while the thread was already inside the runtime — a signal handler). pos
@@ -193,7 +204,7 @@ static inline __attribute__((always_inline)) struct ada_thread *ada_hook_begin(u
 		if (ada_self.busy != ADA_BUSY_HOOK)
 			return NULL;
 		if (!ada_guard_left_slow(td, pos)) {
-			td->rh->dropped[ADA_DROP_REENTRANT] += events;
+			ada_count(&td->rh->dropped[ADA_DROP_REENTRANT], events);
 			return NULL;
 		}
 	}
@@ -299,7 +310,7 @@ ada_record_exit(struct ada_thread *td, uintptr_t fn, uintptr_t site)
 				return;
 		}
 	} else if (unlikely(depth == 0)) {
-		td->rh->dropped[ADA_DROP_UNMATCHED]++;
+		ada_count(&td->rh->dropped[ADA_DROP_UNMATCHED], 1);
 		return;
 	}
 	td->depth = depth - 1;

@@ -1,5 +1,6 @@
 /* util.c - small helpers that avoid stdio, for paths that run at exit or fork. */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -157,4 +158,25 @@ void ada_futex_wait(uint32_t *w, uint32_t v, uint64_t timeout_ns)
 void ada_futex_wake(uint32_t *w)
 {
 	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+}
+
+/* rt_sigprocmask itself, not sigfillset and pthread_sigmask: this runs
+ * before a thread's state is set up, where a hook must not fire, and a
+ * library that interposes those functions (ASan's interceptors, an
+ * LD_PRELOAD shim) calls the real ones through its own GOT slots, which
+ * ada hooks: the hook would set the thread up again, and recurse for
+ * good. glibc's two internal signals (SIGCANCEL, SIGSETXID) stay
+ * unblocked, as pthread_sigmask leaves them. */
+#define SIG_CANCEL 32 /* the kernel's first real-time signal; SIGSETXID is 33 */
+
+void ada_signals_block(sigset_t *old)
+{
+	uint64_t all = ~((1ull << (SIG_CANCEL - 1)) | (1ull << SIG_CANCEL));
+
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, old, sizeof(all));
+}
+
+void ada_signals_restore(const sigset_t *old)
+{
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, old, NULL, sizeof(uint64_t));
 }

@@ -228,9 +228,12 @@ static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws, 
 {
 	uint64_t slots = td->mask + 1, first = tail & td->mask;
 	size_t part = n < slots - first ? n : (size_t)(slots - first);
+	/* Acquire: the thread sets its detail ring up at its first record,
+	 * while we may be draining; its mask was stored before it. */
+	uint8_t *dring = __atomic_load_n(&td->dring, __ATOMIC_ACQUIRE);
 	/* Acquire: the records of the slots we drain were published before
 	 * them; this covers them (and maybe more, which stay for later). */
-	struct ada_enc_detail dl = { .ring = td->dring, .mask = td->dmask, .tail = td->dtail,
+	struct ada_enc_detail dl = { .ring = dring, .mask = dring ? td->dmask : 0, .tail = td->dtail,
 				     .head = __atomic_load_n(&td->dhead, __ATOMIC_ACQUIRE),
 				     .pos = tail, .skip = behind };
 	uint8_t *p = ada_w.enc_buf;
@@ -308,8 +311,9 @@ static size_t drain_thread(struct ada_thread *td, bool *cut)
 	/* The index lane comes first: with a quarter of the ring waiting,
 	 * detail records (~15 times the bytes of their events) are left out
 	 * until the writer has caught up. */
-	bool behind = td->dring && head - tail > (td->mask + 1) / 4;
-	size_t max = td->dring && !behind ? DETAIL_DRAIN_MAX : DRAIN_MAX, len;
+	bool details = __atomic_load_n(&td->dring, __ATOMIC_ACQUIRE) != NULL; /* see encode_batch */
+	bool behind = details && head - tail > (td->mask + 1) / 4;
+	size_t max = details && !behind ? DETAIL_DRAIN_MAX : DRAIN_MAX, len;
 	size_t n = head - tail < max ? (size_t)(head - tail) : max;
 
 	*cut = head - tail > max;
@@ -342,14 +346,18 @@ consumed:
 void ada_writer_thread_end(struct ada_thread *td, uint32_t flags)
 {
 	struct ada_writer_stream *ws = td->ws;
+	/* Acquire: a thread that ended stored its end time before it said so;
+	 * one still running (a final flush) ends here. Its counters are its
+	 * own to write: read atomically, as they are being written. */
+	bool ended = __atomic_load_n(&td->exited, __ATOMIC_ACQUIRE) && td->end_tsc;
 	struct ada_meta_thread_end te = { .ordinal = td->ordinal, .flags = flags,
-					  .end_tsc = td->end_tsc ? td->end_tsc : ada_arch_ticks() };
+					  .end_tsc = ended ? td->end_tsc : ada_arch_ticks() };
 	unsigned r;
 
 	for (r = 0; r < ADA_DROP_NREASONS; r++)
-		te.dropped[r] = td->rh->dropped[r];
-	te.waits = td->rh->waits;
-	te.wait_ns = td->rh->wait_ns;
+		te.dropped[r] = __atomic_load_n(&td->rh->dropped[r], __ATOMIC_RELAXED);
+	te.waits = __atomic_load_n(&td->rh->waits, __ATOMIC_RELAXED);
+	te.wait_ns = __atomic_load_n(&td->rh->wait_ns, __ATOMIC_RELAXED);
 	if (ws) {
 		te.dropped[ADA_DROP_NO_BUFFER] += ws->write_lost;
 		te.dropped[ADA_DROP_DETAIL_FULL] += ws->details_skipped;

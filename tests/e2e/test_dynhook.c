@@ -1173,6 +1173,31 @@ static void lazy_slots_bind_like_the_dynamic_linker(void **state)
 	tr_pass(tc);
 }
 
+/* A library that interposes a function the runtime calls while it sets a
+ * thread up, and passes the call on through its own (hooked) PLT slot
+ * (progs/dynhook/sigmask_shim.c: pthread_sigmask through sigprocmask; ASan's
+ * interceptors are such a library). The hook on that slot fired before the
+ * thread's state existed and set the thread up again, recursing until the
+ * stack overflowed: every traced thread crashed. The runtime now blocks
+ * signals there with the system call itself. 200 threads run and exit. */
+static void interposed_sigmask_does_not_recurse_into_thread_setup(void **state)
+{
+	struct tr_case *tc = *state;
+	static const char *const pre[] = { "-O2", "-shared", "-fPIC", NULL };
+	char preload[PATH_MAX + 16], lib[PATH_MAX];
+	const char *const env[] = { preload, NULL };
+
+	tr_build(tc, NULL, "gcc", PROGS "sigmask_shim.c", "libsigmask.so", pre);
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", tr_path(tc, "libsigmask.so", lib));
+	tr_build_pair(tc, "many_threads", "many_threads", NULL);
+	tr_run_pair(tc, "many_threads", NULL, env, 0);
+	assert_string_equal(tc->traced.out, "200 threads, sum 19900\n");
+	tr_symbolize(tc, NULL);
+	tr_load_manifest(tc, NULL);
+	assert_int_equal(tc->mf.nthreads, 201);
+	tr_pass(tc);
+}
+
 /* ---- 3. dlopen and dlclose ---------------------------------------------------------- */
 
 static const char dlopen_tree[] =
@@ -1921,6 +1946,7 @@ int main(void)
 		T(manifest_counts_hooks_and_names_modes),
 		T(every_binding_gives_the_same_tree),
 		T(lazy_slots_bind_like_the_dynamic_linker),
+		T(interposed_sigmask_does_not_recurse_into_thread_setup),
 		T(dlopened_libraries_are_hooked_and_named),
 		T(dlopen_dlclose_twice_traces_every_load),
 		T(dlmopen_namespace_is_hooked),
