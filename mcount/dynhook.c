@@ -412,7 +412,12 @@ static uintptr_t target_of(const struct pass *p, const struct found *f,
 	/* Still pointing into its own module's PLT: not bound yet. */
 	if (cur >= f->lo && cur < f->hi && !bound_to_self)
 		cur = m->symbolic && !s->undefined ? s->own : lookup(f, s);
-	if (!cur || is_canonical(p, cur) || (p->self && cur >= p->self->lo && cur < p->self->hi))
+	if (!cur || is_canonical(p, cur))
+		return 0;
+	/* libada's own functions are its business, but its fork is the
+	 * program's call (runtime/fork.c only wraps libc's). */
+	if (p->self && cur >= p->self->lo && cur < p->self->hi &&
+	    !(ada_fork_address && cur == ada_fork_address()))
 		return 0;
 	return cur;
 }

@@ -264,6 +264,9 @@ ADA_HIDDEN void ada_futex_wake(uint32_t *w);
  * (*old: the mask before), and restores it, without calling a function a
  * library may interpose (util.c says why). */
 ADA_HIDDEN void ada_signals_block(sigset_t *old);
+/* libada's fork (fork.c), which the dynamic hooks hook like libc's; weak:
+ * libada.a has none. */
+ADA_HIDDEN uintptr_t ada_fork_address(void) __attribute__((weak));
 ADA_HIDDEN void ada_signals_restore(const sigset_t *old);
 
 #endif
