@@ -583,15 +583,18 @@ static void pass_locked(bool startup)
 }
 
 /* The runtime's own calls through hooked slots (dlsym's allocations) must
- * not be recorded: the thread is marked as inside the runtime meanwhile. */
-static void pass(bool startup)
+ * not be recorded: the thread is marked as inside the runtime meanwhile.
+ * hook: run a hooking pass (the set of modules changed since the last). */
+static void pass(bool startup, bool hook)
 {
 	struct ada_runtime_work w;
 
 	ada_runtime_begin(&w);
-	pthread_mutex_lock(&H.lock);
-	pass_locked(startup);
-	pthread_mutex_unlock(&H.lock);
+	if (hook) {
+		pthread_mutex_lock(&H.lock);
+		pass_locked(startup);
+		pthread_mutex_unlock(&H.lock);
+	}
 	if (!startup)
 		ada_modmap_scan(true);
 	ada_runtime_end(&w);
@@ -599,7 +602,7 @@ static void pass(bool startup)
 
 void ada_dynhook_start(void)
 {
-	pass(true);
+	pass(true, true);
 }
 
 /* A new process image of the same program: its process.meta is new, so
@@ -626,10 +629,14 @@ uintptr_t ada_dynhook_return(struct ada_return_regs *regs, uintptr_t *slot)
 	uintptr_t real = ada_fentry_return(regs, slot);
 	bool differ = false;
 
+	/* The module scan runs whatever another thread's pass saw: that pass
+	 * may have counted this dlopen's module before its own scan (after
+	 * the hooking) lists it, and the module's calls, here, come first
+	 * (make stress: a library loaded and closed in between was never
+	 * recorded, its calls named after the next one at its address). */
 	if (__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE)) {
 		dl_iterate_phdr(changed, &differ);
-		if (differ)
-			pass(false);
+		pass(false, differ);
 	}
 	return real;
 }
