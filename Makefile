@@ -151,8 +151,11 @@ $(B)/t/%.o: %.c
 
 .SECONDARY:
 .SECONDEXPANSION:
+# Linked from the test's source and the objects only: -MMD lists what the
+# source includes (test_fuzz_regress.c includes the fuzz targets' sources)
+# among the prerequisites too.
 $(B)/tests/%: tests/%.c $$(call unit_objs,$$(firstword $$(subst /, ,$$*))) $(TEST_LIB_OBJS)
-	$(call msg,TEST-LD,$@)mkdir -p $(@D) && $(CC) $(TEST_CFLAGS) -o $@ $^ $(TEST_LIBS)
+	$(call msg,TEST-LD,$@)mkdir -p $(@D) && $(CC) $(TEST_CFLAGS) -o $@ $< $(filter %.o,$^) $(TEST_LIBS)
 
 unit: $(UNIT_BINS)
 	$(Q)tests/run.sh $(UNIT_BINS)
