@@ -109,6 +109,7 @@ struct found {
 	struct ada_dyn_module dyn;
 	bool parsed;          /* dyn is valid: the module has slots to read */
 	bool instrumented;    /* built with adacc: its functions record themselves */
+	void *pin;            /* a reference held for the pass (pin_modules) */
 };
 
 static struct {
@@ -543,6 +544,49 @@ static void write_records(void)
 	free(buf);
 }
 
+static int still_listed(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	return info->dlpi_addr == *(uintptr_t *)arg;
+}
+
+/* The pass reads each module's tables after the loader's list was walked,
+ * and another thread's dlclose may unmap one meanwhile. A reference taken
+ * here keeps each mapped until the pass ends; one gone already, or loaded
+ * again elsewhere, is passed over. A module that cannot be opened by its
+ * name but is still listed (the executable, odd names) is read as before:
+ * the executable and what it was linked with are never unloaded. */
+static void pin_modules(struct pass *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		struct found *f = &p->mods[i];
+		struct link_map *lm = NULL;
+
+		if (!f->parsed)
+			continue;
+		f->pin = module_handle(f);
+		if (f->pin && (dlinfo(f->pin, RTLD_DI_LINKMAP, &lm) != 0 ||
+			       lm->l_addr != f->info.dlpi_addr)) {
+			dlclose(f->pin);
+			f->pin = NULL;
+			f->parsed = false;
+		} else if (!f->pin && !dl_iterate_phdr(still_listed, &f->info.dlpi_addr)) {
+			f->parsed = false;
+		}
+	}
+	dlerror();
+}
+
+/* The references go after the pass: one may be the last, if the program
+ * closed the module meanwhile (the scan after the pass sees it gone). */
+static void unpin_modules(struct pass *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->mods[i].pin)
+			dlclose(p->mods[i].pin);
+	dlerror();
+}
+
 /* Hooks every module not hooked yet, forgets the ones that are gone, and
  * writes what it found (its own duration included). */
 static void pass_locked(bool startup)
@@ -552,6 +596,8 @@ static void pass_locked(bool startup)
 	size_t i, kept = 0;
 
 	ada_modules_each(collect, &p);
+	if (!startup)
+		pin_modules(&p);
 	p.self = module_at(p.mods, p.n, (uintptr_t)pass_locked);
 	p.rtld = module_at(p.mods, p.n, (uintptr_t)&_r_debug);
 	for (i = 0; i < p.n; i++)
@@ -568,6 +614,7 @@ static void pass_locked(bool startup)
 	H.stats.modules = (uint32_t)H.nmods;
 	H.stats.functions = (uint32_t)H.ncells;
 	H.stats.passes++;
+	unpin_modules(&p);
 	free(p.mods);
 	/* The records' write is part of the cost: estimated as the time so far,
 	 * then measured for the next record. */
