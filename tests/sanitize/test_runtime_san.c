@@ -54,10 +54,12 @@ static const char *const asan_env[] = {
  * calls are not hooked under TSan: libtsan's
  * own GOT slots would be, and its thread start calls through them before
  * the thread's TSan state exists, into the TSan-built hook (a crash that
- * is TSan's, not ada's; ADA_EXCLUDE names callees, not callers). */
+ * is TSan's, not ada's; ADA_EXCLUDE names callees, not callers). TSan
+ * takes the writer's own descriptor table for the program's (tsan.supp). */
 static const char *const tsan_env[] = { "LD_PRELOAD=" SAN_TSAN_PRELOAD,
-					"TSAN_OPTIONS=exitcode=0", "ADA_DYNHOOK=off",
-					NULL };
+					"TSAN_OPTIONS=exitcode=0:suppressions=" ADA_ROOT
+					"/tests/sanitize/tsan.supp:print_suppressions=0",
+					"ADA_DYNHOOK=off", NULL };
 static const char *const all_modes[] = { "cyg", "fentry", "mcount", NULL };
 
 static const struct sanitizer sanitizers[] = {
@@ -302,7 +304,8 @@ static void a_crash_is_recorded_and_kills_as_before(void **state)
 	struct tr_case *tc = *state;
 	const char *const deep[] = { "deep", "20", NULL }, *const recover[] = { "recover", NULL };
 	const char *const env[] = { "ASAN_OPTIONS=handle_segv=0:detect_leaks=0",
-				    "TSAN_OPTIONS=handle_segv=0:exitcode=0", NULL };
+				    "TSAN_OPTIONS=handle_segv=0:exitcode=0:suppressions=" ADA_ROOT
+				    "/tests/sanitize/tsan.supp:print_suppressions=0", NULL };
 	const char *crash;
 	char sig[32];
 
