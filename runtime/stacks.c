@@ -179,13 +179,12 @@ static struct ada_thread *stack_state(struct stack_entry *e)
  * a handler on it must not make every hook ask the kernel). */
 static bool on_signal_stack(uintptr_t pos)
 {
-	stack_t ss;
+	uintptr_t range[2];
 
-	if (sigaltstack(NULL, &ss) != 0 || !(ss.ss_flags & SS_ONSTACK) ||
-	    !in(pos, (uintptr_t)ss.ss_sp, (uintptr_t)ss.ss_sp + ss.ss_size))
+	if (!ada_on_signal_stack(pos, range))
 		return false;
-	alt_lo = (uintptr_t)ss.ss_sp;
-	alt_hi = alt_lo + ss.ss_size;
+	alt_lo = range[0];
+	alt_hi = range[1];
 	return true;
 }
 

@@ -301,16 +301,21 @@ int ada_on_thread_stack(struct ada_thread *td, uintptr_t sp)
 	/* A signal handler may run on an alternate stack that the program
 	 * placed inside its own thread stack (an array in main): its frames
 	 * are above the interrupted ones without having abandoned them. */
-	return ada_in_thread_stack(td, sp) && !ada_on_signal_stack(sp);
+	return ada_in_thread_stack(td, sp) && !ada_on_signal_stack(sp, NULL);
 }
 
-int ada_on_signal_stack(uintptr_t sp)
+int ada_on_signal_stack(uintptr_t sp, uintptr_t range[2])
 {
 	stack_t ss;
 
-	if (sigaltstack(NULL, &ss) != 0 || !(ss.ss_flags & SS_ONSTACK))
+	if (sigaltstack(NULL, &ss) != 0 || !(ss.ss_flags & SS_ONSTACK) ||
+	    sp - (uintptr_t)ss.ss_sp >= ss.ss_size)
 		return 0;
-	return sp >= (uintptr_t)ss.ss_sp && sp < (uintptr_t)ss.ss_sp + ss.ss_size;
+	if (range) {
+		range[0] = (uintptr_t)ss.ss_sp;
+		range[1] = (uintptr_t)ss.ss_sp + ss.ss_size;
+	}
+	return 1;
 }
 
 /* A frame is being entered above the innermost frame's stack position (or at

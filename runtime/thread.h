@@ -150,8 +150,9 @@ ADA_HIDDEN int ada_in_thread_stack(struct ada_thread *td, uintptr_t sp);
  * alternate signal stack the program placed inside it. Asks sigaltstack():
  * for slow paths only. */
 ADA_HIDDEN int ada_on_thread_stack(struct ada_thread *td, uintptr_t sp);
-/* Whether sp is on the alternate signal stack a handler is running on now. */
-ADA_HIDDEN int ada_on_signal_stack(uintptr_t sp);
+/* Whether sp is on the alternate signal stack a handler is running on now;
+ * if so and range is not NULL, that stack's [lo, hi) in it. */
+ADA_HIDDEN int ada_on_signal_stack(uintptr_t sp, uintptr_t range[2]);
 ADA_HIDDEN uint32_t ada_exit_resync_slow(struct ada_thread *td, uintptr_t fn, uintptr_t site);
 /* The guard is held by a hook: whether that hook was left without
  * releasing it (a siglongjmp out of a signal handler that interrupted it),
