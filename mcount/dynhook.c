@@ -325,9 +325,11 @@ static uintptr_t lookup(const struct found *f, const struct ada_dyn_slot *s)
 	bool ambiguous = false;
 	void *p = lookup_in(f->ns ? f->ns : RTLD_DEFAULT, s, &ambiguous), *h;
 
-	if (!p && !ambiguous && (h = module_handle(f))) {
+	/* The pass's own reference to the module when it holds one. */
+	if (!p && !ambiguous && (h = f->pin ? f->pin : module_handle(f))) {
 		p = lookup_in(h, s, &ambiguous);
-		dlclose(h);
+		if (h != f->pin)
+			dlclose(h);
 	}
 	dlerror(); /* leave no error behind for the program to find */
 	return (uintptr_t)p;
