@@ -91,7 +91,7 @@ struct thread_conv {
 	struct atf_detail_writer *dw;  /* NULL until the thread's first detail */
 	const char *out_dir;
 	char detail_path[4300];
-	size_t clock_seg;
+	struct clock_cursor clock;
 	uint64_t last_ns;
 	/* The function of each open frame, by depth - 1: a RETURN names what
 	 * its CALL named, whatever was loaded at the address since. */
@@ -162,7 +162,7 @@ static int emit(struct thread_conv *tc, uint64_t tsc, uint32_t fid, unsigned kin
 		.call_depth = depth,
 		.detail_seq = ATF_NO_DETAIL,
 	};
-	uint64_t ns = clock_map_ns(&tc->cp->clock, tsc, &tc->clock_seg);
+	uint64_t ns = clock_map_ns_cursor(&tc->cp->clock, tsc, &tc->clock);
 	int err;
 
 	if (!ev.function_id)
@@ -297,7 +297,7 @@ const char *const conv_end_names[] = { "exited", "running at exit", "crashed", "
 /* A crash ends every thread that had not ended; an END record says how the
  * image ended (exit, _exit: at exit; or an exec); no END record and no CRASH
  * means the process was killed. */
-static enum conv_end thread_end(const struct raw_process *p, const struct raw_thread *t)
+enum conv_end conv_thread_end(const struct raw_process *p, const struct raw_thread *t)
 {
 	if (t->ended && (t->end.flags & ADA_TEND_EXITED))
 		return CONV_EXITED;
@@ -383,7 +383,7 @@ static int convert_threads(struct conv_process *cp, const char *out_dir, const s
 		}
 		ct->raw = &cp->raw.threads[i];
 		ct->id = ct->raw->t.ordinal;
-		ct->end = thread_end(&cp->raw, ct->raw);
+		ct->end = conv_thread_end(&cp->raw, ct->raw);
 		err = convert_thread(cp, ct, out_dir, &pg);
 		cp->nthreads++;
 		if (!ct->events)
@@ -459,25 +459,39 @@ static void summary(const struct conv_process *cp, const char *out_dir)
 		summary_open(cp, open);
 }
 
+int conv_load(const char *pid_dir, struct conv_process *cp, bool quiet, int *recover_err)
+{
+	char raw_dir[4200];
+	bool changed;
+	int err;
+
+	snprintf(raw_dir, sizeof(raw_dir), "%s/raw", pid_dir);
+	err = raw_process_load(raw_dir, &cp->raw);
+	if (err)
+		return err;
+	*recover_err = recover_process(&cp->raw, quiet, &changed);
+	if (changed) {
+		raw_process_free(&cp->raw);
+		if ((err = raw_process_load(raw_dir, &cp->raw)))
+			return err;
+	}
+	clock_map_init(&cp->clock, &cp->raw);
+	return resolve_functions(cp);
+}
+
+void conv_unload(struct conv_process *cp)
+{
+	resolve_free(cp);
+	free(cp->threads);
+	raw_process_free(&cp->raw);
+}
+
 int convert_process(const char *pid_dir, const char *out_dir, const struct conv_options *o)
 {
 	struct conv_process cp = { 0 };
-	char raw_dir[4200];
-	bool changed;
-	int err, rerr;
+	int err, rerr = 0;
 
-	snprintf(raw_dir, sizeof(raw_dir), "%s/raw", pid_dir);
-	err = raw_process_load(raw_dir, &cp.raw);
-	if (err)
-		return err;
-	rerr = recover_process(&cp.raw, o->quiet, &changed);
-	if (changed) {
-		raw_process_free(&cp.raw);
-		if ((err = raw_process_load(raw_dir, &cp.raw)))
-			return err;
-	}
-	clock_map_init(&cp.clock, &cp.raw);
-	err = resolve_functions(&cp);
+	err = conv_load(pid_dir, &cp, o->quiet, &rerr);
 	if (!err)
 		err = make_dirs(out_dir);
 	if (!err)
@@ -486,8 +500,6 @@ int convert_process(const char *pid_dir, const char *out_dir, const struct conv_
 		err = manifest_write(out_dir, &cp);
 	if (!err && !o->quiet)
 		summary(&cp, out_dir);
-	resolve_free(&cp);
-	free(cp.threads);
-	raw_process_free(&cp.raw);
+	conv_unload(&cp);
 	return err ? err : rerr;
 }

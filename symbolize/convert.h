@@ -75,6 +75,14 @@ struct conv_options {
  * or a negative errno; every failure has printed one line naming the file. */
 int convert_process(const char *pid_dir, const char *out_dir, const struct conv_options *o);
 
+/* Loads pid_dir/raw for reading: process.meta (after recovering what ring
+ * files hold, *recover_err saying whether that failed), the clock and the
+ * functions. 0 or a negative errno (message printed); conv_unload either way. */
+int conv_load(const char *pid_dir, struct conv_process *cp, bool quiet, int *recover_err);
+void conv_unload(struct conv_process *cp);
+/* How thread t's record ended. */
+enum conv_end conv_thread_end(const struct raw_process *p, const struct raw_thread *t);
+
 /* manifest.c */
 int manifest_write(const char *out_dir, const struct conv_process *cp);
 /* "SIGSEGV", or "signal 70" for a number libc has no name for, in buf. */
@@ -89,6 +97,8 @@ int recover_process(struct raw_process *p, bool quiet, bool *changed);
 
 /* resolve.c: modules, symbol tables and fid → function_id. */
 int resolve_functions(struct conv_process *cp);
+/* The index into cp->choices of what fid names at tick tsc. */
+size_t resolve_choice(const struct conv_process *cp, uint32_t fid, uint64_t tsc);
 /* The function fid names at tick tsc (a CALL's): marked used. */
 uint64_t resolve_call(struct conv_process *cp, uint32_t fid, uint64_t tsc);
 void resolve_free(struct conv_process *cp);

@@ -15,10 +15,13 @@
 #include "check.h"
 #include "convert.h"
 #include "trace_dir.h"
+#include "view_cli.h"
 #include "views.h"
 
 static const char usage[] =
 	"usage: ada-symbolize [options] TRACE_DIR...\n"
+	"       ada-symbolize VIEW [options] TRACE_DIR...   (replay, report, graph:\n"
+	"                          ada-symbolize VIEW --help)\n"
 	"\n"
 	"Converts the raw traces that programs built with adacc wrote (by default in\n"
 	"./ada-trace) into ATF v2: per process, manifest.json and thread_<N>/index.atf,\n"
@@ -173,6 +176,9 @@ int main(int argc, char **argv)
 	};
 	struct opts o = { 0 };
 	int c, i, status = 0;
+
+	if (argc > 1 && view_cli_is_view(argv[1]))
+		return view_cli_main(argc - 1, argv + 1);
 
 	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
 		switch (c) {

@@ -142,6 +142,10 @@ bool raw_stream_truncated(const struct raw_stream *s);
 uint64_t raw_stream_last_tsc(const struct raw_stream *s);
 /* LOST notes seen in the stream, per reason. */
 const uint64_t *raw_stream_lost(const struct raw_stream *s);
+/* Leaves lz4's checksum of each frame's content (xxHash of every byte)
+ * unchecked: the views do, for speed (a quarter of their time); the
+ * conversion and --check keep it. The structure is still checked. */
+void raw_stream_skip_checksums(struct raw_stream *s);
 void raw_stream_close(struct raw_stream *s);
 
 /* ---- ticks → CLOCK_BOOTTIME ns --------------------------------------------- */
@@ -157,5 +161,13 @@ double clock_map_ns_per_tick(const struct clock_map *c);
 uint64_t clock_map_duration_ns(const struct clock_map *c, uint64_t ticks);
 /* *seg: the caller's cursor, 0 to start; ticks of one stream never decrease. */
 uint64_t clock_map_ns(const struct clock_map *c, uint64_t tsc, size_t *seg);
+/* The same, for a stream's every event: zero-initialise the cursor. */
+struct clock_cursor {
+	size_t seg;
+	bool valid;
+	uint64_t lo, hi;       /* the segment's ticks: [lo, hi) */
+	double rate;
+};
+uint64_t clock_map_ns_cursor(const struct clock_map *c, uint64_t tsc, struct clock_cursor *k);
 
 #endif

@@ -47,6 +47,7 @@ struct raw_stream {
 	uint8_t *frame;          /* one decompressed frame */
 	size_t frame_len, frame_cap, pos;
 	bool eof, truncated, mid_frame;
+	LZ4F_decompressOptions_t dopt;   /* skipChecksums for the views */
 	uint64_t tsc;
 	uint32_t *open;          /* fids of the open frames, innermost last */
 	size_t depth, open_cap;
@@ -148,7 +149,7 @@ static int next_frame(struct raw_stream *s)
 		in_n = s->in_len - s->in_pos;
 		out_n = s->frame_cap - s->frame_len;
 		hint = LZ4F_decompress(s->dctx, s->frame + s->frame_len, &out_n, s->in + s->in_pos,
-				       &in_n, NULL);
+				       &in_n, &s->dopt);
 		if (!s->mid_frame)
 			s->frame_off = s->file_off;
 		if (LZ4F_isError(hint)) {
@@ -161,7 +162,7 @@ static int next_frame(struct raw_stream *s)
 		s->file_off += in_n;
 		s->frame_len += out_n;
 		s->mid_frame = hint != 0;
-		if (!hint) { /* frame complete, checksum verified */
+		if (!hint) { /* frame complete, checksum verified (unless skipped) */
 			s->whole_end = s->file_off;
 			return 1;
 		}
@@ -451,6 +452,11 @@ uint64_t raw_stream_last_tsc(const struct raw_stream *s)
 const uint64_t *raw_stream_lost(const struct raw_stream *s)
 {
 	return s->lost;
+}
+
+void raw_stream_skip_checksums(struct raw_stream *s)
+{
+	s->dopt.skipChecksums = 1;
 }
 
 void raw_stream_close(struct raw_stream *s)

@@ -293,7 +293,7 @@ out:
 	return err;
 }
 
-uint64_t resolve_call(struct conv_process *cp, uint32_t fid, uint64_t tsc)
+size_t resolve_choice(const struct conv_process *cp, uint32_t fid, uint64_t tsc)
 {
 	size_t lo = cp->fid_choices[fid], hi = cp->fid_choices[fid + 1] - 1;
 
@@ -307,8 +307,15 @@ uint64_t resolve_call(struct conv_process *cp, uint32_t fid, uint64_t tsc)
 		else
 			lo = mid + 1;
 	}
-	cp->choices[lo].used = true;
-	return cp->choices[lo].func;
+	return lo;
+}
+
+uint64_t resolve_call(struct conv_process *cp, uint32_t fid, uint64_t tsc)
+{
+	size_t c = resolve_choice(cp, fid, tsc);
+
+	cp->choices[c].used = true;
+	return cp->choices[c].func;
 }
 
 void resolve_free(struct conv_process *cp)

@@ -1,0 +1,370 @@
+/* source.c - a process's events for the views, straight from the raw trace.
+ *
+ * The conversion's own pieces do the work: conv_load (process.meta, ring
+ * recovery, clock, symbol tables), raw_stream (one thread file, frame by
+ * frame), resolve_choice (which load an address belonged to at a tick). What
+ * is added here is the views' function table: one dense id per (symbol
+ * table, symbol) that the trace reaches, with the names views print.
+ * Processes with ATF only are read by source_atf.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "convert.h"
+#include "source.h"
+#include "source_priv.h"
+
+struct src_stream {
+	struct src_process *p;
+	struct src_raw *r;
+	const struct raw_thread *rt;
+	struct raw_stream *rs;
+	struct clock_cursor clock;
+	uint64_t last_ns;
+	uint32_t *open_func;      /* dense id of each open frame, by depth - 1 */
+	uint32_t open_cap;
+	bool closing;             /* the stream ended: closing the frames left open */
+	uint64_t close_ns;
+	uint64_t regs[8];
+	struct src_atf_stream *atf; /* when the process has ATF only */
+};
+
+static const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static const char *const open_marks[] = {
+	[CONV_EXITED] = "unwound",       /* pthread_exit, cancellation */
+	[CONV_RUNNING] = "open at exit",
+	[CONV_CRASHED] = "open at crash",
+	[CONV_KILLED] = "open when killed",
+	[CONV_EXEC] = "open at exec",
+};
+
+/* Dense ids for the functions the choices name: one per symbol of a table,
+ * loads of one file sharing theirs. */
+static int number_functions(struct src_process *p, struct src_raw *r)
+{
+	struct conv_process *cp = &r->cp;
+	size_t nchoices = cp->fid_choices[cp->raw.nfids + 1], c, m;
+	uint32_t **ids = calloc(cp->nmodules, sizeof(*ids));
+	int err = -ENOMEM;
+
+	r->dense_of_choice = malloc((nchoices ? nchoices : 1) * sizeof(uint32_t));
+	r->funcs = calloc(nchoices ? nchoices : 1, sizeof(*r->funcs));
+	if (!ids || !r->dense_of_choice || !r->funcs)
+		goto out;
+	for (c = 0; c < nchoices; c++) {
+		uint64_t f = cp->choices[c].func;
+		size_t mod = (size_t)(f >> 32) - 1, idx = (uint32_t)f - 1, owner = mod;
+		struct conv_module *cm = &cp->modules[mod];
+		const struct ada_func *af = &cm->st->funcs[idx];
+		struct src_func *sf;
+		char buf[1024];
+
+		/* The table's ids live with the module that owns it. */
+		while (!cp->modules[owner].owns_st || cp->modules[owner].st != cm->st)
+			owner--;
+		if (!ids[owner] && !(ids[owner] = calloc(cm->st->nfuncs, sizeof(uint32_t))))
+			goto out;
+		if (ids[owner][idx]) {
+			r->dense_of_choice[c] = ids[owner][idx] - 1;
+			continue;
+		}
+		sf = &r->funcs[r->nfuncs];
+		sf->full = strdup(src_unversioned(af->demangled ? af->demangled : af->name, buf,
+						  sizeof(buf)));
+		sf->name = strdup(src_simple_name(sf->full, buf, sizeof(buf)));
+		sf->module = cm->raw ? basename_of(cm->raw->path) : "[unmapped]";
+		sf->file = af->file;
+		sf->line = af->line;
+		if (!sf->full || !sf->name)
+			goto out;
+		ids[owner][idx] = (uint32_t)++r->nfuncs;
+		r->dense_of_choice[c] = (uint32_t)(r->nfuncs - 1);
+	}
+	p->funcs = r->funcs;
+	p->nfuncs = r->nfuncs;
+	err = 0;
+out:
+	for (m = 0; ids && m < cp->nmodules; m++)
+		free(ids[m]);
+	free(ids);
+	return err;
+}
+
+static bool has_file(const struct raw_process *rp, uint32_t id)
+{
+	char path[4300];
+
+	snprintf(path, sizeof(path), "%s/thread_%u.lz4", rp->dir, id);
+	return access(path, F_OK) == 0;
+}
+
+/* The threads that wrote a file: those have events to show. */
+static int list_threads(struct src_process *p, struct src_raw *r)
+{
+	const struct raw_process *rp = &r->cp.raw;
+	size_t i;
+
+	r->threads = calloc(rp->nthreads ? rp->nthreads : 1, sizeof(*r->threads));
+	r->raw_of = calloc(rp->nthreads ? rp->nthreads : 1, sizeof(*r->raw_of));
+	if (!r->threads || !r->raw_of)
+		return -ENOMEM;
+	for (i = 0; i < rp->nthreads; i++) {
+		const struct raw_thread *rt = &rp->threads[i];
+		struct src_thread *t = &r->threads[p->nthreads];
+
+		if (!rt->registered || !has_file(rp, rt->t.ordinal))
+			continue;
+		t->id = rt->t.ordinal;
+		t->tid = rt->t.os_tid;
+		memcpy(t->name, rt->t.name, sizeof(t->name));
+		t->name[sizeof(t->name) - 1] = '\0';
+		t->is_stack = rt->is_stack;
+		if (rt->is_stack) {
+			t->host = rt->stack.host;
+			t->stack_lo = rt->stack.lo;
+			t->stack_hi = rt->stack.hi;
+		}
+		t->events = rt->ended ? rt->end.events : 0;
+		t->open_mark = open_marks[conv_thread_end(rp, rt)];
+		p->events += t->events;
+		r->raw_of[p->nthreads++] = rt;
+	}
+	p->threads = r->threads;
+	return 0;
+}
+
+/* The time of the process's first event, as the manifest's time_start_ns:
+ * the first event of each thread file is read. */
+static uint64_t first_event_ns(struct src_raw *r)
+{
+	uint64_t first = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; r->raw_of && i < r->cp.raw.nthreads && r->raw_of[i]; i++) {
+		struct raw_stream *rs = raw_stream_open(r->cp.raw.dir, r->raw_of[i]->t.ordinal,
+							r->cp.raw.nfids, r->cp.raw.version);
+		struct raw_event ev;
+		size_t seg = 0;
+
+		if (rs && raw_stream_next(rs, &ev) > 0) {
+			uint64_t ns = clock_map_ns(&r->cp.clock, ev.tsc, &seg);
+
+			if (ns < first)
+				first = ns;
+		}
+		if (rs)
+			raw_stream_close(rs);
+	}
+	return first == UINT64_MAX ? r->cp.raw.proc.start_boottime_ns : first;
+}
+
+static int open_raw(const char *pid_dir, struct src_process *p, struct src_raw *r)
+{
+	int rerr = 0, err = conv_load(pid_dir, &r->cp, true, &rerr);
+
+	if (err)
+		return err;
+	p->pid = r->cp.raw.proc.pid;
+	p->exe = r->cp.raw.exe ? r->cp.raw.exe : "";
+	p->cmdline = r->cp.raw.cmdline ? r->cp.raw.cmdline : "";
+	p->arch = r->cp.raw.arch;
+	if ((err = number_functions(p, r)) || (err = list_threads(p, r)))
+		return err;
+	p->t0_ns = first_event_ns(r);
+	return 0;
+}
+
+int src_open(const char *pid_dir, struct src_process **out)
+{
+	struct src_process *p = calloc(1, sizeof(*p));
+	struct src_raw *r = calloc(1, sizeof(*r));
+	char path[4300];
+	int err = -ENOMEM;
+
+	*out = NULL;
+	if (!p || !r)
+		goto fail;
+	p->priv = r;
+	if (!(r->dir = strdup(pid_dir)))
+		goto fail;
+	p->dir = r->dir;
+	snprintf(path, sizeof(path), "%s/raw/process.meta", pid_dir);
+	if (access(path, F_OK) == 0)
+		err = open_raw(pid_dir, p, r);
+	else
+		err = src_atf_open(pid_dir, p, r);
+	if (err)
+		goto fail;
+	*out = p;
+	return 0;
+fail:
+	if (err == -ENOMEM)
+		fprintf(stderr, "ada-symbolize: %s: out of memory\n", pid_dir);
+	src_close(p);
+	return err;
+}
+
+void src_close(struct src_process *p)
+{
+	struct src_raw *r;
+	size_t i;
+
+	if (!p)
+		return;
+	r = p->priv;
+	if (r) {
+		for (i = 0; i < r->nfuncs; i++) {
+			free((char *)r->funcs[i].name);
+			free((char *)r->funcs[i].full);
+		}
+		free(r->funcs);
+		free(r->dense_of_choice);
+		free(r->threads);
+		free(r->raw_of);
+		src_atf_free(r);
+		conv_unload(&r->cp);
+		free(r->dir);
+		free(r);
+	}
+	free(p);
+}
+
+struct src_stream *src_stream_open(struct src_process *p, size_t i)
+{
+	struct src_raw *r = p->priv;
+	struct src_stream *s = calloc(1, sizeof(*s));
+	const struct raw_thread *rt;
+
+	if (!s) {
+		fprintf(stderr, "ada-symbolize: %s: out of memory\n", p->dir);
+		return NULL;
+	}
+	s->p = p;
+	s->r = r;
+	if (r->atf_only) {
+		if (!(s->atf = src_atf_stream_open(p, r, i))) {
+			free(s);
+			return NULL;
+		}
+		return s;
+	}
+	rt = r->raw_of[i];
+	s->rs = raw_stream_open(r->cp.raw.dir, rt->t.ordinal, r->cp.raw.nfids, r->cp.raw.version);
+	if (!s->rs) {
+		free(s);
+		return NULL;
+	}
+	raw_stream_skip_checksums(s->rs);
+	if (rt->recovered)
+		raw_stream_allow_gap(s->rs, rt->rec.lost);
+	s->rt = rt;
+	return s;
+}
+
+/* Grows the open-frame table to depth frames; false if out of memory. */
+static bool room_for(struct src_stream *s, uint32_t depth)
+{
+	uint32_t cap;
+	uint32_t *grown;
+
+	if (depth <= s->open_cap)
+		return true;
+	cap = depth > 2 * s->open_cap ? depth : 2 * s->open_cap;
+	if (!(grown = realloc(s->open_func, cap * sizeof(*grown))))
+		return false;
+	s->open_func = grown;
+	s->open_cap = cap;
+	return true;
+}
+
+/* Monotonic nanoseconds of tick tsc (rounding at clock segment ends may
+ * step back a nanosecond: views never see it). */
+static uint64_t ns_of(struct src_stream *s, uint64_t tsc)
+{
+	uint64_t ns = clock_map_ns_cursor(&s->r->cp.clock, tsc, &s->clock);
+
+	if (ns < s->last_ns)
+		ns = s->last_ns;
+	return s->last_ns = ns;
+}
+
+/* The thread's record ended: its frames still open close, innermost first,
+ * when the conversion closes them (convert.c). */
+static int next_closing(struct src_stream *s, struct src_event *ev)
+{
+	const struct raw_thread *rt = s->rt;
+	const struct raw_process *rp = &s->r->cp.raw;
+	uint32_t depth = raw_stream_open_frames(s->rs);
+
+	if (!s->closing) {
+		uint64_t tsc = raw_stream_last_tsc(s->rs);
+		int err = raw_stream_verify(s->rs, rp, rt);
+
+		if (err)
+			return err;
+		if (rp->crashed && rp->crash.ordinal == rt->t.ordinal && rp->crash.tsc > tsc)
+			tsc = rp->crash.tsc;
+		s->close_ns = ns_of(s, tsc);
+		s->closing = true;
+	}
+	if (!depth)
+		return 0;
+	raw_stream_pop(s->rs);
+	ev->ns = s->close_ns;
+	ev->func = s->open_func[depth - 1];
+	ev->depth = depth;
+	ev->kind = SRC_OPEN_AT_END;
+	ev->regs = NULL;
+	return 1;
+}
+
+int src_next(struct src_stream *s, struct src_event *ev)
+{
+	struct raw_event re;
+	int r;
+
+	if (s->atf)
+		return src_atf_next(s->atf, ev);
+	if (s->closing || (r = raw_stream_next(s->rs, &re)) == 0)
+		return next_closing(s, ev);
+	if (r < 0)
+		return r;
+	if (!room_for(s, re.depth)) {
+		fprintf(stderr, "ada-symbolize: %s: out of memory\n", s->p->dir);
+		return -ENOMEM;
+	}
+	if (re.kind == ADA_RAW_CALL)
+		s->open_func[re.depth - 1] =
+			s->r->dense_of_choice[resolve_choice(&s->r->cp, re.fid, re.tsc)];
+	ev->ns = ns_of(s, re.tsc);
+	ev->func = s->open_func[re.depth - 1];
+	ev->depth = re.depth;
+	ev->kind = re.kind == ADA_RAW_CALL ? SRC_CALL : re.kind == ADA_RAW_RETURN ? SRC_RETURN
+										   : SRC_UNWIND;
+	ev->regs = NULL;
+	if (re.detail) {
+		memcpy(s->regs, re.detail->regs, sizeof(s->regs)); /* packed: not aligned */
+		ev->regs = s->regs;
+	}
+	return 1;
+}
+
+void src_stream_close(struct src_stream *s)
+{
+	if (!s)
+		return;
+	if (s->rs)
+		raw_stream_close(s->rs);
+	src_atf_stream_close(s->atf);
+	free(s->open_func);
+	free(s);
+}

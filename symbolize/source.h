@@ -1,0 +1,98 @@
+/* source.h - one traced process's events as a stream, for the views.
+ *
+ * The views (replay, report, graph, exports, flame graphs) read the compact
+ * raw trace directly, symbolizing on the way: no ATF is written first, and
+ * memory depends on the number of functions, threads and the call depth, not
+ * on the number of events. A process that has only ATF (converted elsewhere,
+ * raw/ removed) is read from its index.atf files and manifest instead.
+ *
+ * Functions get dense ids (0..nfuncs-1): loads of one file share theirs, so a
+ * library closed and opened again is one function per symbol in a report.
+ */
+#ifndef ADA_SOURCE_H
+#define ADA_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct src_func {
+	const char *name;     /* what views print: demangled, simple form (no
+			       * parameters, no return type), no @version */
+	const char *full;     /* demangled with parameters, or the symbol; no @version */
+	const char *module;   /* the module file's basename ("[unmapped]" for none) */
+	const char *file;     /* source file of the entry, NULL if unknown */
+	uint32_t line;        /* 0 if unknown */
+};
+
+struct src_thread {
+	uint32_t id;          /* ada's ordinal: thread_<N> */
+	uint32_t tid;         /* OS thread id */
+	char name[16];        /* pthread name at registration ("" if none) */
+	bool is_stack;        /* a coroutine stack's events (README: stacks) */
+	uint32_t host;        /* is_stack: the thread it was first seen on */
+	uint64_t stack_lo, stack_hi;
+	uint64_t events;      /* events the writer wrote (0 if not known) */
+	const char *open_mark; /* how frames open at the end read: "open at exit",
+				* "open at exec", "open at crash", "open when killed"
+				* or "unwound" (the thread ended inside them) */
+};
+
+struct src_process {
+	uint32_t pid;
+	const char *dir;      /* the pid_<pid> directory */
+	const char *exe;      /* path of the executable */
+	const char *cmdline;  /* argv joined with spaces ("" if unknown) */
+	uint8_t arch;         /* ADA_ARCH_* */
+	uint64_t t0_ns;       /* CLOCK_BOOTTIME of the process's first event (the
+			       * manifest's time_start_ns): views print times
+			       * relative to it */
+	uint64_t events;      /* events of all threads (0 if not known: progress) */
+	const struct src_func *funcs;
+	size_t nfuncs;
+	const struct src_thread *threads; /* ascending id */
+	size_t nthreads;
+	void *priv;
+};
+
+/* Opens the process in pid_dir: raw/ if present, else the ATF. Returns 0,
+ * or a negative errno after printing one line naming the file. */
+int src_open(const char *pid_dir, struct src_process **out);
+void src_close(struct src_process *p);
+
+enum src_kind {
+	SRC_CALL,
+	SRC_RETURN,
+	SRC_UNWIND,       /* a frame left without a return (longjmp, exception) */
+	SRC_OPEN_AT_END,  /* a frame the thread's record ended inside (open_mark) */
+};
+
+struct src_event {
+	uint64_t ns;          /* CLOCK_BOOTTIME; never decreases within a thread */
+	uint32_t func;        /* dense id */
+	uint32_t depth;       /* 1-based depth of the frame opened or closed */
+	uint8_t kind;         /* enum src_kind */
+	/* The detail lane's registers, NULL if the event has none: a CALL's
+	 * argument registers (x86_64 rdi rsi rdx rcx r8 r9; arm64 x0..x7), a
+	 * RETURN's return registers in regs[0], regs[1]. Valid until the next
+	 * src_next. */
+	const uint64_t *regs;
+};
+
+struct src_stream;
+
+/* The events of thread p->threads[i], in order; every frame opened is
+ * closed (RETURN, UNWIND or OPEN_AT_END). NULL (message printed) on error. */
+struct src_stream *src_stream_open(struct src_process *p, size_t i);
+/* 1 and *ev, 0 at the end, negative errno on an error (message printed). */
+int src_next(struct src_stream *s, struct src_event *ev);
+void src_stream_close(struct src_stream *s);
+
+/* names.c: the simple form of a demangled C++ name, "ns::Foo<int>::bar" for
+ * "int ns::Foo<int>::bar(char const*) const", and without a symbol version
+ * ("memcpy" for "memcpy@@GLIBC_2.14"). Writes at most len bytes; returns out. */
+char *src_simple_name(const char *full, char *out, size_t len);
+/* Copies name without its "@..." symbol version. */
+char *src_unversioned(const char *name, char *out, size_t len);
+
+#endif

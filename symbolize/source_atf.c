@@ -1,0 +1,304 @@
+/* source_atf.c - a process that has ATF only (converted, raw/ removed or
+ * never copied along), read for the views from its manifest and index.atf
+ * files. The index is mapped and read in place; registers come from
+ * detail.atf, whose records follow the index's order.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "atf.h"
+#include "json.h"
+#include "source_priv.h"
+#include "trace_dir.h"
+
+struct src_atf_stream {
+	struct src_raw *r;
+	struct atf_index_file idx;
+	struct atf_detail_file det;
+	bool has_detail;
+	uint64_t det_pos;
+	uint64_t next, open_from;      /* events from open_from on are OPEN_AT_END */
+	uint64_t regs[8];
+};
+
+static const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct json_value *const *x = a, *const *y = b;
+	uint64_t i = 0, j = 0;
+
+	ada_trace_parse_hex(json_string(json_get(*x, "function_id")), &i);
+	ada_trace_parse_hex(json_string(json_get(*y, "function_id")), &j);
+	return i < j ? -1 : i > j;
+}
+
+/* The module path of module_id m, "[unmapped]" if the manifest has none. */
+static const char *module_name(const struct json_value *root, uint64_t m)
+{
+	const struct json_value *mods = json_get(root, "modules"), *e;
+	size_t i;
+
+	for (i = 0; (e = json_at(mods, i)); i++) {
+		uint64_t id = 0;
+
+		if (json_u64(json_get(e, "module_id"), &id) && id == m && json_string(json_get(e, "path")))
+			return basename_of(json_string(json_get(e, "path")));
+	}
+	return "[unmapped]";
+}
+
+static int load_funcs(struct src_process *p, struct src_raw *r, const struct json_value *root)
+{
+	const struct json_value *syms = json_get(root, "symbols"), **v;
+	size_t n = 0, i;
+
+	while (json_at(syms, n))
+		n++;
+	v = malloc((n ? n : 1) * sizeof(*v));
+	r->funcs = calloc(n ? n : 1, sizeof(*r->funcs));
+	r->func_ids = calloc(n ? n : 1, sizeof(*r->func_ids));
+	if (!v || !r->funcs || !r->func_ids) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = json_at(syms, i);
+	qsort(v, n, sizeof(*v), by_id);
+	for (i = 0; i < n; i++) {
+		struct src_func *f = &r->funcs[r->nfuncs];
+		const char *name = json_string(json_get(v[i], "demangled"));
+		uint64_t line = 0;
+		char buf[1024];
+
+		if (!ada_trace_parse_hex(json_string(json_get(v[i], "function_id")), &r->func_ids[r->nfuncs]))
+			continue; /* --check reports it */
+		if (!name)
+			name = json_string(json_get(v[i], "name"));
+		f->full = strdup(src_unversioned(name ? name : "?", buf, sizeof(buf)));
+		f->name = strdup(src_simple_name(f->full, buf, sizeof(buf)));
+		f->module = module_name(root, r->func_ids[r->nfuncs] >> 32);
+		f->file = json_string(json_get(v[i], "file"));
+		json_u64(json_get(v[i], "line"), &line);
+		f->line = (uint32_t)line;
+		r->nfuncs++;
+		if (!f->full || !f->name) {
+			free(v);
+			return -ENOMEM;
+		}
+	}
+	free(v);
+	p->funcs = r->funcs;
+	p->nfuncs = r->nfuncs;
+	return 0;
+}
+
+static const char *open_mark(const struct json_value *t)
+{
+	uint64_t n;
+	const char *m = ada_trace_open_mark(t, &n);
+
+	/* "(open at exit)" → "open at exit" */
+	if (!strcmp(m, "(unwound)"))
+		return "unwound";
+	if (!strcmp(m, "(open at crash)"))
+		return "open at crash";
+	if (!strcmp(m, "(open when killed)"))
+		return "open when killed";
+	if (!strcmp(m, "(open at exec)"))
+		return "open at exec";
+	return "open at exit";
+}
+
+static int load_threads(struct src_process *p, struct src_raw *r, const struct json_value *root)
+{
+	const struct json_value **ts;
+	size_t n, i;
+	int err = ada_trace_sorted_threads(root, &ts, &n);
+
+	if (err)
+		return err;
+	r->threads = calloc(n ? n : 1, sizeof(*r->threads));
+	if (!r->threads) {
+		free(ts);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		struct src_thread *t = &r->threads[p->nthreads];
+		const struct json_value *st = json_get(ts[i], "stack");
+		const char *name = json_string(json_get(ts[i], "name"));
+		uint64_t v = 0;
+
+		if (!json_u64(json_get(ts[i], "events"), &v) || !v)
+			continue; /* no index.atf */
+		t->events = v;
+		json_u64(json_get(ts[i], "id"), &v);
+		t->id = (uint32_t)v;
+		v = 0;
+		json_u64(json_get(ts[i], "os_tid"), &v);
+		t->tid = (uint32_t)v;
+		snprintf(t->name, sizeof(t->name), "%s", name ? name : "");
+		if (st) {
+			t->is_stack = true;
+			ada_trace_parse_hex(json_string(json_get(st, "lo")), &t->stack_lo);
+			ada_trace_parse_hex(json_string(json_get(st, "hi")), &t->stack_hi);
+			v = UINT32_MAX;
+			json_u64(json_get(st, "host_thread"), &v);
+			t->host = (uint32_t)v;
+		}
+		t->open_mark = open_mark(ts[i]);
+		p->events += t->events;
+		p->nthreads++;
+	}
+	free(ts);
+	p->threads = r->threads;
+	return 0;
+}
+
+int src_atf_open(const char *pid_dir, struct src_process *p, struct src_raw *r)
+{
+	const struct json_value *root;
+	char path[4300], err[256];
+	uint64_t v = 0;
+	int e;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", pid_dir);
+	if (access(path, F_OK) != 0) {
+		fprintf(stderr, "ada-symbolize: %s: no raw/process.meta and no manifest.json: not a traced process\n",
+			pid_dir);
+		return -ENOENT;
+	}
+	if ((e = json_parse_file(path, &r->manifest, err, sizeof(err)))) {
+		fprintf(stderr, "ada-symbolize: %s: %s\n", path, err);
+		return e;
+	}
+	r->atf_only = true;
+	root = json_root(r->manifest);
+	json_u64(json_get(root, "pid"), &v);
+	p->pid = (uint32_t)v;
+	p->exe = json_string(json_get(root, "executable"));
+	p->cmdline = json_string(json_get(root, "command_line"));
+	if (!p->exe)
+		p->exe = "";
+	if (!p->cmdline)
+		p->cmdline = "";
+	json_u64(json_get(root, "time_start_ns"), &p->t0_ns);
+	if ((e = load_funcs(p, r, root)))
+		return e;
+	return load_threads(p, r, root);
+}
+
+void src_atf_free(struct src_raw *r)
+{
+	free(r->func_ids);
+	if (r->manifest)
+		json_free(r->manifest);
+}
+
+/* The dense id of an ATF function_id: binary search. */
+static uint32_t dense_of(const struct src_raw *r, uint64_t id)
+{
+	size_t lo = 0, hi = r->nfuncs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->func_ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (uint32_t)lo;
+}
+
+struct src_atf_stream *src_atf_stream_open(struct src_process *p, struct src_raw *r, size_t i)
+{
+	struct src_atf_stream *s = calloc(1, sizeof(*s));
+	const struct src_thread *t = &p->threads[i];
+	char path[4300], err[256];
+	const struct json_value **ts;
+	size_t n, k;
+	uint64_t open = 0;
+
+	if (!s)
+		return NULL;
+	s->r = r;
+	snprintf(path, sizeof(path), "%s/thread_%u/index.atf", p->dir, t->id);
+	if (atf_index_map(path, &s->idx, err, sizeof(err))) {
+		fprintf(stderr, "ada-symbolize: %s: %s\n", path, err);
+		free(s);
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/thread_%u/detail.atf", p->dir, t->id);
+	s->has_detail = access(path, F_OK) == 0 && !atf_detail_map(path, &s->det, err, sizeof(err));
+	if (!ada_trace_sorted_threads(json_root(r->manifest), &ts, &n)) {
+		for (k = 0; k < n; k++) {
+			uint64_t id = UINT64_MAX;
+
+			if (json_u64(json_get(ts[k], "id"), &id) && id == t->id)
+				json_u64(json_get(ts[k], "open_at_end"), &open);
+		}
+		free(ts);
+	}
+	s->open_from = open <= s->idx.event_count ? s->idx.event_count - open : 0;
+	return s;
+}
+
+/* The registers of the detail record that index event seq links to: the
+ * records follow the index, so the cursor only moves forward. */
+static const uint64_t *regs_of(struct src_atf_stream *s, uint32_t seq)
+{
+	struct atf_detail d;
+
+	for (;;) {
+		uint64_t pos = s->det_pos;
+
+		if (!atf_detail_next(&s->det, &pos, &d) || d.index_seq > seq)
+			return NULL;
+		s->det_pos = pos;
+		if (d.index_seq == seq) {
+			memcpy(s->regs, d.regs, sizeof(s->regs));
+			return s->regs;
+		}
+	}
+}
+
+int src_atf_next(struct src_atf_stream *s, struct src_event *ev)
+{
+	struct atf_event a;
+
+	if (s->next >= s->idx.event_count)
+		return 0;
+	atf_index_get(&s->idx, s->next, &a);
+	ev->func = dense_of(s->r, a.function_id);
+	if (ev->func >= s->r->nfuncs || s->r->func_ids[ev->func] != a.function_id) {
+		fprintf(stderr, "ada-symbolize: thread %u: event %llu names function_id 0x%016llx, which manifest.json does not list\n",
+			s->idx.thread_id, (unsigned long long)s->next, (unsigned long long)a.function_id);
+		return -EINVAL;
+	}
+	ev->ns = a.timestamp_ns;
+	ev->depth = a.call_depth;
+	ev->kind = a.kind == ATF_CALL ? SRC_CALL : a.kind == ATF_RETURN ? SRC_RETURN
+				: s->next >= s->open_from ? SRC_OPEN_AT_END : SRC_UNWIND;
+	ev->regs = s->has_detail && a.detail_seq != ATF_NO_DETAIL ? regs_of(s, a.detail_seq) : NULL;
+	s->next++;
+	return 1;
+}
+
+void src_atf_stream_close(struct src_atf_stream *s)
+{
+	if (!s)
+		return;
+	atf_index_unmap(&s->idx);
+	if (s->has_detail)
+		atf_detail_unmap(&s->det);
+	free(s);
+}

@@ -1,0 +1,37 @@
+/* source_priv.h - what source.c (raw traces) and source_atf.c (ATF only)
+ * share behind struct src_process.
+ */
+#ifndef ADA_SOURCE_PRIV_H
+#define ADA_SOURCE_PRIV_H
+
+#include "convert.h"
+#include "source.h"
+
+struct json_doc;
+
+struct src_raw {
+	char *dir;
+	struct src_func *funcs;
+	size_t nfuncs;
+	struct src_thread *threads;
+	/* raw trace */
+	struct conv_process cp;
+	uint32_t *dense_of_choice;           /* cp.choices[c] → dense id */
+	const struct raw_thread **raw_of;    /* threads[i] → its raw record */
+	/* ATF only */
+	bool atf_only;
+	struct json_doc *manifest;
+	uint64_t *func_ids;                  /* dense id → ATF function_id, ascending */
+	uint32_t *atf_thread_ids;
+};
+
+struct src_atf_stream;
+
+/* source_atf.c */
+int src_atf_open(const char *pid_dir, struct src_process *p, struct src_raw *r);
+void src_atf_free(struct src_raw *r);
+struct src_atf_stream *src_atf_stream_open(struct src_process *p, struct src_raw *r, size_t i);
+int src_atf_next(struct src_atf_stream *s, struct src_event *ev);
+void src_atf_stream_close(struct src_atf_stream *s);
+
+#endif

@@ -1,0 +1,192 @@
+/* view_cli.c - `ada-symbolize VIEW [options] TRACE_DIR...`.
+ *
+ * The views are subcommands of ada-symbolize rather than a tool of their
+ * own: they read what the conversion reads (the raw trace, the binaries'
+ * symbols) with the same code, and a user who has `ada-symbolize` has them.
+ * Filter options are uftrace's letters where uftrace has one.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view_cli.h"
+
+static const struct {
+	const char *name;
+	int (*run)(const struct view_args *a, FILE *out);
+	const char *what;
+} views[] = {
+	{ "replay", view_replay_main, "calls and returns with durations, per thread or --merge'd" },
+	{ "report", view_report_main, "per function: calls, total, self, average, min, max" },
+	{ "graph", view_graph_main, "graph FUNCTION: its callers and callees, with times" },
+};
+
+static const char usage[] =
+	"usage: ada-symbolize VIEW [options] TRACE_DIR...\n"
+	"\n"
+	"Views read the raw trace directly (no ATF is written; a process that has\n"
+	"only ATF is read from it). VIEW is one of:\n"
+	"%s"
+	"\n"
+	"filters (every view; times since the process's first event, units ns us ms s):\n"
+	"  -F, --filter GLOB      only calls to matching functions and what they call\n"
+	"  -N, --notrace GLOB     leave out matching functions and what they call\n"
+	"  -M, --module GLOB      only functions of matching modules (file basename)\n"
+	"  -D, --depth N          at most N levels of calls shown\n"
+	"  -t, --time-filter TIME only calls that lasted TIME or longer\n"
+	"  -r, --time-range A~B   only calls that started in [A, B)\n"
+	"  --tid LIST, --thread LIST, --pid LIST\n"
+	"                         only these OS thread ids, ada thread numbers, pids\n"
+	"options:\n"
+	"  -o, --output FILE      write to FILE instead of standard output\n"
+	"  --merge                replay: threads of a process merged in time order\n"
+	"  --fold                 replay: runs of identical leaf calls as \"name xN\"\n"
+	"  --no-args              replay: no argument or return registers\n"
+	"  -s, --sort KEY         report: total (default), self, calls, avg, min, max, name\n"
+	"  --threads              report: a table per thread\n"
+	"  --ns                   report, graph: durations in integer nanoseconds\n"
+	"  --full-names           names with their parameter lists\n"
+	"  --count                flame: weights are calls, not time\n"
+	"  --format FORMAT        flame: folded (default) or svg\n"
+	"GLOBs match a function's name with or without its parameters (fnmatch).\n";
+
+static void print_usage(FILE *f)
+{
+	char list[2048];
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "  %-9s %s\n", views[i].name,
+				      views[i].what);
+	fprintf(f, usage, list);
+}
+
+bool view_cli_is_view(const char *name)
+{
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++)
+		if (!strcmp(views[i].name, name))
+			return true;
+	return false;
+}
+
+enum {
+	O_TID = 256, O_THREAD, O_PID, O_MERGE, O_FOLD, O_NO_ARGS, O_THREADS, O_NS, O_FULL,
+	O_COUNT, O_FORMAT,
+};
+
+static const struct option longopts[] = {
+	{ "filter", required_argument, NULL, 'F' },
+	{ "notrace", required_argument, NULL, 'N' },
+	{ "module", required_argument, NULL, 'M' },
+	{ "depth", required_argument, NULL, 'D' },
+	{ "time-filter", required_argument, NULL, 't' },
+	{ "time-range", required_argument, NULL, 'r' },
+	{ "tid", required_argument, NULL, O_TID },
+	{ "thread", required_argument, NULL, O_THREAD },
+	{ "pid", required_argument, NULL, O_PID },
+	{ "output", required_argument, NULL, 'o' },
+	{ "merge", no_argument, NULL, O_MERGE },
+	{ "fold", no_argument, NULL, O_FOLD },
+	{ "no-args", no_argument, NULL, O_NO_ARGS },
+	{ "sort", required_argument, NULL, 's' },
+	{ "threads", no_argument, NULL, O_THREADS },
+	{ "ns", no_argument, NULL, O_NS },
+	{ "full-names", no_argument, NULL, O_FULL },
+	{ "count", no_argument, NULL, O_COUNT },
+	{ "format", required_argument, NULL, O_FORMAT },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The long name of option c, for the filter parser's messages. */
+static const char *long_name(int c)
+{
+	for (const struct option *o = longopts; o->name; o++)
+		if (o->val == c)
+			return o->name;
+	return "?";
+}
+
+static int parse(int argc, char **argv, struct view_args *a)
+{
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "F:N:M:D:t:r:o:s:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'F': case 'N': case 'M': case 'D': case 't': case 'r':
+		case O_TID: case O_THREAD: case O_PID:
+			if (view_filter_add(&a->filter, long_name(c), optarg))
+				return 2;
+			break;
+		case 'o': a->output = optarg; break;
+		case O_MERGE: a->merge = true; break;
+		case O_FOLD: a->fold = true; break;
+		case O_NO_ARGS: a->no_args = true; break;
+		case 's': a->sort = optarg; break;
+		case O_THREADS: a->per_thread = true; break;
+		case O_NS: a->ns = true; break;
+		case O_FULL: a->full_names = true; break;
+		case O_COUNT: a->count = true; break;
+		case O_FORMAT: a->format = optarg; break;
+		case 'h': print_usage(stdout); return 0;
+		default: print_usage(stderr); return 2;
+		}
+	}
+	if (a->sort && !view_report_sort_key(a->sort)) {
+		fprintf(stderr, "ada-symbolize: --sort %s: expected total, self, calls, avg, min, max or name\n",
+			a->sort);
+		return 2;
+	}
+	a->paths = argv + optind;
+	a->npaths = argc - optind;
+	return -1;
+}
+
+int view_cli_main(int argc, char **argv)
+{
+	struct view_args a = { 0 };
+	const char *name = argv[0];
+	FILE *out = stdout;
+	size_t i;
+	int status, err = 0;
+
+	for (i = 0; strcmp(views[i].name, name); i++)
+		;
+	if ((status = parse(argc, argv, &a)) >= 0)
+		goto done;
+	status = 2;
+	if (!strcmp(name, "graph")) {
+		if (!a.npaths) {
+			fprintf(stderr, "ada-symbolize graph: no function given (graph FUNCTION TRACE_DIR)\n");
+			goto done;
+		}
+		a.function = a.paths[0];
+		a.paths++;
+		a.npaths--;
+	}
+	if (!a.npaths) {
+		fprintf(stderr, "ada-symbolize %s: no trace directory given (try ./ada-trace)\n", name);
+		goto done;
+	}
+	if (a.output && !(out = fopen(a.output, "w"))) {
+		fprintf(stderr, "ada-symbolize %s: -o %s: cannot create: %s\n", name, a.output,
+			strerror(errno));
+		goto done;
+	}
+	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	err = views[i].run(&a, out);
+	if (fflush(out) || ferror(out)) {
+		fprintf(stderr, "ada-symbolize %s: %s: write failed: %s\n", name,
+			a.output ? a.output : "standard output", strerror(errno));
+		err = err ? err : -EIO;
+	}
+	if (out != stdout)
+		fclose(out);
+	status = err ? 1 : 0;
+done:
+	view_filter_free(&a.filter);
+	return status;
+}

@@ -1,0 +1,57 @@
+/* view_cli.h - `ada-symbolize VIEW [options] TRACE_DIR...`: the views'
+ * command line. view_cli.c parses every view's options into one struct
+ * view_args (the filters are common to all views) and calls the view.
+ */
+#ifndef ADA_VIEW_CLI_H
+#define ADA_VIEW_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "walk.h"
+
+struct view_args {
+	struct view_filter filter;
+	char **paths;            /* the trace directories */
+	int npaths;
+	const char *output;      /* -o FILE; NULL: standard output */
+	/* replay */
+	bool merge;              /* --merge: all threads in one time order */
+	bool fold;               /* --fold: identical sibling subtrees as "name xN" */
+	bool no_args;            /* --no-args: no registers */
+	/* report */
+	const char *sort;        /* --sort KEY: total (default), self, calls, avg, min, max, name */
+	bool per_thread;         /* --threads: a table per thread */
+	bool ns;                 /* --ns: durations in integer nanoseconds */
+	/* graph */
+	const char *function;    /* graph FUNCTION: its callers and callees */
+	/* flame */
+	bool count;              /* --count: weighted by calls, not time */
+	const char *format;      /* flame: folded (default) or svg */
+	bool full_names;         /* --full-names: names with their parameters */
+};
+
+/* argv[0] is the view's name. Returns the exit status (0, 1 on an error in
+ * the trace, 2 on usage). */
+int view_cli_main(int argc, char **argv);
+/* Whether name is a view ("replay", "report", ...). */
+bool view_cli_is_view(const char *name);
+
+/* The views: each returns 0 or a negative errno (message printed). */
+int view_replay_main(const struct view_args *a, FILE *out);
+int view_report_main(const struct view_args *a, FILE *out);
+int view_graph_main(const struct view_args *a, FILE *out);
+int view_chrome_main(const struct view_args *a, FILE *out);
+int view_perfetto_main(const struct view_args *a, FILE *out);
+int view_flame_main(const struct view_args *a, FILE *out);
+
+/* view_report.c: the sort key's number (1...), 0 if it is none. */
+int view_report_sort_key(const char *key);
+/* view_time.c: "  1.234 ms" (ten columns), or the integer ns with --ns. */
+char *view_duration(char *buf, size_t len, uint64_t ns, bool as_ns);
+/* "# pid P thread N tid T[ stack LO-HI of thread H][ (name)]" and a newline. */
+void view_thread_header(FILE *out, const struct src_process *p, const struct src_thread *t);
+
+#endif

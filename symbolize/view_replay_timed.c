@@ -1,0 +1,323 @@
+/* view_replay_timed.c - `ada-symbolize replay`: every call and return with
+ * its duration, uftrace's layout (comments in the output are shown here as
+ * "(* ... *)"):
+ *
+ *   # pid 4242 thread 0 tid 4242
+ *   #  DURATION   FUNCTION
+ *                 | main(0x1, 0x7ffd5c1e2a38, 0x7ffd5c1e2a48, 0x0, 0x0, 0x0) {
+ *      0.210 us   |   compute(0x2a, 0x7, 0x0, 0x0, 0x0, 0x0) = 0x54;
+ *      5.000 us   | } = 0x0; (* main *)
+ *
+ * A call with no shown callee is one line; otherwise its return is a line of
+ * its own, "} (* name *)". Argument registers (x86_64 rdi..r9, arm64
+ * x0..x7) and the return register come from the detail lane where the event
+ * has a record, "name()" without one. A frame left without a return says
+ * "(* name (unwound) *)", one the thread's record ended in "(open at
+ * exit)" and the like. --merge interleaves the threads of a process in time
+ * order, with a TID column; --fold prints a run of identical calls with no
+ * shown callees as one line "name xN" (their total duration).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "raw_format.h"
+#include "view_cli.h"
+#include "view_progress.h"
+#include "trace_dir.h"
+
+struct rthread {
+	struct walk *w;
+	const struct src_thread *t;
+	struct walk_event ev;    /* the next event to print (has_ev) */
+	struct walk_event nx;    /* and the one after it (has_nx): is ev a leaf? */
+	uint64_t ev_regs[8], nx_regs[8];
+	bool has_ev, has_nx, started;
+	/* A leaf's ENTER waits for its EXIT; a run of them with --fold. */
+	bool leaf_open;
+	uint64_t leaf_regs[8];
+	bool leaf_has_regs;
+	uint64_t run, run_ns;     /* --fold: leaves in the run so far, their time */
+	uint32_t run_func, run_depth;
+	struct walk_event leaf;   /* the run's first, and its registers */
+	uint64_t run_regs[8], run_ret[8];
+	bool run_has_regs;
+};
+
+struct replay {
+	const struct view_args *a;
+	FILE *out;
+	struct src_process *p;
+	unsigned nargs;
+};
+
+static void prefix(struct replay *r, const struct rthread *rt, uint64_t ns, bool has_duration,
+		   uint32_t depth)
+{
+	char d[32];
+
+	fprintf(r->out, " %10s", has_duration ? view_duration(d, sizeof(d), ns, r->a->ns) : "");
+	if (r->a->merge)
+		fprintf(r->out, " [%6u]", rt->t->tid);
+	fprintf(r->out, " | %*s", (int)(2 * (depth - 1)), "");
+}
+
+static const char *name_of(const struct replay *r, uint32_t func)
+{
+	return r->a->full_names ? r->p->funcs[func].full : r->p->funcs[func].name;
+}
+
+static void call_part(struct replay *r, uint32_t func, const uint64_t *regs)
+{
+	fprintf(r->out, "%s(", name_of(r, func));
+	for (unsigned i = 0; regs && !r->a->no_args && i < r->nargs; i++)
+		fprintf(r->out, "%s0x%" PRIx64, i ? ", " : "", regs[i]);
+	fputc(')', r->out);
+}
+
+/* " = 0x<ret>;" where the return has its register, else ";" or nothing. */
+static void ret_part(struct replay *r, const struct walk_event *x, const char *plain)
+{
+	if (x->regs && !r->a->no_args && x->how == SRC_RETURN)
+		fprintf(r->out, " = 0x%" PRIx64 ";", x->regs[0]);
+	else
+		fputs(plain, r->out);
+}
+
+static void end_note(struct replay *r, const struct rthread *rt, const struct walk_event *x)
+{
+	if (x->how == SRC_UNWIND)
+		fputs(" (unwound)", r->out);
+	else if (x->how == SRC_OPEN_AT_END)
+		fprintf(r->out, " (%s)", rt->t->open_mark);
+}
+
+/* A leaf's one line, at its EXIT, with its ENTER's registers. */
+static void print_leaf_line(struct replay *r, struct rthread *rt, const struct walk_event *x,
+			    const uint64_t *call_regs)
+{
+	prefix(r, rt, x->total_ns, true, x->depth);
+	call_part(r, x->func, call_regs);
+	ret_part(r, x, ";");
+	if (x->how != SRC_RETURN) {
+		fprintf(r->out, " /* %s", name_of(r, x->func));
+		end_note(r, rt, x);
+		fputs(" */", r->out);
+	}
+	fputc('\n', r->out);
+}
+
+/* --fold: the run so far, as one line (a run of one as its plain line). */
+static void flush_run(struct replay *r, struct rthread *rt)
+{
+	if (rt->run == 1) {
+		print_leaf_line(r, rt, &rt->leaf, rt->run_has_regs ? rt->run_regs : NULL);
+	} else if (rt->run) {
+		prefix(r, rt, rt->run_ns, true, rt->run_depth);
+		fprintf(r->out, "%s x%" PRIu64 ";\n", name_of(r, rt->run_func), rt->run);
+	}
+	rt->run = 0;
+}
+
+static void print_leaf(struct replay *r, struct rthread *rt, const struct walk_event *x)
+{
+	const uint64_t *call_regs = rt->leaf_has_regs ? rt->leaf_regs : NULL;
+
+	if (rt->run && (!r->a->fold || x->how != SRC_RETURN || rt->run_func != x->func ||
+			rt->run_depth != x->depth))
+		flush_run(r, rt);
+	if (!r->a->fold || x->how != SRC_RETURN) {
+		print_leaf_line(r, rt, x, call_regs);
+		return;
+	}
+	if (!rt->run++) { /* the first of a run: kept whole, in case none follows */
+		rt->run_func = x->func;
+		rt->run_depth = x->depth;
+		rt->run_ns = 0;
+		rt->leaf = *x;
+		rt->run_has_regs = call_regs != NULL;
+		if (call_regs)
+			memcpy(rt->run_regs, call_regs, sizeof(rt->run_regs));
+		if (x->regs) {
+			memcpy(rt->run_ret, x->regs, sizeof(rt->run_ret));
+			rt->leaf.regs = rt->run_ret;
+		}
+	}
+	rt->run_ns += x->total_ns;
+}
+
+static void print_event(struct replay *r, struct rthread *rt, const struct walk_event *x)
+{
+	bool leaf = x->type == WALK_ENTER && rt->has_nx && rt->nx.type == WALK_EXIT &&
+		    rt->nx.depth == x->depth;
+
+	if (leaf) {
+		rt->leaf_has_regs = x->regs != NULL;
+		if (x->regs)
+			memcpy(rt->leaf_regs, x->regs, sizeof(rt->leaf_regs));
+		rt->leaf_open = true;
+		return;
+	}
+	if (x->type == WALK_EXIT && rt->leaf_open) {
+		rt->leaf_open = false;
+		print_leaf(r, rt, x);
+		return;
+	}
+	flush_run(r, rt);
+	if (x->type == WALK_ENTER) {
+		prefix(r, rt, 0, false, x->depth);
+		call_part(r, x->func, x->regs);
+		fputs(" {\n", r->out);
+		return;
+	}
+	prefix(r, rt, x->total_ns, true, x->depth);
+	fputc('}', r->out);
+	ret_part(r, x, "");
+	fprintf(r->out, " /* %s", name_of(r, x->func));
+	end_note(r, rt, x);
+	fputs(" */\n", r->out);
+}
+
+/* Reads the event after ev into nx (the walk reuses its buffers). */
+static int fetch(struct rthread *rt)
+{
+	int n = walk_next(rt->w, &rt->nx);
+
+	rt->has_nx = n > 0;
+	if (n > 0 && rt->nx.regs) {
+		memcpy(rt->nx_regs, rt->nx.regs, sizeof(rt->nx_regs));
+		rt->nx.regs = rt->nx_regs;
+	}
+	return n;
+}
+
+static int advance(struct rthread *rt)
+{
+	int n;
+
+	if (!rt->started && (rt->started = true) && (n = fetch(rt)) < 0)
+		return n;
+	rt->has_ev = rt->has_nx;
+	if (!rt->has_ev)
+		return 0;
+	rt->ev = rt->nx;
+	if (rt->ev.regs) {
+		memcpy(rt->ev_regs, rt->nx_regs, sizeof(rt->ev_regs));
+		rt->ev.regs = rt->ev_regs;
+	}
+	return fetch(rt) < 0 ? -EIO : 1;
+}
+
+static uint64_t time_of(const struct walk_event *x)
+{
+	return x->type == WALK_ENTER ? x->start_ns : x->end_ns;
+}
+
+/* Threads ts[0..n): each alone, or merged in time order (ties: lower index). */
+static int replay_threads(struct replay *r, struct rthread *ts, size_t n,
+			  struct view_progress *pg, uint64_t *done)
+{
+	uint64_t count = 0;
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++)
+		if ((err = advance(&ts[i])) < 0)
+			return err;
+	for (;;) {
+		struct rthread *best = NULL;
+
+		for (i = 0; i < n; i++)
+			if (ts[i].has_ev && (!best || time_of(&ts[i].ev) < time_of(&best->ev)))
+				best = &ts[i];
+		if (!best)
+			break;
+		print_event(r, best, &best->ev);
+		if ((err = advance(best)) < 0)
+			return err;
+		if (!(++count & 0xfffff)) {
+			uint64_t read = *done;
+
+			for (i = 0; i < n; i++)
+				read += walk_events_read(ts[i].w);
+			view_progress_update(pg, read);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		flush_run(r, &ts[i]);
+		*done += walk_events_read(ts[i].w);
+	}
+	return 0;
+}
+
+static void column_header(struct replay *r)
+{
+	fprintf(r->out, "# %10s %s| FUNCTION\n", "DURATION", r->a->merge ? "[   TID] " : "");
+}
+
+static int replay_process(struct replay *r, const char *dir, struct view_progress *pg, uint64_t *done)
+{
+	const struct view_filter *f = &r->a->filter;
+	struct rthread *ts = NULL;
+	size_t i, n = 0;
+	int err = src_open(dir, &r->p);
+
+	if (err)
+		return err;
+	if (!view_filter_wants_pid(f, r->p->pid))
+		goto out;
+	pg->total += r->p->events;
+	r->nargs = r->p->arch == ADA_ARCH_ARM64 ? 8 : 6;
+	if (!(ts = calloc(r->p->nthreads ? r->p->nthreads : 1, sizeof(*ts)))) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < r->p->nthreads; i++) {
+		if (!view_filter_wants_thread(f, &r->p->threads[i]))
+			continue;
+		ts[n].t = &r->p->threads[i];
+		if (!(ts[n++].w = walk_open(r->p, i, f))) {
+			err = -EIO;
+			goto out;
+		}
+	}
+	if (r->a->merge) {
+		fprintf(r->out, "# pid %u %s: %zu thread%s\n", r->p->pid, r->p->exe, n, n == 1 ? "" : "s");
+		column_header(r);
+		err = replay_threads(r, ts, n, pg, done);
+	}
+	for (i = 0; i < n && !r->a->merge && !err; i++) {
+		view_thread_header(r->out, r->p, ts[i].t);
+		column_header(r);
+		err = replay_threads(r, &ts[i], 1, pg, done);
+	}
+out:
+	for (i = 0; i < n; i++)
+		walk_close(ts[i].w);
+	free(ts);
+	src_close(r->p);
+	return err;
+}
+
+int view_replay_main(const struct view_args *a, FILE *out)
+{
+	struct replay r = { .a = a, .out = out };
+	struct view_progress pg;
+	uint64_t done = 0;
+	int err = 0;
+
+	view_progress_init(&pg, 0);
+	for (int i = 0; i < a->npaths && !err; i++) {
+		struct ada_trace_pid *pids;
+		size_t n, k;
+
+		if ((err = ada_trace_find_pids(a->paths[i], &pids, &n)))
+			break;
+		for (k = 0; k < n && !err; k++)
+			err = replay_process(&r, pids[k].dir, &pg, &done);
+		ada_trace_free_pids(pids, n);
+	}
+	view_progress_end(&pg);
+	return err;
+}

@@ -1,0 +1,180 @@
+/* view_report.c - `ada-symbolize report`: per function, its calls and times.
+ *
+ *   # pid 4242 /usr/bin/prog: 2 threads
+ *     Total time   Self time      Calls    Average        Min        Max  Function
+ *     ==========  ==========  =========  =========  =========  =========  ========
+ *      12.301 ms    1.002 ms          1  12.301 ms  12.301 ms  12.301 ms  main
+ *
+ * Total is the sum of the durations of the function's shown calls (uftrace's
+ * rule: a recursive function's inner calls count again); Self is the part
+ * of them spent outside the shown calls they made, so per function
+ * Self + its callees' Total from it = Total. One table per process, or per
+ * thread with --threads; sorted by --sort (ties by name).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view_cli.h"
+
+enum { K_TOTAL = 1, K_SELF, K_CALLS, K_AVG, K_MIN, K_MAX, K_NAME };
+static const char *const keys[] = { NULL, "total", "self", "calls", "avg", "min", "max", "name" };
+
+int view_report_sort_key(const char *key)
+{
+	for (int k = K_TOTAL; k <= K_NAME; k++)
+		if (!strcmp(keys[k], key))
+			return k;
+	return 0;
+}
+
+struct fstat {
+	uint64_t calls, total, self, min, max;
+};
+
+struct report {
+	const struct view_args *a;
+	FILE *out;
+	struct src_process *p;
+	struct fstat *st;
+	size_t threads;
+	int key;
+};
+
+/* qsort has no context argument: the report being sorted. */
+static const struct report *sorting;
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? 1 : a > b ? -1 : 0; /* larger first */
+}
+
+static int by_key(const void *x, const void *y)
+{
+	const struct report *r = sorting;
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+	const struct fstat *a = &r->st[i], *b = &r->st[j];
+	const char *na = r->p->funcs[i].name, *nb = r->p->funcs[j].name;
+	int c = 0;
+
+	switch (r->key) {
+	case K_TOTAL: c = cmp_u64(a->total, b->total); break;
+	case K_SELF: c = cmp_u64(a->self, b->self); break;
+	case K_CALLS: c = cmp_u64(a->calls, b->calls); break;
+	case K_AVG: c = cmp_u64(a->total / a->calls, b->total / b->calls); break;
+	case K_MIN: c = cmp_u64(a->min, b->min); break;
+	case K_MAX: c = cmp_u64(a->max, b->max); break;
+	}
+	if (!c)
+		c = strcmp(na, nb);
+	return c ? c : (i > j) - (i < j);
+}
+
+static int print_table(struct report *r)
+{
+	const struct src_process *p = r->p;
+	uint32_t *order = malloc((p->nfuncs ? p->nfuncs : 1) * sizeof(*order)), n = 0, k;
+	bool ns = r->a->ns;
+	char d[6][32];
+
+	if (!order)
+		return -ENOMEM;
+	for (k = 0; k < p->nfuncs; k++)
+		if (r->st[k].calls)
+			order[n++] = k;
+	sorting = r;
+	qsort(order, n, sizeof(*order), by_key);
+	fprintf(r->out, "  %10s  %10s  %9s  %10s  %10s  %10s  Function\n", "Total time", "Self time",
+		"Calls", "Average", "Min", "Max");
+	fprintf(r->out, "  ==========  ==========  =========  ==========  ==========  ==========  ========\n");
+	for (k = 0; k < n; k++) {
+		const struct fstat *s = &r->st[order[k]];
+		const struct src_func *f = &p->funcs[order[k]];
+
+		fprintf(r->out, "  %10s  %10s  %9llu  %10s  %10s  %10s  %s\n",
+			view_duration(d[0], sizeof(d[0]), s->total, ns),
+			view_duration(d[1], sizeof(d[1]), s->self, ns), (unsigned long long)s->calls,
+			view_duration(d[2], sizeof(d[2]), s->total / s->calls, ns),
+			view_duration(d[3], sizeof(d[3]), s->min, ns),
+			view_duration(d[4], sizeof(d[4]), s->max, ns),
+			r->a->full_names ? f->full : f->name);
+	}
+	free(order);
+	memset(r->st, 0, p->nfuncs * sizeof(*r->st));
+	return 0;
+}
+
+static int process_begin(void *ctx, struct src_process *p)
+{
+	struct report *r = ctx;
+
+	r->p = p;
+	r->threads = 0;
+	free(r->st);
+	r->st = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*r->st));
+	return r->st ? 0 : -ENOMEM;
+}
+
+static int thread_begin(void *ctx, struct src_process *p, const struct src_thread *t)
+{
+	struct report *r = ctx;
+
+	r->threads++;
+	if (r->a->per_thread)
+		view_thread_header(r->out, p, t);
+	return 0;
+}
+
+static int event(void *ctx, struct walk *w, const struct walk_event *ev)
+{
+	struct fstat *s = &((struct report *)ctx)->st[ev->func];
+
+	(void)w;
+	if (ev->type != WALK_EXIT)
+		return 0;
+	if (!s->calls++ || ev->total_ns < s->min)
+		s->min = ev->total_ns;
+	if (ev->total_ns > s->max)
+		s->max = ev->total_ns;
+	s->total += ev->total_ns;
+	s->self += ev->self_ns;
+	return 0;
+}
+
+static int thread_end(void *ctx, struct src_process *p, const struct src_thread *t)
+{
+	struct report *r = ctx;
+
+	(void)p;
+	(void)t;
+	if (!r->a->per_thread)
+		return 0;
+	if (print_table(r))
+		return -ENOMEM;
+	fputc('\n', r->out);
+	return 0;
+}
+
+static int process_end(void *ctx, struct src_process *p)
+{
+	struct report *r = ctx;
+
+	if (r->a->per_thread)
+		return 0;
+	fprintf(r->out, "# pid %u %s: %zu thread%s\n", p->pid, p->exe, r->threads,
+		r->threads == 1 ? "" : "s");
+	return print_table(r);
+}
+
+int view_report_main(const struct view_args *a, FILE *out)
+{
+	struct report r = { .a = a, .out = out, .key = a->sort ? view_report_sort_key(a->sort) : K_TOTAL };
+	struct view_ops ops = { .ctx = &r, .process_begin = process_begin, .thread_begin = thread_begin,
+				.event = event, .thread_end = thread_end, .process_end = process_end };
+	int err = 0;
+
+	for (int i = 0; i < a->npaths && !err; i++)
+		err = view_run(a->paths[i], &a->filter, &ops);
+	free(r.st);
+	return err;
+}

@@ -1,0 +1,279 @@
+/* walk.c - a thread's events as frames, through the filters (walk.h).
+ *
+ * Each raw frame (by its depth in the thread) is shown or not when it opens;
+ * only -t needs what comes later, its duration, and a first pass over the
+ * thread gives it: one bit per call, so the second pass still hands frames
+ * over in call order with bounded memory (an eighth of a byte per call).
+ * A frame that is not shown leaves its time to the shown frame around it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "walk.h"
+
+enum { F_INCLUDE = 1, F_EXCLUDE = 2, F_MODULE = 4 }; /* per function */
+
+struct wframe {
+	uint64_t start_ns;
+	uint64_t child_ns;     /* shown frames it called, in total */
+	uint32_t func;
+	uint32_t shown;        /* its depth among shown frames; 0: not shown */
+	uint64_t regs[8];
+	bool has_regs;
+};
+
+struct walk {
+	struct src_process *p;
+	const struct view_filter *f;
+	struct src_stream *s;
+	uint8_t *flags;        /* F_* per dense id */
+	struct wframe *frames; /* by raw depth - 1 */
+	uint32_t cap;
+	uint32_t *shown_raw;   /* shown depth d → raw depth of that frame */
+	uint32_t *stack;       /* shown depth d - 1 → dense id */
+	uint32_t cur_shown;    /* shown depth of the innermost shown open frame */
+	uint32_t stack_n;
+	uint32_t include_at;   /* raw depth of the outermost open -F frame, 0 if none */
+	uint32_t exclude_at;   /* ... -N frame */
+	uint32_t cut_at;       /* ... frame below -D */
+	uint8_t *long_enough;  /* -t: bit per call, from the first pass */
+	uint64_t calls;        /* calls read (index into long_enough) */
+	uint64_t read;
+	uint64_t regs[8];      /* the last event's, for walk_event.regs */
+};
+
+static uint8_t func_flags(const struct view_filter *f, const struct src_func *fn)
+{
+	uint8_t fl = 0;
+
+	if (view_glob_any(f->include, fn->name, fn->full))
+		fl |= F_INCLUDE;
+	if (view_glob_any(f->exclude, fn->name, fn->full))
+		fl |= F_EXCLUDE;
+	if (!f->modules || view_glob_any(f->modules, fn->module, NULL))
+		fl |= F_MODULE;
+	return fl;
+}
+
+static bool grow(struct walk *w, uint32_t depth)
+{
+	uint32_t cap = depth > 2 * w->cap ? depth : 2 * w->cap;
+	struct wframe *fr;
+	uint32_t *sr, *st;
+
+	if (depth <= w->cap)
+		return true;
+	fr = realloc(w->frames, cap * sizeof(*fr));
+	if (fr)
+		w->frames = fr;
+	sr = realloc(w->shown_raw, (cap + 1) * sizeof(*sr));
+	if (sr)
+		w->shown_raw = sr;
+	st = realloc(w->stack, (cap + 1) * sizeof(*st));
+	if (st)
+		w->stack = st;
+	if (!fr || !sr || !st)
+		return false;
+	w->cap = cap;
+	return true;
+}
+
+/* -t: a first pass marks the calls that lasted at least min_ns. */
+static int first_pass(struct walk *w, size_t thread)
+{
+	struct src_stream *s = src_stream_open(w->p, thread);
+	uint64_t *start = NULL, *seq = NULL, calls = 0, bytes = 0;
+	uint32_t cap = 0;
+	struct src_event ev;
+	int r;
+
+	if (!s)
+		return -EIO;
+	while ((r = src_next(s, &ev)) > 0) {
+		if (ev.depth > cap) {
+			uint32_t c = ev.depth > 2 * cap ? ev.depth : 2 * cap;
+			uint64_t *a = realloc(start, c * sizeof(*a)), *b = a ? realloc(seq, c * sizeof(*b)) : NULL;
+
+			if (a)
+				start = a;
+			if (b)
+				seq = b;
+			if (!a || !b) {
+				r = -ENOMEM;
+				break;
+			}
+			cap = c;
+		}
+		if (ev.kind == SRC_CALL) {
+			if (calls / 8 >= bytes) {
+				uint64_t nb = bytes ? 2 * bytes : 4096;
+				uint8_t *g = realloc(w->long_enough, nb);
+
+				if (!g) {
+					r = -ENOMEM;
+					break;
+				}
+				memset(g + bytes, 0, nb - bytes);
+				w->long_enough = g;
+				bytes = nb;
+			}
+			start[ev.depth - 1] = ev.ns;
+			seq[ev.depth - 1] = calls++;
+		} else if (ev.ns - start[ev.depth - 1] >= w->f->min_ns) {
+			uint64_t c = seq[ev.depth - 1];
+
+			w->long_enough[c / 8] |= (uint8_t)(1u << (c % 8));
+		}
+	}
+	free(start);
+	free(seq);
+	src_stream_close(s);
+	if (r == -ENOMEM)
+		fprintf(stderr, "ada-symbolize: %s: out of memory\n", w->p->dir);
+	return r;
+}
+
+struct walk *walk_open(struct src_process *p, size_t i, const struct view_filter *f)
+{
+	struct walk *w = calloc(1, sizeof(*w));
+	size_t k;
+
+	if (!w || !(w->flags = malloc(p->nfuncs ? p->nfuncs : 1)) || !grow(w, 64))
+		goto nomem;
+	w->p = p;
+	w->f = f;
+	for (k = 0; k < p->nfuncs; k++)
+		w->flags[k] = func_flags(f, &p->funcs[k]);
+	if (f->min_ns && first_pass(w, i) < 0)
+		goto fail;
+	if (!(w->s = src_stream_open(p, i)))
+		goto fail;
+	return w;
+nomem:
+	fprintf(stderr, "ada-symbolize: %s: out of memory\n", p->dir);
+fail:
+	walk_close(w);
+	return NULL;
+}
+
+/* Whether the frame opening at raw depth d (event ev) is shown, given what
+ * is open around it; updates the subtree marks. */
+static bool shown(struct walk *w, const struct src_event *ev)
+{
+	const struct view_filter *f = w->f;
+	uint8_t fl = w->flags[ev->func];
+	uint64_t call = w->calls++;
+	uint64_t t = ev->ns - w->p->t0_ns;
+
+	if (w->exclude_at || w->cut_at)
+		return false;
+	if (fl & F_EXCLUDE) {
+		w->exclude_at = ev->depth;
+		return false;
+	}
+	if (f->include && !w->include_at) {
+		if (!(fl & F_INCLUDE))
+			return false;
+		w->include_at = ev->depth;
+	}
+	if (f->max_depth && w->cur_shown >= f->max_depth) {
+		w->cut_at = ev->depth;
+		return false;
+	}
+	if (f->min_ns && !(w->long_enough[call / 8] & (1u << (call % 8))))
+		return false;
+	if (f->has_range && (ev->ns < w->p->t0_ns || t < f->t_lo || (f->t_hi && t >= f->t_hi)))
+		return false;
+	return fl & F_MODULE;
+}
+
+/* The next shown event. */
+static int step(struct walk *w, struct walk_event *out)
+{
+	struct src_event ev;
+	int r;
+
+	while ((r = src_next(w->s, &ev)) > 0) {
+		struct wframe *fr;
+
+		w->read++;
+		if (ev.depth > w->cap && !grow(w, ev.depth)) {
+			fprintf(stderr, "ada-symbolize: %s: out of memory\n", w->p->dir);
+			return -ENOMEM;
+		}
+		fr = &w->frames[ev.depth - 1];
+		if (ev.kind == SRC_CALL) {
+			fr->func = ev.func;
+			fr->start_ns = ev.ns;
+			fr->child_ns = 0;
+			fr->shown = shown(w, &ev) ? ++w->cur_shown : 0;
+			if (!fr->shown)
+				continue;
+			w->shown_raw[fr->shown] = ev.depth;
+			w->stack[fr->shown - 1] = ev.func;
+			w->stack_n = fr->shown;
+			*out = (struct walk_event){ .type = WALK_ENTER, .func = ev.func,
+						    .depth = fr->shown,
+						    .start_ns = ev.ns - w->p->t0_ns };
+			if (ev.regs) {
+				memcpy(w->regs, ev.regs, sizeof(w->regs));
+				out->regs = w->regs;
+			}
+			return 1;
+		}
+		/* A frame closes: the subtree marks it set end with it. */
+		if (w->include_at == ev.depth)
+			w->include_at = 0;
+		if (w->exclude_at == ev.depth)
+			w->exclude_at = 0;
+		if (w->cut_at == ev.depth)
+			w->cut_at = 0;
+		if (!fr->shown)
+			continue;
+		w->cur_shown = fr->shown - 1;
+		w->stack_n = fr->shown;
+		*out = (struct walk_event){ .type = WALK_EXIT, .how = ev.kind, .func = fr->func,
+					    .depth = fr->shown, .start_ns = fr->start_ns - w->p->t0_ns,
+					    .end_ns = ev.ns - w->p->t0_ns,
+					    .total_ns = ev.ns - fr->start_ns };
+		out->self_ns = out->total_ns - (fr->child_ns < out->total_ns ? fr->child_ns : out->total_ns);
+		if (fr->shown > 1)
+			w->frames[w->shown_raw[fr->shown - 1] - 1].child_ns += out->total_ns;
+		if (ev.regs) {
+			memcpy(w->regs, ev.regs, sizeof(w->regs));
+			out->regs = w->regs;
+		}
+		return 1;
+	}
+	return r;
+}
+
+int walk_next(struct walk *w, struct walk_event *ev)
+{
+	return step(w, ev);
+}
+
+const uint32_t *walk_stack(const struct walk *w, uint32_t *n)
+{
+	*n = w->stack_n;
+	return w->stack;
+}
+
+uint64_t walk_events_read(const struct walk *w)
+{
+	return w->read;
+}
+
+void walk_close(struct walk *w)
+{
+	if (!w)
+		return;
+	src_stream_close(w->s);
+	free(w->flags);
+	free(w->frames);
+	free(w->shown_raw);
+	free(w->stack);
+	free(w->long_enough);
+	free(w);
+}

@@ -1,0 +1,104 @@
+/* walk.h - a thread's calls as frames, through the views' filters.
+ *
+ * Every view reads frames, not raw events: a frame opens (ENTER, in call
+ * order) and closes (EXIT, with its duration and self time). The filters
+ * (uftrace's, where uftrace has one) decide which frames are shown; a frame
+ * that is not shown gives its time to the shown frame around it (self time),
+ * and depths count shown frames only:
+ *
+ *   -F GLOB     only frames of matching functions and what they call
+ *   -N GLOB     no frames of matching functions nor of what they call
+ *   -M GLOB     only frames of functions in matching modules (basename);
+ *               frames of other modules are left out, what they call is not
+ *   -D N        frames at most N deep (counted from the outermost shown)
+ *   -t TIME     frames that lasted at least TIME (a first pass over the
+ *               thread finds the durations, so a view still sees frames in
+ *               call order)
+ *   --time-range A~B   frames that started in [A, B) (times since the
+ *               process's first event; either side may be left out)
+ *   --tid, --thread, --pid   which threads and processes
+ *
+ * Globs are fnmatch(3) patterns against the simple name (and the full one).
+ */
+#ifndef ADA_WALK_H
+#define ADA_WALK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "source.h"
+
+struct view_filter {
+	char **include, **exclude, **modules; /* NULL-terminated glob lists, or NULL */
+	uint32_t max_depth;                   /* 0: any */
+	uint64_t min_ns;                      /* 0: any */
+	uint64_t t_lo, t_hi;                  /* since the first event; t_hi 0: no end */
+	bool has_range;
+	uint32_t *tids, *threads, *pids;      /* lists, or NULL: all */
+	size_t ntids, nthreads, npids;
+};
+
+/* Parses one filter option (its long name without "--": "filter",
+ * "notrace", "module", "depth", "time-filter", "time-range", "tid",
+ * "thread", "pid") into f. Returns 0, or -EINVAL after printing one line
+ * naming the option, the value and what was expected. */
+int view_filter_add(struct view_filter *f, const char *opt, const char *value);
+void view_filter_free(struct view_filter *f);
+/* Whether any filter is set. */
+bool view_filter_any(const struct view_filter *f);
+bool view_filter_wants_pid(const struct view_filter *f, uint32_t pid);
+bool view_filter_wants_thread(const struct view_filter *f, const struct src_thread *t);
+/* Whether a or b (may be NULL) matches a glob of the NULL-terminated list. */
+bool view_glob_any(char *const *list, const char *a, const char *b);
+/* "1.5ms" → 1500000: a number with a unit ns, us, ms, s (ns if none).
+ * False if it does not parse. */
+bool view_parse_duration(const char *s, uint64_t *ns);
+
+enum walk_type { WALK_ENTER, WALK_EXIT };
+
+struct walk_event {
+	uint8_t type;          /* enum walk_type */
+	uint8_t how;           /* EXIT: SRC_RETURN, SRC_UNWIND or SRC_OPEN_AT_END */
+	uint32_t func;         /* dense id (src_process.funcs) */
+	uint32_t depth;        /* 1-based, shown frames only */
+	uint64_t start_ns;     /* since the process's first event */
+	uint64_t end_ns;       /* EXIT */
+	uint64_t total_ns;     /* EXIT: end - start */
+	uint64_t self_ns;      /* EXIT: total minus the shown frames it called */
+	const uint64_t *regs;  /* ENTER: argument registers; EXIT: return registers;
+				* NULL without a detail record */
+};
+
+struct walk;
+
+/* Frames of thread p->threads[i] through f. NULL (message printed) on error. */
+struct walk *walk_open(struct src_process *p, size_t i, const struct view_filter *f);
+/* 1 and *ev, 0 at the end, negative errno (message printed). */
+int walk_next(struct walk *w, struct walk_event *ev);
+/* The shown frames open at the last event (an EXIT's frame included),
+ * outermost first: their dense ids, *n of them. */
+const uint32_t *walk_stack(const struct walk *w, uint32_t *n);
+/* Raw events read so far (for progress). */
+uint64_t walk_events_read(const struct walk *w);
+void walk_close(struct walk *w);
+
+/* ---- running a view over a trace directory ---------------------------------- */
+
+struct view_ops {
+	void *ctx;
+	int (*process_begin)(void *ctx, struct src_process *p);      /* optional */
+	int (*thread_begin)(void *ctx, struct src_process *p, const struct src_thread *t);
+	int (*event)(void *ctx, struct walk *w, const struct walk_event *ev);
+	int (*thread_end)(void *ctx, struct src_process *p, const struct src_thread *t);
+	int (*process_end)(void *ctx, struct src_process *p);        /* optional */
+};
+
+/* Every process under path (an output root, session or pid directory, as
+ * ada-symbolize takes) and every thread the filter wants, threads one after
+ * the other, through ops (a NULL callback is skipped). Progress with the
+ * total and an ETA on stderr when it is a terminal and the view takes more
+ * than a second. Returns 0 or the first negative errno (message printed). */
+int view_run(const char *path, const struct view_filter *f, const struct view_ops *ops);
+
+#endif
