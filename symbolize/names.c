@@ -6,6 +6,7 @@
  * Perfetto users read it; --full-names keeps the rest. Symbol versions
  * ("memcpy@@GLIBC_2.14") are the linker's business, not the reader's.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "source.h"
@@ -79,6 +80,14 @@ char *src_simple_name(const char *full, char *out, size_t len)
 		n = (size_t)p;
 	start = name_start(full, n);
 	n -= start;
+	/* A function returning a function pointer: "void (*f(int))(int)" is
+	 * "(*f(int))" here; the name is inside. */
+	if (n > 3 && full[start] == '(' && full[start + 1] == '*' && full[start + n - 1] == ')') {
+		char inner[1024];
+
+		snprintf(inner, sizeof(inner), "%.*s", (int)(n - 3), full + start + 2);
+		return src_simple_name(inner, out, len);
+	}
 	if (n >= len)
 		n = len - 1;
 	memcpy(out, full + start, n);

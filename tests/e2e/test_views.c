@@ -1,0 +1,801 @@
+/* test_views.c - `ada-symbolize replay | report | graph` and the filters,
+ * against what the trace holds.
+ *
+ * The views read the raw trace; the tests compute what they must print from
+ * the ATF that ada-symbolize converts the same trace into, read with the
+ * tests' own reader (tests/lib/atf_read.c), so a view's durations, self
+ * times, counts and filters are checked against an independent path to
+ * the same events: per function the calls, total, self, min and max of
+ * `report --ns` equal the ATF's exactly, under each filter.
+ *
+ * Programs: examples/demo.c (two worker threads parsing expressions, in
+ * fentry mode so the detail lane gives registers), examples/recursion.c
+ * (fib(4) and is_even(3), fentry: arguments), examples/fork.c (two
+ * processes, cyg).
+ */
+#include <errno.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lib/atf_read.h"
+#include "lib/proc.h"
+#include "lib/tracerun.h"
+
+#define SYM ADA_ROOT "/bin/ada-symbolize"
+#define MAXF 256
+
+/* ---- what the ATF says -------------------------------------------------- */
+
+struct fstat {
+	char name[128];
+	uint64_t calls, total, self, min, max;
+};
+
+struct stats {
+	struct fstat f[MAXF];
+	size_t n;
+};
+
+/* What the ATF computation keeps (the view's filters, in the tests' terms). */
+struct want {
+	uint64_t min_ns;               /* -t */
+	long thread;                   /* --thread, -1: all */
+	bool range;                    /* --time-range lo~hi since the first event */
+	uint64_t lo, hi;
+	const char *notrace;           /* -N, one exact name */
+	const char *only;              /* -F, one exact name */
+	uint32_t depth;                /* -D */
+};
+
+static struct fstat *stat_of(struct stats *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->f[i].name, name))
+			return &s->f[i];
+	assert_true(s->n < MAXF);
+	snprintf(s->f[s->n].name, sizeof(s->f[s->n].name), "%s", name);
+	return &s->f[s->n++];
+}
+
+struct symname {
+	uint64_t fid;
+	char name[128];
+};
+
+/* The manifest's symbols: one per line, "function_id" before "name". */
+static size_t load_names(const char *manifest, struct symname *v, size_t cap)
+{
+	const char *p = manifest;
+	size_t n = 0;
+
+	while ((p = strstr(p, "\"function_id\": \"0x")) && n < cap) {
+		const char *nm = strstr(p, "\"name\": \"");
+
+		v[n].fid = strtoull(p + strlen("\"function_id\": \"0x"), NULL, 16);
+		assert_non_null(nm);
+		nm += strlen("\"name\": \"");
+		snprintf(v[n].name, sizeof(v[n].name), "%.*s", (int)strcspn(nm, "\"@"), nm);
+		n++;
+		p = nm;
+	}
+	return n;
+}
+
+static const char *name_of(const struct symname *v, size_t n, uint64_t fid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].fid == fid)
+			return v[i].name;
+	fail_msg("function_id 0x%" PRIx64 " not in the manifest", fid);
+	return NULL;
+}
+
+struct open_frame {
+	uint64_t fid, start, child;
+	bool shown;
+	uint32_t shown_depth;
+};
+
+/* One thread's index.atf into s, through w. t0: the process's first event. */
+static void atf_thread(const char *path, const struct symname *names, size_t nnames, uint64_t t0,
+		       const struct want *w, struct stats *s)
+{
+	struct open_frame st[512];
+	struct atfr_index idx;
+	char err[512];
+	size_t depth = 0, i;
+	uint32_t excluded_at = 0, only_at = 0, shown = 0;
+
+	if (atfr_read_index(path, &idx, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (i = 0; i < idx.event_count; i++) {
+		const struct atfr_event *e = &idx.events[i];
+
+		if (e->kind == ATFR_CALL) {
+			const char *nm = name_of(names, nnames, e->function_id);
+			struct open_frame *f = &st[depth++];
+			uint64_t t = e->timestamp_ns - t0;
+
+			assert_true(depth < 512);
+			*f = (struct open_frame){ .fid = e->function_id, .start = e->timestamp_ns };
+			if (!excluded_at && w->notrace && !strcmp(nm, w->notrace))
+				excluded_at = (uint32_t)depth;
+			if (!only_at && w->only && !strcmp(nm, w->only))
+				only_at = (uint32_t)depth;
+			f->shown = !excluded_at && (!w->only || only_at) &&
+				   (!w->depth || shown < w->depth) &&
+				   (!w->range || (t >= w->lo && t < w->hi));
+			if (f->shown)
+				f->shown_depth = ++shown;
+			continue;
+		}
+		{
+			struct open_frame *f = &st[--depth];
+			uint64_t dur = e->timestamp_ns - f->start;
+			size_t k;
+
+			if (excluded_at == depth + 1)
+				excluded_at = 0;
+			if (only_at == depth + 1)
+				only_at = 0;
+			if (f->shown)
+				shown = f->shown_depth - 1;
+			if (!f->shown || dur < w->min_ns)
+				continue;
+			{
+				struct fstat *fs = stat_of(s, name_of(names, nnames, f->fid));
+
+				if (!fs->calls++ || dur < fs->min)
+					fs->min = dur;
+				if (dur > fs->max)
+					fs->max = dur;
+				fs->total += dur;
+				fs->self += dur - f->child;
+			}
+			for (k = depth; k-- > 0;)
+				if (st[k].shown) {
+					st[k].child += dur;
+					break;
+				}
+		}
+	}
+	atfr_index_free(&idx);
+}
+
+/* The first pid directory of trace (the only one, or the parent's). */
+static void pid_dirs(const char *trace, glob_t *g)
+{
+	char pattern[4300];
+
+	snprintf(pattern, sizeof(pattern), "%s/session_*/pid_*", trace);
+	assert_int_equal(glob(pattern, 0, NULL, g), 0);
+}
+
+static void atf_stats(const char *pid_dir, const struct want *w, struct stats *s)
+{
+	static struct symname names[4096];
+	char path[4400], *manifest;
+	glob_t g;
+	size_t nn, i;
+	uint64_t t0;
+	const char *p;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", pid_dir);
+	manifest = proc_read_file(path, NULL);
+	assert_non_null(manifest);
+	nn = load_names(manifest, names, 4096);
+	p = strstr(manifest, "\"time_start_ns\": ");
+	assert_non_null(p);
+	t0 = strtoull(p + strlen("\"time_start_ns\": "), NULL, 10);
+	snprintf(path, sizeof(path), "%s/thread_*/index.atf", pid_dir);
+	assert_int_equal(glob(path, 0, NULL, &g), 0);
+	for (i = 0; i < g.gl_pathc; i++) {
+		unsigned id;
+
+		assert_int_equal(sscanf(strstr(g.gl_pathv[i], "thread_"), "thread_%u", &id), 1);
+		if (w->thread >= 0 && (long)id != w->thread)
+			continue;
+		atf_thread(g.gl_pathv[i], names, nn, t0, w, s);
+	}
+	globfree(&g);
+	free(manifest);
+}
+
+/* ---- what the views say ---------------------------------------------------- */
+
+/* Runs ada-symbolize with argv (NULL-terminated, after the program name). */
+static void run_sym(const char *const *args, struct proc_result *res)
+{
+	const char *argv[32] = { SYM };
+	size_t n = 1;
+
+	while (*args && n < 31)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	assert_int_equal(proc_run(argv, NULL, NULL, TR_TOOL_TIMEOUT_MS, res), 0);
+}
+
+static char *view_ok(const char *const *args)
+{
+	struct proc_result res;
+	char *out;
+
+	run_sym(args, &res);
+	if (proc_exit_code(&res) != 0)
+		fail_msg("ada-symbolize %s %s: exit %d: %s", args[0], args[1], proc_exit_code(&res),
+			 res.err);
+	assert_string_equal(res.err, "");
+	out = res.out;
+	res.out = NULL;
+	proc_result_free(&res);
+	return out;
+}
+
+/* report --ns's rows into s. */
+static void parse_report(const char *text, struct stats *s)
+{
+	const char *line = text;
+
+	for (; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		struct fstat f = { 0 };
+		uint64_t avg;
+		char name[128];
+
+		if (sscanf(line, " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+			   " %127[^\n]", &f.total, &f.self, &f.calls, &avg, &f.min, &f.max, name) != 7)
+			continue;
+		assert_int_equal(avg, f.total / f.calls);
+		snprintf(f.name, sizeof(f.name), "%s", name);
+		*stat_of(s, name) = f;
+	}
+}
+
+static void expect_same(const struct stats *got, const struct stats *want, const char *what)
+{
+	size_t i;
+
+	if (got->n != want->n)
+		fail_msg("%s: %zu functions in the report, %zu in the ATF", what, got->n, want->n);
+	for (i = 0; i < want->n; i++) {
+		const struct fstat *w = &want->f[i], *g = NULL;
+
+		for (size_t k = 0; k < got->n; k++)
+			if (!strcmp(got->f[k].name, w->name))
+				g = &got->f[k];
+		if (!g)
+			fail_msg("%s: %s is not in the report", what, w->name);
+		if (g->calls != w->calls || g->total != w->total || g->self != w->self ||
+		    g->min != w->min || g->max != w->max)
+			fail_msg("%s: %s: report calls %" PRIu64 " total %" PRIu64 " self %" PRIu64
+				 " min %" PRIu64 " max %" PRIu64 "; ATF %" PRIu64 " %" PRIu64 " %" PRIu64
+				 " %" PRIu64 " %" PRIu64, what, w->name, g->calls, g->total, g->self,
+				 g->min, g->max, w->calls, w->total, w->self, w->min, w->max);
+	}
+}
+
+/* ---- the traces ---------------------------------------------------------- */
+
+struct fixture {
+	struct tr_case *demo, *rec, *fork;
+	char demo_pid[4300], rec_pid[4300];
+	int passed;          /* tests that reached their end */
+};
+
+#define NTESTS 11
+
+static struct tr_case *traced(const char *prog, const char *out, const char *mode, const char *env)
+{
+	const char *const envp[] = { env, NULL };
+	const char *const flags[] = { "-O0", NULL };
+	void *s = NULL;
+
+	assert_int_equal(tr_setup(&s), 0);
+	setenv("ADA_MODE", mode, 1); /* adacc's, gcc does not look */
+	tr_build_pair(s, prog, out, flags);
+	unsetenv("ADA_MODE");
+	tr_run_pair(s, out, NULL, envp, 0);
+	tr_symbolize(s, NULL);
+	return s;
+}
+
+static void first_pid_dir(const struct tr_case *tc, char *out, size_t len)
+{
+	glob_t g;
+
+	pid_dirs(tc->trace, &g);
+	snprintf(out, len, "%s", g.gl_pathv[0]);
+	globfree(&g);
+}
+
+static int setup(void **state)
+{
+	static struct fixture fx;
+
+	/* demo with its library calls (the tests' default is without). */
+	fx.demo = traced("examples/demo.c", "demo", "fentry", "ADA_DYNHOOK=on");
+	fx.rec = traced("examples/recursion.c", "rec", "fentry", NULL);
+	fx.fork = traced("examples/fork.c", "fork", "cyg", NULL);
+	first_pid_dir(fx.demo, fx.demo_pid, sizeof(fx.demo_pid));
+	first_pid_dir(fx.rec, fx.rec_pid, sizeof(fx.rec_pid));
+	*state = &fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+	struct tr_case **cases[] = { &fx->demo, &fx->rec, &fx->fork };
+
+	if (!fx)
+		return 0;
+
+	for (size_t i = 0; i < 3; i++) {
+		void *s = *cases[i];
+
+		if (s)
+			((struct tr_case *)s)->passed = fx->passed == NTESTS;
+		tr_teardown(&s);
+	}
+	return 0;
+}
+
+/* report --ns with extra args on trace, against the ATF through w. */
+static void expect_report(const char *trace, const char *pid_dir, const char *const *extra,
+			  const struct want *w, const char *what)
+{
+	const char *args[24] = { "report", "--ns" };
+	struct stats got = { 0 }, want = { 0 };
+	size_t n = 2;
+	char *out;
+
+	while (extra && *extra)
+		args[n++] = *extra++;
+	args[n++] = trace;
+	args[n] = NULL;
+	out = view_ok(args);
+	parse_report(out, &got);
+	atf_stats(pid_dir, w, &want);
+	if (!want.n)
+		fail_msg("%s: the ATF has nothing to compare with", what);
+	expect_same(&got, &want, what);
+	free(out);
+}
+
+#define ALL { .thread = -1 }
+
+static void report_equals_the_atf(void **state)
+{
+	struct fixture *fx = *state;
+	struct want all = ALL;
+
+	expect_report(fx->demo->trace, fx->demo_pid, NULL, &all, "demo");
+	expect_report(fx->rec->trace, fx->rec_pid, NULL, &all, "recursion");
+	fx->passed++;
+}
+
+/* The time of thread `thread`'s event i since the process's first event. */
+static uint64_t event_time(const char *pid_dir, unsigned thread, size_t i)
+{
+	char path[4400], err[512], *manifest;
+	struct atfr_index idx;
+	uint64_t t, t0;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", pid_dir);
+	manifest = proc_read_file(path, NULL);
+	assert_non_null(manifest);
+	t0 = strtoull(strstr(manifest, "\"time_start_ns\": ") + strlen("\"time_start_ns\": "), NULL, 10);
+	free(manifest);
+	snprintf(path, sizeof(path), "%s/thread_%u/index.atf", pid_dir, thread);
+	if (atfr_read_index(path, &idx, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_true(i < idx.event_count);
+	t = idx.events[i].timestamp_ns - t0;
+	atfr_index_free(&idx);
+	return t;
+}
+
+static void filters_change_exactly_what_they_should(void **state)
+{
+	struct fixture *fx = *state;
+	struct want notrace = ALL, only = ALL, depth = ALL, thread = ALL, slow = ALL, range = ALL;
+	char r[64];
+
+	notrace.notrace = "fib";
+	expect_report(fx->rec->trace, fx->rec_pid, (const char *[]){ "-N", "fib", NULL }, &notrace, "-N fib");
+	only.only = "is_odd";
+	expect_report(fx->rec->trace, fx->rec_pid, (const char *[]){ "-F", "is_*d", NULL }, &only, "-F is_*d");
+	depth.depth = 3;
+	expect_report(fx->rec->trace, fx->rec_pid, (const char *[]){ "-D", "3", NULL }, &depth, "-D 3");
+	thread.thread = 1;
+	expect_report(fx->demo->trace, fx->demo_pid, (const char *[]){ "--thread", "1", NULL }, &thread,
+		      "--thread 1");
+	slow.min_ns = 2000;
+	expect_report(fx->demo->trace, fx->demo_pid, (const char *[]){ "-t", "2us", NULL }, &slow, "-t 2us");
+	/* From thread 1's 5th event to its 21st (of 26 or more). */
+	range.range = true;
+	range.lo = event_time(fx->demo_pid, 1, 4);
+	range.hi = event_time(fx->demo_pid, 1, 20);
+	snprintf(r, sizeof(r), "%" PRIu64 "ns~%" PRIu64 "ns", range.lo, range.hi);
+	expect_report(fx->demo->trace, fx->demo_pid, (const char *[]){ "--time-range", r, NULL }, &range, r);
+	fx->passed++;
+}
+
+/* -M: the executable's functions only; what they call elsewhere is their
+ * self time. */
+static void module_filter_keeps_the_executables_functions(void **state)
+{
+	struct fixture *fx = *state;
+	struct stats all = { 0 }, mod = { 0 };
+	char *a = view_ok((const char *[]){ "report", "--ns", fx->demo->trace, NULL });
+	char *m = view_ok((const char *[]){ "report", "--ns", "-M", "demo", fx->demo->trace, NULL });
+	const char *libc[] = { "pthread_create", "pthread_join", "printf", "__libc_start_main" };
+	size_t i;
+
+	parse_report(a, &all);
+	parse_report(m, &mod);
+	for (i = 0; i < sizeof(libc) / sizeof(libc[0]); i++) {
+		assert_non_null(strstr(a, libc[i]));
+		assert_null(strstr(m, libc[i]));
+	}
+	for (i = 0; i < mod.n; i++) {
+		const struct fstat *f = &mod.f[i], *g = stat_of(&all, f->name);
+
+		assert_int_equal(f->calls, g->calls);
+		assert_int_equal(f->total, g->total);
+	}
+	assert_true(mod.n >= 5); /* main, worker, evaluate, parse_expr, parse_term, ... */
+	assert_int_equal(stat_of(&mod, "main")->self, stat_of(&mod, "main")->total);
+	free(a);
+	free(m);
+	fx->passed++;
+}
+
+struct rframe {
+	uint64_t children;
+	char name[128];
+};
+
+/* replay --ns --no-args: a parent's duration is at least its children's,
+ * and every call of the report is a line. */
+static void replay_durations_nest(void **state)
+{
+	struct fixture *fx = *state;
+	char *out = view_ok((const char *[]){ "replay", "--ns", "--no-args", fx->demo->trace, NULL });
+	struct stats report = { 0 }, lines = { 0 };
+	char *rep = view_ok((const char *[]){ "report", "--ns", fx->demo->trace, NULL });
+	struct rframe st[256];
+	size_t depth = 0, i;
+	char *line, *save = NULL;
+
+	parse_report(rep, &report);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *bar = strstr(line, " | "), *body;
+		uint64_t dur = 0;
+		bool has_dur;
+
+		if (line[0] == '#')
+			continue;
+		assert_non_null(bar);
+		has_dur = sscanf(line, " %" SCNu64, &dur) == 1;
+		body = bar + 3;
+		while (*body == ' ')
+			body++;
+		if (body[0] == '}') { /* a return */
+			assert_true(has_dur && depth > 0);
+			depth--;
+			assert_true(dur >= st[depth].children);
+			if (depth)
+				st[depth - 1].children += dur;
+			stat_of(&lines, st[depth].name)->calls++;
+			continue;
+		}
+		if (strstr(body, " {")) { /* a call with callees */
+			assert_false(has_dur);
+			assert_true(depth < 256);
+			st[depth].children = 0;
+			snprintf(st[depth].name, sizeof(st[depth].name), "%.*s", (int)strcspn(body, "("), body);
+			depth++;
+			continue;
+		}
+		assert_true(has_dur); /* a leaf: "name();" */
+		if (depth)
+			st[depth - 1].children += dur;
+		body[strcspn(body, "(")] = '\0';
+		stat_of(&lines, body)->calls++;
+	}
+	assert_int_equal(depth, 0);
+	assert_int_equal(lines.n, report.n);
+	for (i = 0; i < report.n; i++)
+		assert_int_equal(stat_of(&lines, report.f[i].name)->calls, report.f[i].calls);
+	free(out);
+	free(rep);
+	fx->passed++;
+}
+
+/* fentry's detail lane: fib's argument and return registers. */
+static void replay_shows_arguments_and_return_values(void **state)
+{
+	struct fixture *fx = *state;
+	char *out = view_ok((const char *[]){ "replay", "-F", "fib", fx->rec->trace, NULL });
+
+	/* fib(4) = 3, fib(2) = 1 with callees; fib(1) = 1 and fib(0) = 0 leaves. */
+	assert_non_null(strstr(out, "| fib(0x4, "));
+	assert_non_null(strstr(out, "} = 0x3; /* fib */"));
+	assert_non_null(strstr(out, "|   fib(0x3, "));
+	assert_non_null(strstr(out, "} = 0x2; /* fib */"));
+	assert_non_null(strstr(out, "|       fib(0x1, "));
+	assert_non_null(strstr(out, ") = 0x1;\n"));
+	assert_non_null(strstr(out, ") = 0x0;\n"));
+	assert_null(strstr(out, "is_even"));
+	free(out);
+	out = view_ok((const char *[]){ "replay", "--fold", "--no-args", "-F", "fib", fx->rec->trace, NULL });
+	/* fib(2)'s fib(1) and fib(0): one line; fib(3)'s fib(1) stays alone. */
+	assert_int_equal(tr_count_lines(out, (const char *[]){ "fib x2;", NULL }), 2);
+	assert_int_equal(tr_count_lines(out, (const char *[]){ "fib();", NULL }), 1);
+	free(out);
+	fx->passed++;
+}
+
+/* Lines of out that hold needle, in order, with the TID column cut. */
+static char *lines_of(const char *out, const char *tid_col)
+{
+	size_t len = strlen(out) + 1, n = 0;
+	char *res = calloc(1, len);
+	const char *line = out;
+
+	assert_non_null(res);
+	while (*line) {
+		const char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
+
+		if (line[0] != '#' && (!tid_col || memmem(line, (size_t)(end - line), tid_col, strlen(tid_col)))) {
+			const char *bar = memmem(line, (size_t)(end - line), " | ", 3);
+
+			assert_non_null(bar);
+			n += (size_t)snprintf(res + n, len - n, "%.*s\n", (int)(end - bar), bar);
+		}
+		line = nl ? nl + 1 : end;
+	}
+	return res;
+}
+
+static void merged_replay_keeps_each_threads_order(void **state)
+{
+	struct fixture *fx = *state;
+	char *merged = view_ok((const char *[]){ "replay", "--merge", "--ns", fx->demo->trace, NULL });
+	char *manifest, path[4400], col[32];
+	const char *p;
+	unsigned threads = 0;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", fx->demo_pid);
+	manifest = proc_read_file(path, NULL);
+	assert_non_null(manifest);
+	for (p = manifest; (p = strstr(p, "\"os_tid\": ")); p++) {
+		unsigned tid = (unsigned)strtoul(p + strlen("\"os_tid\": "), NULL, 10);
+		char arg[16], *one, *mine, *want;
+
+		snprintf(arg, sizeof(arg), "%u", tid);
+		snprintf(col, sizeof(col), "[%6u] | ", tid);
+		one = view_ok((const char *[]){ "replay", "--ns", "--tid", arg, fx->demo->trace, NULL });
+		mine = lines_of(merged, col);
+		want = lines_of(one, NULL);
+		assert_string_equal(mine, want);
+		assert_true(strlen(want) > 0);
+		threads++;
+		free(one);
+		free(mine);
+		free(want);
+	}
+	assert_int_equal(threads, 3);
+	free(manifest);
+	free(merged);
+	fx->passed++;
+}
+
+/* The lines after "  callers:" (or "  callees:") of graph --ns into s:
+ * "<total> <calls> name", up to the next side or entry. */
+static void parse_graph_side(const char *out, const char *side, struct stats *s)
+{
+	const char *line = strstr(out, side);
+
+	assert_non_null(line);
+	while ((line = strchr(line, '\n')) && *++line && line[0] != '#' &&
+	       strncmp(line, "  callees:", 10)) {
+		struct fstat f = { 0 };
+
+		if (sscanf(line, " %" SCNu64 " %" SCNu64 " %127s", &f.total, &f.calls, f.name) == 3)
+			*stat_of(s, f.name) = f;
+	}
+}
+
+static void graph_callers_and_callees_add_up(void **state)
+{
+	struct fixture *fx = *state;
+	char *out = view_ok((const char *[]){ "graph", "--ns", "fib", fx->rec->trace, NULL });
+	struct stats rep = { 0 }, callers = { 0 }, callees = { 0 };
+	char *r = view_ok((const char *[]){ "report", "--ns", fx->rec->trace, NULL });
+	const struct fstat *fib;
+	uint64_t calls, total, self;
+
+	parse_report(r, &rep);
+	fib = stat_of(&rep, "fib");
+	assert_int_equal(sscanf(strstr(out, "fib: "), "fib: %" SCNu64 " calls, total %" SCNu64 ", self %" SCNu64,
+				&calls, &total, &self), 3);
+	assert_int_equal(calls, 9);
+	assert_int_equal(calls, fib->calls);
+	assert_int_equal(total, fib->total);
+	assert_int_equal(self, fib->self);
+	parse_graph_side(out, "callers:", &callers);
+	parse_graph_side(out, "callees:", &callees);
+	assert_int_equal(callers.n, 2);
+	assert_int_equal(stat_of(&callers, "main")->calls, 1);
+	assert_int_equal(stat_of(&callers, "fib")->calls, 8);
+	assert_int_equal(stat_of(&callers, "main")->total + stat_of(&callers, "fib")->total, total);
+	assert_int_equal(callees.n, 1);
+	assert_int_equal(stat_of(&callees, "fib")->calls, 8);
+	/* Self plus what it called is its total. */
+	assert_int_equal(self + stat_of(&callees, "fib")->total, total);
+	free(out);
+	free(r);
+	fx->passed++;
+}
+
+/* A process with ATF only reads the same. */
+static void atf_only_trace_gives_the_same_views(void **state)
+{
+	struct fixture *fx = *state;
+	char copy[4400], raw[4500];
+	const char *cp[] = { "cp", "-r", fx->rec_pid, NULL, NULL };
+	struct proc_result res;
+	char *a, *b;
+
+	snprintf(copy, sizeof(copy), "%s/atf_only", fx->rec->dir);
+	cp[3] = copy;
+	assert_int_equal(proc_run(cp, NULL, NULL, TR_TOOL_TIMEOUT_MS, &res), 0);
+	assert_int_equal(proc_exit_code(&res), 0);
+	proc_result_free(&res);
+	snprintf(raw, sizeof(raw), "%s/raw", copy);
+	assert_int_equal(proc_rm_rf(raw), 0);
+	a = view_ok((const char *[]){ "report", "--ns", fx->rec_pid, NULL });
+	b = view_ok((const char *[]){ "report", "--ns", copy, NULL });
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	a = view_ok((const char *[]){ "replay", "--ns", fx->rec_pid, NULL });
+	b = view_ok((const char *[]){ "replay", "--ns", copy, NULL });
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	fx->passed++;
+}
+
+static void expect_error(const char *const *args, int status, const char *message)
+{
+	struct proc_result res;
+
+	run_sym(args, &res);
+	if (proc_exit_code(&res) != status || strcmp(res.err, message))
+		fail_msg("ada-symbolize %s ...: exit %d, stderr \"%s\"; expected exit %d, \"%s\"", args[0],
+			 proc_exit_code(&res), res.err, status, message);
+	assert_string_equal(res.out, "");
+	proc_result_free(&res);
+}
+
+static void bad_input_is_one_line(void **state)
+{
+	struct fixture *fx = *state;
+	const char *t = fx->rec->trace;
+	char msg[4600];
+
+	expect_error((const char *[]){ "report", "-t", "5xs", t, NULL }, 2,
+		     "ada-symbolize: --time-filter 5xs: expected a duration with a unit (ns, us, ms, s), e.g. 10us\n");
+	expect_error((const char *[]){ "report", "--time-range", "5ms~1ms", t, NULL }, 2,
+		     "ada-symbolize: --time-range 5ms~1ms: expected an END later than START (the range holds no time)\n");
+	expect_error((const char *[]){ "report", "--time-range", "5ms", t, NULL }, 2,
+		     "ada-symbolize: --time-range 5ms: expected START~END, times since the first event with a unit (ns, us, ms, s), either side may be empty\n");
+	expect_error((const char *[]){ "replay", "-D", "0", t, NULL }, 2,
+		     "ada-symbolize: --depth 0: expected a depth of 1 or more\n");
+	expect_error((const char *[]){ "report", "--tid", "12,x", t, NULL }, 2,
+		     "ada-symbolize: --tid 12,x: expected a list of decimal numbers separated by commas\n");
+	expect_error((const char *[]){ "report", "--sort", "speed", t, NULL }, 2,
+		     "ada-symbolize: --sort speed: expected total, self, calls, avg, min, max or name\n");
+	expect_error((const char *[]){ "report", NULL }, 2,
+		     "ada-symbolize report: no trace directory given (try ./ada-trace)\n");
+	expect_error((const char *[]){ "graph", "no_such_function", t, NULL }, 1,
+		     "ada-symbolize graph: no_such_function: no call of a function of that name in the trace\n");
+	snprintf(msg, sizeof(msg), "ada-symbolize: %s: no pid_<pid> directory with a trace\n", fx->rec->dir);
+	expect_error((const char *[]){ "report", fx->rec->dir, NULL }, 1, msg);
+	expect_error((const char *[]){ "replay", "/nonexistent/trace", NULL }, 1,
+		     "ada-symbolize: /nonexistent/trace: No such file or directory\n");
+	fx->passed++;
+}
+
+static void pid_filter_picks_one_process(void **state)
+{
+	struct fixture *fx = *state;
+	char *all = view_ok((const char *[]){ "report", fx->fork->trace, NULL }), arg[16];
+	const char *first = strstr(all, "# pid "), *second;
+	unsigned pid2;
+	char *one;
+
+	assert_non_null(first);
+	second = strstr(first + 1, "# pid ");
+	assert_non_null(second);
+	assert_int_equal(sscanf(second, "# pid %u", &pid2), 1);
+	snprintf(arg, sizeof(arg), "%u", pid2);
+	one = view_ok((const char *[]){ "report", "--pid", arg, fx->fork->trace, NULL });
+	assert_string_equal(one, second);
+	free(one);
+	free(all);
+	fx->passed++;
+}
+
+static void report_sorts_and_splits_by_thread(void **state)
+{
+	struct fixture *fx = *state;
+	char *by_calls = view_ok((const char *[]){ "report", "--ns", "-s", "calls", fx->demo->trace, NULL });
+	char *threads = view_ok((const char *[]){ "report", "--ns", "--threads", fx->demo->trace, NULL });
+	struct stats whole = { 0 }, split = { 0 };
+	const char *line;
+	uint64_t last = UINT64_MAX;
+	size_t i;
+
+	for (line = by_calls; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		uint64_t total, self, calls;
+
+		if (sscanf(line, " %" SCNu64 " %" SCNu64 " %" SCNu64, &total, &self, &calls) != 3)
+			continue;
+		assert_true(calls <= last);
+		last = calls;
+	}
+	parse_report(by_calls, &whole);
+	/* Per thread: the same calls in all, spread over three tables. */
+	for (line = threads; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		struct stats one = { 0 };
+		const char *end = strstr(line, "\n\n");
+		char *table;
+
+		if (strncmp(line, "# pid ", 6))
+			continue;
+		table = strndup(line, end ? (size_t)(end - line) : strlen(line));
+		parse_report(table, &one);
+		for (i = 0; i < one.n; i++)
+			stat_of(&split, one.f[i].name)->calls += one.f[i].calls;
+		free(table);
+	}
+	assert_int_equal(tr_count_lines(threads, (const char *[]){ "# pid ", NULL }), 3);
+	assert_int_equal(split.n, whole.n);
+	for (i = 0; i < whole.n; i++)
+		assert_int_equal(stat_of(&split, whole.f[i].name)->calls, whole.f[i].calls);
+	free(by_calls);
+	free(threads);
+	fx->passed++;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(report_equals_the_atf),
+		cmocka_unit_test(filters_change_exactly_what_they_should),
+		cmocka_unit_test(module_filter_keeps_the_executables_functions),
+		cmocka_unit_test(replay_durations_nest),
+		cmocka_unit_test(replay_shows_arguments_and_return_values),
+		cmocka_unit_test(merged_replay_keeps_each_threads_order),
+		cmocka_unit_test(graph_callers_and_callees_add_up),
+		cmocka_unit_test(atf_only_trace_gives_the_same_views),
+		cmocka_unit_test(bad_input_is_one_line),
+		cmocka_unit_test(pid_filter_picks_one_process),
+		cmocka_unit_test(report_sorts_and_splits_by_thread),
+	};
+
+	tr_scrub_environment();
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,76 @@
+/* test_names.c - the names views print (symbolize/names.c): the simple form
+ * of demangled C++ names, and symbol versions left out.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "source.h"
+
+static void expect_simple(const char *full, const char *want)
+{
+	char buf[256];
+
+	assert_string_equal(src_simple_name(full, buf, sizeof(buf)), want);
+}
+
+static void simple_form_drops_parameters_and_qualifiers(void **state)
+{
+	(void)state;
+	expect_simple("main", "main");
+	expect_simple("ns::Foo::bar(int, char const*)", "ns::Foo::bar");
+	expect_simple("ns::Foo::bar(int) const", "ns::Foo::bar");
+	expect_simple("ns::Foo::bar() const &&", "ns::Foo::bar");
+	expect_simple("std::vector<int, std::allocator<int> >::push_back(int const&)",
+		      "std::vector<int, std::allocator<int> >::push_back");
+}
+
+static void simple_form_drops_a_template_function_return_type(void **state)
+{
+	(void)state;
+	expect_simple("int ns::twice<int>(int)", "ns::twice<int>");
+	expect_simple("unsigned long f<unsigned long>(unsigned long)", "f<unsigned long>");
+	expect_simple("void (*signal_for(int))(int)", "signal_for");
+}
+
+static void simple_form_keeps_what_is_part_of_the_name(void **state)
+{
+	(void)state;
+	expect_simple("(anonymous namespace)::helper(int)", "(anonymous namespace)::helper");
+	expect_simple("Foo::operator()(int)", "Foo::operator()");
+	expect_simple("operator new(unsigned long)", "operator new");
+	expect_simple("Foo::operator<(Foo const&) const", "Foo::operator<");
+	expect_simple("main::{lambda(int)#1}::operator()(int) const",
+		      "main::{lambda(int)#1}::operator()");
+	expect_simple("fib.part.0", "fib.part.0");
+}
+
+static void symbol_versions_are_left_out(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(src_unversioned("memcpy@@GLIBC_2.14", buf, sizeof(buf)), "memcpy");
+	assert_string_equal(src_unversioned("pthread_create@GLIBC_2.2.5", buf, sizeof(buf)),
+			    "pthread_create");
+	assert_string_equal(src_unversioned("plain", buf, sizeof(buf)), "plain");
+	expect_simple("memcpy@@GLIBC_2.14", "memcpy");
+	/* Cut to the buffer, never past it. */
+	assert_string_equal(src_unversioned("abcdefgh", buf, 4), "abc");
+	assert_string_equal(src_simple_name("ns::f(int)", buf, 4), "ns:");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(simple_form_drops_parameters_and_qualifiers),
+		cmocka_unit_test(simple_form_drops_a_template_function_return_type),
+		cmocka_unit_test(simple_form_keeps_what_is_part_of_the_name),
+		cmocka_unit_test(symbol_versions_are_left_out),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
