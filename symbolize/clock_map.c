@@ -74,34 +74,24 @@ uint64_t clock_map_ns(const struct clock_map *c, uint64_t tsc, size_t *seg)
 	return along(&c->pts[lo], rate(c, lo), tsc);
 }
 
-/* Per-event conversion: the cursor keeps the segment's tick range and rate,
- * so the next event of the segment costs a multiply and an add (the same
- * arithmetic as clock_map_ns, so the same result). */
+/* The slow path of clock_map_ns_fast: a tick outside the cursor's segment
+ * (or one it cannot convert exactly). */
 uint64_t clock_map_ns_cursor(const struct clock_map *c, uint64_t tsc, struct clock_cursor *k)
 {
-	uint64_t ns;
+	uint64_t ns = clock_map_ns(c, tsc, &k->seg);
+	const struct ada_meta_clock *a;
 
-	if (k->valid && tsc >= k->lo && tsc < k->hi) {
-		/* along()'s arithmetic in signed conversions, which are single
-		 * instructions (unsigned ones branch): equal for every value
-		 * below 2^62, which is what a sane trace has. */
-		const struct ada_meta_clock *a = &c->pts[k->seg];
-		int64_t dt = (int64_t)(tsc - a->tsc);
-		double v;
-
-		if (dt > -(1LL << 62) && dt < (1LL << 62) && a->boottime_ns < (1ULL << 62)) {
-			v = (double)(int64_t)a->boottime_ns + (double)dt * k->rate;
-			if (v > 0 && v < 4.6e18)
-				return (uint64_t)(int64_t)v;
-		}
-		return along(a, k->rate, tsc);
-	}
-	ns = clock_map_ns(c, tsc, &k->seg);
+	k->valid = false;
 	if (c->n < 2)
 		return ns;
+	a = &c->pts[k->seg];
+	if (a->boottime_ns >= (1ULL << 62))
+		return ns;
 	k->valid = true;
-	k->lo = k->seg ? c->pts[k->seg].tsc : 0;
-	k->hi = k->seg + 2 < c->n ? c->pts[k->seg + 1].tsc : UINT64_MAX;
+	k->lo = k->seg ? a->tsc : 0;
+	k->span = (k->seg + 2 < c->n ? c->pts[k->seg + 1].tsc : UINT64_MAX) - k->lo;
+	k->base_tsc = a->tsc;
+	k->base_ns = (double)(int64_t)a->boottime_ns;
 	k->rate = rate(c, k->seg);
 	return ns;
 }

@@ -162,7 +162,7 @@ static int emit(struct thread_conv *tc, uint64_t tsc, uint32_t fid, unsigned kin
 		.call_depth = depth,
 		.detail_seq = ATF_NO_DETAIL,
 	};
-	uint64_t ns = clock_map_ns_cursor(&tc->cp->clock, tsc, &tc->clock);
+	uint64_t ns = clock_map_ns_fast(&tc->cp->clock, tsc, &tc->clock);
 	int err;
 
 	if (!ev.function_id)

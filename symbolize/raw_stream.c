@@ -173,6 +173,21 @@ static int get_varint(struct raw_stream *s, uint64_t *v)
 {
 	unsigned shift = 0;
 
+	/* Most deltas fit a byte or two: no loop for those. */
+	if (s->frame_len - s->pos >= 2) {
+		const uint8_t *b = s->frame + s->pos;
+
+		if (!(b[0] & 0x80)) {
+			*v = b[0];
+			s->pos++;
+			return 0;
+		}
+		if (!(b[1] & 0x80)) {
+			*v = (uint64_t)(b[0] & 0x7f) | (uint64_t)b[1] << 7;
+			s->pos += 2;
+			return 0;
+		}
+	}
 	*v = 0;
 	while (s->pos < s->frame_len && shift < 64) {
 		uint8_t b = s->frame[s->pos++];

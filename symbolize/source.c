@@ -30,6 +30,7 @@ struct src_stream {
 	uint64_t close_ns;
 	uint64_t regs[8];
 	struct src_atf_stream *atf; /* when the process has ATF only */
+	struct src_async *async;    /* decoded by a thread of its own */
 };
 
 static const char *basename_of(const char *path)
@@ -290,7 +291,7 @@ static bool room_for(struct src_stream *s, uint32_t depth)
  * step back a nanosecond: views never see it). */
 static uint64_t ns_of(struct src_stream *s, uint64_t tsc)
 {
-	uint64_t ns = clock_map_ns_cursor(&s->r->cp.clock, tsc, &s->clock);
+	uint64_t ns = clock_map_ns_fast(&s->r->cp.clock, tsc, &s->clock);
 
 	if (ns < s->last_ns)
 		ns = s->last_ns;
@@ -329,6 +330,22 @@ static int next_closing(struct src_stream *s, struct src_event *ev)
 
 int src_next(struct src_stream *s, struct src_event *ev)
 {
+	if (s->async)
+		return src_async_next(s->async, ev);
+	return src_next_sync(s, ev);
+}
+
+struct src_stream *src_stream_open_async(struct src_process *p, size_t i)
+{
+	struct src_stream *s = src_stream_open(p, i);
+
+	if (s)
+		s->async = src_async_start(s); /* NULL: decoded here after all */
+	return s;
+}
+
+int src_next_sync(struct src_stream *s, struct src_event *ev)
+{
 	struct raw_event re;
 	int r;
 
@@ -362,6 +379,7 @@ void src_stream_close(struct src_stream *s)
 {
 	if (!s)
 		return;
+	src_async_stop(s->async);
 	if (s->rs)
 		raw_stream_close(s->rs);
 	src_atf_stream_close(s->atf);

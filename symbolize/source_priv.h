@@ -26,6 +26,16 @@ struct src_raw {
 };
 
 struct src_atf_stream;
+struct src_async;
+
+/* source.c: the next event, decoded in the caller's thread. */
+int src_next_sync(struct src_stream *s, struct src_event *ev);
+
+/* source_async.c: s decoded by a thread of its own (NULL if none could be
+ * started: decode in the caller's then); src_next takes from it. */
+struct src_async *src_async_start(struct src_stream *s);
+int src_async_next(struct src_async *a, struct src_event *ev);
+void src_async_stop(struct src_async *a);
 
 /* source_atf.c */
 int src_atf_open(const char *pid_dir, struct src_process *p, struct src_raw *r);

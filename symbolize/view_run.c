@@ -57,7 +57,7 @@ void view_progress_end(struct view_progress *pg)
 static int run_thread(struct src_process *p, size_t i, const struct view_filter *f,
 		      const struct view_ops *ops, struct view_progress *pg, uint64_t *done)
 {
-	struct walk *w = walk_open(p, i, f);
+	struct walk *w = walk_open_async(p, i, f);
 	struct walk_event ev;
 	uint64_t n = 0;
 	int r, err;

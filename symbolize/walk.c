@@ -82,7 +82,7 @@ static bool grow(struct walk *w, uint32_t depth)
 /* -t: a first pass marks the calls that lasted at least min_ns. */
 static int first_pass(struct walk *w, size_t thread)
 {
-	struct src_stream *s = src_stream_open(w->p, thread);
+	struct src_stream *s = src_stream_open_async(w->p, thread);
 	uint64_t *start = NULL, *seq = NULL, calls = 0, bytes = 0;
 	uint32_t cap = 0;
 	struct src_event ev;
@@ -134,7 +134,8 @@ static int first_pass(struct walk *w, size_t thread)
 	return r;
 }
 
-struct walk *walk_open(struct src_process *p, size_t i, const struct view_filter *f)
+static struct walk *open_walk(struct src_process *p, size_t i, const struct view_filter *f,
+			      bool async)
 {
 	struct walk *w = calloc(1, sizeof(*w));
 	size_t k;
@@ -147,7 +148,7 @@ struct walk *walk_open(struct src_process *p, size_t i, const struct view_filter
 		w->flags[k] = func_flags(f, &p->funcs[k]);
 	if (f->min_ns && first_pass(w, i) < 0)
 		goto fail;
-	if (!(w->s = src_stream_open(p, i)))
+	if (!(w->s = async ? src_stream_open_async(p, i) : src_stream_open(p, i)))
 		goto fail;
 	return w;
 nomem:
@@ -155,6 +156,16 @@ nomem:
 fail:
 	walk_close(w);
 	return NULL;
+}
+
+struct walk *walk_open(struct src_process *p, size_t i, const struct view_filter *f)
+{
+	return open_walk(p, i, f, false);
+}
+
+struct walk *walk_open_async(struct src_process *p, size_t i, const struct view_filter *f)
+{
+	return open_walk(p, i, f, true);
 }
 
 /* Whether the frame opening at raw depth d (event ev) is shown, given what

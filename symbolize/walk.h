@@ -74,6 +74,9 @@ struct walk;
 
 /* Frames of thread p->threads[i] through f. NULL (message printed) on error. */
 struct walk *walk_open(struct src_process *p, size_t i, const struct view_filter *f);
+/* The same, its events decoded by a thread of its own (src_stream_open_async):
+ * for one walk at a time. */
+struct walk *walk_open_async(struct src_process *p, size_t i, const struct view_filter *f);
 /* 1 and *ev, 0 at the end, negative errno (message printed). */
 int walk_next(struct walk *w, struct walk_event *ev);
 /* The shown frames open at the last event (an EXIT's frame included),

@@ -1,0 +1,139 @@
+/* source_async.c - a thread file decoded on a second core.
+ *
+ * Decoding (lz4, varints, clock, which load a function belonged to) is
+ * over half of a view's work per event; the rest is the view's. With a
+ * stream opened async, a thread of its own decodes into a ring of batches
+ * and src_next hands them out, so on a machine with a core to spare the two
+ * halves overlap. The hand-over is a lock per batch of BATCH events, and the
+ * memory is NBATCH batches whatever the trace's length. On a busy machine
+ * it costs nothing but the thread: the two halves then just take turns.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "source_priv.h"
+
+#define BATCH 4096
+#define NBATCH 4
+
+struct batch {
+	struct src_event ev[BATCH];
+	uint64_t regs[BATCH][8];   /* ev[i].regs points here when it has registers */
+	size_t n;
+	int end;                   /* after these: 0 the stream ended, < 0 its error, 1 more */
+};
+
+struct src_async {
+	struct src_stream *s;      /* decoded by the thread with src_next_sync */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct batch *b;           /* NBATCH */
+	size_t full;               /* batches filled and not yet handed out */
+	size_t head, tail;         /* next to hand out, next to fill */
+	bool stop;                 /* the reader closed the stream */
+	struct batch *cur;         /* the batch being handed out, */
+	size_t pos;                /* and the next event in it */
+	bool done;
+};
+
+static void *decode(void *arg)
+{
+	struct src_async *a = arg;
+	int r = 1;
+
+	while (r > 0) {
+		struct batch *b;
+
+		pthread_mutex_lock(&a->lock);
+		while (a->full == NBATCH && !a->stop)
+			pthread_cond_wait(&a->cond, &a->lock);
+		if (a->stop) {
+			pthread_mutex_unlock(&a->lock);
+			break;
+		}
+		b = &a->b[a->tail];
+		pthread_mutex_unlock(&a->lock);
+		for (b->n = 0; b->n < BATCH && (r = src_next_sync(a->s, &b->ev[b->n])) > 0; b->n++)
+			if (b->ev[b->n].regs) {
+				memcpy(b->regs[b->n], b->ev[b->n].regs, sizeof(b->regs[0]));
+				b->ev[b->n].regs = b->regs[b->n];
+			}
+		b->end = r;
+		pthread_mutex_lock(&a->lock);
+		a->tail = (a->tail + 1) % NBATCH;
+		a->full++;
+		pthread_cond_broadcast(&a->cond);
+		pthread_mutex_unlock(&a->lock);
+	}
+	return NULL;
+}
+
+struct src_async *src_async_start(struct src_stream *s)
+{
+	struct src_async *a = calloc(1, sizeof(*a));
+
+	if (!a || !(a->b = malloc(NBATCH * sizeof(*a->b)))) {
+		free(a);
+		return NULL;
+	}
+	a->s = s;
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->cond, NULL);
+	if (pthread_create(&a->thread, NULL, decode, a)) {
+		pthread_mutex_destroy(&a->lock);
+		pthread_cond_destroy(&a->cond);
+		free(a->b);
+		free(a);
+		return NULL; /* the caller decodes in its own thread */
+	}
+	return a;
+}
+
+int src_async_next(struct src_async *a, struct src_event *ev)
+{
+	int end;
+
+	while (!a->cur || a->pos == a->cur->n) {
+		if (a->cur) { /* hand the batch back */
+			end = a->cur->end;
+			pthread_mutex_lock(&a->lock);
+			a->head = (a->head + 1) % NBATCH;
+			a->full--;
+			a->cur = NULL;
+			pthread_cond_broadcast(&a->cond);
+			pthread_mutex_unlock(&a->lock);
+			if (end <= 0) {
+				a->done = true;
+				return end;
+			}
+		}
+		if (a->done)
+			return 0;
+		pthread_mutex_lock(&a->lock);
+		while (!a->full)
+			pthread_cond_wait(&a->cond, &a->lock);
+		a->cur = &a->b[a->head];
+		a->pos = 0;
+		pthread_mutex_unlock(&a->lock);
+	}
+	*ev = a->cur->ev[a->pos++];
+	return 1;
+}
+
+void src_async_stop(struct src_async *a)
+{
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->lock);
+	a->stop = true;
+	pthread_cond_broadcast(&a->cond);
+	pthread_mutex_unlock(&a->lock);
+	pthread_join(a->thread, NULL);
+	pthread_mutex_destroy(&a->lock);
+	pthread_cond_destroy(&a->cond);
+	free(a->b);
+	free(a);
+}
