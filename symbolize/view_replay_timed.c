@@ -273,24 +273,29 @@ static int replay_process(struct replay *r, const char *dir, struct view_progres
 		err = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < r->p->nthreads; i++) {
-		if (!view_filter_wants_thread(f, &r->p->threads[i]))
-			continue;
-		ts[n].t = &r->p->threads[i];
-		if (!(ts[n++].w = walk_open(r->p, i, f))) {
-			err = -EIO;
-			goto out;
-		}
-	}
-	if (r->a->merge) {
+	for (i = 0; i < r->p->nthreads; i++)
+		if (view_filter_wants_thread(f, &r->p->threads[i]))
+			ts[n++].t = &r->p->threads[i];
+	if (r->a->merge) { /* every thread's walk at once, each decoded here */
+		for (i = 0; i < n; i++)
+			if (!(ts[i].w = walk_open(r->p, (size_t)(ts[i].t - r->p->threads), f))) {
+				err = -EIO;
+				goto out;
+			}
 		fprintf(r->out, "# pid %u %s: %zu thread%s\n", r->p->pid, r->p->exe, n, n == 1 ? "" : "s");
 		column_header(r);
 		err = replay_threads(r, ts, n, pg, done);
 	}
-	for (i = 0; i < n && !r->a->merge && !err; i++) {
+	for (i = 0; i < n && !r->a->merge && !err; i++) { /* one at a time: a core decodes */
+		if (!(ts[i].w = walk_open_async(r->p, (size_t)(ts[i].t - r->p->threads), f))) {
+			err = -EIO;
+			break;
+		}
 		view_thread_header(r->out, r->p, ts[i].t);
 		column_header(r);
 		err = replay_threads(r, &ts[i], 1, pg, done);
+		walk_close(ts[i].w);
+		ts[i].w = NULL;
 	}
 out:
 	for (i = 0; i < n; i++)
