@@ -65,30 +65,32 @@ static int push_glob(char ***list, const char *s)
 	return 0;
 }
 
-/* "1,2,40" into *list (appended): decimal numbers, comma-separated. */
+/* "1,2,40" appended to *list: decimal numbers, comma-separated; nothing
+ * is appended unless all of them parse. */
 static int push_ids(const char *opt, const char *value, uint32_t **list, size_t *n)
 {
-	const char *s = value;
+	size_t count = 1, k = 0;
+	const char *s;
+	uint32_t *grown;
 
-	while (*s) {
+	for (s = value; *s; s++)
+		count += *s == ',';
+	if (!(grown = realloc(*list, (*n + count) * sizeof(*grown))))
+		return -ENOMEM;
+	*list = grown;
+	for (s = value; k < count; k++) {
 		char *end;
 		unsigned long v;
-		uint32_t *grown;
 
-		if (*s < '0' || *s > '9')
-			return bad(opt, value, "a list of decimal numbers separated by commas");
 		errno = 0;
 		v = strtoul(s, &end, 10);
-		if (errno || v > UINT32_MAX || (*end && *end != ','))
+		if (*s < '0' || *s > '9' || errno || v > UINT32_MAX || (*end && *end != ',') ||
+		    (*end == ',' && !end[1]))
 			return bad(opt, value, "a list of decimal numbers separated by commas");
-		if (!(grown = realloc(*list, (*n + 1) * sizeof(*grown))))
-			return -ENOMEM;
-		*list = grown;
-		(*list)[(*n)++] = (uint32_t)v;
-		s = *end ? end + 1 : end;
-		if (*end && !*s)
-			return bad(opt, value, "a list of decimal numbers separated by commas");
+		grown[*n + k] = (uint32_t)v;
+		s = end + (*end == ',');
 	}
+	*n += count;
 	return 0;
 }
 
@@ -96,6 +98,7 @@ static int push_ids(const char *opt, const char *value, uint32_t **list, size_t 
 static int parse_range(struct view_filter *f, const char *value)
 {
 	const char *tilde = strchr(value, '~');
+	uint64_t t_lo = 0, t_hi = 0;
 	char lo[64];
 	size_t n;
 
@@ -105,14 +108,14 @@ static int parse_range(struct view_filter *f, const char *value)
 	n = (size_t)(tilde - value);
 	memcpy(lo, value, n);
 	lo[n] = '\0';
-	f->t_lo = 0;
-	f->t_hi = 0;
-	if ((n && !view_parse_duration(lo, &f->t_lo)) ||
-	    (tilde[1] && !view_parse_duration(tilde + 1, &f->t_hi)))
+	if ((n && !view_parse_duration(lo, &t_lo)) ||
+	    (tilde[1] && !view_parse_duration(tilde + 1, &t_hi)))
 		return bad("time-range", value, "START~END, times since the first event "
 			   "with a unit (ns, us, ms, s), either side may be empty");
-	if (tilde[1] && f->t_hi <= f->t_lo)
+	if (tilde[1] && t_hi <= t_lo)
 		return bad("time-range", value, "an END later than START (the range holds no time)");
+	f->t_lo = t_lo;
+	f->t_hi = t_hi;
 	f->has_range = true;
 	return 0;
 }
