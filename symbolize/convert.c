@@ -33,6 +33,7 @@
 
 #include "atf.h"
 #include "convert.h"
+#include "source_priv.h"
 
 #define PROGRESS_EVERY (1u << 20) /* events between looks at the clock */
 
@@ -91,39 +92,13 @@ struct thread_conv {
 	struct atf_detail_writer *dw;  /* NULL until the thread's first detail */
 	const char *out_dir;
 	char detail_path[4300];
-	struct clock_cursor clock;
-	uint64_t last_ns;
-	/* The function of each open frame, by depth - 1: a RETURN names what
-	 * its CALL named, whatever was loaded at the address since. */
-	uint64_t *open_func;
-	size_t open_cap;
 };
-
-/* The function event (fid, kind, depth) at tick tsc names: a CALL's
- * choice of the fid (resolve_call), the CALL's for the events that close
- * its frame. 0 if out of memory. */
-static uint64_t frame_function(struct thread_conv *tc, uint64_t tsc, uint32_t fid, unsigned kind,
-			       uint32_t depth)
-{
-	if (depth > tc->open_cap) {
-		size_t cap = depth > 2 * tc->open_cap ? depth : 2 * tc->open_cap;
-		uint64_t *grown = realloc(tc->open_func, cap * sizeof(*grown));
-
-		if (!grown)
-			return 0;
-		tc->open_func = grown;
-		tc->open_cap = cap;
-	}
-	if (kind == ADA_RAW_CALL)
-		tc->open_func[depth - 1] = resolve_call(tc->cp, fid, tsc);
-	return tc->open_func[depth - 1];
-}
 
 /* The detail record of index event `ev`, which is about to be appended:
  * ev->detail_seq is set to the record's ordinal. */
-static int emit_detail(struct thread_conv *tc, struct atf_event *ev, const struct raw_event *rev)
+static int emit_detail(struct thread_conv *tc, struct atf_event *ev, const struct src_event *sev)
 {
-	const struct ada_raw_detail *rd = rev->detail;
+	const struct ada_raw_detail *rd = sev->detail;
 	struct atf_detail d = {
 		.index_seq = (uint32_t)atf_index_count(tc->w),
 		.event_type = ev->kind == ATF_CALL ? ATF_DETAIL_CALL : ATF_DETAIL_RETURN,
@@ -133,7 +108,7 @@ static int emit_detail(struct thread_conv *tc, struct atf_event *ev, const struc
 		.fp = rd->fp,
 		.sp = rd->sp,
 		.stack_size = rd->stack_size,
-		.stack = rev->stack,
+		.stack = sev->stack,
 	};
 	int err;
 
@@ -152,79 +127,49 @@ static int emit_detail(struct thread_conv *tc, struct atf_event *ev, const struc
 	return err;
 }
 
-/* One index event, and its detail record if rev has one (rev may be NULL). */
-static int emit(struct thread_conv *tc, uint64_t tsc, uint32_t fid, unsigned kind, uint32_t depth,
-		const struct raw_event *rev)
+/* One index event, and its detail record if it has one. A frame left open
+ * where the record ends closes with an EXCEPTION (see the top). */
+static int emit(struct thread_conv *tc, const struct src_event *sev)
 {
+	struct conv_choice *c = &tc->cp->choices[sev->choice];
 	struct atf_event ev = {
-		.function_id = frame_function(tc, tsc, fid, kind, depth),
+		.timestamp_ns = sev->ns,
+		.function_id = c->func,
 		.thread_id = tc->ct->id,
-		.call_depth = depth,
+		.kind = sev->kind == SRC_CALL ? ATF_CALL : sev->kind == SRC_RETURN ? ATF_RETURN
+										: ATF_EXCEPTION,
+		.call_depth = sev->depth,
 		.detail_seq = ATF_NO_DETAIL,
 	};
-	uint64_t ns = clock_map_ns_fast(&tc->cp->clock, tsc, &tc->clock);
 	int err;
 
-	if (!ev.function_id)
-		return -ENOMEM;
-	/* Converted times never step back either (rounding at segment ends). */
-	if (ns < tc->last_ns)
-		ns = tc->last_ns;
-	tc->last_ns = ns;
-	ev.timestamp_ns = ns;
-	ev.kind = kind == ADA_RAW_CALL ? ATF_CALL : kind == ADA_RAW_RETURN ? ATF_RETURN : ATF_EXCEPTION;
+	if (sev->kind == SRC_CALL)
+		c->used = true; /* the manifest lists it */
+	if (sev->kind == SRC_OPEN_AT_END)
+		tc->ct->open_at_end++;
 	if (!tc->ct->events)
-		tc->ct->time_start_ns = ns;
-	tc->ct->time_end_ns = ns;
+		tc->ct->time_start_ns = sev->ns;
+	tc->ct->time_end_ns = sev->ns;
 	tc->ct->events++;
-	if (rev && rev->detail && (err = emit_detail(tc, &ev, rev)))
+	if (sev->detail && (err = emit_detail(tc, &ev, sev)))
 		return err;
 	return atf_index_append(tc->w, &ev);
 }
 
-/* When the frames open at the end close (see the top of the file). */
-static uint64_t close_tsc(const struct thread_conv *tc, const struct raw_stream *s)
+static int convert_stream(struct thread_conv *tc, struct src_stream *s, struct progress *pg)
 {
-	const struct raw_process *p = &tc->cp->raw;
-	uint64_t last = raw_stream_last_tsc(s);
-
-	if (p->crashed && p->crash.ordinal == tc->ct->id && p->crash.tsc > last)
-		return p->crash.tsc;
-	return last;
-}
-
-/* Closes what is still open, innermost first. */
-static int close_open_frames(struct thread_conv *tc, struct raw_stream *s)
-{
-	uint64_t tsc = close_tsc(tc, s);
-
-	while (raw_stream_open_frames(s)) {
-		uint32_t depth = raw_stream_open_frames(s), fid = raw_stream_pop(s);
-		int err = emit(tc, tsc, fid, ADA_RAW_EXCEPTION, depth, NULL);
-
-		if (err)
-			return err;
-		tc->ct->open_at_end++;
-	}
-	return 0;
-}
-
-static int convert_stream(struct thread_conv *tc, struct raw_stream *s, struct progress *pg)
-{
-	struct raw_event ev;
+	struct src_event ev;
 	int r;
 
-	while ((r = raw_stream_next(s, &ev)) > 0) {
-		int err = emit(tc, ev.tsc, ev.fid, ev.kind, ev.depth, &ev);
+	while ((r = src_next_sync(s, &ev)) > 0) {
+		int err = emit(tc, &ev);
 
 		if (err)
 			return err;
 		if (!(++pg->events % PROGRESS_EVERY))
 			progress_tick(pg, tc->cp->raw.proc.pid, tc->ct->id);
 	}
-	if (r < 0 || (r = raw_stream_verify(s, &tc->cp->raw, tc->ct->raw)))
-		return r;
-	return close_open_frames(tc, s);
+	return r;
 }
 
 /* Closes the thread's files; the index's flag says whether detail.atf
@@ -254,7 +199,7 @@ static int convert_thread(struct conv_process *cp, struct conv_thread *ct, const
 			  struct progress *pg)
 {
 	struct thread_conv tc = { .cp = cp, .ct = ct, .out_dir = out_dir };
-	struct raw_stream *s;
+	struct src_stream *s;
 	char path[4300];
 	unsigned r;
 	int err;
@@ -265,29 +210,27 @@ static int convert_thread(struct conv_process *cp, struct conv_thread *ct, const
 	/* One left by an earlier conversion would no longer be linked. */
 	snprintf(path, sizeof(path), "%s/thread_%u/detail.atf", out_dir, ct->id);
 	unlink(path);
-	s = raw_stream_open(cp->raw.dir, ct->id, cp->raw.nfids, cp->raw.version);
+	s = src_raw_stream_open(cp, ct->raw, NULL, true);
 	if (!s)
 		return -ENOMEM;
-	if (ct->raw->recovered)
-		raw_stream_allow_gap(s, ct->raw->rec.lost);
 	snprintf(path, sizeof(path), "%s/thread_%u/index.atf", out_dir, ct->id);
 	tc.w = atf_index_open(path, ct->id, cp->raw.arch);
 	if (!tc.w) {
-		raw_stream_close(s);
+		src_stream_close(s);
 		return -EIO;
 	}
 	err = convert_stream(&tc, s, pg);
-	free(tc.open_func);
 	if (!err && ct->events && !cp->raw.nclocks) {
 		/* Ticks with no CLOCK pair to convert them would be made-up times. */
 		fprintf(stderr, "ada-symbolize: %s/process.meta: no CLOCK record, so the %llu events of thread %u have no time\n",
 			cp->raw.dir, (unsigned long long)ct->events, ct->id);
 		err = -EINVAL;
 	}
-	ct->truncated = raw_stream_truncated(s);
+	ct->truncated = raw_stream_truncated(src_stream_raw(s));
 	for (r = 0; r < ADA_DROP_NREASONS; r++)
-		ct->dropped[r] = ct->raw->ended ? ct->raw->end.dropped[r] : raw_stream_lost(s)[r];
-	raw_stream_close(s);
+		ct->dropped[r] = ct->raw->ended ? ct->raw->end.dropped[r] :
+			raw_stream_lost(src_stream_raw(s))[r];
+	src_stream_close(s);
 	return close_thread(&tc, err);
 }
 

@@ -18,13 +18,13 @@
 #include "source_priv.h"
 
 struct src_stream {
-	struct src_process *p;
-	struct src_raw *r;
+	struct conv_process *cp;
+	const uint32_t *dense_of_choice; /* NULL: dense ids are not wanted */
 	const struct raw_thread *rt;
 	struct raw_stream *rs;
 	struct clock_cursor clock;
 	uint64_t last_ns;
-	uint32_t *open_func;      /* dense id of each open frame, by depth - 1 */
+	uint32_t *open_choice;    /* what each open frame's CALL named (cp->choices), by depth - 1 */
 	uint32_t open_cap;
 	bool closing;             /* the stream ended: closing the frames left open */
 	uint64_t close_ns;
@@ -239,35 +239,50 @@ void src_close(struct src_process *p)
 	free(p);
 }
 
-struct src_stream *src_stream_open(struct src_process *p, size_t i)
+struct src_stream *src_raw_stream_open(struct conv_process *cp, const struct raw_thread *rt,
+				       const uint32_t *dense_of_choice, bool checksums)
 {
-	struct src_raw *r = p->priv;
 	struct src_stream *s = calloc(1, sizeof(*s));
-	const struct raw_thread *rt;
 
 	if (!s) {
-		fprintf(stderr, "ada-symbolize: %s: out of memory\n", p->dir);
+		fprintf(stderr, "ada-symbolize: %s: out of memory\n", cp->raw.dir);
 		return NULL;
 	}
-	s->p = p;
-	s->r = r;
-	if (r->atf_only) {
-		if (!(s->atf = src_atf_stream_open(p, r, i))) {
-			free(s);
-			return NULL;
-		}
-		return s;
-	}
-	rt = r->raw_of[i];
-	s->rs = raw_stream_open(r->cp.raw.dir, rt->t.ordinal, r->cp.raw.nfids, r->cp.raw.version);
+	s->cp = cp;
+	s->dense_of_choice = dense_of_choice;
+	s->rt = rt;
+	s->rs = raw_stream_open(cp->raw.dir, rt->t.ordinal, cp->raw.nfids, cp->raw.version);
 	if (!s->rs) {
 		free(s);
 		return NULL;
 	}
-	raw_stream_skip_checksums(s->rs);
+	if (!checksums)
+		raw_stream_skip_checksums(s->rs);
 	if (rt->recovered)
 		raw_stream_allow_gap(s->rs, rt->rec.lost);
-	s->rt = rt;
+	return s;
+}
+
+struct raw_stream *src_stream_raw(const struct src_stream *s)
+{
+	return s->rs;
+}
+
+struct src_stream *src_stream_open(struct src_process *p, size_t i)
+{
+	struct src_raw *r = p->priv;
+	struct src_stream *s;
+
+	if (!r->atf_only)
+		return src_raw_stream_open(&r->cp, r->raw_of[i], r->dense_of_choice, false);
+	if (!(s = calloc(1, sizeof(*s)))) {
+		fprintf(stderr, "ada-symbolize: %s: out of memory\n", p->dir);
+		return NULL;
+	}
+	if (!(s->atf = src_atf_stream_open(p, r, i))) {
+		free(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -280,9 +295,9 @@ static bool room_for(struct src_stream *s, uint32_t depth)
 	if (depth <= s->open_cap)
 		return true;
 	cap = depth > 2 * s->open_cap ? depth : 2 * s->open_cap;
-	if (!(grown = realloc(s->open_func, cap * sizeof(*grown))))
+	if (!(grown = realloc(s->open_choice, cap * sizeof(*grown))))
 		return false;
-	s->open_func = grown;
+	s->open_choice = grown;
 	s->open_cap = cap;
 	return true;
 }
@@ -291,7 +306,7 @@ static bool room_for(struct src_stream *s, uint32_t depth)
  * step back a nanosecond: views never see it). */
 static uint64_t ns_of(struct src_stream *s, uint64_t tsc)
 {
-	uint64_t ns = clock_map_ns_fast(&s->r->cp.clock, tsc, &s->clock);
+	uint64_t ns = clock_map_ns_fast(&s->cp->clock, tsc, &s->clock);
 
 	if (ns < s->last_ns)
 		ns = s->last_ns;
@@ -303,7 +318,7 @@ static uint64_t ns_of(struct src_stream *s, uint64_t tsc)
 static int next_closing(struct src_stream *s, struct src_event *ev)
 {
 	const struct raw_thread *rt = s->rt;
-	const struct raw_process *rp = &s->r->cp.raw;
+	const struct raw_process *rp = &s->cp->raw;
 	uint32_t depth = raw_stream_open_frames(s->rs);
 
 	if (!s->closing) {
@@ -320,11 +335,9 @@ static int next_closing(struct src_stream *s, struct src_event *ev)
 	if (!depth)
 		return 0;
 	raw_stream_pop(s->rs);
-	ev->ns = s->close_ns;
-	ev->func = s->open_func[depth - 1];
-	ev->depth = depth;
-	ev->kind = SRC_OPEN_AT_END;
-	ev->regs = NULL;
+	*ev = (struct src_event){ .ns = s->close_ns, .depth = depth, .kind = SRC_OPEN_AT_END,
+				  .choice = s->open_choice[depth - 1] };
+	ev->func = s->dense_of_choice ? s->dense_of_choice[ev->choice] : 0;
 	return 1;
 }
 
@@ -356,18 +369,21 @@ int src_next_sync(struct src_stream *s, struct src_event *ev)
 	if (r < 0)
 		return r;
 	if (!room_for(s, re.depth)) {
-		fprintf(stderr, "ada-symbolize: %s: out of memory\n", s->p->dir);
+		fprintf(stderr, "ada-symbolize: %s: out of memory\n", s->cp->raw.dir);
 		return -ENOMEM;
 	}
+	/* A RETURN names what its CALL named, whatever was loaded since. */
 	if (re.kind == ADA_RAW_CALL)
-		s->open_func[re.depth - 1] =
-			s->r->dense_of_choice[resolve_choice(&s->r->cp, re.fid, re.tsc)];
+		s->open_choice[re.depth - 1] = (uint32_t)resolve_choice(s->cp, re.fid, re.tsc);
 	ev->ns = ns_of(s, re.tsc);
-	ev->func = s->open_func[re.depth - 1];
+	ev->choice = s->open_choice[re.depth - 1];
+	ev->func = s->dense_of_choice ? s->dense_of_choice[ev->choice] : 0;
 	ev->depth = re.depth;
 	ev->kind = re.kind == ADA_RAW_CALL ? SRC_CALL : re.kind == ADA_RAW_RETURN ? SRC_RETURN
 										   : SRC_UNWIND;
 	ev->regs = NULL;
+	ev->detail = re.detail;
+	ev->stack = re.stack;
 	if (re.detail) {
 		memcpy(s->regs, re.detail->regs, sizeof(s->regs)); /* packed: not aligned */
 		ev->regs = s->regs;
@@ -383,6 +399,6 @@ void src_stream_close(struct src_stream *s)
 	if (s->rs)
 		raw_stream_close(s->rs);
 	src_atf_stream_close(s->atf);
-	free(s->open_func);
+	free(s->open_choice);
 	free(s);
 }

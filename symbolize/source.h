@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct ada_raw_detail;
+
 struct src_func {
 	const char *name;     /* what views print: demangled, simple form (no
 			       * parameters, no return type), no @version */
@@ -77,6 +79,10 @@ struct src_event {
 	 * RETURN's return registers in regs[0], regs[1]. Valid until the next
 	 * src_next. */
 	const uint64_t *regs;
+	/* Raw traces, streams not opened async: what the conversion needs. */
+	uint32_t choice;      /* the load-by-load choice its CALL made (resolve.c) */
+	const struct ada_raw_detail *detail; /* the DETAIL record, NULL if none */
+	const uint8_t *stack; /* its detail->stack_size bytes of stack */
 };
 
 struct src_stream;

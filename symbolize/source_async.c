@@ -56,11 +56,14 @@ static void *decode(void *arg)
 		}
 		b = &a->b[a->tail];
 		pthread_mutex_unlock(&a->lock);
-		for (b->n = 0; b->n < BATCH && (r = src_next_sync(a->s, &b->ev[b->n])) > 0; b->n++)
+		for (b->n = 0; b->n < BATCH && (r = src_next_sync(a->s, &b->ev[b->n])) > 0; b->n++) {
+			b->ev[b->n].detail = NULL; /* not kept: gone with the next frame */
+			b->ev[b->n].stack = NULL;
 			if (b->ev[b->n].regs) {
 				memcpy(b->regs[b->n], b->ev[b->n].regs, sizeof(b->regs[0]));
 				b->ev[b->n].regs = b->regs[b->n];
 			}
+		}
 		b->end = r;
 		pthread_mutex_lock(&a->lock);
 		a->tail = (a->tail + 1) % NBATCH;

@@ -286,6 +286,9 @@ int src_atf_next(struct src_atf_stream *s, struct src_event *ev)
 	}
 	ev->ns = a.timestamp_ns;
 	ev->depth = a.call_depth;
+	ev->choice = 0;
+	ev->detail = NULL;
+	ev->stack = NULL;
 	ev->kind = a.kind == ATF_CALL ? SRC_CALL : a.kind == ATF_RETURN ? SRC_RETURN
 				: s->next >= s->open_from ? SRC_OPEN_AT_END : SRC_UNWIND;
 	ev->regs = s->has_detail && a.detail_seq != ATF_NO_DETAIL ? regs_of(s, a.detail_seq) : NULL;

@@ -28,6 +28,12 @@ struct src_raw {
 struct src_atf_stream;
 struct src_async;
 
+/* source.c: one raw thread file of cp as a stream (also the conversion's:
+ * dense_of_choice NULL, lz4's checksums checked). */
+struct src_stream *src_raw_stream_open(struct conv_process *cp, const struct raw_thread *rt,
+				       const uint32_t *dense_of_choice, bool checksums);
+/* Its raw decoder, for what the conversion reads once it has ended. */
+struct raw_stream *src_stream_raw(const struct src_stream *s);
 /* source.c: the next event, decoded in the caller's thread. */
 int src_next_sync(struct src_stream *s, struct src_event *ev);
 
