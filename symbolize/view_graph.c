@@ -126,7 +126,10 @@ static int print_edges(struct graph *g, const struct src_process *p, const char 
 		if (edges[k].calls)
 			v[m++] = &edges[k];
 	qsort(v, m, sizeof(*v), by_total);
-	fprintf(g->out, "  %-8s  %10s  %9s  Function\n", title, "Total time", "Calls");
+	if (!m)
+		fprintf(g->out, "  %-8s  (none)\n", title);
+	else
+		fprintf(g->out, "  %-8s  %10s  %9s  Function\n", title, "Total time", "Calls");
 	for (k = 0; k < m; k++) {
 		size_t f = (size_t)(v[k] - edges);
 
@@ -152,10 +155,12 @@ static int process_end(void *ctx, struct src_process *p)
 		if (!g->self[s].calls)
 			continue;
 		g->called = true;
-		fprintf(g->out, "# pid %u %s: %s: %llu calls, total %s, self %s\n", p->pid, p->exe,
+		view_duration(d[0], sizeof(d[0]), g->self[s].total, g->a->ns);
+		view_duration(d[1], sizeof(d[1]), g->self_ns[s], g->a->ns);
+		fprintf(g->out, "# pid %u %s: %s: %llu call%s, total %s, self %s\n", p->pid, p->exe,
 			g->a->full_names ? f->full : f->name, (unsigned long long)g->self[s].calls,
-			view_duration(d[0], sizeof(d[0]), g->self[s].total, g->a->ns),
-			view_duration(d[1], sizeof(d[1]), g->self_ns[s], g->a->ns));
+			g->self[s].calls == 1 ? "" : "s", d[0] + strspn(d[0], " "),
+			d[1] + strspn(d[1], " "));
 		err = print_edges(g, p, "callers:", &g->callers[s * (p->nfuncs + 1)], p->nfuncs + 1);
 		if (!err)
 			err = print_edges(g, p, "callees:", &g->callees[s * p->nfuncs], p->nfuncs);
