@@ -214,14 +214,35 @@ static uint64_t time_of(const struct walk_event *x)
 	return x->type == WALK_ENTER ? x->start_ns : x->end_ns;
 }
 
+struct replay_progress {
+	struct view_progress *pg;
+	uint64_t done;         /* events of the threads before */
+	struct rthread *ts;
+	size_t n;
+};
+
+/* Every walk's callback: the events all of them read so far. */
+static void progress(void *ctx, uint64_t read)
+{
+	struct replay_progress *rp = ctx;
+	uint64_t sum = rp->done;
+
+	(void)read;
+	for (size_t i = 0; i < rp->n; i++)
+		sum += walk_events_read(rp->ts[i].w);
+	view_progress_update(rp->pg, sum);
+}
+
 /* Threads ts[0..n): each alone, or merged in time order (ties: lower index). */
 static int replay_threads(struct replay *r, struct rthread *ts, size_t n,
 			  struct view_progress *pg, uint64_t *done)
 {
-	uint64_t count = 0;
+	struct replay_progress rp = { .pg = pg, .done = *done, .ts = ts, .n = n };
 	size_t i;
 	int err;
 
+	for (i = 0; i < n; i++)
+		walk_on_progress(ts[i].w, progress, &rp);
 	for (i = 0; i < n; i++)
 		if ((err = advance(&ts[i])) < 0)
 			return err;
@@ -236,13 +257,6 @@ static int replay_threads(struct replay *r, struct rthread *ts, size_t n,
 		print_event(r, best, &best->ev);
 		if ((err = advance(best)) < 0)
 			return err;
-		if (!(++count & 0xfffff)) {
-			uint64_t read = *done;
-
-			for (i = 0; i < n; i++)
-				read += walk_events_read(ts[i].w);
-			view_progress_update(pg, read);
-		}
 	}
 	for (i = 0; i < n; i++) {
 		flush_run(r, &ts[i]);
@@ -267,7 +281,7 @@ static int replay_process(struct replay *r, const char *dir, struct view_progres
 		return err;
 	if (!view_filter_wants_pid(f, r->p->pid))
 		goto out;
-	pg->total += r->p->events;
+	pg->total += f->min_ns ? 2 * r->p->events : r->p->events; /* -t reads twice */
 	r->nargs = r->p->arch == ADA_ARCH_ARM64 ? 8 : 6;
 	if (!(ts = calloc(r->p->nthreads ? r->p->nthreads : 1, sizeof(*ts)))) {
 		err = -ENOMEM;

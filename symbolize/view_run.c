@@ -54,24 +54,34 @@ void view_progress_end(struct view_progress *pg)
 	pg->shown = false;
 }
 
+struct thread_progress {
+	struct view_progress *pg;
+	uint64_t done;         /* events of the threads before */
+};
+
+static void thread_progress(void *ctx, uint64_t read)
+{
+	struct thread_progress *tp = ctx;
+
+	view_progress_update(tp->pg, tp->done + read);
+}
+
 static int run_thread(struct src_process *p, size_t i, const struct view_filter *f,
 		      const struct view_ops *ops, struct view_progress *pg, uint64_t *done)
 {
 	struct walk *w = walk_open_async(p, i, f);
+	struct thread_progress tp = { .pg = pg, .done = *done };
 	struct walk_event ev;
-	uint64_t n = 0;
 	int r, err;
 
 	if (!w)
 		return -EIO;
+	walk_on_progress(w, thread_progress, &tp);
 	if (ops->thread_begin && (err = ops->thread_begin(ops->ctx, p, &p->threads[i])))
 		goto out;
-	while ((r = walk_next(w, &ev)) > 0) {
+	while ((r = walk_next(w, &ev)) > 0)
 		if ((err = ops->event(ops->ctx, w, &ev)))
 			goto out;
-		if (!(++n & 0xfffff))
-			view_progress_update(pg, *done + walk_events_read(w));
-	}
 	err = r;
 	if (!err && ops->thread_end)
 		err = ops->thread_end(ops->ctx, p, &p->threads[i]);
@@ -92,7 +102,7 @@ static int run_process(const char *dir, const struct view_filter *f, const struc
 		return err;
 	if (!view_filter_wants_pid(f, p->pid))
 		goto out;
-	pg->total += p->events;
+	pg->total += f->min_ns ? 2 * p->events : p->events; /* -t reads twice */
 	if (ops->process_begin && (err = ops->process_begin(ops->ctx, p)))
 		goto out;
 	for (i = 0; i < p->nthreads && !err; i++)

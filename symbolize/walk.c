@@ -39,7 +39,11 @@ struct walk {
 	uint32_t cut_at;       /* ... frame below -D */
 	uint8_t *long_enough;  /* -t: bit per call, from the first pass */
 	uint64_t calls;        /* calls read (index into long_enough) */
-	uint64_t read;
+	uint64_t read;         /* events read, both passes */
+	size_t thread;
+	bool first_done;       /* -t: the first pass has run */
+	void (*progress)(void *ctx, uint64_t read);
+	void *progress_ctx;
 	uint64_t regs[8];      /* the last event's, for walk_event.regs */
 };
 
@@ -91,6 +95,8 @@ static int first_pass(struct walk *w, size_t thread)
 	if (!s)
 		return -EIO;
 	while ((r = src_next(s, &ev)) > 0) {
+		if (!(++w->read & 0xfffff) && w->progress)
+			w->progress(w->progress_ctx, w->read);
 		if (ev.depth > cap) {
 			uint32_t c = ev.depth > 2 * cap ? ev.depth : 2 * cap;
 			uint64_t *a = realloc(start, c * sizeof(*a)), *b = a ? realloc(seq, c * sizeof(*b)) : NULL;
@@ -146,8 +152,7 @@ static struct walk *open_walk(struct src_process *p, size_t i, const struct view
 	w->f = f;
 	for (k = 0; k < p->nfuncs; k++)
 		w->flags[k] = func_flags(f, &p->funcs[k]);
-	if (f->min_ns && first_pass(w, i) < 0)
-		goto fail;
+	w->thread = i;
 	if (!(w->s = async ? src_stream_open_async(p, i) : src_stream_open(p, i)))
 		goto fail;
 	return w;
@@ -208,7 +213,8 @@ static int step(struct walk *w, struct walk_event *out)
 	while ((r = src_next(w->s, &ev)) > 0) {
 		struct wframe *fr;
 
-		w->read++;
+		if (!(++w->read & 0xfffff) && w->progress)
+			w->progress(w->progress_ctx, w->read);
 		if (ev.depth > w->cap && !grow(w, ev.depth)) {
 			fprintf(stderr, "ada-symbolize: %s: out of memory\n", w->p->dir);
 			return -ENOMEM;
@@ -262,7 +268,22 @@ static int step(struct walk *w, struct walk_event *out)
 
 int walk_next(struct walk *w, struct walk_event *ev)
 {
+	int r;
+
+	/* -t's first pass runs at the first event asked for, so progress can
+	 * follow it. */
+	if (w->f->min_ns && !w->first_done) {
+		w->first_done = true;
+		if ((r = first_pass(w, w->thread)) < 0)
+			return r;
+	}
 	return step(w, ev);
+}
+
+void walk_on_progress(struct walk *w, void (*cb)(void *ctx, uint64_t read), void *ctx)
+{
+	w->progress = cb;
+	w->progress_ctx = ctx;
 }
 
 const uint32_t *walk_stack(const struct walk *w, uint32_t *n)

@@ -82,8 +82,10 @@ int walk_next(struct walk *w, struct walk_event *ev);
 /* The shown frames open at the last event (an EXIT's frame included),
  * outermost first: their dense ids, *n of them. */
 const uint32_t *walk_stack(const struct walk *w, uint32_t *n);
-/* Raw events read so far (for progress). */
+/* Raw events read so far (for progress; -t reads the thread twice). */
 uint64_t walk_events_read(const struct walk *w);
+/* cb(ctx, events read) every million events read (both of -t's passes). */
+void walk_on_progress(struct walk *w, void (*cb)(void *ctx, uint64_t read), void *ctx);
 void walk_close(struct walk *w);
 
 /* ---- running a view over a trace directory ---------------------------------- */
