@@ -1,6 +1,7 @@
 #!/bin/sh
 # demo.sh - `make demo`: build examples/demo.c with adacc, run it traced,
-# symbolize the trace, check it and print the call tree of every thread.
+# symbolize the trace, check it and print the call tree of every thread,
+# then the views: the per-function report and a thread's timed replay.
 #
 # The program is built in a temporary directory, removed on exit; the trace
 # is kept in ada-trace/demo/ at the top of the tree, replaced by each run
@@ -53,5 +54,12 @@ step "replay: ada-symbolize --replay $out"
 # fentry mode (adacc's default) also recorded arguments and return values.
 step "dump: ada-symbolize --dump --limit 8 $out"
 "$root/bin/ada-symbolize" --dump --limit 8 "$out" || die "ada-symbolize --dump failed"
+
+# The views read the raw trace directly (symbolize/VIEWS.md).
+step "report: ada-symbolize report $out"
+"$root/bin/ada-symbolize" report "$out" || die "ada-symbolize report failed"
+
+step "replay: ada-symbolize replay --thread 1 $out"
+"$root/bin/ada-symbolize" replay --thread 1 "$out" || die "ada-symbolize replay failed"
 
 printf '\nThe trace is in %s\n' "$out"
