@@ -68,7 +68,9 @@ UNIT_SRCS  := $(foreach d,$(UNIT_DIRS),$(wildcard tests/$(d)/test_*.c))
 UNIT_BINS  := $(UNIT_SRCS:%.c=$(B)/%)
 E2E_SRCS   := $(wildcard tests/e2e/test_*.c)
 E2E_BINS   := $(E2E_SRCS:%.c=$(B)/%)
-TEST_LIB_SRCS := $(filter-out tests/e2e/test_%,$(wildcard tests/e2e/*.c)) $(wildcard tests/lib/*.c)
+# The tests read JSON (the chrome export) with the symbolizer's own parser.
+TEST_LIB_SRCS := $(filter-out tests/e2e/test_%,$(wildcard tests/e2e/*.c)) $(wildcard tests/lib/*.c) \
+                 symbolize/json.c symbolize/json_write.c
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(B)/t/%.o)
 
 unit_objs   = $(patsubst %.c,$(B)/t/%.o,$(filter-out %/main.c %/init.c %/cyg.c,$(wildcard $(1)/*.c)) $(TEST_EXTRA_$(1)))
@@ -182,6 +184,7 @@ realworld: all
 include mk/stress.mk
 include mk/fuzz.mk
 include mk/sanitize.mk
+include mk/exports.mk
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/ada

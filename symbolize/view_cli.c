@@ -21,6 +21,8 @@ static const struct {
 	{ "replay", view_replay_main, "calls and returns with durations, per thread or --merge'd" },
 	{ "report", view_report_main, "per function: calls, total, self, average, min, max" },
 	{ "graph", view_graph_main, "graph FUNCTION: its callers and callees, with times" },
+	{ "chrome", view_chrome_main, "Trace Event Format JSON (Perfetto UI, chrome://tracing, speedscope)" },
+	{ "perfetto", view_perfetto_main, "Perfetto's protobuf trace, for traces too large for JSON (-o FILE)" },
 };
 
 static const char usage[] =
@@ -43,7 +45,7 @@ static const char usage[] =
 	"  -o, --output FILE      write to FILE instead of standard output\n"
 	"  --merge                replay: threads of a process merged in time order\n"
 	"  --fold                 replay: runs of identical leaf calls as \"name xN\"\n"
-	"  --no-args              replay: no argument or return registers\n"
+	"  --no-args              replay, chrome, perfetto: no argument or return registers\n"
 	"  -s, --sort KEY         report: total (default), self, calls, avg, min, max, name\n"
 	"  --threads              report: a table per thread\n"
 	"  --ns                   report, graph: durations in integer nanoseconds\n"

@@ -1,0 +1,437 @@
+/* export_chrome.c - `ada-symbolize chrome`: the trace as Trace Event Format
+ * JSON, which Perfetto's UI, chrome://tracing and speedscope open.
+ *
+ * The spec is Google's "Trace Event Format" document (JSON Object Format).
+ * What is written, by its sections:
+ *   - "JSON Object Format": {"traceEvents": [...], "displayTimeUnit": "ns",
+ *     "otherData": {...}}; otherData says which clock ts counts from.
+ *   - "Complete Events" (ph "X"): one per call shown by the filters, with
+ *     name, cat, ts and dur in microseconds (three decimals: nanoseconds),
+ *     pid and tid. cat is the function's module ("libc.so.6", "demo"), so a
+ *     viewer can tell a library call from the program's own at a glance and
+ *     select or colour by module.
+ *   - "args": the argument registers at the call ("rdi".."r9", "x0".."x7")
+ *     and the return register at the return ("ret"), as hex strings, where
+ *     the detail lane recorded them; "file": "path:line" where DWARF knew
+ *     it; "module"; and "exit": "unwound" or the thread's open mark ("open
+ *     at exit", ...) for a frame left without a return.
+ *   - "Metadata Events" (ph "M"): process_name ("demo 4242") and
+ *     thread_name (the pthread name, or "thread N" after ada's ordinal).
+ * A coroutine stack's frames (src_thread.is_stack) get a track of their
+ * own: tid EXPORT_STACK_TID + the stack's ordinal (above every Linux tid), named
+ * "stack 0xLO-0xHI of thread H".
+ *
+ * Order: an X event is written when its frame closes, so children come
+ * before their parent. Viewers sort by ts, and resolve equal ts by file
+ * order (catapult, speedscope, Perfetto all do): a child that started in
+ * the same nanosecond as its parent must come after it. Such a child is
+ * held back until its parent is written, then written in call order.
+ *
+ * Speed: names and file:line are escaped once per function (json_str),
+ * the event prefix once per thread, numbers by outbuf.h's formatters.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "json.h"
+#include "outbuf.h"
+#include "raw_format.h"
+#include "view_cli.h"
+#include "walk.h"
+
+/* A bound on the frames held back for a parent that started in the same
+ * nanosecond; past it they are written as they close (only a clock that
+ * stands still for thousands of calls gets there). */
+#define HELD_MAX 65536
+/* The longest X event without its names: the prefix, ts and dur, eight
+ * registers, ret and exit keys with their values. */
+#define EVENT_FIXED 512
+
+struct chrome_fn {          /* a function's JSON, escaped on first use */
+	char *head;         /* "name":"..","cat":"..","args":{ */
+	char *tail;         /* "file":"..","module":".."}} */
+	size_t head_len, tail_len;
+};
+
+struct chrome_frame {       /* an open frame, or a closed one held back */
+	uint64_t seq;       /* call order */
+	uint64_t start, end;
+	uint64_t regs[8];
+	uint64_t ret;
+	uint32_t func;
+	uint32_t held_mark; /* open: held frames before it was called */
+	uint8_t how;
+	bool has_args, has_ret;
+};
+
+struct chrome {
+	struct outbuf out;
+	const struct view_args *a;
+	bool first;                  /* no traceEvents element written yet */
+	bool have_origin;
+	uint64_t origin;             /* CLOCK_BOOTTIME of ts 0 */
+	int64_t offset;              /* this process's t0 - origin */
+	uint32_t pid;
+	unsigned nregs;
+	const struct key *reg_keys;
+	const struct src_func *funcs;
+	struct chrome_fn *fns;            /* per dense id, built on first use */
+	size_t nfns;
+	const char *open_mark;
+	char prefix[80];             /* {"ph":"X","pid":P,"tid":T, */
+	size_t prefix_len;
+	struct chrome_frame *stack;
+	size_t stack_cap;
+	struct chrome_frame *held;
+	size_t nheld, held_cap;
+	uint64_t seq;
+	uint64_t processes, threads, slices;
+};
+
+struct key {                /* "rdi":" */
+	const char *s;
+	size_t n;
+};
+#define KEY(name) { "\"" name "\":\"", sizeof(name) + 3 }
+
+static const struct key x86_keys[] = { KEY("rdi"), KEY("rsi"), KEY("rdx"),
+				       KEY("rcx"), KEY("r8"),  KEY("r9") };
+static const struct key arm_keys[] = { KEY("x0"), KEY("x1"), KEY("x2"), KEY("x3"),
+				       KEY("x4"), KEY("x5"), KEY("x6"), KEY("x7") };
+static const struct key ret_key = KEY("ret");
+
+/* ---- JSON text built once ---------------------------------------------------- */
+
+/* printf-style text with %J for a JSON string (json_str's escaping), into
+ * a malloc'd buffer; NULL on allocation failure. */
+static char *json_text(size_t *len, const char *fmt, const char *const *strs, size_t nstrs)
+{
+	char *buf = NULL;
+	size_t n = 0, k = 0;
+	FILE *m = open_memstream(&buf, &n);
+
+	if (!m)
+		return NULL;
+	for (const char *f = fmt; *f; f++) {
+		if (f[0] == '%' && f[1] == 'J' && k < nstrs) {
+			json_str(m, strs[k++]);
+			f++;
+		} else {
+			putc(*f, m);
+		}
+	}
+	if (fclose(m) != 0) {
+		free(buf);
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
+static int fn_build(struct chrome *c, const struct src_func *f, struct chrome_fn *cf)
+{
+	const char *name = c->a->full_names ? f->full : f->name;
+	const char *head[] = { name, f->module };
+	char where[4200];
+
+	cf->head = json_text(&cf->head_len, "\"name\":%J,\"cat\":%J,\"args\":{", head, 2);
+	if (f->file) {
+		snprintf(where, sizeof(where), "%s:%u", f->file, f->line);
+		const char *tail[] = { where, f->module };
+		cf->tail = json_text(&cf->tail_len, "\"file\":%J,\"module\":%J}}", tail, 2);
+	} else {
+		cf->tail = json_text(&cf->tail_len, "\"module\":%J}}", &f->module, 1);
+	}
+	if (!cf->head || !cf->tail) {
+		fprintf(stderr, "ada-symbolize: out of memory for the name of %s\n", name);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void element_begin(struct chrome *c, char **p)
+{
+	*p = fmt_mem(*p, c->first ? "\n" : ",\n", c->first ? 1 : 2);
+	c->first = false;
+}
+
+/* A metadata event (ph "M") naming a process or a thread. */
+static void put_name_event(struct chrome *c, const char *what, uint32_t tid, const char *name)
+{
+	const char *strs[] = { what, name };
+	size_t len;
+	char *text = json_text(&len, "{\"name\":%J,\"ph\":\"M\",\"pid\":", strs, 1);
+	char *val = json_text(&len, "%J", strs + 1, 1);
+	char *p;
+
+	if (!text || !val) {
+		free(text);
+		free(val);
+		c->out.err = c->out.err ? c->out.err : -ENOMEM;
+		return;
+	}
+	p = outbuf_reserve(&c->out, 64 + strlen(text) + len);
+	element_begin(c, &p);
+	p = fmt_mem(p, text, strlen(text));
+	p = fmt_u64(p, c->pid);
+	p = fmt_lit(p, ",\"tid\":");
+	p = fmt_u64(p, tid);
+	p = fmt_lit(p, ",\"args\":{\"name\":");
+	p = fmt_mem(p, val, len);
+	p = fmt_lit(p, "}}");
+	outbuf_commit(&c->out, p);
+	free(text);
+	free(val);
+}
+
+/* ---- events ------------------------------------------------------------------- */
+
+static char *put_time(char *p, int64_t ns)
+{
+	if (ns < 0) {
+		*p++ = '-';
+		return fmt_us(p, (uint64_t)-ns);
+	}
+	return fmt_us(p, (uint64_t)ns);
+}
+
+static char *put_reg(char *p, const struct key *key, uint64_t v)
+{
+	p = fmt_mem(p, key->s, key->n);
+	p = fmt_hex(p, v);
+	return fmt_lit(p, "\",");
+}
+
+static int write_slice(struct chrome *c, const struct chrome_frame *fr)
+{
+	struct chrome_fn *cf = &c->fns[fr->func];
+	char *p;
+
+	if (!cf->head) {
+		int err = fn_build(c, &c->funcs[fr->func], cf);
+
+		if (err)
+			return err;
+	}
+	p = outbuf_reserve(&c->out, EVENT_FIXED + cf->head_len + cf->tail_len);
+	element_begin(c, &p);
+	p = fmt_mem(p, c->prefix, c->prefix_len);
+	p = fmt_lit(p, "\"ts\":");
+	p = put_time(p, c->offset + (int64_t)fr->start);
+	p = fmt_lit(p, ",\"dur\":");
+	p = fmt_us(p, fr->end - fr->start);
+	*p++ = ',';
+	p = fmt_mem(p, cf->head, cf->head_len);
+	if (fr->has_args)
+		for (unsigned i = 0; i < c->nregs; i++)
+			p = put_reg(p, &c->reg_keys[i], fr->regs[i]);
+	if (fr->has_ret)
+		p = put_reg(p, &ret_key, fr->ret);
+	if (fr->how != SRC_RETURN) {
+		const char *mark = fr->how == SRC_UNWIND ? "unwound" : c->open_mark;
+
+		p = fmt_lit(p, "\"exit\":\"");
+		p = fmt_mem(p, mark, strlen(mark));
+		p = fmt_lit(p, "\",");
+	}
+	p = fmt_mem(p, cf->tail, cf->tail_len);
+	outbuf_commit(&c->out, p);
+	c->slices++;
+	return 0;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct chrome_frame *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Writes the held frames from index mark on, in call order. */
+static int write_held(struct chrome *c, size_t mark)
+{
+	int err = 0;
+
+	if (mark >= c->nheld)
+		return 0;
+	qsort(c->held + mark, c->nheld - mark, sizeof(*c->held), by_seq);
+	for (size_t i = mark; i < c->nheld && !err; i++)
+		err = write_slice(c, &c->held[i]);
+	c->nheld = mark;
+	return err;
+}
+
+static int hold(struct chrome *c, const struct chrome_frame *fr)
+{
+	if (c->nheld == HELD_MAX) {
+		int err = write_held(c, 0);
+
+		if (err)
+			return err;
+	}
+	if (c->nheld == c->held_cap) {
+		size_t cap = c->held_cap ? 2 * c->held_cap : 64;
+		void *held = realloc(c->held, cap * sizeof(*c->held));
+
+		if (!held)
+			return -ENOMEM;
+		c->held = held;
+		c->held_cap = cap;
+	}
+	c->held[c->nheld++] = *fr;
+	return 0;
+}
+
+static int on_event(void *ctx, struct walk *w, const struct walk_event *ev)
+{
+	struct chrome *c = ctx;
+	struct chrome_frame *fr;
+	bool regs = ev->regs && !c->a->no_args;
+	int err;
+
+	(void)w;
+	if (ev->depth > c->stack_cap) {
+		size_t cap = 2 * (size_t)ev->depth;
+		void *stack = realloc(c->stack, cap * sizeof(*c->stack));
+
+		if (!stack)
+			return -ENOMEM;
+		c->stack = stack;
+		c->stack_cap = cap;
+	}
+	fr = &c->stack[ev->depth - 1];
+	if (ev->type == WALK_ENTER) {
+		fr->seq = c->seq++;
+		fr->start = ev->start_ns;
+		fr->func = ev->func;
+		fr->held_mark = (uint32_t)c->nheld;
+		fr->has_args = regs;
+		if (regs)
+			memcpy(fr->regs, ev->regs, c->nregs * sizeof(*ev->regs));
+		return 0;
+	}
+	fr->end = ev->end_ns;
+	fr->how = ev->how;
+	fr->has_ret = regs;
+	if (regs)
+		fr->ret = ev->regs[0];
+	if (ev->depth > 1 && c->stack[ev->depth - 2].start == fr->start)
+		return hold(c, fr);
+	err = write_slice(c, fr);
+	return err ? err : write_held(c, fr->held_mark);
+}
+
+/* ---- processes and threads ------------------------------------------------------ */
+
+static int on_process_begin(void *ctx, struct src_process *p)
+{
+	struct chrome *c = ctx;
+	char name[300];
+
+	if (!c->have_origin) {
+		c->origin = p->t0_ns;
+		c->have_origin = true;
+	}
+	c->offset = (int64_t)(p->t0_ns - c->origin);
+	c->pid = p->pid;
+	c->funcs = p->funcs;
+	c->nfns = p->nfuncs;
+	c->fns = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*c->fns));
+	if (!c->fns)
+		return -ENOMEM;
+	c->nregs = p->arch == ADA_ARCH_ARM64 ? 8 : 6;
+	c->reg_keys = p->arch == ADA_ARCH_ARM64 ? arm_keys : x86_keys;
+	snprintf(name, sizeof(name), "%s %u", export_basename(p->exe), p->pid);
+	put_name_event(c, "process_name", p->pid, name);
+	c->processes++;
+	return c->out.err;
+}
+
+static int on_process_end(void *ctx, struct src_process *p)
+{
+	struct chrome *c = ctx;
+
+	(void)p;
+	for (size_t i = 0; i < c->nfns; i++) {
+		free(c->fns[i].head);
+		free(c->fns[i].tail);
+	}
+	free(c->fns);
+	c->fns = NULL;
+	c->nfns = 0;
+	return c->out.err;
+}
+
+static int on_thread_begin(void *ctx, struct src_process *p, const struct src_thread *t)
+{
+	struct chrome *c = ctx;
+	uint32_t tid = t->is_stack ? EXPORT_STACK_TID + t->id : t->tid;
+	char name[128];
+	char *q = c->prefix;
+
+	(void)p;
+	q = fmt_lit(q, "{\"ph\":\"X\",\"pid\":");
+	q = fmt_u64(q, c->pid);
+	q = fmt_lit(q, ",\"tid\":");
+	q = fmt_u64(q, tid);
+	*q++ = ',';
+	c->prefix_len = (size_t)(q - c->prefix);
+	c->open_mark = t->open_mark ? t->open_mark : "open at end";
+	c->nheld = 0;
+	put_name_event(c, "thread_name", tid, export_track_name(name, sizeof(name), t));
+	c->threads++;
+	return c->out.err;
+}
+
+static int on_thread_end(void *ctx, struct src_process *p, const struct src_thread *t)
+{
+	struct chrome *c = ctx;
+	int err = write_held(c, 0);
+
+	(void)p;
+	(void)t;
+	return err ? err : c->out.err;
+}
+
+int view_chrome_main(const struct view_args *a, FILE *out)
+{
+	struct chrome c = { .a = a, .first = true };
+	struct view_ops ops = {
+		.ctx = &c,
+		.process_begin = on_process_begin,
+		.thread_begin = on_thread_begin,
+		.event = on_event,
+		.thread_end = on_thread_end,
+		.process_end = on_process_end,
+	};
+	int err = outbuf_init(&c.out, out);
+	char *p;
+
+	if (err)
+		return err;
+	outbuf_write(&c.out, "{\"traceEvents\":[", 16);
+	for (int i = 0; i < a->npaths && !err; i++)
+		err = view_run(a->paths[i], &a->filter, &ops);
+	p = outbuf_reserve(&c.out, 512);
+	p = fmt_lit(p, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{");
+	p = fmt_lit(p, "\"generator\":\"ada-symbolize chrome\",\"clock\":\"CLOCK_BOOTTIME\",");
+	p = fmt_lit(p, "\"ts_origin_ns\":");
+	p = fmt_u64(p, c.origin);
+	p = fmt_lit(p, ",\"processes\":");
+	p = fmt_u64(p, c.processes);
+	p = fmt_lit(p, ",\"threads\":");
+	p = fmt_u64(p, c.threads);
+	p = fmt_lit(p, ",\"slices\":");
+	p = fmt_u64(p, c.slices);
+	p = fmt_lit(p, "}}\n");
+	outbuf_commit(&c.out, p);
+	free(c.stack);
+	free(c.held);
+	if (c.fns)
+		on_process_end(&c, NULL);
+	int werr = outbuf_close(&c.out, a->output ? a->output : "standard output");
+	return err ? err : werr;
+}

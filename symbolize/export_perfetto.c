@@ -1,0 +1,428 @@
+/* export_perfetto.c - `ada-symbolize perfetto -o FILE`: the trace in
+ * Perfetto's own protobuf format (a perfetto.protos.Trace), for traces too
+ * large for JSON: names are interned, a slice costs ~30 bytes without
+ * registers, and Perfetto's UI and trace processor load it natively.
+ *
+ * Every field written, by message (google/perfetto, protos/perfetto/trace/;
+ * "Track events" in Perfetto's docs for how they fit together):
+ *
+ *   Trace (trace.proto)
+ *     1   packet                      repeated TracePacket
+ *   TracePacket (trace_packet.proto)
+ *     8   timestamp                   uint64   ns, CLOCK_BOOTTIME (the
+ *                                              default clock: it lines up
+ *                                              with a system trace)
+ *     10  trusted_packet_sequence_id  uint32   one sequence per thread track
+ *     11  track_event                 TrackEvent
+ *     12  interned_data               InternedData
+ *     13  sequence_flags              uint32   1 SEQ_INCREMENTAL_STATE_CLEARED
+ *                                              (a sequence's first packet),
+ *                                              2 SEQ_NEEDS_INCREMENTAL_STATE
+ *                                              (packets using interned ids)
+ *     60  track_descriptor            TrackDescriptor
+ *   TrackDescriptor (track_event/track_descriptor.proto)
+ *     1   uuid                        uint64   1, 2, ... in the order written
+ *     2   name                        string   a coroutine stack's track:
+ *                                              "stack 0xLO-0xHI of thread H"
+ *     3   process                     ProcessDescriptor
+ *     4   thread                      ThreadDescriptor
+ *     5   parent_uuid                 uint64   a thread's or stack's process
+ *   ProcessDescriptor (track_event/process_descriptor.proto)
+ *     1   pid                         int32
+ *     2   cmdline                     repeated string  (one: argv joined)
+ *     6   process_name                string   the executable's basename
+ *   ThreadDescriptor (track_event/thread_descriptor.proto)
+ *     1   pid                         int32
+ *     2   tid                         int32
+ *     5   thread_name                 string   pthread name, or "thread N"
+ *   TrackEvent (track_event/track_event.proto)
+ *     3   category_iids               repeated uint64  the module
+ *     4   debug_annotations           repeated DebugAnnotation
+ *     9   type                        enum     1 TYPE_SLICE_BEGIN, 2 TYPE_SLICE_END
+ *     10  name_iid                    uint64   the function
+ *     11  track_uuid                  uint64
+ *     34  source_location_iid         uint64   where DWARF knew the file
+ *   DebugAnnotation (track_event/debug_annotation.proto)
+ *     1   name_iid                    uint64
+ *     6   string_value                string   "exit": "unwound", "open at exit"...
+ *     7   pointer_value               uint64   registers: argument registers
+ *                                              on BEGIN, "ret" on END (the
+ *                                              importer merges the pair's
+ *                                              annotations); shown in hex
+ *   InternedData (interned_data/interned_data.proto)
+ *     1   event_categories            repeated EventCategory {1 iid, 2 name}
+ *     2   event_names                 repeated EventName {1 iid, 2 name}
+ *     3   debug_annotation_names      repeated DebugAnnotationName {1 iid, 2 name}
+ *     4   source_locations            repeated SourceLocation {1 iid,
+ *                                     2 file_name, 3 function_name,
+ *                                     4 line_number (uint32)}
+ *
+ * Interning (InternedData's comment): a name is sent in the packet that
+ * first uses it on its sequence, and iids are the dense function id + 1
+ * (names, source locations) and module index + 1 (categories); sequences
+ * are per thread, so ids never cross processes. Slices are BEGIN/END pairs:
+ * TrackEvent has no complete events ("we deliberately chose not to support
+ * COMPLETE events"), and BEGIN at the call keeps packets in time order on
+ * their sequence.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "outbuf.h"
+#include "protobuf.h"
+#include "raw_format.h"
+#include "view_cli.h"
+#include "walk.h"
+
+enum {
+	TRACE_PACKET = 1,
+	PKT_TIMESTAMP = 8, PKT_SEQUENCE_ID = 10, PKT_TRACK_EVENT = 11, PKT_INTERNED_DATA = 12,
+	PKT_SEQUENCE_FLAGS = 13, PKT_TRACK_DESCRIPTOR = 60,
+	SEQ_INCREMENTAL_STATE_CLEARED = 1, SEQ_NEEDS_INCREMENTAL_STATE = 2,
+	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT_UUID = 5,
+	PD_PID = 1, PD_CMDLINE = 2, PD_PROCESS_NAME = 6,
+	THD_PID = 1, THD_TID = 2, THD_THREAD_NAME = 5,
+	TE_CATEGORY_IIDS = 3, TE_DEBUG_ANNOTATIONS = 4, TE_TYPE = 9, TE_NAME_IID = 10,
+	TE_TRACK_UUID = 11, TE_SOURCE_LOCATION_IID = 34,
+	TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2,
+	DA_NAME_IID = 1, DA_STRING_VALUE = 6, DA_POINTER_VALUE = 7,
+	ID_EVENT_CATEGORIES = 1, ID_EVENT_NAMES = 2, ID_DEBUG_ANNOTATION_NAMES = 3,
+	ID_SOURCE_LOCATIONS = 4,
+	IN_IID = 1, IN_NAME = 2, /* EventCategory, EventName, DebugAnnotationName */
+	SL_IID = 1, SL_FILE_NAME = 2, SL_FUNCTION_NAME = 3, SL_LINE_NUMBER = 4,
+};
+
+/* Debug annotation names, interned at the start of every sequence: the
+ * argument registers are iids 1..8, then these. */
+enum { DA_RET = 9, DA_EXIT = 10 };
+static const char *const x86_regs[] = { "rdi", "rsi", "rdx", "rcx", "r8", "r9" };
+static const char *const arm_regs[] = { "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7" };
+
+/* A packet without interned strings: the fields above, eight registers and
+ * an exit mark, each message's length slack included. */
+#define PACKET_FIXED 512
+
+struct pf_func {
+	uint32_t module;   /* index in pf.modules + 1; 0: not looked up yet */
+	uint32_t seq;      /* the sequence its names were last interned on */
+};
+
+struct pf {
+	struct outbuf out;
+	const struct view_args *a;
+	const struct src_func *funcs;
+	struct pf_func *fns;              /* per dense id */
+	size_t nfns;
+	const char **modules;             /* this process's module names */
+	uint32_t *module_seq;             /* the sequence each was interned on */
+	size_t nmodules, modules_cap;
+	unsigned nregs;
+	const char *const *reg_names;
+	uint64_t t0;                      /* the process's CLOCK_BOOTTIME start */
+	uint32_t pid;
+	uint64_t process_uuid, track_uuid, next_uuid;
+	uint32_t seq, next_seq;
+	const char *open_mark;
+	uint64_t slices;
+};
+
+/* ---- packets ------------------------------------------------------------------- */
+
+static char *packet_open(struct pf *f, size_t size, char **len_at)
+{
+	char *p = outbuf_reserve(&f->out, size);
+
+	return pb_open(p, TRACE_PACKET, len_at);
+}
+
+static void packet_close(struct pf *f, char *len_at, char *p)
+{
+	outbuf_commit(&f->out, pb_close(len_at, p));
+}
+
+static char *sequence(const struct pf *f, char *p, unsigned flags)
+{
+	p = pb_uint(p, PKT_SEQUENCE_ID, f->seq);
+	return pb_uint(p, PKT_SEQUENCE_FLAGS, flags);
+}
+
+static char *interned_string(char *p, uint32_t field, uint64_t iid, const char *name)
+{
+	char *len_at;
+
+	p = pb_open(p, field, &len_at);
+	p = pb_uint(p, IN_IID, iid);
+	p = pb_string(p, IN_NAME, name);
+	return pb_close(len_at, p);
+}
+
+static const char *func_name(const struct pf *f, uint32_t func)
+{
+	return f->a->full_names ? f->funcs[func].full : f->funcs[func].name;
+}
+
+/* The module index + 1 of a function, found once. */
+static int func_module(struct pf *f, uint32_t func, uint32_t *out)
+{
+	const char *m = f->funcs[func].module;
+	size_t i;
+
+	if (f->fns[func].module) {
+		*out = f->fns[func].module;
+		return 0;
+	}
+	for (i = 0; i < f->nmodules; i++)
+		if (f->modules[i] == m || strcmp(f->modules[i], m) == 0)
+			break;
+	if (i == f->nmodules) {
+		if (f->nmodules == f->modules_cap) {
+			size_t cap = f->modules_cap ? 2 * f->modules_cap : 16;
+			const char **mods = realloc(f->modules, cap * sizeof(*mods));
+			uint32_t *seqs = mods ? realloc(f->module_seq, cap * sizeof(*seqs)) : NULL;
+
+			if (mods)
+				f->modules = mods;
+			if (!seqs)
+				return -ENOMEM;
+			f->module_seq = seqs;
+			f->modules_cap = cap;
+		}
+		f->modules[f->nmodules] = m;
+		f->module_seq[f->nmodules++] = 0;
+	}
+	*out = f->fns[func].module = (uint32_t)i + 1;
+	return 0;
+}
+
+/* InternedData for what a BEGIN of func uses and its sequence has not seen:
+ * its name, its module, its source location. *size grows by the bytes the
+ * strings need. Returns p unchanged when there is nothing new. */
+static char *intern_func(struct pf *f, char *p, uint32_t func, uint32_t module)
+{
+	const struct src_func *sf = &f->funcs[func];
+	bool new_module = f->module_seq[module - 1] != f->seq;
+	char *len_at, *loc;
+
+	if (f->fns[func].seq == f->seq && !new_module)
+		return p;
+	p = pb_open(p, PKT_INTERNED_DATA, &len_at);
+	if (new_module) {
+		p = interned_string(p, ID_EVENT_CATEGORIES, module, sf->module);
+		f->module_seq[module - 1] = f->seq;
+	}
+	if (f->fns[func].seq != f->seq) {
+		p = interned_string(p, ID_EVENT_NAMES, func + 1, func_name(f, func));
+		if (sf->file) {
+			p = pb_open(p, ID_SOURCE_LOCATIONS, &loc);
+			p = pb_uint(p, SL_IID, func + 1);
+			p = pb_string(p, SL_FILE_NAME, sf->file);
+			p = pb_string(p, SL_FUNCTION_NAME, func_name(f, func));
+			p = pb_uint(p, SL_LINE_NUMBER, sf->line);
+			p = pb_close(loc, p);
+		}
+		f->fns[func].seq = f->seq;
+	}
+	return pb_close(len_at, p);
+}
+
+static size_t intern_size(const struct pf *f, uint32_t func)
+{
+	const struct src_func *sf = &f->funcs[func];
+
+	return 2 * strlen(func_name(f, func)) + strlen(sf->module) +
+	       (sf->file ? strlen(sf->file) : 0) + 128;
+}
+
+static char *pointer_annotation(char *p, uint64_t name_iid, uint64_t v)
+{
+	char *len_at;
+
+	p = pb_open(p, TE_DEBUG_ANNOTATIONS, &len_at);
+	p = pb_uint(p, DA_NAME_IID, name_iid);
+	p = pb_uint(p, DA_POINTER_VALUE, v);
+	return pb_close(len_at, p);
+}
+
+static int slice_begin(struct pf *f, const struct walk_event *ev)
+{
+	char *len_at, *te, *p;
+	uint32_t module;
+	int err = func_module(f, ev->func, &module);
+
+	if (err)
+		return err;
+	p = packet_open(f, PACKET_FIXED + intern_size(f, ev->func), &len_at);
+	p = pb_uint(p, PKT_TIMESTAMP, f->t0 + ev->start_ns);
+	p = sequence(f, p, SEQ_NEEDS_INCREMENTAL_STATE);
+	p = intern_func(f, p, ev->func, module);
+	p = pb_open(p, PKT_TRACK_EVENT, &te);
+	p = pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
+	p = pb_uint(p, TE_TRACK_UUID, f->track_uuid);
+	p = pb_uint(p, TE_NAME_IID, ev->func + 1);
+	p = pb_uint(p, TE_CATEGORY_IIDS, module);
+	if (f->funcs[ev->func].file)
+		p = pb_uint(p, TE_SOURCE_LOCATION_IID, ev->func + 1);
+	if (ev->regs && !f->a->no_args)
+		for (unsigned i = 0; i < f->nregs; i++)
+			p = pointer_annotation(p, i + 1, ev->regs[i]);
+	p = pb_close(te, p);
+	packet_close(f, len_at, p);
+	return 0;
+}
+
+static void slice_end(struct pf *f, const struct walk_event *ev)
+{
+	char *len_at, *te, *da, *p;
+
+	p = packet_open(f, PACKET_FIXED, &len_at);
+	p = pb_uint(p, PKT_TIMESTAMP, f->t0 + ev->end_ns);
+	p = sequence(f, p, SEQ_NEEDS_INCREMENTAL_STATE);
+	p = pb_open(p, PKT_TRACK_EVENT, &te);
+	p = pb_uint(p, TE_TYPE, TYPE_SLICE_END);
+	p = pb_uint(p, TE_TRACK_UUID, f->track_uuid);
+	if (ev->regs && !f->a->no_args)
+		p = pointer_annotation(p, DA_RET, ev->regs[0]);
+	if (ev->how != SRC_RETURN) {
+		p = pb_open(p, TE_DEBUG_ANNOTATIONS, &da);
+		p = pb_uint(p, DA_NAME_IID, DA_EXIT);
+		p = pb_string(p, DA_STRING_VALUE, ev->how == SRC_UNWIND ? "unwound" : f->open_mark);
+		p = pb_close(da, p);
+	}
+	p = pb_close(te, p);
+	packet_close(f, len_at, p);
+	f->slices++;
+}
+
+static int on_event(void *ctx, struct walk *w, const struct walk_event *ev)
+{
+	struct pf *f = ctx;
+
+	(void)w;
+	if (ev->type == WALK_ENTER)
+		return slice_begin(f, ev);
+	slice_end(f, ev);
+	return 0;
+}
+
+/* ---- tracks ---------------------------------------------------------------------- */
+
+static int on_process_begin(void *ctx, struct src_process *p)
+{
+	struct pf *f = ctx;
+	char *len_at, *td, *pd, *q;
+
+	f->funcs = p->funcs;
+	f->nfns = p->nfuncs;
+	f->fns = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*f->fns));
+	if (!f->fns)
+		return -ENOMEM;
+	f->nmodules = 0;
+	f->nregs = p->arch == ADA_ARCH_ARM64 ? 8 : 6;
+	f->reg_names = p->arch == ADA_ARCH_ARM64 ? arm_regs : x86_regs;
+	f->t0 = p->t0_ns;
+	f->pid = p->pid;
+	f->process_uuid = ++f->next_uuid;
+
+	q = packet_open(f, PACKET_FIXED + strlen(p->exe) + strlen(p->cmdline), &len_at);
+	q = pb_open(q, PKT_TRACK_DESCRIPTOR, &td);
+	q = pb_uint(q, TD_UUID, f->process_uuid);
+	q = pb_open(q, TD_PROCESS, &pd);
+	q = pb_int(q, PD_PID, p->pid);
+	if (p->cmdline[0])
+		q = pb_string(q, PD_CMDLINE, p->cmdline);
+	q = pb_string(q, PD_PROCESS_NAME, export_basename(p->exe));
+	q = pb_close(pd, q);
+	q = pb_close(td, q);
+	packet_close(f, len_at, q);
+	return f->out.err;
+}
+
+static int on_process_end(void *ctx, struct src_process *p)
+{
+	struct pf *f = ctx;
+
+	(void)p;
+	free(f->fns);
+	f->fns = NULL;
+	return f->out.err;
+}
+
+/* A thread's first packet: it clears the sequence's state, interns the
+ * annotation names and describes the track. */
+static int on_thread_begin(void *ctx, struct src_process *p, const struct src_thread *t)
+{
+	struct pf *f = ctx;
+	char *len_at, *id, *td, *thd, *q;
+	char name[128];
+
+	(void)p;
+	f->seq = ++f->next_seq;
+	f->track_uuid = ++f->next_uuid;
+	f->open_mark = t->open_mark ? t->open_mark : "open at end";
+
+	q = packet_open(f, PACKET_FIXED + 2 * sizeof(name), &len_at);
+	q = sequence(f, q, SEQ_INCREMENTAL_STATE_CLEARED);
+	q = pb_open(q, PKT_INTERNED_DATA, &id);
+	for (unsigned i = 0; i < f->nregs; i++)
+		q = interned_string(q, ID_DEBUG_ANNOTATION_NAMES, i + 1, f->reg_names[i]);
+	q = interned_string(q, ID_DEBUG_ANNOTATION_NAMES, DA_RET, "ret");
+	q = interned_string(q, ID_DEBUG_ANNOTATION_NAMES, DA_EXIT, "exit");
+	q = pb_close(id, q);
+	q = pb_open(q, PKT_TRACK_DESCRIPTOR, &td);
+	q = pb_uint(q, TD_UUID, f->track_uuid);
+	q = pb_uint(q, TD_PARENT_UUID, f->process_uuid);
+	export_track_name(name, sizeof(name), t);
+	if (t->is_stack) {
+		q = pb_string(q, TD_NAME, name);
+	} else {
+		q = pb_open(q, TD_THREAD, &thd);
+		q = pb_int(q, THD_PID, f->pid);
+		q = pb_int(q, THD_TID, t->tid);
+		q = pb_string(q, THD_THREAD_NAME, name);
+		q = pb_close(thd, q);
+	}
+	q = pb_close(td, q);
+	packet_close(f, len_at, q);
+	return f->out.err;
+}
+
+static int on_thread_end(void *ctx, struct src_process *p, const struct src_thread *t)
+{
+	struct pf *f = ctx;
+
+	(void)p;
+	(void)t;
+	return f->out.err;
+}
+
+int view_perfetto_main(const struct view_args *a, FILE *out)
+{
+	struct pf f = { .a = a };
+	struct view_ops ops = {
+		.ctx = &f,
+		.process_begin = on_process_begin,
+		.thread_begin = on_thread_begin,
+		.event = on_event,
+		.thread_end = on_thread_end,
+		.process_end = on_process_end,
+	};
+	int err, werr;
+
+	if (!a->output && isatty(fileno(out))) {
+		fprintf(stderr, "ada-symbolize perfetto: the trace is binary: give -o FILE or a pipe\n");
+		return -EINVAL;
+	}
+	if ((err = outbuf_init(&f.out, out)))
+		return err;
+	for (int i = 0; i < a->npaths && !err; i++)
+		err = view_run(a->paths[i], &a->filter, &ops);
+	free(f.fns);
+	free(f.modules);
+	free(f.module_seq);
+	werr = outbuf_close(&f.out, a->output ? a->output : "standard output");
+	return err ? err : werr;
+}

@@ -1,0 +1,62 @@
+/* export_view.h - test_views_export.c's steps: trace an example once, run
+ * `ada-symbolize chrome|perfetto` on it, and compare what they wrote with
+ * the trace (--replay) and with each other. Like tracerun.h, each step
+ * fails the running test itself, with the reason.
+ */
+#ifndef ADA_TEST_EXPORT_VIEW_H
+#define ADA_TEST_EXPORT_VIEW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "e2e/export_read.h"
+#include "lib/tracerun.h"
+
+struct ex_trace {
+	char trace[4200];   /* its ADA_OUTPUT */
+	char *replay;       /* ada-symbolize --replay */
+	uint32_t pid;       /* its one process */
+	bool ready;
+};
+
+/* examples/demo.c and examples/threads.c traced once (fentry, -O0), on
+ * first use. */
+const struct ex_trace *ex_demo(struct tr_case *tc, struct ex_trace *t);
+const struct ex_trace *ex_threads(struct tr_case *tc, struct ex_trace *t);
+/* tests/e2e/progs/<prog>.c traced with args (NULL-terminated). */
+void ex_trace_prog(struct tr_case *tc, struct ex_trace *t, const char *prog,
+		   const char *const args[]);
+void ex_trace_free(struct ex_trace *t);
+
+/* `ada-symbolize chrome <opts> -o FILE TRACE` (opts NULL-terminated, may be
+ * NULL), exit status 0 and nothing on stderr; the JSON loaded into *x. */
+void ex_chrome(struct tr_case *tc, const struct ex_trace *t, const char *const opts[],
+	       struct xtrace *x);
+
+void ex_expect_nesting(const struct xtrace *x);
+/* X events named name. */
+size_t ex_count(const struct xtrace *x, const char *name);
+/* Per function, as many X events as the replay shows calls (symbol
+ * versions left out), and no function the replay does not show. */
+void ex_expect_replay_counts(const struct xtrace *x, const char *replay);
+
+enum ex_filter {
+	EX_UNDER,          /* -F: slices of name and below */
+	EX_NOT_UNDER,      /* -N: slices neither of name nor below it */
+	EX_DEPTH_AT_MOST,  /* -D: depth <= atoi(arg) */
+};
+/* got's slices are exactly all's that pass the filter (pid, tid, name, ts
+ * and dur compared). */
+void ex_expect_subset(const struct xtrace *all, const struct xtrace *got, enum ex_filter f,
+		      const char *arg);
+/* --time-range A~B around the middle of the trace: the slices that
+ * started in [A, B). */
+void ex_expect_time_range(struct tr_case *tc, const struct ex_trace *t, const struct xtrace *all);
+
+/* `ada-symbolize perfetto <opts> -o FILE`, decoded by protoc --decode_raw:
+ * packets, sequences, interning, balance per track, and the same slices
+ * per function as `chrome <opts>`. */
+void ex_expect_perfetto_matches_chrome(struct tr_case *tc, const struct ex_trace *t,
+				       const char *const opts[]);
+
+#endif

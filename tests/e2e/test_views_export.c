@@ -1,0 +1,267 @@
+/* test_views_export.c - `ada-symbolize chrome` and `ada-symbolize perfetto`
+ * on traced examples (fentry mode, -O0):
+ *
+ *   examples/demo.c      two threads parsing expressions (exact call counts,
+ *                        return values)
+ *   examples/threads.c   four workers: work() 1..4 times each, leaf() twice
+ *                        per work()
+ *   progs/stack_switch.c two coroutine stacks (tracks of their own)
+ *
+ * The JSON must parse (symbolize/json.c's parser), its complete events nest
+ * per thread as a viewer reads them, and hold exactly the calls the trace
+ * holds: per function, as many X events as `--replay` shows calls. The
+ * filters must remove exactly the events they name, checked against the
+ * unfiltered export. The Perfetto trace is decoded by `protoc --decode_raw`
+ * (skipped with a message where protoc is missing): one packet per slice
+ * begin and end plus the descriptors, names interned before use, begins and
+ * ends balanced per track, the same calls per function as the JSON.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "e2e/export_read.h"
+#include "e2e/export_view.h"
+#include "lib/proc.h"
+#include "lib/tracerun.h"
+
+/* ---- the traced examples, built once for the group --------------------------- */
+
+static struct ex_trace demo, threads;
+static size_t passes, ntests; /* the directory goes when every test passed */
+
+static int group_setup(void **state)
+{
+	return tr_setup(state);
+}
+
+static int group_teardown(void **state)
+{
+	struct tr_case *tc = *state;
+
+	if (tc && passes == ntests)
+		tr_pass(tc);
+	ex_trace_free(&demo);
+	ex_trace_free(&threads);
+	return tr_teardown(state);
+}
+
+/* ---- chrome ---------------------------------------------------------------------- */
+
+static void test_chrome_demo_parses_nests_and_names_its_tracks(void **state)
+{
+	struct tr_case *tc = *state;
+	const struct ex_trace *t = ex_demo(tc, &demo);
+	struct xtrace x;
+	char name[64];
+
+	ex_chrome(tc, t, NULL, &x);
+	ex_expect_nesting(&x);
+	assert_string_equal(json_string(json_get(json_get(x.root, "otherData"), "clock")),
+			    "CLOCK_BOOTTIME");
+	snprintf(name, sizeof(name), "demo %u", t->pid);
+	assert_int_equal(xtrace_meta_count(&x, "process_name"), 1);
+	assert_string_equal(xtrace_meta(&x, "process_name", t->pid, 0), name);
+	/* main and the two workers, each named */
+	assert_int_equal(xtrace_meta_count(&x, "thread_name"), 3);
+	for (size_t i = 0; i < x.n; i++) {
+		assert_int_equal(x.slices[i].pid, t->pid);
+		assert_non_null(xtrace_meta(&x, "thread_name", t->pid, x.slices[i].tid));
+	}
+	xtrace_free(&x);
+	passes++;
+}
+
+/* Every function: as many X events as the replay shows calls; the
+ * program's own with their known counts. */
+static void test_chrome_holds_every_call_of_the_trace(void **state)
+{
+	struct tr_case *tc = *state;
+	const struct ex_trace *d = ex_demo(tc, &demo), *t = ex_threads(tc, &threads);
+	struct xtrace x;
+
+	ex_chrome(tc, d, NULL, &x);
+	ex_expect_replay_counts(&x, d->replay);
+	assert_int_equal(ex_count(&x, "main"), 1);
+	assert_int_equal(ex_count(&x, "evaluate"), 2);
+	assert_int_equal(ex_count(&x, "parse_expr"), 3);
+	assert_int_equal(ex_count(&x, "parse_term"), 5);
+	assert_int_equal(ex_count(&x, "parse_factor"), 7);
+	assert_int_equal(ex_count(&x, "parse_number"), 6);
+	xtrace_free(&x);
+
+	ex_chrome(tc, t, NULL, &x);
+	ex_expect_nesting(&x);
+	ex_expect_replay_counts(&x, t->replay);
+	assert_int_equal(ex_count(&x, "worker"), 4);
+	assert_int_equal(ex_count(&x, "work"), 10);
+	assert_int_equal(ex_count(&x, "leaf"), 20);
+	assert_int_equal(ex_count(&x, "start_workers"), 1);
+	assert_int_equal(ex_count(&x, "join_workers"), 1);
+	assert_int_equal(xtrace_meta_count(&x, "thread_name"), 5);
+	xtrace_free(&x);
+	passes++;
+}
+
+/* fentry records the argument and return registers: parse_number returns
+ * the numbers of "2*(3+4)" and "1+2*3"; frames carry their module as cat
+ * and args.module, and the program's their source file and line. */
+static void test_chrome_args_hold_registers_source_and_module(void **state)
+{
+	static const char *const regs[] = { "rdi", "rsi", "rdx", "rcx", "r8", "r9" };
+	struct tr_case *tc = *state;
+	const struct ex_trace *t = ex_demo(tc, &demo);
+	unsigned long rets[8] = { 0 };
+	size_t own = 0, library = 0;
+	struct xtrace x;
+
+	ex_chrome(tc, t, NULL, &x);
+	for (size_t i = 0; i < x.n; i++) {
+		const struct xslice *s = &x.slices[i];
+		const char *file = xslice_arg(s, "file"), *ret = xslice_arg(s, "ret");
+
+		assert_string_equal(xslice_arg(s, "module"), s->cat);
+		if (strcmp(s->cat, "demo") != 0) {
+			library++;
+			continue;
+		}
+		own++;
+		for (size_t r = 0; r < 6; r++)
+			assert_non_null(xslice_arg(s, regs[r]));
+		assert_non_null(file);
+		assert_non_null(strstr(file, "examples/demo.c:"));
+		if (strcmp(s->name, "main") == 0)
+			assert_string_equal(ret, "0x0");
+		if (strcmp(s->name, "parse_number") == 0)
+			rets[strtoul(ret, NULL, 16) & 7]++;
+	}
+	assert_int_equal(own, 1 + 2 + 3 + 5 + 7 + 6);
+	assert_true(library > 0); /* libc's, through the dynamic hooks */
+	assert_int_equal(rets[1], 1);
+	assert_int_equal(rets[2], 2);
+	assert_int_equal(rets[3], 2);
+	assert_int_equal(rets[4], 1);
+	xtrace_free(&x);
+
+	const char *const no_args[] = { "--no-args", NULL };
+	ex_chrome(tc, t, no_args, &x);
+	for (size_t i = 0; i < x.n; i++) {
+		assert_null(xslice_arg(&x.slices[i], "rdi"));
+		assert_null(xslice_arg(&x.slices[i], "ret"));
+	}
+	xtrace_free(&x);
+	passes++;
+}
+
+/* Each filter removes exactly the events it names: the filtered export
+ * equals the unfiltered one's events that pass, computed from its slices. */
+static void test_chrome_filters_remove_exactly_their_events(void **state)
+{
+	struct tr_case *tc = *state;
+	const struct ex_trace *t = ex_demo(tc, &demo);
+	const char *const notrace[] = { "-N", "parse_factor", NULL };
+	const char *const only[] = { "-F", "parse_term", NULL };
+	const char *const depth[] = { "-D", "2", NULL };
+	struct xtrace all, x;
+
+	ex_chrome(tc, t, NULL, &all);
+
+	ex_chrome(tc, t, notrace, &x);
+	ex_expect_subset(&all, &x, EX_NOT_UNDER, "parse_factor");
+	assert_int_equal(ex_count(&x, "parse_factor"), 0);
+	assert_int_equal(ex_count(&x, "parse_number"), 0);
+	assert_int_equal(ex_count(&x, "parse_expr"), 2);  /* the one in "(3+4)" is gone */
+	assert_int_equal(ex_count(&x, "parse_term"), 3);
+	xtrace_free(&x);
+
+	ex_chrome(tc, t, only, &x);
+	ex_expect_subset(&all, &x, EX_UNDER, "parse_term");
+	assert_int_equal(ex_count(&x, "parse_term"), 5);
+	assert_int_equal(ex_count(&x, "parse_factor"), 7);
+	assert_int_equal(ex_count(&x, "parse_expr"), 1);
+	assert_int_equal(ex_count(&x, "evaluate"), 0);
+	xtrace_free(&x);
+
+	ex_chrome(tc, t, depth, &x);
+	ex_expect_subset(&all, &x, EX_DEPTH_AT_MOST, "2");
+	assert_int_equal(ex_count(&x, "evaluate"), 2);
+	assert_int_equal(ex_count(&x, "parse_expr"), 2);
+	assert_int_equal(ex_count(&x, "parse_term"), 0);
+	xtrace_free(&x);
+
+	ex_expect_time_range(tc, t, &all);
+	xtrace_free(&all);
+	passes++;
+}
+
+/* A coroutine stack is a track of its own, above every Linux tid, named
+ * after its range and the thread it was first seen on. */
+static void test_chrome_gives_coroutine_stacks_tracks_of_their_own(void **state)
+{
+	struct tr_case *tc = *state;
+	struct ex_trace co = { 0 };
+	struct xtrace x;
+	size_t stacks = 0;
+
+	const char *const args[] = { "ucontext", "3", NULL };
+
+	ex_trace_prog(tc, &co, "stack_switch", args);
+	ex_chrome(tc, &co, NULL, &x);
+	ex_expect_nesting(&x);
+	ex_expect_replay_counts(&x, co.replay);
+	for (size_t i = 0; i < x.n; i++) {
+		const char *name = xtrace_meta(&x, "thread_name", co.pid, x.slices[i].tid);
+
+		assert_non_null(name);
+		if (x.slices[i].tid >= (1u << 22)) {
+			assert_true(strncmp(name, "stack 0x", 8) == 0);
+			assert_non_null(strstr(name, " of thread "));
+			stacks++;
+		}
+	}
+	assert_true(stacks > 0);
+	xtrace_free(&x);
+	ex_trace_free(&co);
+	passes++;
+}
+
+/* ---- perfetto ---------------------------------------------------------------------- */
+
+static void test_perfetto_decodes_to_balanced_interned_slices(void **state)
+{
+	struct tr_case *tc = *state;
+	const struct ex_trace *d = ex_demo(tc, &demo), *t = ex_threads(tc, &threads);
+	const char *const notrace[] = { "-N", "parse_factor", NULL };
+
+	if (!tr_have_tool("protoc")) {
+		passes++; /* a skip does not keep the directory */
+		tr_require_tool(tc, "protoc");
+	}
+	ex_expect_perfetto_matches_chrome(tc, d, NULL);
+	ex_expect_perfetto_matches_chrome(tc, t, NULL);
+	ex_expect_perfetto_matches_chrome(tc, d, notrace);
+	passes++;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_chrome_demo_parses_nests_and_names_its_tracks),
+		cmocka_unit_test(test_chrome_holds_every_call_of_the_trace),
+		cmocka_unit_test(test_chrome_args_hold_registers_source_and_module),
+		cmocka_unit_test(test_chrome_filters_remove_exactly_their_events),
+		cmocka_unit_test(test_chrome_gives_coroutine_stacks_tracks_of_their_own),
+		cmocka_unit_test(test_perfetto_decodes_to_balanced_interned_slices),
+	};
+
+	ntests = sizeof(tests) / sizeof(tests[0]);
+	tr_scrub_environment();
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

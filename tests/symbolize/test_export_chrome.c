@@ -1,0 +1,235 @@
+/* test_export_chrome.c - `ada-symbolize chrome`'s JSON byte for byte, on
+ * frames given here: view_run is replaced (-Wl,--wrap=view_run, mk/exports.mk)
+ * by one that plays this file's processes, threads and walk events to the
+ * view's callbacks. Complete events, metadata, args, exit marks, coroutine
+ * stacks' tracks, and the order a viewer needs when a call starts in the
+ * same nanosecond as its caller.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "raw_format.h"
+#include "view_cli.h"
+
+/* ---- the frames played to the view ------------------------------------------------- */
+
+static const struct src_func funcs[] = {
+	{ "main", "main", "demo", "/src/demo.c", 10 },
+	{ "f", "f(int)", "demo", NULL, 0 },
+	{ "memcpy", "memcpy", "libc.so.6", NULL, 0 },
+	{ "q\"uote", "q\"uote", "demo", NULL, 0 },
+};
+enum { MAIN, F, MEMCPY, QUOTE };
+
+struct play {                 /* one walk event of thread `thread` */
+	size_t process, thread;
+	uint8_t type, how;
+	uint32_t func, depth;
+	uint64_t start, end;
+	const uint64_t *regs;
+};
+
+static struct src_process procs[2];
+static size_t nprocs;
+static struct src_thread threads[2][2];
+static const struct play *plays;
+static size_t nplays;
+
+int __wrap_view_run(const char *path, const struct view_filter *f, const struct view_ops *ops);
+
+int __wrap_view_run(const char *path, const struct view_filter *f, const struct view_ops *ops)
+{
+	(void)path;
+	(void)f;
+	for (size_t p = 0; p < nprocs; p++) {
+		struct src_process *sp = &procs[p];
+
+		assert_int_equal(ops->process_begin(ops->ctx, sp), 0);
+		for (size_t t = 0; t < sp->nthreads; t++) {
+			assert_int_equal(ops->thread_begin(ops->ctx, sp, &sp->threads[t]), 0);
+			for (size_t i = 0; i < nplays; i++) {
+				const struct play *e = &plays[i];
+				struct walk_event ev = { .type = e->type, .how = e->how,
+							 .func = e->func, .depth = e->depth,
+							 .start_ns = e->start, .end_ns = e->end,
+							 .total_ns = e->end - e->start,
+							 .regs = e->regs };
+
+				if (e->process == p && e->thread == t)
+					assert_int_equal(ops->event(ops->ctx, NULL, &ev), 0);
+			}
+			assert_int_equal(ops->thread_end(ops->ctx, sp, &sp->threads[t]), 0);
+		}
+		assert_int_equal(ops->process_end(ops->ctx, sp), 0);
+	}
+	return 0;
+}
+
+static void set_process(size_t p, uint32_t pid, uint64_t t0, size_t nthreads)
+{
+	procs[p] = (struct src_process){ .pid = pid, .exe = "/usr/bin/demo", .cmdline = "",
+					 .arch = ADA_ARCH_X86_64, .t0_ns = t0, .funcs = funcs,
+					 .nfuncs = sizeof(funcs) / sizeof(funcs[0]),
+					 .threads = threads[p], .nthreads = nthreads };
+	nprocs = p + 1;
+}
+
+#define ENTER(p, t, fn, d, at, r) { p, t, WALK_ENTER, 0, fn, d, at, 0, r }
+#define EXIT(p, t, fn, d, from, to, how, r) { p, t, WALK_EXIT, how, fn, d, from, to, r }
+
+/* The view's whole output for the plays, with args. */
+static char *run_chrome(const struct play *p, size_t n, bool no_args)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	char *paths[] = { "trace", NULL };
+	struct view_args a = { .paths = paths, .npaths = 1, .no_args = no_args };
+
+	plays = p;
+	nplays = n;
+	assert_int_equal(view_chrome_main(&a, f), 0);
+	fclose(f);
+	return text;
+}
+
+#define HEAD "{\"traceEvents\":[\n"
+#define TAIL(origin, procs, threads, slices)                                              \
+	"\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"generator\":\"ada-symbolize "   \
+	"chrome\",\"clock\":\"CLOCK_BOOTTIME\",\"ts_origin_ns\":" origin ",\"processes\":"  \
+	procs ",\"threads\":" threads ",\"slices\":" slices "}}\n"
+#define PROCESS_42 "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":42,\"tid\":42," \
+		   "\"args\":{\"name\":\"demo 42\"}}"
+
+/* ---- tests ------------------------------------------------------------------------------ */
+
+static void test_complete_events_carry_times_args_and_marks(void **state)
+{
+	static const uint64_t args[] = { 1, 2, 3, 0xa, 0xffffffffffffffff, 0 }, ret[] = { 0x2a, 7 };
+	const struct play p[] = {
+		ENTER(0, 0, MAIN, 1, 0, args),
+		ENTER(0, 0, F, 2, 1500, NULL),
+		EXIT(0, 0, F, 2, 1500, 2500, SRC_RETURN, ret),
+		ENTER(0, 0, MEMCPY, 2, 2600, NULL),
+		EXIT(0, 0, MEMCPY, 2, 2600, 2601, SRC_UNWIND, NULL),
+		EXIT(0, 0, MAIN, 1, 0, 1234567, SRC_OPEN_AT_END, NULL),
+	};
+	char *out;
+
+	(void)state;
+	set_process(0, 42, 1000000, 1);
+	threads[0][0] = (struct src_thread){ .id = 0, .tid = 42, .name = "demo",
+					     .open_mark = "open at exit" };
+	out = run_chrome(p, sizeof(p) / sizeof(p[0]), false);
+	assert_string_equal(out,
+		HEAD PROCESS_42 ",\n"
+		"{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":42,\"tid\":42,\"args\":{\"name\":\"demo\"}},\n"
+		"{\"ph\":\"X\",\"pid\":42,\"tid\":42,\"ts\":1.500,\"dur\":1.000,\"name\":\"f\",\"cat\":\"demo\","
+		"\"args\":{\"ret\":\"0x2a\",\"module\":\"demo\"}},\n"
+		"{\"ph\":\"X\",\"pid\":42,\"tid\":42,\"ts\":2.600,\"dur\":0.001,\"name\":\"memcpy\","
+		"\"cat\":\"libc.so.6\",\"args\":{\"exit\":\"unwound\",\"module\":\"libc.so.6\"}},\n"
+		"{\"ph\":\"X\",\"pid\":42,\"tid\":42,\"ts\":0.000,\"dur\":1234.567,\"name\":\"main\",\"cat\":\"demo\","
+		"\"args\":{\"rdi\":\"0x1\",\"rsi\":\"0x2\",\"rdx\":\"0x3\",\"rcx\":\"0xa\",\"r8\":\"0xffffffffffffffff\","
+		"\"r9\":\"0x0\",\"exit\":\"open at exit\",\"file\":\"/src/demo.c:10\",\"module\":\"demo\"}}"
+		TAIL("1000000", "1", "1", "3"));
+	free(out);
+
+	out = run_chrome(p, sizeof(p) / sizeof(p[0]), true);
+	assert_null(strstr(out, "\"rdi\""));
+	assert_null(strstr(out, "\"ret\""));
+	assert_non_null(strstr(out, "\"exit\":\"open at exit\""));
+	free(out);
+}
+
+/* Viewers order slices by ts and equal ts by file order: a call that
+ * starts in its caller's nanosecond is written after the caller, and calls
+ * held that way come out in call order, zero-length ones included. */
+static void test_call_starting_with_its_caller_comes_after_it(void **state)
+{
+	const struct play p[] = {
+		ENTER(0, 0, MAIN, 1, 100, NULL),
+		ENTER(0, 0, F, 2, 100, NULL),
+		ENTER(0, 0, MEMCPY, 3, 100, NULL),
+		EXIT(0, 0, MEMCPY, 3, 100, 100, SRC_RETURN, NULL),
+		ENTER(0, 0, QUOTE, 3, 100, NULL),
+		EXIT(0, 0, QUOTE, 3, 100, 103, SRC_RETURN, NULL),
+		EXIT(0, 0, F, 2, 100, 105, SRC_RETURN, NULL),
+		ENTER(0, 0, F, 2, 106, NULL),
+		EXIT(0, 0, F, 2, 106, 107, SRC_RETURN, NULL),
+		EXIT(0, 0, MAIN, 1, 100, 110, SRC_RETURN, NULL),
+	};
+	const char *order[] = { "\"f\",\"cat\":\"demo\",\"args\":{\"module\"",  /* the f at 106 */
+				"\"main\"", "\"f\"", "\"memcpy\"", "\"q\\\"uote\"" };
+	const char *at;
+	char *out;
+
+	(void)state;
+	set_process(0, 42, 0, 1);
+	threads[0][0] = (struct src_thread){ .id = 0, .tid = 42, .open_mark = "open at exit" };
+	out = run_chrome(p, sizeof(p) / sizeof(p[0]), false);
+	at = out;
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "\"name\":%s", order[i]);
+		at = strstr(at, key);
+		assert_non_null(at);
+		at++;
+	}
+	assert_non_null(strstr(out, "\"ts\":0.106,\"dur\":0.001,\"name\":\"f\""));
+	assert_non_null(strstr(out, "\"tid\":42,\"ts\":0.100,\"dur\":0.010,\"name\":\"main\""));
+	assert_non_null(strstr(out, "\"thread_name\",\"ph\":\"M\",\"pid\":42,\"tid\":42,"
+				    "\"args\":{\"name\":\"thread 0\"}"));
+	free(out);
+}
+
+/* A coroutine stack is a track above every Linux tid; a second process
+ * that started before the first has negative times (ts 0 is the first
+ * process's start). */
+static void test_stacks_and_processes_get_tracks_of_their_own(void **state)
+{
+	const struct play p[] = {
+		ENTER(0, 1, F, 1, 10, NULL),
+		EXIT(0, 1, F, 1, 10, 20, SRC_RETURN, NULL),
+		ENTER(1, 0, MAIN, 1, 0, NULL),
+		EXIT(1, 0, MAIN, 1, 0, 2000, SRC_RETURN, NULL),
+	};
+	char *out;
+
+	(void)state;
+	set_process(0, 42, 5000, 2);
+	set_process(1, 43, 4500, 1);
+	threads[0][0] = (struct src_thread){ .id = 0, .tid = 42, .open_mark = "open at exit" };
+	threads[0][1] = (struct src_thread){ .id = 3, .tid = 42, .is_stack = true, .host = 0,
+					     .stack_lo = 0x7f00, .stack_hi = 0x8f00,
+					     .open_mark = "open at exit" };
+	threads[1][0] = (struct src_thread){ .id = 0, .tid = 43, .open_mark = "open at exit" };
+	out = run_chrome(p, sizeof(p) / sizeof(p[0]), false);
+	assert_non_null(strstr(out, "\"pid\":42,\"tid\":4194307,\"args\":{\"name\":"
+				    "\"stack 0x7f00-0x8f00 of thread 0\"}"));
+	assert_non_null(strstr(out, "{\"ph\":\"X\",\"pid\":42,\"tid\":4194307,\"ts\":0.010,"));
+	assert_non_null(strstr(out, "\"name\":\"process_name\",\"ph\":\"M\",\"pid\":43,\"tid\":43,"
+				    "\"args\":{\"name\":\"demo 43\"}"));
+	assert_non_null(strstr(out, "{\"ph\":\"X\",\"pid\":43,\"tid\":43,\"ts\":-0.500,\"dur\":2.000,"));
+	assert_non_null(strstr(out, "\"ts_origin_ns\":5000,\"processes\":2,\"threads\":3,"
+				    "\"slices\":2}"));
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_complete_events_carry_times_args_and_marks),
+		cmocka_unit_test(test_call_starting_with_its_caller_comes_after_it),
+		cmocka_unit_test(test_stacks_and_processes_get_tracks_of_their_own),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
