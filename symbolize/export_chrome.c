@@ -105,8 +105,8 @@ static const struct key ret_key = KEY("ret");
 
 /* ---- JSON text built once ---------------------------------------------------- */
 
-/* printf-style text with %J for a JSON string (json_str's escaping), into
- * a malloc'd buffer; NULL on allocation failure. */
+/* fmt with each %J replaced by the next of strs as a JSON string (json_str:
+ * quoted and escaped), in a malloc'd buffer; NULL if out of memory. */
 static char *json_text(size_t *len, const char *fmt, const char *const *strs, size_t nstrs)
 {
 	char *buf = NULL;
@@ -158,33 +158,25 @@ static void element_begin(struct chrome *c, char **p)
 	c->first = false;
 }
 
-/* A metadata event (ph "M") naming a process or a thread. */
+/* A metadata event (ph "M"): `what` ("process_name", "thread_name") names
+ * the process or the thread tid. */
 static void put_name_event(struct chrome *c, const char *what, uint32_t tid, const char *name)
 {
-	const char *strs[] = { what, name };
+	char fmt[160];
 	size_t len;
-	char *text = json_text(&len, "{\"name\":%J,\"ph\":\"M\",\"pid\":", strs, 1);
-	char *val = json_text(&len, "%J", strs + 1, 1);
-	char *p;
+	char *text, *p;
 
-	if (!text || !val) {
-		free(text);
-		free(val);
+	snprintf(fmt, sizeof(fmt), "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,"
+		 "\"args\":{\"name\":%%J}}", what, c->pid, tid);
+	text = json_text(&len, fmt, &name, 1);
+	if (!text) {
 		c->out.err = c->out.err ? c->out.err : -ENOMEM;
 		return;
 	}
-	p = outbuf_reserve(&c->out, 64 + strlen(text) + len);
+	p = outbuf_reserve(&c->out, 2 + len);
 	element_begin(c, &p);
-	p = fmt_mem(p, text, strlen(text));
-	p = fmt_u64(p, c->pid);
-	p = fmt_lit(p, ",\"tid\":");
-	p = fmt_u64(p, tid);
-	p = fmt_lit(p, ",\"args\":{\"name\":");
-	p = fmt_mem(p, val, len);
-	p = fmt_lit(p, "}}");
-	outbuf_commit(&c->out, p);
+	outbuf_commit(&c->out, fmt_mem(p, text, len));
 	free(text);
-	free(val);
 }
 
 /* ---- events ------------------------------------------------------------------- */
