@@ -23,7 +23,7 @@
  * detail lane), runs both with args, library calls recorded (the dynamic
  * hooks: frames of other modules), and symbolizes the trace. */
 static void trace_source(struct tr_case *tc, struct ex_trace *t, const char *name,
-			 const char *source, const char *const args[])
+			 const char *source, const char *const args[], bool one_process)
 {
 	const char *const plain_flags[] = { "-O0", NULL };
 	const char *const flags[] = { "-O0", "--ada-mode=fentry", NULL };
@@ -39,33 +39,37 @@ static void trace_source(struct tr_case *tc, struct ex_trace *t, const char *nam
 	tr_run_pair(tc, name, args, env, 0);
 	tr_symbolize(tc, t->trace);
 	t->replay = strdup(tc->replay.out);
+	if (!t->replay)
+		fail_msg("out of memory");
+	t->ready = true;
+	if (!one_process)
+		return;
 	pid_dir = tracee_pid_dir(t->trace);
-	if (!t->replay || !pid_dir)
-		fail_msg("%s: no replay or not one pid_* directory", t->trace);
+	if (!pid_dir)
+		fail_msg("%s: not one pid_* directory", t->trace);
 	base = strrchr(pid_dir, '/');
 	t->pid = (uint32_t)strtoul(base + strlen("/pid_"), NULL, 10);
 	free(pid_dir);
-	t->ready = true;
 }
 
 const struct ex_trace *ex_demo(struct tr_case *tc, struct ex_trace *t)
 {
 	if (!t->ready)
-		trace_source(tc, t, "demo", "examples/demo.c", NULL);
+		trace_source(tc, t, "demo", "examples/demo.c", NULL, true);
 	return t;
 }
 
 const struct ex_trace *ex_threads(struct tr_case *tc, struct ex_trace *t)
 {
 	if (!t->ready)
-		trace_source(tc, t, "threads", "examples/threads.c", NULL);
+		trace_source(tc, t, "threads", "examples/threads.c", NULL, true);
 	return t;
 }
 
-void ex_trace_prog(struct tr_case *tc, struct ex_trace *t, const char *prog,
-		   const char *const args[])
+void ex_trace_prog(struct tr_case *tc, struct ex_trace *t, const char *name, const char *prog,
+		   const char *const args[], bool one_process)
 {
-	trace_source(tc, t, prog, prog, args);
+	trace_source(tc, t, name, prog, args, one_process);
 }
 
 void ex_trace_free(struct ex_trace *t)

@@ -15,7 +15,7 @@
 struct ex_trace {
 	char trace[4200];   /* its ADA_OUTPUT */
 	char *replay;       /* ada-symbolize --replay */
-	uint32_t pid;       /* its one process */
+	uint32_t pid;       /* its one process (0: several) */
 	bool ready;
 };
 
@@ -23,9 +23,11 @@ struct ex_trace {
  * first use. */
 const struct ex_trace *ex_demo(struct tr_case *tc, struct ex_trace *t);
 const struct ex_trace *ex_threads(struct tr_case *tc, struct ex_trace *t);
-/* tests/e2e/progs/<prog>.c traced with args (NULL-terminated). */
-void ex_trace_prog(struct tr_case *tc, struct ex_trace *t, const char *prog,
-		   const char *const args[]);
+/* tests/e2e/progs/<prog>.c (or prog, a path in the repository) traced with
+ * args (NULL-terminated) as <name>; pid is set if one_process (the trace
+ * must then hold exactly one), else left 0. */
+void ex_trace_prog(struct tr_case *tc, struct ex_trace *t, const char *name, const char *prog,
+		   const char *const args[], bool one_process);
 void ex_trace_free(struct ex_trace *t);
 
 /* `ada-symbolize chrome <opts> -o FILE TRACE` (opts NULL-terminated, may be

@@ -6,6 +6,7 @@
  *   examples/threads.c   four workers: work() 1..4 times each, leaf() twice
  *                        per work()
  *   progs/stack_switch.c two coroutine stacks (tracks of their own)
+ *   examples/fork.c      a parent and its child on one timeline
  *
  * The JSON must parse (symbolize/json.c's parser), its complete events nest
  * per thread as a viewer reads them, and hold exactly the calls the trace
@@ -212,7 +213,7 @@ static void test_chrome_gives_coroutine_stacks_tracks_of_their_own(void **state)
 
 	const char *const args[] = { "ucontext", "3", NULL };
 
-	ex_trace_prog(tc, &co, "stack_switch", args);
+	ex_trace_prog(tc, &co, "stack_switch", "stack_switch", args, true);
 	ex_chrome(tc, &co, NULL, &x);
 	ex_expect_nesting(&x);
 	ex_expect_replay_counts(&x, co.replay);
@@ -228,7 +229,45 @@ static void test_chrome_gives_coroutine_stacks_tracks_of_their_own(void **state)
 	}
 	assert_true(stacks > 0);
 	xtrace_free(&x);
+	if (tr_have_tool("protoc")) /* a stack is a named track of the process */
+		ex_expect_perfetto_matches_chrome(tc, &co, NULL);
 	ex_trace_free(&co);
+	passes++;
+}
+
+/* A fork child is a process of its own on the parent's timeline: its first
+ * event comes after the parent's call of fork() started (the earliest fork
+ * slice: the child's inherited one starts at its first event). */
+static void test_chrome_puts_a_fork_child_on_its_parents_timeline(void **state)
+{
+	struct tr_case *tc = *state;
+	struct ex_trace fk = { 0 };
+	struct xtrace x;
+	int64_t fork_ts = INT64_MAX, child_first = INT64_MAX;
+	uint32_t parent = 0;
+
+	ex_trace_prog(tc, &fk, "fork", "examples/fork.c", NULL, false);
+	ex_chrome(tc, &fk, NULL, &x);
+	ex_expect_nesting(&x);
+	ex_expect_replay_counts(&x, fk.replay);
+	assert_int_equal(xtrace_meta_count(&x, "process_name"), 2);
+	for (size_t i = 0; i < x.n; i++)
+		if (strcmp(x.slices[i].name, "fork") == 0 && x.slices[i].ts < fork_ts) {
+			fork_ts = x.slices[i].ts;
+			parent = x.slices[i].pid;
+		}
+	assert_true(fork_ts > 0 && fork_ts != INT64_MAX);
+	for (size_t i = 0; i < x.n; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "fork %u", x.slices[i].pid);
+		assert_string_equal(xtrace_meta(&x, "process_name", x.slices[i].pid, 0), name);
+		if (x.slices[i].pid != parent && x.slices[i].ts < child_first)
+			child_first = x.slices[i].ts;
+	}
+	assert_true(child_first != INT64_MAX && child_first > fork_ts);
+	xtrace_free(&x);
+	ex_trace_free(&fk);
 	passes++;
 }
 
@@ -258,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_chrome_args_hold_registers_source_and_module),
 		cmocka_unit_test(test_chrome_filters_remove_exactly_their_events),
 		cmocka_unit_test(test_chrome_gives_coroutine_stacks_tracks_of_their_own),
+		cmocka_unit_test(test_chrome_puts_a_fork_child_on_its_parents_timeline),
 		cmocka_unit_test(test_perfetto_decodes_to_balanced_interned_slices),
 	};
 
