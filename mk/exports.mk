@@ -16,6 +16,6 @@ protoc-deps:
 	    >/dev/null || echo "ada: could not install protobuf-compiler: the Perfetto export's test will skip"; \
 	else echo "ada: no protoc (apt-get install protobuf-compiler): the Perfetto export's test will skip"; fi
 
-# test_export_chrome plays frames of its own to the view through a view_run
+# test_exports plays frames of its own to the view through a view_run
 # of its own (a link seam, as STYLE.md's tests do).
-$(B)/tests/symbolize/test_export_chrome: TEST_LIBS += -Wl,--wrap=view_run
+$(B)/tests/symbolize/test_exports: TEST_LIBS += -Wl,--wrap=view_run

@@ -1,9 +1,12 @@
-/* test_export_chrome.c - `ada-symbolize chrome`'s JSON byte for byte, on
+/* test_exports.c - `ada-symbolize chrome` and `perfetto` byte for byte, on
  * frames given here: view_run is replaced (-Wl,--wrap=view_run, mk/exports.mk)
  * by one that plays this file's processes, threads and walk events to the
- * view's callbacks. Complete events, metadata, args, exit marks, coroutine
- * stacks' tracks, and the order a viewer needs when a call starts in the
- * same nanosecond as its caller.
+ * view's callbacks.
+ *   chrome: complete events, metadata, args, exit marks, coroutine stacks'
+ *   tracks, and the order a viewer needs when a call starts in the same
+ *   nanosecond as its caller.
+ *   perfetto: packets with the field numbers of Perfetto's protos (written
+ *   out here by hand, with their names), names interned once per sequence.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -84,20 +87,28 @@ static void set_process(size_t p, uint32_t pid, uint64_t t0, size_t nthreads)
 #define ENTER(p, t, fn, d, at, r) { p, t, WALK_ENTER, 0, fn, d, at, 0, r }
 #define EXIT(p, t, fn, d, from, to, how, r) { p, t, WALK_EXIT, how, fn, d, from, to, r }
 
-/* The view's whole output for the plays, with args. */
-static char *run_chrome(const struct play *p, size_t n, bool no_args)
+/* A view's whole output for the plays; *len its size. */
+static char *run_view(int (*view)(const struct view_args *, FILE *), const struct play *p,
+		      size_t n, bool no_args, size_t *len)
 {
 	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	FILE *f = open_memstream(&text, len);
 	char *paths[] = { "trace", NULL };
-	struct view_args a = { .paths = paths, .npaths = 1, .no_args = no_args };
+	struct view_args a = { .paths = paths, .npaths = 1, .no_args = no_args,
+			       .output = "out" };
 
 	plays = p;
 	nplays = n;
-	assert_int_equal(view_chrome_main(&a, f), 0);
+	assert_int_equal(view(&a, f), 0);
 	fclose(f);
 	return text;
+}
+
+static char *run_chrome(const struct play *p, size_t n, bool no_args)
+{
+	size_t len;
+
+	return run_view(view_chrome_main, p, n, no_args, &len);
 }
 
 #define HEAD "{\"traceEvents\":[\n"
@@ -223,12 +234,110 @@ static void test_stacks_and_processes_get_tracks_of_their_own(void **state)
 	free(out);
 }
 
+/* ---- perfetto ---------------------------------------------------------------------------- */
+
+/* The bytes `want` appear in [s, s + n), from `from` on: returns where they
+ * end, NULL if they do not. */
+static const unsigned char *find_bytes(const unsigned char *s, size_t n, const unsigned char *from,
+				       const unsigned char *want, size_t wn)
+{
+	for (const unsigned char *p = from; p + wn <= s + n; p++)
+		if (!memcmp(p, want, wn))
+			return p + wn;
+	return NULL;
+}
+
+#define EXPECT_BYTES(out, n, from, ...)                                                     \
+	do {                                                                                 \
+		static const unsigned char want_[] = { __VA_ARGS__ };                        \
+		from = find_bytes(out, n, from, want_, sizeof(want_));                       \
+		assert_non_null(from);                                                       \
+	} while (0)
+
+static void test_perfetto_writes_tracks_and_slice_pairs(void **state)
+{
+	static const uint64_t args[] = { 1, 2, 3, 4, 5, 6 }, ret[] = { 0x2a, 0 };
+	const struct play p[] = {
+		ENTER(0, 0, MAIN, 1, 0, args),
+		ENTER(0, 0, F, 2, 5, NULL),
+		EXIT(0, 0, F, 2, 5, 6, SRC_RETURN, NULL),
+		ENTER(0, 0, F, 2, 7, NULL),
+		EXIT(0, 0, F, 2, 7, 8, SRC_UNWIND, NULL),
+		EXIT(0, 0, MAIN, 1, 0, 10, SRC_RETURN, ret),
+		ENTER(0, 1, F, 1, 20, NULL),
+		EXIT(0, 1, F, 1, 20, 30, SRC_OPEN_AT_END, NULL),
+	};
+	const unsigned char *out, *at;
+	size_t n;
+
+	(void)state;
+	set_process(0, 42, 1000, 2);
+	procs[0].cmdline = "demo -x";
+	threads[0][0] = (struct src_thread){ .id = 0, .tid = 42, .name = "demo",
+					     .open_mark = "open at exit" };
+	threads[0][1] = (struct src_thread){ .id = 1, .tid = 43, .open_mark = "open at exit" };
+	out = (const unsigned char *)run_view(view_perfetto_main, p, sizeof(p) / sizeof(p[0]),
+					      false, &n);
+	at = out;
+	/* Trace.packet (1) { track_descriptor (60) { uuid (1) 1, process (3) {
+	 * pid (1) 42, cmdline (2) "demo -x", process_name (6) "demo" } } } */
+	EXPECT_BYTES(out, n, at, 0x0a, 0x18, 0xe2, 0x03, 0x15, 0x08, 0x01, 0x1a, 0x11, 0x08, 0x2a,
+		     0x12, 0x07, 'd', 'e', 'm', 'o', ' ', '-', 'x', 0x32, 0x04, 'd', 'e', 'm', 'o');
+	assert_ptr_equal(at, out + 0x1a); /* the first packet */
+	/* thread 0's first packet: trusted_packet_sequence_id (10) 1,
+	 * sequence_flags (13) SEQ_INCREMENTAL_STATE_CLEARED, interned_data (12)
+	 * { debug_annotation_names (3) { iid (1) 1, name (2) "rdi" } ... } */
+	EXPECT_BYTES(out, n, at, 0x50, 0x01, 0x68, 0x01, 0x62);
+	EXPECT_BYTES(out, n, at, 0x1a, 0x07, 0x08, 0x01, 0x12, 0x03, 'r', 'd', 'i');
+	EXPECT_BYTES(out, n, at, 0x1a, 0x07, 0x08, 0x09, 0x12, 0x03, 'r', 'e', 't');
+	/* track_descriptor (60) { uuid (1) 2, parent_uuid (5) 1, thread (4) {
+	 * pid (1) 42, tid (2) 42, thread_name (5) "demo" } } */
+	EXPECT_BYTES(out, n, at, 0xe2, 0x03, 0x10, 0x08, 0x02, 0x28, 0x01, 0x22, 0x0a, 0x08, 0x2a,
+		     0x10, 0x2a, 0x2a, 0x04, 'd', 'e', 'm', 'o');
+	/* main begins: timestamp (8) 1000, sequence 1, SEQ_NEEDS_INCREMENTAL_STATE,
+	 * interned_data { event_categories (1) { 1, "demo" }, event_names (2) {
+	 * 1, "main" }, source_locations (4) { iid 1, file_name (2) "/src/demo.c",
+	 * function_name (3) "main", line_number (4) 10 } } */
+	EXPECT_BYTES(out, n, at, 0x40, 0xe8, 0x07, 0x50, 0x01, 0x68, 0x02, 0x62);
+	EXPECT_BYTES(out, n, at, 0x0a, 0x08, 0x08, 0x01, 0x12, 0x04, 'd', 'e', 'm', 'o',
+		     0x12, 0x08, 0x08, 0x01, 0x12, 0x04, 'm', 'a', 'i', 'n',
+		     0x22, 0x17, 0x08, 0x01, 0x12, 0x0b, '/', 's', 'r', 'c', '/', 'd', 'e', 'm', 'o',
+		     '.', 'c', 0x1a, 0x04, 'm', 'a', 'i', 'n', 0x20, 0x0a);
+	/* track_event (11) { type (9) TYPE_SLICE_BEGIN, track_uuid (11) 2,
+	 * name_iid (10) 1, category_iids (3) 1, source_location_iid (34) 1,
+	 * debug_annotations (4) { name_iid (1) 1, pointer_value (7) 1 } ... } */
+	EXPECT_BYTES(out, n, at, 0x5a, 0x2f, 0x48, 0x01, 0x58, 0x02, 0x50, 0x01, 0x18, 0x01,
+		     0x90, 0x02, 0x01, 0x22, 0x04, 0x08, 0x01, 0x38, 0x01);
+	EXPECT_BYTES(out, n, at, 0x22, 0x04, 0x08, 0x06, 0x38, 0x06);
+	/* f's second call: its name is interned already */
+	EXPECT_BYTES(out, n, at, 0x0a, 0x11, 0x40, 0xef, 0x07, 0x50, 0x01, 0x68, 0x02,
+		     0x5a, 0x08, 0x48, 0x01, 0x58, 0x02, 0x50, 0x02, 0x18, 0x01);
+	/* and ends unwound: debug_annotations { name_iid 10 ("exit"),
+	 * string_value (6) "unwound" } */
+	EXPECT_BYTES(out, n, at, 0x0a, 0x1a, 0x40, 0xf0, 0x07, 0x50, 0x01, 0x68, 0x02,
+		     0x5a, 0x11, 0x48, 0x02, 0x58, 0x02, 0x22, 0x0b, 0x08, 0x0a, 0x32, 0x07,
+		     'u', 'n', 'w', 'o', 'u', 'n', 'd');
+	/* main ends at 1010 with ret (iid 9) 0x2a */
+	EXPECT_BYTES(out, n, at, 0x0a, 0x13, 0x40, 0xf2, 0x07, 0x50, 0x01, 0x68, 0x02,
+		     0x5a, 0x0a, 0x48, 0x02, 0x58, 0x02, 0x22, 0x04, 0x08, 0x09, 0x38, 0x2a);
+	/* thread 1: sequence 2, track 3, "thread 1", f interned again */
+	EXPECT_BYTES(out, n, at, 0x50, 0x02, 0x68, 0x01);
+	EXPECT_BYTES(out, n, at, 0x08, 0x03, 0x28, 0x01, 0x22, 0x0e, 0x08, 0x2a, 0x10, 0x2b,
+		     0x2a, 0x08, 't', 'h', 'r', 'e', 'a', 'd', ' ', '1');
+	EXPECT_BYTES(out, n, at, 0x12, 0x05, 0x08, 0x02, 0x12, 0x01, 'f');
+	EXPECT_BYTES(out, n, at, 0x32, 0x0c, 'o', 'p', 'e', 'n', ' ', 'a', 't', ' ', 'e', 'x',
+		     'i', 't');
+	assert_ptr_equal(at, out + n);
+	free((void *)out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_complete_events_carry_times_args_and_marks),
 		cmocka_unit_test(test_call_starting_with_its_caller_comes_after_it),
 		cmocka_unit_test(test_stacks_and_processes_get_tracks_of_their_own),
+		cmocka_unit_test(test_perfetto_writes_tracks_and_slice_pairs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
