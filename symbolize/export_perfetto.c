@@ -9,17 +9,35 @@
  *   Trace (trace.proto)
  *     1   packet                      repeated TracePacket
  *   TracePacket (trace_packet.proto)
- *     8   timestamp                   uint64   ns, CLOCK_BOOTTIME (the
- *                                              default clock: it lines up
- *                                              with a system trace)
- *     10  trusted_packet_sequence_id  uint32   one sequence per thread track
+ *     6   clock_snapshot              ClockSnapshot
+ *     8   timestamp                   uint64   ns since the sequence's previous
+ *                                              packet (the incremental clock)
+ *     10  trusted_packet_sequence_id  uint32   one sequence per thread track: a
+ *                                              packet that starts it (state,
+ *                                              defaults, clock), one that
+ *                                              describes the track, the events
  *     11  track_event                 TrackEvent
  *     12  interned_data               InternedData
  *     13  sequence_flags              uint32   1 SEQ_INCREMENTAL_STATE_CLEARED
  *                                              (a sequence's first packet),
  *                                              2 SEQ_NEEDS_INCREMENTAL_STATE
- *                                              (packets using interned ids)
+ *                                              (the others: they use interned
+ *                                              ids and the defaults)
+ *     59  trace_packet_defaults       TracePacketDefaults
  *     60  track_descriptor            TrackDescriptor
+ *   TracePacketDefaults (trace_packet_defaults.proto)
+ *     58  timestamp_clock_id          uint32   64, the incremental clock
+ *     11  track_event_defaults        TrackEventDefaults {11 track_uuid: the
+ *                                              thread's track}
+ *   ClockSnapshot (clock_snapshot.proto)
+ *     1   clocks                      repeated Clock {1 clock_id (uint32),
+ *                                     2 timestamp (uint64), 3 is_incremental
+ *                                     (bool)}: BOOTTIME (6) and the sequence's
+ *                                     incremental clock (64) at the process's
+ *                                     first event, so timestamps are CLOCK_BOOTTIME
+ *                                     ns (Perfetto's default trace clock: it lines
+ *                                     up with a system trace), sent as deltas of a
+ *                                     byte or two
  *   TrackDescriptor (track_event/track_descriptor.proto)
  *     1   uuid                        uint64   1, 2, ... in the order written
  *     2   name                        string   a coroutine stack's track:
@@ -40,8 +58,8 @@
  *     4   debug_annotations           repeated DebugAnnotation
  *     9   type                        enum     1 TYPE_SLICE_BEGIN, 2 TYPE_SLICE_END
  *     10  name_iid                    uint64   the function
- *     11  track_uuid                  uint64
  *     34  source_location_iid         uint64   where DWARF knew the file
+ *         (track_uuid comes from the sequence's TrackEventDefaults)
  *   DebugAnnotation (track_event/debug_annotation.proto)
  *     1   name_iid                    uint64
  *     6   string_value                string   "exit": "unwound", "open at exit"...
@@ -63,7 +81,9 @@
  * are per thread, so ids never cross processes. Slices are BEGIN/END pairs:
  * TrackEvent has no complete events ("we deliberately chose not to support
  * COMPLETE events"), and BEGIN at the call keeps packets in time order on
- * their sequence.
+ * their sequence, which delta timestamps need. The clock snapshot, defaults
+ * and delta timestamps are laid out as Perfetto's own SDK writes them
+ * (track_event_internal.cc, ResetIncrementalState).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -80,14 +100,18 @@
 
 enum {
 	TRACE_PACKET = 1,
-	PKT_TIMESTAMP = 8, PKT_SEQUENCE_ID = 10, PKT_TRACK_EVENT = 11, PKT_INTERNED_DATA = 12,
-	PKT_SEQUENCE_FLAGS = 13, PKT_TRACK_DESCRIPTOR = 60,
+	PKT_CLOCK_SNAPSHOT = 6, PKT_TIMESTAMP = 8, PKT_SEQUENCE_ID = 10, PKT_TRACK_EVENT = 11,
+	PKT_INTERNED_DATA = 12, PKT_SEQUENCE_FLAGS = 13, PKT_DEFAULTS = 59,
+	PKT_TRACK_DESCRIPTOR = 60,
 	SEQ_INCREMENTAL_STATE_CLEARED = 1, SEQ_NEEDS_INCREMENTAL_STATE = 2,
+	DEF_TIMESTAMP_CLOCK_ID = 58, DEF_TRACK_EVENT_DEFAULTS = 11, TED_TRACK_UUID = 11,
+	CS_CLOCKS = 1, CLK_CLOCK_ID = 1, CLK_TIMESTAMP = 2, CLK_IS_INCREMENTAL = 3,
+	CLOCK_BOOTTIME = 6, CLOCK_INCREMENTAL = 64, /* 64..127: sequence-scoped clocks */
 	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT_UUID = 5,
 	PD_PID = 1, PD_CMDLINE = 2, PD_PROCESS_NAME = 6,
 	THD_PID = 1, THD_TID = 2, THD_THREAD_NAME = 5,
 	TE_CATEGORY_IIDS = 3, TE_DEBUG_ANNOTATIONS = 4, TE_TYPE = 9, TE_NAME_IID = 10,
-	TE_TRACK_UUID = 11, TE_SOURCE_LOCATION_IID = 34,
+	TE_SOURCE_LOCATION_IID = 34,
 	TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2,
 	DA_NAME_IID = 1, DA_STRING_VALUE = 6, DA_POINTER_VALUE = 7,
 	ID_EVENT_CATEGORIES = 1, ID_EVENT_NAMES = 2, ID_DEBUG_ANNOTATION_NAMES = 3,
@@ -123,6 +147,7 @@ struct pf {
 	unsigned nregs;
 	const char *const *reg_names;
 	uint64_t t0;                      /* the process's CLOCK_BOOTTIME start */
+	uint64_t last_ns;                 /* the sequence's last timestamp, absolute */
 	uint32_t pid;
 	uint64_t process_uuid, track_uuid, next_uuid;
 	uint32_t seq, next_seq;
@@ -148,6 +173,29 @@ static char *sequence(const struct pf *f, char *p, unsigned flags)
 {
 	p = pb_uint(p, PKT_SEQUENCE_ID, f->seq);
 	return pb_uint(p, PKT_SEQUENCE_FLAGS, flags);
+}
+
+/* An event packet's timestamp: ns since the sequence's previous packet
+ * (events come in time order on a thread). */
+static char *timestamp(struct pf *f, char *p, uint64_t since_t0)
+{
+	uint64_t ns = f->t0 + since_t0;
+
+	p = pb_uint(p, PKT_TIMESTAMP, ns - f->last_ns);
+	f->last_ns = ns;
+	return p;
+}
+
+static char *clock(char *p, uint32_t id, uint64_t ns, bool incremental)
+{
+	char *len_at;
+
+	p = pb_open(p, CS_CLOCKS, &len_at);
+	p = pb_uint(p, CLK_CLOCK_ID, id);
+	p = pb_uint(p, CLK_TIMESTAMP, ns);
+	if (incremental)
+		p = pb_uint(p, CLK_IS_INCREMENTAL, 1);
+	return pb_close(len_at, p);
 }
 
 static char *interned_string(char *p, uint32_t field, uint64_t iid, const char *name)
@@ -256,12 +304,11 @@ static int slice_begin(struct pf *f, const struct walk_event *ev)
 	if (err)
 		return err;
 	p = packet_open(f, PACKET_FIXED + intern_size(f, ev->func), &len_at);
-	p = pb_uint(p, PKT_TIMESTAMP, f->t0 + ev->start_ns);
+	p = timestamp(f, p, ev->start_ns);
 	p = sequence(f, p, SEQ_NEEDS_INCREMENTAL_STATE);
 	p = intern_func(f, p, ev->func, module);
 	p = pb_open(p, PKT_TRACK_EVENT, &te);
 	p = pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
-	p = pb_uint(p, TE_TRACK_UUID, f->track_uuid);
 	p = pb_uint(p, TE_NAME_IID, ev->func + 1);
 	p = pb_uint(p, TE_CATEGORY_IIDS, module);
 	if (f->funcs[ev->func].file)
@@ -279,11 +326,10 @@ static void slice_end(struct pf *f, const struct walk_event *ev)
 	char *len_at, *te, *da, *p;
 
 	p = packet_open(f, PACKET_FIXED, &len_at);
-	p = pb_uint(p, PKT_TIMESTAMP, f->t0 + ev->end_ns);
+	p = timestamp(f, p, ev->end_ns);
 	p = sequence(f, p, SEQ_NEEDS_INCREMENTAL_STATE);
 	p = pb_open(p, PKT_TRACK_EVENT, &te);
 	p = pb_uint(p, TE_TYPE, TYPE_SLICE_END);
-	p = pb_uint(p, TE_TRACK_UUID, f->track_uuid);
 	if (ev->regs && !f->a->no_args)
 		p = pointer_annotation(p, DA_RET, ev->regs[0]);
 	if (ev->how != SRC_RETURN) {
@@ -351,27 +397,50 @@ static int on_process_end(void *ctx, struct src_process *p)
 	return f->out.err;
 }
 
-/* A thread's first packet: it clears the sequence's state, interns the
- * annotation names and describes the track. */
-static int on_thread_begin(void *ctx, struct src_process *p, const struct src_thread *t)
+/* A thread's sequence opens with a packet that clears its state, sets its
+ * defaults (the incremental clock, the thread's track), starts the clock at
+ * the process's first event and interns the annotation names; the second
+ * describes the track. */
+static void sequence_begin(struct pf *f)
 {
-	struct pf *f = ctx;
-	char *len_at, *id, *td, *thd, *q;
-	char name[128];
+	char *len_at, *def, *ted, *cs, *id, *q;
 
-	(void)p;
-	f->seq = ++f->next_seq;
-	f->track_uuid = ++f->next_uuid;
-	f->open_mark = t->open_mark ? t->open_mark : "open at end";
-
-	q = packet_open(f, PACKET_FIXED + 2 * sizeof(name), &len_at);
+	q = packet_open(f, PACKET_FIXED, &len_at);
 	q = sequence(f, q, SEQ_INCREMENTAL_STATE_CLEARED);
+	q = pb_open(q, PKT_DEFAULTS, &def);
+	q = pb_uint(q, DEF_TIMESTAMP_CLOCK_ID, CLOCK_INCREMENTAL);
+	q = pb_open(q, DEF_TRACK_EVENT_DEFAULTS, &ted);
+	q = pb_uint(q, TED_TRACK_UUID, f->track_uuid);
+	q = pb_close(ted, q);
+	q = pb_close(def, q);
+	q = pb_open(q, PKT_CLOCK_SNAPSHOT, &cs);
+	q = clock(q, CLOCK_BOOTTIME, f->t0, false);
+	q = clock(q, CLOCK_INCREMENTAL, f->t0, true);
+	q = pb_close(cs, q);
 	q = pb_open(q, PKT_INTERNED_DATA, &id);
 	for (unsigned i = 0; i < f->nregs; i++)
 		q = interned_string(q, ID_DEBUG_ANNOTATION_NAMES, i + 1, f->reg_names[i]);
 	q = interned_string(q, ID_DEBUG_ANNOTATION_NAMES, DA_RET, "ret");
 	q = interned_string(q, ID_DEBUG_ANNOTATION_NAMES, DA_EXIT, "exit");
 	q = pb_close(id, q);
+	packet_close(f, len_at, q);
+	f->last_ns = f->t0;
+}
+
+static int on_thread_begin(void *ctx, struct src_process *p, const struct src_thread *t)
+{
+	struct pf *f = ctx;
+	char *len_at, *td, *thd, *q;
+	char name[128];
+
+	(void)p;
+	f->seq = ++f->next_seq;
+	f->track_uuid = ++f->next_uuid;
+	f->open_mark = t->open_mark ? t->open_mark : "open at end";
+	sequence_begin(f);
+
+	q = packet_open(f, PACKET_FIXED + sizeof(name), &len_at);
+	q = pb_uint(q, PKT_SEQUENCE_ID, f->seq);
 	q = pb_open(q, PKT_TRACK_DESCRIPTOR, &td);
 	q = pb_uint(q, TD_UUID, f->track_uuid);
 	q = pb_uint(q, TD_PARENT_UUID, f->process_uuid);

@@ -81,10 +81,8 @@ void ex_trace_free(struct ex_trace *t)
 
 /* ---- running the views ---------------------------------------------------------------- */
 
-/* ada-symbolize VIEW opts... -o out TRACE; fails the test unless it exits 0
- * with nothing on stderr. */
-static void run_view(struct tr_case *tc, const char *view, const struct ex_trace *t,
-		     const char *const opts[], const char *out)
+void ex_run_view(struct tr_case *tc, const char *view, const struct ex_trace *t,
+		 const char *const opts[], const char *out)
 {
 	const char *argv[MAX_ARGS + 6];
 	struct proc_result res = { 0 };
@@ -112,7 +110,7 @@ void ex_chrome(struct tr_case *tc, const struct ex_trace *t, const char *const o
 	char out[PATH_MAX], err[512];
 
 	tr_path(tc, "out.json", out);
-	run_view(tc, "chrome", t, opts, out);
+	ex_run_view(tc, "chrome", t, opts, out);
 	if (xtrace_load(out, x, err, sizeof(err)) < 0)
 		fail_msg("%s", err);
 }
@@ -136,13 +134,7 @@ size_t ex_count(const struct xtrace *x, const char *name)
 	return n;
 }
 
-struct name_count {
-	char name[256];
-	unsigned long n;
-};
-
-static void add_count(struct name_count *c, size_t *n, size_t max, const char *name,
-		      unsigned long k)
+void ex_add_count(struct ex_tally *c, size_t *n, size_t max, const char *name, unsigned long k)
 {
 	size_t i;
 
@@ -183,7 +175,7 @@ static size_t replay_line(const char *line, size_t len, char *name, size_t size,
 }
 
 /* Calls per function in replay output: a line's xN multiplies its subtree. */
-static size_t replay_counts(const char *replay, struct name_count *c, size_t max)
+static size_t replay_counts(const char *replay, struct ex_tally *c, size_t max)
 {
 	unsigned long mult[512];
 	size_t n = 0;
@@ -199,7 +191,7 @@ static size_t replay_counts(const char *replay, struct name_count *c, size_t max
 			if (depth >= 511)
 				fail_msg("replay deeper than 511");
 			mult[depth] = (depth ? mult[depth - 1] : 1) * times;
-			add_count(c, &n, max, name, mult[depth]);
+			ex_add_count(c, &n, max, name, mult[depth]);
 		}
 		s += len + (eol != NULL);
 	}
@@ -208,11 +200,11 @@ static size_t replay_counts(const char *replay, struct name_count *c, size_t max
 
 void ex_expect_replay_counts(const struct xtrace *x, const char *replay)
 {
-	static struct name_count want[512], got[512];
+	static struct ex_tally want[512], got[512];
 	size_t nwant = replay_counts(replay, want, 512), ngot = 0;
 
 	for (size_t i = 0; i < x->n; i++)
-		add_count(got, &ngot, 512, x->slices[i].name, 1);
+		ex_add_count(got, &ngot, 512, x->slices[i].name, 1);
 	for (size_t i = 0; i < nwant; i++)
 		if (ex_count(x, want[i].name) != want[i].n)
 			fail_msg("%s: %zu X events, --replay shows %lu calls\n%s", want[i].name,
@@ -335,232 +327,4 @@ void ex_expect_time_range(struct tr_case *tc, const struct ex_trace *t, const st
 	xtrace_free(&got);
 	free(want);
 	free(ts);
-}
-
-/* ---- the Perfetto trace, through protoc --decode_raw ---------------------------------- */
-
-#define PF_MAX 1024
-
-struct pf_track {
-	uint64_t uuid, last_ts;
-	size_t depth;
-	const char *open[PF_MAX];  /* names of the slices open on it */
-};
-
-struct pf_check {
-	const struct xtrace *x;
-	uint32_t pid;
-	struct { uint64_t seq, iid; const char *name; } names[PF_MAX];
-	size_t nnames;
-	uint64_t cleared[PF_MAX];      /* sequences whose state was cleared */
-	size_t ncleared;
-	struct pf_track tracks[64];
-	size_t ntracks;
-	struct name_count begins[512];
-	size_t nbegins;
-	size_t packets, descriptors, ends;
-	unsigned long rets[8];         /* parse_number's "ret" annotations */
-};
-
-static bool cleared(const struct pf_check *c, uint64_t seq)
-{
-	for (size_t i = 0; i < c->ncleared; i++)
-		if (c->cleared[i] == seq)
-			return true;
-	return false;
-}
-
-static const char *interned_name(const struct pf_check *c, uint64_t seq, uint64_t iid)
-{
-	for (size_t i = 0; i < c->nnames; i++)
-		if (c->names[i].seq == seq && c->names[i].iid == iid)
-			return c->names[i].name;
-	return NULL;
-}
-
-static struct pf_track *track(struct pf_check *c, uint64_t uuid)
-{
-	size_t i;
-
-	for (i = 0; i < c->ntracks && c->tracks[i].uuid != uuid; i++)
-		;
-	if (i == c->ntracks) {
-		if (i == sizeof(c->tracks) / sizeof(c->tracks[0]))
-			fail_msg("more than %zu tracks", i);
-		c->tracks[c->ntracks++].uuid = uuid;
-	}
-	return &c->tracks[i];
-}
-
-static void intern_names(struct pf_check *c, const struct pnode *id, uint64_t seq)
-{
-	for (size_t i = 0; id && i < id->nkids; i++) {
-		const struct pnode *e = &id->kids[i];
-		const struct pnode *name = pnode_get(e, 2);
-		uint64_t iid;
-
-		if (e->field != 2) /* event_names */
-			continue;
-		if (!pnode_u64(e, 1, &iid) || !name || !name->value)
-			fail_msg("sequence %llu: an EventName without iid or name",
-				 (unsigned long long)seq);
-		if (interned_name(c, seq, iid))
-			fail_msg("sequence %llu: iid %llu interned twice", (unsigned long long)seq,
-				 (unsigned long long)iid);
-		if (c->nnames == PF_MAX)
-			fail_msg("more than %d interned names", PF_MAX);
-		c->names[c->nnames].seq = seq;
-		c->names[c->nnames].iid = iid;
-		c->names[c->nnames++].name = name->value;
-	}
-}
-
-static void check_descriptor(struct pf_check *c, const struct pnode *td)
-{
-	const struct pnode *proc = pnode_get(td, 3), *thr = pnode_get(td, 4);
-	uint64_t pid = 0, tid = 0, uuid;
-
-	c->descriptors++;
-	if (!pnode_u64(td, 1, &uuid))
-		fail_msg("a TrackDescriptor without uuid");
-	if (proc && (!pnode_u64(proc, 1, &pid) || pid != c->pid || !pnode_get(proc, 6)))
-		fail_msg("process descriptor: pid %llu, expected %u, and a process_name",
-			 (unsigned long long)pid, c->pid);
-	if (thr && (!pnode_u64(thr, 1, &pid) || !pnode_u64(thr, 2, &tid) || pid != c->pid ||
-		    !xtrace_meta(c->x, "thread_name", c->pid, (uint32_t)tid) || !pnode_get(thr, 5)))
-		fail_msg("thread descriptor: pid %llu tid %llu, not a thread of the JSON's",
-			 (unsigned long long)pid, (unsigned long long)tid);
-	if (!proc && !thr && !pnode_get(td, 2))
-		fail_msg("a TrackDescriptor with neither process, thread nor name");
-}
-
-static void check_begin(struct pf_check *c, struct pf_track *tr, const struct pnode *te,
-			uint64_t seq)
-{
-	uint64_t iid;
-	const char *name;
-
-	if (!pnode_u64(te, 10, &iid) || !(name = interned_name(c, seq, iid)))
-		fail_msg("sequence %llu: a slice begin whose name_iid is not interned",
-			 (unsigned long long)seq);
-	if (tr->depth == PF_MAX)
-		fail_msg("track %llu deeper than %d", (unsigned long long)tr->uuid, PF_MAX);
-	tr->open[tr->depth++] = name;
-	add_count(c->begins, &c->nbegins, 512, name, 1);
-}
-
-static void check_end(struct pf_check *c, struct pf_track *tr, const struct pnode *te)
-{
-	const char *name;
-
-	if (!tr->depth)
-		fail_msg("track %llu: a slice end with no slice open", (unsigned long long)tr->uuid);
-	name = tr->open[--tr->depth];
-	c->ends++;
-	if (strcmp(name, "parse_number") != 0)
-		return;
-	for (size_t i = 0; i < te->nkids; i++) {
-		uint64_t iid, v;
-
-		if (te->kids[i].field == 4 && pnode_u64(&te->kids[i], 1, &iid) && iid == 9 &&
-		    pnode_u64(&te->kids[i], 7, &v))
-			c->rets[v & 7]++;
-	}
-}
-
-static void check_packet(struct pf_check *c, const struct pnode *pk)
-{
-	const struct pnode *te = pnode_get(pk, 11), *td = pnode_get(pk, 60);
-	uint64_t seq = 0, flags = 0, ts, type, uuid;
-	bool has_seq = pnode_u64(pk, 10, &seq);
-
-	c->packets++;
-	if (pk->field != 1 || pk->value)
-		fail_msg("a Trace holds field %u, not packets (1)", pk->field);
-	pnode_u64(pk, 13, &flags);
-	if (flags == 1) {
-		if (!has_seq || cleared(c, seq) || c->ncleared == PF_MAX)
-			fail_msg("sequence %llu cleared twice or without an id",
-				 (unsigned long long)seq);
-		c->cleared[c->ncleared++] = seq;
-	}
-	intern_names(c, pnode_get(pk, 12), seq);
-	if (td)
-		check_descriptor(c, td);
-	if (!te)
-		return;
-	if (!has_seq || !cleared(c, seq) || flags != 2 || !pnode_u64(pk, 8, &ts))
-		fail_msg("a track event packet without timestamp, or on sequence %llu (flags "
-			 "%llu) before its state was cleared", (unsigned long long)seq,
-			 (unsigned long long)flags);
-	if (!pnode_u64(te, 9, &type) || !pnode_u64(te, 11, &uuid))
-		fail_msg("a track event without type or track_uuid");
-	struct pf_track *tr = track(c, uuid);
-	if (ts < tr->last_ts)
-		fail_msg("track %llu: time goes back", (unsigned long long)uuid);
-	tr->last_ts = ts;
-	if (type == 1)
-		check_begin(c, tr, te, seq);
-	else if (type == 2)
-		check_end(c, tr, te);
-	else
-		fail_msg("track event type %llu", (unsigned long long)type);
-}
-
-/* protoc --decode_raw < path, parsed. */
-static void decode_raw(struct tr_case *tc, const char *path, struct pnode *root)
-{
-	char cmd[PATH_MAX + 64], why[64], err[256];
-	const char *const argv[] = { "sh", "-c", cmd, NULL };
-	struct proc_result res = { 0 };
-
-	snprintf(cmd, sizeof(cmd), "protoc --decode_raw < '%s'", path);
-	tr_run(tc, argv, NULL, &res);
-	if (proc_exit_code(&res) != 0)
-		fail_msg("%s: %s\n%s", cmd, proc_describe(&res, why, sizeof(why)), res.err);
-	if (pnode_parse(res.out, root, err, sizeof(err)) < 0)
-		fail_msg("%s: %s", cmd, err);
-	proc_result_free(&res);
-}
-
-void ex_expect_perfetto_matches_chrome(struct tr_case *tc, const struct ex_trace *t,
-				       const char *const opts[])
-{
-	struct pf_check *c = calloc(1, sizeof(*c));
-	struct pnode root;
-	struct xtrace x;
-	char out[PATH_MAX];
-
-	assert_non_null(c);
-	ex_chrome(tc, t, opts, &x);
-	tr_path(tc, "out.pftrace", out);
-	run_view(tc, "perfetto", t, opts, out);
-	decode_raw(tc, out, &root);
-	c->x = &x;
-	c->pid = t->pid;
-	for (size_t i = 0; i < root.nkids; i++)
-		check_packet(c, &root.kids[i]);
-	for (size_t i = 0; i < c->ntracks; i++)
-		if (c->tracks[i].depth)
-			fail_msg("track %llu: %zu slices never end",
-				 (unsigned long long)c->tracks[i].uuid, c->tracks[i].depth);
-	assert_int_equal(c->descriptors, 1 + xtrace_meta_count(&x, "thread_name"));
-	assert_int_equal(c->ends, x.n);
-	assert_int_equal(c->packets, 2 * x.n + c->descriptors);
-	for (size_t i = 0; i < x.n; i++) {
-		size_t k;
-
-		for (k = 0; k < c->nbegins && strcmp(c->begins[k].name, x.slices[i].name); k++)
-			;
-		if (k == c->nbegins || c->begins[k].n != ex_count(&x, x.slices[i].name))
-			fail_msg("%s: %lu slices in the Perfetto trace, %zu in the JSON",
-				 x.slices[i].name, k < c->nbegins ? c->begins[k].n : 0,
-				 ex_count(&x, x.slices[i].name));
-	}
-	if (ex_count(&x, "parse_number") == 6) /* the demo, unfiltered: 2, 3, 4, 1, 2, 3 */
-		assert_true(c->rets[1] == 1 && c->rets[2] == 2 && c->rets[3] == 2 &&
-			    c->rets[4] == 1);
-	pnode_free(&root);
-	xtrace_free(&x);
-	free(c);
 }

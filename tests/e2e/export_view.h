@@ -30,12 +30,24 @@ void ex_trace_prog(struct tr_case *tc, struct ex_trace *t, const char *name, con
 		   const char *const args[], bool one_process);
 void ex_trace_free(struct ex_trace *t);
 
-/* `ada-symbolize chrome <opts> -o FILE TRACE` (opts NULL-terminated, may be
- * NULL), exit status 0 and nothing on stderr; the JSON loaded into *x. */
+/* `ada-symbolize VIEW <opts> -o out TRACE` (opts NULL-terminated, may be
+ * NULL); fails the test unless it exits 0 with nothing on stderr. */
+void ex_run_view(struct tr_case *tc, const char *view, const struct ex_trace *t,
+		 const char *const opts[], const char *out);
+
+/* `ada-symbolize chrome <opts> -o FILE TRACE`, checked as ex_run_view; the
+ * JSON loaded into *x. */
 void ex_chrome(struct tr_case *tc, const struct ex_trace *t, const char *const opts[],
 	       struct xtrace *x);
 
 void ex_expect_nesting(const struct xtrace *x);
+/* Counts per name: adds k to name's (a new entry if needed, at most max). */
+struct ex_tally {
+	char name[256];
+	unsigned long n;
+};
+void ex_add_count(struct ex_tally *c, size_t *n, size_t max, const char *name, unsigned long k);
+
 /* X events named name. */
 size_t ex_count(const struct xtrace *x, const char *name);
 /* Per function, as many X events as the replay shows calls (symbol
@@ -55,9 +67,9 @@ void ex_expect_subset(const struct xtrace *all, const struct xtrace *got, enum e
  * started in [A, B). */
 void ex_expect_time_range(struct tr_case *tc, const struct ex_trace *t, const struct xtrace *all);
 
-/* `ada-symbolize perfetto <opts> -o FILE`, decoded by protoc --decode_raw:
- * packets, sequences, interning, balance per track, and the same slices
- * per function as `chrome <opts>`. */
+/* export_pftrace.c: `ada-symbolize perfetto <opts> -o FILE`, decoded by
+ * protoc --decode_raw: packets, sequences, interning, balance per track,
+ * and the same slices (name, start, duration) as `chrome <opts>`. */
 void ex_expect_perfetto_matches_chrome(struct tr_case *tc, const struct ex_trace *t,
 				       const char *const opts[]);
 
