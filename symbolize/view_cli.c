@@ -23,6 +23,7 @@ static const struct {
 	{ "graph", view_graph_main, "graph FUNCTION: its callers and callees, with times" },
 	{ "chrome", view_chrome_main, "Trace Event Format JSON (Perfetto UI, chrome://tracing, speedscope)" },
 	{ "perfetto", view_perfetto_main, "Perfetto's protobuf trace, for traces too large for JSON (-o FILE)" },
+	{ "flame", view_flame_main, "folded stacks (flame graph input) or an SVG flame graph" },
 };
 
 static const char usage[] =
@@ -140,6 +141,10 @@ static int parse(int argc, char **argv, struct view_args *a)
 	if (a->sort && !view_report_sort_key(a->sort)) {
 		fprintf(stderr, "ada-symbolize: --sort %s: expected total, self, calls, avg, min, max or name\n",
 			a->sort);
+		return 2;
+	}
+	if (a->format && strcmp(a->format, "folded") && strcmp(a->format, "svg")) {
+		fprintf(stderr, "ada-symbolize: --format %s: expected folded or svg\n", a->format);
 		return 2;
 	}
 	a->paths = argv + optind;

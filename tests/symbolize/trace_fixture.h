@@ -127,7 +127,7 @@ static void fx_write(const struct fixture *fx, const char *name, const char *tex
 
 /* A manifest with the given "threads" entries and symbols 1..n of module 1
  * named names[0..n-1] (a name "a|b" gives name a and demangled b). */
-static void fx_manifest(const struct fixture *fx, const char *threads, const char *const *names,
+static inline void fx_manifest(const struct fixture *fx, const char *threads, const char *const *names,
 			size_t n)
 {
 	char text[8192], *p = text;

@@ -1,0 +1,234 @@
+/* view_flame.c - `ada-symbolize flame`: folded stacks and SVG flame graphs.
+ *
+ *   ada-symbolize flame [filters] [--count] [--full-names]
+ *                       [--format folded|svg] [-o FILE] TRACE_DIR...
+ *
+ * One line per distinct stack of shown frames (outermost first, as walk.h
+ * shows them), "main;compute;fib 12345", the weight being the self time in
+ * nanoseconds of the frames that ran at exactly that stack, or with
+ * --count the number of those frames (calls). Stacks with no weight are
+ * left out. Lines are in frame order (flame_tree.h): stable from run to run.
+ *
+ * There is no thread or process root frame: a stack starts at the thread's
+ * own first frame (__libc_start_main or main for the main thread, the start
+ * routine for the others), so threads doing the same work add up into one
+ * tower, as a profile answers "where does the time go", and a thread is
+ * seen alone with --tid or --thread. uftrace's folded output does the same.
+ * Stacks of several processes (fork children) add up by name likewise.
+ *
+ * Per event, the view does one hash lookup on ENTER and one addition on
+ * EXIT: it keeps the node of the stack at each open depth (flame_tree.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flame_svg.h"
+#include "flame_tree.h"
+#include "view_cli.h"
+#include "walk.h"
+
+struct flame {
+	const struct view_args *a;
+	struct flame_tree tree;
+	const struct src_process *p;
+	uint32_t *names;       /* tree name id + 1 of each function of p, 0: not yet */
+	uint32_t *stack;       /* node of each open depth, stack[0] the root */
+	uint32_t depth, cap;
+	bool count;            /* --count: a call weighs 1, else its self time */
+	size_t nprocs;
+	char *first_exe;       /* the first process's executable and command line */
+	char *first_cmdline;
+	uint32_t first_pid;
+};
+
+static int process_begin(void *ctx, struct src_process *p)
+{
+	struct flame *fl = ctx;
+
+	free(fl->names);
+	fl->names = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*fl->names));
+	if (!fl->names)
+		return -ENOMEM;
+	fl->p = p;
+	if (fl->nprocs++ == 0) {
+		fl->first_exe = strdup(p->exe ? p->exe : "");
+		fl->first_cmdline = strdup(p->cmdline ? p->cmdline : "");
+		fl->first_pid = p->pid;
+		if (!fl->first_exe || !fl->first_cmdline)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The tree's name of function func: interned on first use, so a process's
+ * thousands of library symbols cost nothing until called. */
+static inline uint32_t name_of(struct flame *fl, uint32_t func)
+{
+	if (__builtin_expect(fl->names[func] == 0, 0)) {
+		const struct src_func *f = &fl->p->funcs[func];
+		uint32_t id = flame_tree_name(&fl->tree, fl->a->full_names ? f->full : f->name,
+					      f->module);
+
+		if (id == FLAME_NONE)
+			return FLAME_NONE;
+		fl->names[func] = id + 1;
+	}
+	return fl->names[func] - 1;
+}
+
+static int thread_begin(void *ctx, struct src_process *p, const struct src_thread *t)
+{
+	struct flame *fl = ctx;
+
+	(void)p, (void)t;
+	fl->depth = 0;
+	return 0;
+}
+
+static int stack_room(struct flame *fl, uint32_t depth)
+{
+	if (depth < fl->cap)
+		return 0;
+	uint32_t cap = fl->cap;
+	while (cap <= depth)
+		cap *= 2;
+	uint32_t *s = realloc(fl->stack, (size_t)cap * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	fl->stack = s;
+	fl->cap = cap;
+	return 0;
+}
+
+/* The open frames as the walk has them: for events that do not continue
+ * the stack kept here (a thread whose record starts inside frames). */
+static __attribute__((noinline)) int resync(struct flame *fl, struct walk *w)
+{
+	uint32_t n;
+	const uint32_t *funcs = walk_stack(w, &n);
+	int ret = stack_room(fl, n);
+
+	for (uint32_t d = 1; d <= n && ret == 0; d++) {
+		uint32_t name = name_of(fl, funcs[d - 1]);
+
+		fl->stack[d] = name == FLAME_NONE ? FLAME_NONE :
+			       flame_tree_child(&fl->tree, fl->stack[d - 1], name);
+		if (fl->stack[d] == FLAME_NONE)
+			ret = -ENOMEM;
+	}
+	fl->depth = n;
+	return ret;
+}
+
+static int event(void *ctx, struct walk *w, const struct walk_event *ev)
+{
+	struct flame *fl = ctx;
+	uint32_t d = ev->depth;
+
+	if (ev->type == WALK_EXIT) {
+		/* The walk closes frames in the order it opened them: the frame at
+		 * the depth kept here is this one, unless the thread's record
+		 * started inside frames that it never opened. */
+		if (__builtin_expect(d != fl->depth || d == 0, 0)) {
+			int ret = resync(fl, w);
+			if (ret < 0)
+				return ret;
+			if (d == 0 || d > fl->depth)  /* not a frame the walk has open */
+				return 0;
+		}
+		fl->tree.nodes[fl->stack[d]].weight += fl->count ? 1 : ev->self_ns;
+		fl->depth = d - 1;
+		return 0;
+	}
+	uint32_t name = name_of(fl, ev->func);
+	if (name == FLAME_NONE)
+		return -ENOMEM;
+	if (__builtin_expect(d != fl->depth + 1 || d >= fl->cap, 0))
+		return resync(fl, w);
+	fl->stack[d] = flame_tree_child(&fl->tree, fl->stack[d - 1], name);
+	fl->depth = d;
+	return fl->stack[d] == FLAME_NONE ? -ENOMEM : 0;
+}
+
+static const char *module_of(void *ctx, const char *name)
+{
+	return flame_tree_module_of(ctx, name);
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static int write_svg(struct flame *fl, FILE *out)
+{
+	char *text = NULL, subtitle[512];
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	int ret = mem ? flame_tree_write_folded(&fl->tree, mem) : -ENOMEM;
+
+	if (mem && fclose(mem) != 0 && ret == 0)
+		ret = -ENOMEM;
+	if (ret < 0) {
+		free(text);
+		return ret;
+	}
+	const char *what = fl->a->count ? "calls" : "self time";
+	const char *cmd = fl->first_cmdline && *fl->first_cmdline ? fl->first_cmdline :
+			  fl->first_exe ? fl->first_exe : "";
+	if (fl->nprocs > 1)
+		snprintf(subtitle, sizeof(subtitle), "%s (pid %u and %zu more processes), by %s", cmd,
+			 fl->first_pid, fl->nprocs - 1, what);
+	else
+		snprintf(subtitle, sizeof(subtitle), "%s (pid %u), by %s", cmd, fl->first_pid, what);
+
+	struct flame_svg_opts o = {
+		.title = "Flame graph",
+		.subtitle = fl->nprocs ? subtitle : NULL,
+		.count = fl->a->count,
+		.main_module = fl->first_exe ? basename_of(fl->first_exe) : NULL,
+		.module_of = module_of,
+		.ctx = &fl->tree,
+	};
+	ret = flame_svg_write(text, len, "folded stacks", &o, out);
+	free(text);
+	return ret;
+}
+
+int view_flame_main(const struct view_args *a, FILE *out)
+{
+	bool svg = a->format && strcmp(a->format, "svg") == 0; /* view_cli checked it */
+	struct flame fl = { .a = a, .cap = 256, .count = a->count };
+	int ret;
+
+	fl.stack = malloc(fl.cap * sizeof(*fl.stack));
+	ret = fl.stack ? flame_tree_init(&fl.tree) : -ENOMEM;
+	if (ret < 0) {
+		free(fl.stack);
+		fprintf(stderr, "ada-symbolize: flame: %s\n", strerror(-ret));
+		return ret;
+	}
+	fl.stack[0] = FLAME_ROOT;
+
+	struct view_ops ops = {
+		.ctx = &fl,
+		.process_begin = process_begin,
+		.thread_begin = thread_begin,
+		.event = event,
+	};
+	for (int i = 0; i < a->npaths && ret == 0; i++)
+		ret = view_run(a->paths[i], &a->filter, &ops);
+	if (ret == 0)
+		ret = svg ? write_svg(&fl, out) : flame_tree_write_folded(&fl.tree, out);
+	if (ret == -ENOMEM || ret == -EIO)
+		fprintf(stderr, "ada-symbolize: flame: %s\n", strerror(-ret));
+	flame_tree_free(&fl.tree);
+	free(fl.names);
+	free(fl.stack);
+	free(fl.first_exe);
+	free(fl.first_cmdline);
+	return ret;
+}
