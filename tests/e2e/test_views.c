@@ -292,21 +292,6 @@ struct fixture {
 
 #define NTESTS 11
 
-static struct tr_case *traced(const char *prog, const char *out, const char *mode, const char *env)
-{
-	const char *const envp[] = { env, NULL };
-	const char *const flags[] = { "-O0", NULL };
-	void *s = NULL;
-
-	assert_int_equal(tr_setup(&s), 0);
-	setenv("ADA_MODE", mode, 1); /* adacc's, gcc does not look */
-	tr_build_pair(s, prog, out, flags);
-	unsetenv("ADA_MODE");
-	tr_run_pair(s, out, NULL, envp, 0);
-	tr_symbolize(s, NULL);
-	return s;
-}
-
 static void first_pid_dir(const struct tr_case *tc, char *out, size_t len)
 {
 	glob_t g;
@@ -321,9 +306,9 @@ static int setup(void **state)
 	static struct fixture fx;
 
 	/* demo with its library calls (the tests' default is without). */
-	fx.demo = traced("examples/demo.c", "demo", "fentry", "ADA_DYNHOOK=on");
-	fx.rec = traced("examples/recursion.c", "rec", "fentry", NULL);
-	fx.fork = traced("examples/fork.c", "fork", "cyg", NULL);
+	fx.demo = tr_traced_case("examples/demo.c", "demo", "fentry", "ADA_DYNHOOK=on");
+	fx.rec = tr_traced_case("examples/recursion.c", "rec", "fentry", NULL);
+	fx.fork = tr_traced_case("examples/fork.c", "fork", "cyg", NULL);
 	first_pid_dir(fx.demo, fx.demo_pid, sizeof(fx.demo_pid));
 	first_pid_dir(fx.rec, fx.rec_pid, sizeof(fx.rec_pid));
 	*state = &fx;

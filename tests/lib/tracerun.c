@@ -260,6 +260,22 @@ void tr_symbolize(struct tr_case *tc, const char *trace)
 	expect_success(replay_argv, &tc->replay);
 }
 
+struct tr_case *tr_traced_case(const char *prog, const char *out, const char *mode,
+			       const char *env)
+{
+	const char *const envp[] = { env, NULL };
+	const char *const flags[] = { "-O0", NULL };
+	void *s = NULL;
+
+	assert_int_equal(tr_setup(&s), 0);
+	setenv("ADA_MODE", mode, 1); /* adacc's, gcc does not look */
+	tr_build_pair(s, prog, out, flags);
+	unsetenv("ADA_MODE");
+	tr_run_pair(s, out, NULL, envp, 0);
+	tr_symbolize(s, NULL);
+	return s;
+}
+
 void tr_expect_tree(const char *replay, const char *expected, size_t npids)
 {
 	struct calltree got = { 0 }, want = { 0 };

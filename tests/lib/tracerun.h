@@ -115,6 +115,12 @@ void tr_run_pair_args(struct tr_case *tc, const char *out, const char *const pla
  * the test unless all exit 0. tc->replay.out holds the call trees. */
 void tr_symbolize(struct tr_case *tc, const char *trace);
 
+/* A case of its own (tr_setup) holding `prog` built at -O0 in adacc mode
+ * `mode`, run (env: one "NAME=value" or NULL) and symbolized: what the
+ * views' tests start from. Release it with tr_teardown. */
+struct tr_case *tr_traced_case(const char *prog, const char *out, const char *mode,
+			       const char *env);
+
 /* Fails the test unless the replay's call tree (threads sorted, headers
  * dropped, as calltree.h) equals `expected` (blocks separated by
  * "--- thread" lines) and shows `npids` processes. */
