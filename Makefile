@@ -8,6 +8,7 @@
 #   make stress     ada under stress: threads on tiny rings, churn, signal and fork storms, dlopen loops
 #   make sanitize   every test with the tools and the runtime under ASan, UBSan and TSan
 #   make fuzz       libFuzzer on the raw-trace, ATF and JSON readers (FUZZ_MINUTES each)
+#   make browser    the views in headless Chromium: the SVG flame graph, speedscope
 #   make install PREFIX=/usr/local
 #
 # Quiet unless V=1. Sources are found by glob: a new .c file in a component
@@ -85,7 +86,7 @@ LIBS  := lib/libada.so lib/libada.a
 ifeq ($(ADA_INNER),)
 # The outer make only makes sure the Debian packages are there, then runs the
 # inner make, which reads the pkg-config flags of what 'deps' just installed.
-all check unit e2e demo bench realworld install stress fuzz sanitize sanitize-check: deps
+all check unit e2e demo bench realworld install stress fuzz sanitize sanitize-check browser browser-check: deps
 	$(Q)$(MAKE) --no-print-directory ADA_INNER=1 $@
 
 # Install what the build needs from Debian when it is missing: apt-get when we
@@ -185,6 +186,7 @@ include mk/stress.mk
 include mk/fuzz.mk
 include mk/sanitize.mk
 include mk/exports.mk
+include mk/browser.mk
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/ada

@@ -394,7 +394,14 @@ static const char script[] =
 	"  });\n"
 	"  g.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
 	"});\n"
-	"reset.addEventListener('click', function () { zoom(null); });\n";
+	"reset.addEventListener('click', function () { zoom(null); });\n"
+	"/* #zoom=NAME in the URL: zoomed into the widest frame of NAME. */\n"
+	"var want = /^#zoom=(.+)$/.exec(location.hash), best = null;\n"
+	"frames.forEach(function (g) {\n"
+	"  if (want && g.getAttribute('data-n') === decodeURIComponent(want[1]) &&\n"
+	"      (!best || num(g, 'data-w') > num(best, 'data-w'))) best = g;\n"
+	"});\n"
+	"if (best) zoom(best);\n";
 
 static void header(struct svg *g, int height)
 {

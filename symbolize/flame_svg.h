@@ -7,8 +7,9 @@
  * legend names them), and a <title> giving name, module, weight and share
  * for hover. An inline script zooms into a frame on click (its ancestors
  * stay as full-width bars, "Reset zoom" or a click on "all" goes back) and
- * shows the hovered frame's title under the graph; without it the picture
- * and the titles are all there.
+ * shows the hovered frame's title under the graph; a URL ending in
+ * #zoom=NAME opens zoomed into NAME's widest frame. Without the script the
+ * picture and the titles are all there.
  *
  * Frames narrower than 0.1 pixel are left out (their weight still counts in
  * their parents' widths), which bounds the file by the picture's size, not

@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""run.py - ada's views opened in a real browser (make browser).
+
+Traces examples/demo.c, then with headless Chromium (cdp.py: the DOM is
+read again until what a check looks for is there, or 30 s passed):
+  - opens the SVG flame graph (`ada-symbolize flame --format svg`) as a
+    file:// URL: the DOM holds a frame of each of demo.c's functions and no
+    XML parse error; with the URL hash #zoom=evaluate the inline script
+    zooms into that frame (its rectangle spans the graph);
+  - serves speedscope's built files (npm package, tests/browser/install.sh)
+    on 127.0.0.1 and loads ada's Chrome JSON export (`ada-symbolize chrome`)
+    through speedscope's #profileURL=, in its sandwich view, whose table of
+    functions is in the DOM (the flame charts are drawn on a canvas): the
+    main thread's profile lists main, and an export of one worker thread
+    (--thread 1) lists the parser's functions; the thread list names all
+    three threads; no "Something went wrong" and no alert() (speedscope's
+    way to say it cannot import a file);
+  - loads the folded stacks (`ada-symbolize flame`) in speedscope too: one
+    profile with every function.
+Screenshots go to BUILD_DIR/*.png (build artefacts, not in git).
+
+  tests/browser/run.py [--short] [BUILD_DIR]     (default build/browser)
+
+--short (make check): no screenshots, no folded stacks; skipped, with a
+message, where Chromium or speedscope is not installed. Ends with the
+line "N passed, N failed"; exit status 1 if a check failed.
+"""
+import argparse
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import cdp  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+SYM = os.path.join(ROOT, 'bin', 'ada-symbolize')
+ADACC = os.path.join(ROOT, 'bin', 'adacc')
+# What demo.c calls, thread by thread.
+MAIN_FUNCS = ['main']
+WORKER_FUNCS = ['evaluate', 'parse_expr', 'parse_term', 'parse_factor', 'parse_number']
+SPEEDSCOPE_ERROR = 'Something went wrong'
+
+
+class Checks:
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def check(self, ok, what, detail=''):
+        if ok:
+            self.passed += 1
+            print(f'ok - {what}')
+        else:
+            self.failed += 1
+            print(f'FAIL - {what}' + (f': {detail}' if detail else ''))
+        return ok
+
+    def end(self):
+        print(f'{self.passed} passed, {self.failed} failed')
+        return 1 if self.failed else 0
+
+
+def run(argv, env=None, **kw):
+    """Runs argv; its stdout, or an exception naming the command and its stderr."""
+    res = subprocess.run(argv, env=env, capture_output=True, text=True, **kw)
+    if res.returncode != 0:
+        raise RuntimeError(f'{" ".join(argv)}: exit {res.returncode}: {res.stderr.strip()}')
+    return res.stdout
+
+
+def chromium_binary():
+    return shutil.which('chromium') or shutil.which('chromium-browser')
+
+
+class Server:
+    """speedscope's files and the profiles, on 127.0.0.1, a port the kernel picks."""
+
+    def __init__(self, directory):
+        class Quiet(http.server.SimpleHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+        handler = functools.partial(Quiet, directory=directory)
+        self.httpd = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+        self.url = f'http://127.0.0.1:{self.httpd.server_address[1]}'
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def trace_demo(build):
+    """Builds and runs examples/demo.c traced (fentry, library calls too)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith('ADA_')}
+    exe = os.path.join(build, 'demo')
+    trace = os.path.join(build, 'trace')
+    shutil.rmtree(trace, ignore_errors=True)
+    run([ADACC, '-g', '-O0', '-pthread', '-o', exe, os.path.join(ROOT, 'examples', 'demo.c')], env)
+    run([exe], dict(env, ADA_OUTPUT=trace), cwd=build)
+    return trace
+
+
+def has_view(name):
+    usage = run([SYM, 'report', '--help'])
+    return re.search(rf'^  {name} ', usage, re.M) is not None
+
+
+def chrome_json(trace, out, extra):
+    """ada's Chrome JSON export into out."""
+    run([SYM, 'chrome'] + extra + ['-o', out, trace])
+
+
+def chrome_json_from_dump(trace, out, extra):
+    """Until `ada-symbolize chrome` is on this branch: complete events made
+    from --dump of the same trace (times in microseconds, 6 decimals of a
+    second), one thread with --thread N."""
+    run([SYM, '-q', trace])
+    events, stack, pid, tid, keep = [], [], 0, 0, True
+    want = extra[1] if extra[:1] == ['--thread'] else None
+    for line in run([SYM, '--dump', trace]).splitlines():
+        m = re.match(r'# pid (\d+) thread (\d+) tid (\d+)', line)
+        if m:
+            pid, tid, stack = int(m[1]), int(m[3]), []
+            keep = want is None or m[2] == want
+            if keep:
+                events.append({'name': 'thread_name', 'ph': 'M', 'pid': pid, 'tid': tid,
+                               'args': {'name': f'thread {m[2]}'}})
+            continue
+        m = re.match(r'(\d+\.\d+) +(\S+?)(@\S*)?(\(| = | returns| \()', line)
+        if not m or not keep:
+            continue
+        ts = float(m[1]) * 1e6
+        # In call order: viewers order events of equal ts (the dump's times
+        # are in microseconds) by their place in the file, parent first.
+        if m[4] == '(':
+            stack.append(len(events))
+            events.append({'name': m[2], 'ph': 'X', 'pid': pid, 'tid': tid, 'ts': ts})
+        elif stack:
+            e = events[stack.pop()]
+            e['dur'] = ts - e['ts']
+    with open(out, 'w') as f:
+        json.dump({'traceEvents': [e for e in events if 'dur' in e or e['ph'] == 'M']}, f)
+
+
+ZOOMED = (r'data-n="evaluate"[^>]*><title>[^<]*</title><rect x="10.0" y="[0-9.]+" '
+          r'width="1180.0"')
+
+
+def svg_checks(c, browser, build, trace, short):
+    svg = os.path.join(build, 'flame.svg')
+    run([SYM, 'flame', '--format', 'svg', '-o', svg, trace])
+    url = 'file://' + svg
+    dom, err = browser.open(url, lambda d: 'data-n="all"' in d or 'parsererror' in d)
+    if not c.check(err is None, 'Chromium opens the SVG flame graph', err):
+        return
+    c.check('parsererror' not in dom and 'This page contains the following errors' not in dom,
+            'the SVG parses', dom[:300])
+    for name in MAIN_FUNCS + ['evaluate', 'parse_expr']:
+        c.check(f'data-n="{name}"' in dom, f'the flame graph has a frame of {name}')
+    if not short:
+        png = os.path.join(build, 'flame.png')
+        browser.screenshot(png)
+        print(f'screenshot {png}')
+    # The inline script: #zoom=evaluate widens that frame to the whole graph.
+    dom, err = browser.open(url + '#zoom=evaluate', lambda d: re.search(ZOOMED, d))
+    c.check(err is None, 'zoomed into evaluate, its frame spans the graph', err)
+    if not short:
+        png = os.path.join(build, 'flame-zoom.png')
+        browser.screenshot(png)
+        print(f'screenshot {png}')
+
+
+def speedscope_checks(c, browser, build, trace, short):
+    release = os.path.join(build, 'node_modules', 'speedscope', 'dist', 'release')
+    site = os.path.join(build, 'site')
+    shutil.rmtree(site, ignore_errors=True)
+    shutil.copytree(release, site)
+    export = chrome_json if has_view('chrome') else chrome_json_from_dump
+    if export is chrome_json_from_dump:
+        print('note: ada-symbolize has no chrome view on this branch: Chrome JSON made from --dump')
+    export(trace, os.path.join(site, 'demo.json'), [])
+    export(trace, os.path.join(site, 'demo-thread1.json'), ['--thread', '1'])
+    run([SYM, 'flame', '-o', os.path.join(site, 'demo.folded'), trace])
+    server = Server(site)
+    try:
+        def page(profile, view):
+            return f'{server.url}/index.html#profileURL={server.url}/{profile}' + \
+                   (f'&view={view}' if view else '')
+
+        def listed(dom, name):
+            return re.search(rf'>{re.escape(name)}( [^<]*)?</', dom) is not None
+
+        def load(profile, funcs, what, view='sandwich', png=None):
+            dom, err = browser.open(page(profile, view), lambda d: SPEEDSCOPE_ERROR in d or all(
+                listed(d, name) for name in funcs))
+            text = re.sub(r'\s+', ' ', re.sub(r'<[^>]*>', ' ', dom))[:600]
+            c.check(err is None, f'speedscope shows {what}', f'{err}; the page reads: {text}')
+            c.check(SPEEDSCOPE_ERROR not in dom, f'speedscope shows no error for {what}')
+            c.check(f'<title>{profile} - speedscope</title>' in dom, f'speedscope names {profile}')
+            for name in funcs:
+                c.check(listed(dom, name), f'speedscope lists {name} ({what})')
+            if png and not short:
+                browser.screenshot(os.path.join(build, png))
+                print(f'screenshot {os.path.join(build, png)}')
+            return dom
+
+        dom = load('demo.json', MAIN_FUNCS, 'the Chrome JSON export', png='speedscope-sandwich.png')
+        threads = re.findall(r'<tr title="([^"]*)"', dom)
+        c.check(len(threads) == 3, 'speedscope lists the three threads', threads)
+        load('demo-thread1.json', WORKER_FUNCS, 'the export of thread 1',
+             png='speedscope-thread1-sandwich.png')
+        if not short:
+            load('demo.folded', MAIN_FUNCS + WORKER_FUNCS, 'the folded stacks')
+            # The flame charts (a canvas): for the eye only, the sandwich
+            # table of the same load says the profile is there.
+            for profile, png in (('demo.json', 'speedscope.png'),
+                                 ('demo-thread1.json', 'speedscope-thread1.png')):
+                browser.open(page(profile, None), lambda d: f'<title>{profile} - speedscope' in d)
+                time.sleep(1)  # the canvas is drawn on the next animation frames
+                browser.screenshot(os.path.join(build, png))
+                print(f'screenshot {os.path.join(build, png)}')
+    finally:
+        server.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--short', action='store_true', help="make check's part")
+    ap.add_argument('build', nargs='?', default=os.path.join(ROOT, 'build', 'browser'))
+    args = ap.parse_args()
+    build = os.path.abspath(args.build)
+    binary = chromium_binary()
+    if not binary:
+        print('skipped: chromium not installed (make browser installs it)')
+        return 0
+    have_speedscope = os.path.exists(
+        os.path.join(build, 'node_modules', 'speedscope', 'dist', 'release', 'index.html'))
+    os.makedirs(build, exist_ok=True)
+    c = Checks()
+    profile = tempfile.mkdtemp(prefix='chromium-profile-', dir=build)
+    browser = cdp.Browser(binary, profile)
+    try:
+        trace = trace_demo(build)
+        svg_checks(c, browser, build, trace, args.short)
+        if have_speedscope:
+            speedscope_checks(c, browser, build, trace, args.short)
+        elif args.short:
+            print('skipped: speedscope not installed (make browser installs it)')
+        else:
+            c.check(False, 'speedscope is installed', 'run tests/browser/install.sh')
+    except RuntimeError as e:
+        c.check(False, 'the trace and its exports', str(e))
+    finally:
+        browser.close()
+        shutil.rmtree(profile, ignore_errors=True)
+    return c.end()
+
+
+if __name__ == '__main__':
+    sys.exit(main())
