@@ -133,17 +133,19 @@ struct family {
 };
 
 /* Warm for the program's module (main_module), then cool and distinct
- * families for the others, in order of appearance. */
+ * families for the others, the heaviest first (rank_modules), and grey for
+ * the rest. */
 static const struct family families[MAX_LEGEND] = {
-	{ 205, 50, 60, 150, 0, 55 },   /* red to orange */
+	{ 205, 50, 50, 100, 0, 55 },   /* red to orange */
 	{ 40, 60, 140, 60, 200, 55 },  /* blue */
 	{ 50, 60, 170, 60, 60, 50 },   /* green */
 	{ 160, 60, 100, 50, 200, 55 }, /* purple */
-	{ 200, 40, 180, 50, 30, 50 },  /* yellow */
 	{ 40, 40, 180, 50, 170, 50 },  /* teal */
 	{ 200, 50, 100, 50, 140, 50 }, /* pink */
+	{ 170, 40, 170, 40, 80, 40 },  /* olive */
 	{ 140, 40, 140, 40, 140, 40 }, /* grey: every further module */
 };
+#define OTHERS (MAX_LEGEND - 1)
 
 static uint32_t name_hash(const char *s)
 {
@@ -154,18 +156,74 @@ static uint32_t name_hash(const char *s)
 	return h;
 }
 
+/* name[0..len) NUL-terminated in g->name. */
+static int set_name(struct svg *g, const char *name, size_t len)
+{
+	if (len + 1 > g->name_cap) {
+		char *b = realloc(g->name, len + 1);
+		if (!b)
+			return -ENOMEM;
+		g->name = b;
+		g->name_cap = len + 1;
+	}
+	memcpy(g->name, name, len);
+	g->name[len] = '\0';
+	return 0;
+}
+
+static const char *module_of(struct svg *g)
+{
+	return g->o->module_of ? g->o->module_of(g->o->ctx, g->name) : NULL;
+}
+
+/* Colour families by module: the program's first, then the others by the
+ * self weight of their frames, heaviest first, so that the modules that
+ * matter get the colours that stand apart. */
+static int rank_modules(struct svg *g, const struct stack *v, size_t n)
+{
+	struct { const char *module; uint64_t weight; } m[64];
+	size_t nm = 0, i, k;
+
+	if (g->o->main_module)
+		g->modules[g->nmodules++] = g->o->main_module;
+	for (i = 0; i < n && g->o->module_of; i++) {
+		const char *leaf = v[i].s + v[i].len;
+
+		while (leaf > v[i].s && leaf[-1] != ';')
+			leaf--;
+		if (set_name(g, leaf, (size_t)(v[i].s + v[i].len - leaf)) < 0)
+			return -ENOMEM;
+		const char *module = module_of(g);
+		for (k = 0; module && k < nm && strcmp(m[k].module, module) != 0; k++)
+			;
+		if (module && k == nm && nm < sizeof(m) / sizeof(m[0]))
+			m[nm++].module = module, m[k].weight = 0;
+		if (module && k < nm)
+			m[k].weight += v[i].weight;
+	}
+	for (i = 1; i < nm; i++)  /* insertion sort: a few modules */
+		for (k = i; k > 0 && m[k].weight > m[k - 1].weight; k--) {
+			typeof(m[0]) t = m[k];
+			m[k] = m[k - 1];
+			m[k - 1] = t;
+		}
+	for (i = 0; i < nm && g->nmodules < OTHERS; i++)
+		if (!g->o->main_module || strcmp(m[i].module, g->o->main_module) != 0)
+			g->modules[g->nmodules++] = m[i].module;
+	return 0;
+}
+
 static size_t family_of(struct svg *g, const char *module)
 {
+	size_t i = 0;
+
 	if (!module)
 		return 0;
-	if (g->nmodules == 0 && g->o->main_module)
-		g->modules[g->nmodules++] = g->o->main_module;
-	size_t i = 0;
 	while (i < g->nmodules && strcmp(g->modules[i], module) != 0)
 		i++;
-	if (i == g->nmodules && g->nmodules < MAX_LEGEND)
+	if (i == g->nmodules && g->nmodules < OTHERS)
 		g->modules[g->nmodules++] = module;
-	i = i < g->nmodules ? i : MAX_LEGEND - 1;
+	i = i < g->nmodules ? i : OTHERS;
 	g->used[i] = true;
 	return i;
 }
@@ -267,18 +325,11 @@ static int frame(struct svg *g, const char *name, size_t len, uint32_t depth, ui
 
 	if (w < MIN_WIDTH)
 		return 0;
-	if (len + 1 > g->name_cap) {
-		char *b = realloc(g->name, len + 1);
-		if (!b)
-			return -ENOMEM;
-		g->name = b;
-		g->name_cap = len + 1;
-	}
-	memcpy(g->name, name, len);
-	g->name[len] = '\0';
+	if (set_name(g, name, len) < 0)
+		return -ENOMEM;
 
-	const char *module = g->o->module_of && depth > 0 ? g->o->module_of(g->o->ctx, g->name) : NULL;
-	size_t fam = depth > 0 ? family_of(g, module) : MAX_LEGEND - 1;
+	const char *module = depth > 0 ? module_of(g) : NULL;
+	size_t fam = depth > 0 ? family_of(g, module) : OTHERS;
 	char fill[32], weight[64];
 	bool dots;
 	size_t shown = clip(g->name, w, &dots);
@@ -436,15 +487,17 @@ static void legend(struct svg *g)
 	double x = PAD;
 	char fill[32];
 
-	for (size_t i = 0; i < g->nmodules && x < SVG_WIDTH - 100; i++) {
-		if (!g->used[i])
+	for (size_t i = 0; i < MAX_LEGEND && x < SVG_WIDTH - 100; i++) {
+		const char *label = i == OTHERS ? "other modules" : i < g->nmodules ? g->modules[i] : NULL;
+
+		if (!label || !g->used[i])
 			continue;
 		colour(&families[i], 0x80008000u, fill, sizeof(fill));
 		fprintf(g->out, "<rect x=\"%.1f\" y=\"50\" width=\"10\" height=\"10\" fill=\"%s\"/>"
 			"<text x=\"%.1f\" y=\"59\">", x, fill, x + 14);
-		xml_str(g->out, g->modules[i]);
-		fputs(i == MAX_LEGEND - 1 ? " and others</text>\n" : "</text>\n", g->out);
-		x += 14 + CHAR_W * ((double)strlen(g->modules[i]) + (i == MAX_LEGEND - 1 ? 11 : 0)) + 16;
+		xml_str(g->out, label);
+		fputs("</text>\n", g->out);
+		x += 14 + CHAR_W * (double)strlen(label) + 16;
 	}
 }
 
@@ -480,8 +533,10 @@ int flame_svg_write(const char *text, size_t len, const char *source,
 	int height = TOP + (int)(g.max_depth + 1) * FRAME_H + BOTTOM;
 
 	header(&g, height);
+	ret = rank_modules(&g, v, n);
+	if (ret == 0)
+		ret = frames(&g, v, n);
 	/* "all", the root, spans the whole width even with nothing under it. */
-	ret = frames(&g, v, n);
 	if (ret == 0)
 		ret = frame(&g, "all", 3, 0, 0, g.total);
 	legend(&g);

@@ -126,9 +126,15 @@ static void test_tree_grows_and_finds_every_stack_again(void **state)
 
 /* ---- the SVG ------------------------------------------------------------------- */
 
+/* lib_* in libc.so.6, mN_* in module mN.so, the rest in demo. */
 static const char *module_of(void *ctx, const char *name)
 {
+	static const char *const m[] = { "m0.so", "m1.so", "m2.so", "m3.so", "m4.so", "m5.so",
+					 "m6.so", "m7.so", "m8.so", "m9.so" };
+
 	(void)ctx;
+	if (name[0] == 'm' && name[1] >= '0' && name[1] <= '9' && name[2] == '_')
+		return m[name[1] - '0'];
 	return strncmp(name, "lib_", 4) == 0 ? "libc.so.6" : "demo";
 }
 
@@ -225,6 +231,30 @@ static void test_svg_escapes_names_and_clips_them_to_the_width(void **state)
 	free(out);
 }
 
+/* The legend's text in order: the program, then by weight, then the rest. */
+static void test_svg_colours_the_heaviest_modules_first(void **state)
+{
+	(void)state;
+	char *out = svg("main;lib_a 3\nmain;m1_a 5\nm2_a 9\nm3_a 2\nm4_a 2\nm5_a 2\nm6_a 1\nm7_a 1\n"
+			"m8_a 1\n", false);
+	const char *order[] = { ">demo</text>", ">m2.so</text>", ">m1.so</text>", ">libc.so.6</text>",
+				">m3.so</text>", ">m4.so</text>", ">m5.so</text>",
+				">other modules</text>" };
+	const char *at = out;
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		const char *p = strstr(at, order[i]);
+
+		if (!p)
+			fail_msg("%s is not in the legend after the one before", order[i]);
+		at = p;
+	}
+	/* The lightest, past the seven families: grey, one legend entry. */
+	assert_null(strstr(out, ">m6.so</text>"));
+	assert_null(strstr(out, ">m8.so</text>"));
+	free(out);
+}
+
 static void test_svg_leaves_out_frames_under_a_tenth_of_a_pixel(void **state)
 {
 	(void)state;
@@ -277,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_svg_merges_a_frame_over_unsorted_stacks),
 		cmocka_unit_test(test_svg_titles_in_calls_and_time_units),
 		cmocka_unit_test(test_svg_escapes_names_and_clips_them_to_the_width),
+		cmocka_unit_test(test_svg_colours_the_heaviest_modules_first),
 		cmocka_unit_test(test_svg_leaves_out_frames_under_a_tenth_of_a_pixel),
 		cmocka_unit_test(test_svg_of_nothing_is_all_alone),
 		cmocka_unit_test(test_svg_names_the_line_that_is_not_folded),
