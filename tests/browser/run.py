@@ -28,7 +28,6 @@ line "N passed, N failed"; exit status 1 if a check failed.
 import argparse
 import functools
 import http.server
-import json
 import os
 import re
 import shutil
@@ -108,46 +107,11 @@ def trace_demo(build):
     return trace
 
 
-def has_view(name):
-    usage = run([SYM, 'report', '--help'])
-    return re.search(rf'^  {name} ', usage, re.M) is not None
-
-
 def chrome_json(trace, out, extra):
-    """ada's Chrome JSON export into out."""
+    """ada's Chrome JSON export into out, as a user makes it (registers and
+    file:line in args: speedscope shows a frame's args after its name and
+    tells calls with different args apart)."""
     run([SYM, 'chrome'] + extra + ['-o', out, trace])
-
-
-def chrome_json_from_dump(trace, out, extra):
-    """Until `ada-symbolize chrome` is on this branch: complete events made
-    from --dump of the same trace (times in microseconds, 6 decimals of a
-    second), one thread with --thread N."""
-    run([SYM, '-q', trace])
-    events, stack, pid, tid, keep = [], [], 0, 0, True
-    want = extra[1] if extra[:1] == ['--thread'] else None
-    for line in run([SYM, '--dump', trace]).splitlines():
-        m = re.match(r'# pid (\d+) thread (\d+) tid (\d+)', line)
-        if m:
-            pid, tid, stack = int(m[1]), int(m[3]), []
-            keep = want is None or m[2] == want
-            if keep:
-                events.append({'name': 'thread_name', 'ph': 'M', 'pid': pid, 'tid': tid,
-                               'args': {'name': f'thread {m[2]}'}})
-            continue
-        m = re.match(r'(\d+\.\d+) +(\S+?)(@\S*)?(\(| = | returns| \()', line)
-        if not m or not keep:
-            continue
-        ts = float(m[1]) * 1e6
-        # In call order: viewers order events of equal ts (the dump's times
-        # are in microseconds) by their place in the file, parent first.
-        if m[4] == '(':
-            stack.append(len(events))
-            events.append({'name': m[2], 'ph': 'X', 'pid': pid, 'tid': tid, 'ts': ts})
-        elif stack:
-            e = events[stack.pop()]
-            e['dur'] = ts - e['ts']
-    with open(out, 'w') as f:
-        json.dump({'traceEvents': [e for e in events if 'dur' in e or e['ph'] == 'M']}, f)
 
 
 ZOOMED = (r'data-n="evaluate"[^>]*><title>[^<]*</title><rect x="10.0" y="[0-9.]+" '
@@ -183,11 +147,8 @@ def speedscope_checks(c, browser, build, trace, short):
     site = os.path.join(build, 'site')
     shutil.rmtree(site, ignore_errors=True)
     shutil.copytree(release, site)
-    export = chrome_json if has_view('chrome') else chrome_json_from_dump
-    if export is chrome_json_from_dump:
-        print('note: ada-symbolize has no chrome view on this branch: Chrome JSON made from --dump')
-    export(trace, os.path.join(site, 'demo.json'), [])
-    export(trace, os.path.join(site, 'demo-thread1.json'), ['--thread', '1'])
+    chrome_json(trace, os.path.join(site, 'demo.json'), [])
+    chrome_json(trace, os.path.join(site, 'demo-thread1.json'), ['--thread', '1'])
     run([SYM, 'flame', '-o', os.path.join(site, 'demo.folded'), trace])
     server = Server(site)
     try:
