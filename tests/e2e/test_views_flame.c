@@ -311,8 +311,14 @@ static const char *xml_check(const char *s)
 			const char *name = s + 1;
 			size_t n = strcspn(name, " />\n");
 			for (s = name + n; *s && *s != '>' && strncmp(s, "/>", 2); s++) {
-				if (*s == '"' && !(s = strchr(s + 1, '"')))
-					return "an unterminated attribute";
+				if (*s == '"') {
+					const char *q = s + 1;
+
+					if (!(s = strchr(q, '"')))
+						return "an unterminated attribute";
+					if (memchr(q, '<', (size_t)(s - q)))
+						return "a '<' in an attribute";
+				}
 				if (*s == '<')
 					return "a '<' inside a tag";
 			}
