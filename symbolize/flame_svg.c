@@ -1,11 +1,11 @@
 /* flame_svg.c - a flame graph as one self-contained SVG (flame_svg.h).
  *
- * The stacks are sorted frame by frame, so the stacks under one frame are
- * consecutive; a pass over them keeps the frames of the previous stack
- * open, and a frame closes (its rectangle is written) when a stack no
- * longer has it. Written from the format's description (Brendan Gregg's
- * flame graphs: x is the share of the weight, y the depth, the root "all"
- * at the bottom), not from flamegraph.pl.
+ * A frame of the graph is a node of the stack tree, as wide as the weight
+ * of its subtree; the tree is walked in frame order, and at each depth a
+ * cursor says where the next frame starts (a node's own weight first, its
+ * children after it, left to right). Written from the format's description
+ * (Brendan Gregg's flame graphs: x is the share of the weight, y the depth,
+ * the root "all" at the bottom), not from flamegraph.pl.
  */
 #include "flame_svg.h"
 
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flame_tree.h"
 #include "json.h"
 
 #define SVG_WIDTH 1200
@@ -23,107 +24,34 @@
 #define FRAME_H 16
 #define TOP 66                     /* title, subtitle, legend */
 #define BOTTOM 30                  /* the hovered frame's details */
-#define MIN_WIDTH 0.1              /* narrower frames are left out */
+/* Up to ALL_FRAMES stacks every frame is drawn, however narrow, for the
+ * zoom to show; past that, frames narrower than MIN_WIDTH pixels are left
+ * out, which bounds the file by the picture. */
+#define ALL_FRAMES 50000
+#define MIN_WIDTH 0.1
 #define FONT_SIZE 12
 /* Advance of one character of DejaVu Sans Mono (Debian's default monospace)
  * at FONT_SIZE, rounded up: names are clipped to fit their rectangles. */
 #define CHAR_W 7.3
 #define MAX_LEGEND 8
 
-struct stack {
-	const char *s;         /* the frames, ';' between them */
-	size_t len;            /* up to the space before the weight */
-	uint64_t weight;
-};
-
-struct open_frame {
-	const char *name;
-	size_t len;
-	uint64_t start;        /* weight before it, from the left */
-};
-
 struct svg {
 	FILE *out;
 	const struct flame_svg_opts *o;
+	const struct flame_tree *t;
+	uint64_t *incl;        /* each node's weight with its subtree's */
 	uint64_t total;
-	uint32_t max_depth;
-	char *name;            /* the frame being written, NUL-terminated */
-	size_t name_cap;
-	const char *modules[MAX_LEGEND]; /* in order of appearance: colour families */
+	uint32_t max_depth;    /* of the frames drawn */
+	double min_width;      /* narrower frames are left out */
+	uint64_t *next;        /* per depth: where the next frame starts */
+	const char *modules[MAX_LEGEND]; /* colour families, rank_modules */
 	bool used[MAX_LEGEND];           /* a frame was drawn in this family */
 	size_t nmodules;
 };
 
-/* ---- input ------------------------------------------------------------------- */
-
-/* "frames weight": the weight is the digits after the last space. */
-static bool parse_line(const char *s, size_t len, struct stack *st)
+static double width_of(const struct svg *g, uint64_t w)
 {
-	size_t sp = len;
-
-	while (sp > 0 && s[sp - 1] != ' ')
-		sp--;
-	if (sp < 2 || sp == len)
-		return false;
-	uint64_t w = 0;
-	for (size_t i = sp; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9' || w > (UINT64_MAX - 9) / 10)
-			return false;
-		w = w * 10 + (uint64_t)(s[i] - '0');
-	}
-	*st = (struct stack){ .s = s, .len = sp - 1, .weight = w };
-	return true;
-}
-
-static int parse(const char *text, size_t len, const char *source, struct stack **out, size_t *n)
-{
-	size_t cap = 0, line = 0;
-	struct stack *v = NULL;
-
-	*n = 0;
-	for (size_t i = 0; i < len;) {
-		const char *nl = memchr(text + i, '\n', len - i);
-		size_t end = nl ? (size_t)(nl - text) : len;
-
-		line++;
-		if (end > i) {
-			if (*n == cap) {
-				cap = cap ? cap * 2 : 256;
-				struct stack *b = realloc(v, cap * sizeof(*b));
-				if (!b) {
-					free(v);
-					return -ENOMEM;
-				}
-				v = b;
-			}
-			if (!parse_line(text + i, end - i, &v[*n])) {
-				fprintf(stderr, "ada-symbolize: %s: line %zu: expected \"frame;frame;... "
-					"weight\" (folded stacks)\n", source, line);
-				free(v);
-				return -EINVAL;
-			}
-			if (v[*n].weight > 0)
-				(*n)++;
-		}
-		i = end + 1;
-	}
-	*out = v;
-	return 0;
-}
-
-/* Frame by frame: the end of a frame sorts before any character, so "a"
- * comes right before "a;b", and a frame's stacks are consecutive. */
-static int frame_order(const void *pa, const void *pb)
-{
-	const struct stack *a = pa, *b = pb;
-
-	for (size_t i = 0;; i++) {
-		int ca = i < a->len ? (a->s[i] == ';' ? 1 : (uint8_t)a->s[i] + 2) : 0;
-		int cb = i < b->len ? (b->s[i] == ';' ? 1 : (uint8_t)b->s[i] + 2) : 0;
-
-		if (ca != cb || ca == 0)
-			return ca - cb;
-	}
+	return g->total ? INNER * (double)w / (double)g->total : INNER;
 }
 
 /* ---- colours ----------------------------------------------------------------- */
@@ -156,61 +84,35 @@ static uint32_t name_hash(const char *s)
 	return h;
 }
 
-/* name[0..len) NUL-terminated in g->name. */
-static int set_name(struct svg *g, const char *name, size_t len)
-{
-	if (len + 1 > g->name_cap) {
-		char *b = realloc(g->name, len + 1);
-		if (!b)
-			return -ENOMEM;
-		g->name = b;
-		g->name_cap = len + 1;
-	}
-	memcpy(g->name, name, len);
-	g->name[len] = '\0';
-	return 0;
-}
-
-static const char *module_of(struct svg *g)
-{
-	return g->o->module_of ? g->o->module_of(g->o->ctx, g->name) : NULL;
-}
-
 /* Colour families by module: the program's first, then the others by the
  * self weight of their frames, heaviest first, so that the modules that
  * matter get the colours that stand apart. */
-static int rank_modules(struct svg *g, const struct stack *v, size_t n)
+static void rank_modules(struct svg *g)
 {
 	struct { const char *module; uint64_t weight; } m[64];
 	size_t nm = 0, i, k;
 
 	if (g->o->main_module)
 		g->modules[g->nmodules++] = g->o->main_module;
-	for (i = 0; i < n && g->o->module_of; i++) {
-		const char *leaf = v[i].s + v[i].len;
+	for (uint32_t id = 1; id < g->t->nnodes; id++) {
+		const char *module = flame_tree_name_module(g->t, g->t->nodes[id].name);
 
-		while (leaf > v[i].s && leaf[-1] != ';')
-			leaf--;
-		if (set_name(g, leaf, (size_t)(v[i].s + v[i].len - leaf)) < 0)
-			return -ENOMEM;
-		const char *module = module_of(g);
 		for (k = 0; module && k < nm && strcmp(m[k].module, module) != 0; k++)
 			;
 		if (module && k == nm && nm < sizeof(m) / sizeof(m[0]))
 			m[nm++].module = module, m[k].weight = 0;
 		if (module && k < nm)
-			m[k].weight += v[i].weight;
+			m[k].weight += g->t->nodes[id].weight;
 	}
 	for (i = 1; i < nm; i++)  /* insertion sort: a few modules */
 		for (k = i; k > 0 && m[k].weight > m[k - 1].weight; k--) {
-			typeof(m[0]) t = m[k];
+			typeof(m[0]) tmp = m[k];
 			m[k] = m[k - 1];
-			m[k - 1] = t;
+			m[k - 1] = tmp;
 		}
 	for (i = 0; i < nm && g->nmodules < OTHERS; i++)
 		if (!g->o->main_module || strcmp(m[i].module, g->o->main_module) != 0)
 			g->modules[g->nmodules++] = m[i].module;
-	return 0;
 }
 
 static size_t family_of(struct svg *g, const char *module)
@@ -315,89 +217,74 @@ static void weight_text(const struct svg *g, uint64_t w, char *buf, size_t size)
 
 /* ---- frames ------------------------------------------------------------------ */
 
-static int frame(struct svg *g, const char *name, size_t len, uint32_t depth, uint64_t start,
-		 uint64_t end)
+static void frame(struct svg *g, const char *name, const char *module, uint32_t depth,
+		  uint64_t start, uint64_t weight)
 {
-	/* Nothing weighed: "all" alone, full width. */
 	double x = g->total ? INNER * (double)start / (double)g->total : 0;
-	double w = g->total ? INNER * (double)(end - start) / (double)g->total : INNER;
+	double w = width_of(g, weight);
 	double y = TOP + (double)(g->max_depth - depth) * FRAME_H;
-
-	if (w < MIN_WIDTH)
-		return 0;
-	if (set_name(g, name, len) < 0)
-		return -ENOMEM;
-
-	const char *module = depth > 0 ? module_of(g) : NULL;
 	size_t fam = depth > 0 ? family_of(g, module) : OTHERS;
-	char fill[32], weight[64];
+	char fill[32], text[64];
 	bool dots;
-	size_t shown = clip(g->name, w, &dots);
+	size_t shown = clip(name, w, &dots);
 
-	colour(&families[fam], name_hash(g->name), fill, sizeof(fill));
-	weight_text(g, end - start, weight, sizeof(weight));
+	colour(&families[fam], name_hash(name), fill, sizeof(fill));
+	weight_text(g, weight, text, sizeof(text));
 	fprintf(g->out, "<g class=\"f\" data-x=\"%.3f\" data-w=\"%.3f\" data-d=\"%u\" data-n=\"",
 		x, w, depth);
-	xml_str(g->out, g->name);
+	xml_str(g->out, name);
 	fputs("\"><title>", g->out);
-	xml_str(g->out, g->name);
+	xml_str(g->out, name);
 	if (module) {
 		fputs(" (", g->out);
 		xml_str(g->out, module);
 		fputc(')', g->out);
 	}
 	fprintf(g->out, ": %s</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
-		"fill=\"%s\" rx=\"2\"/><text x=\"%.1f\" y=\"%.1f\">", weight, PAD + x, y, w,
+		"fill=\"%s\" rx=\"2\"/><text x=\"%.1f\" y=\"%.1f\">", text, PAD + x, y, w,
 		FRAME_H - 1, fill, PAD + x + 3, y + FRAME_H - 4.5);
-	xml_text(g->out, g->name, shown);
+	xml_text(g->out, name, shown);
 	fputs(dots ? "..</text></g>\n" : "</text></g>\n", g->out);
+}
+
+/* A node's frame at the cursor of its depth; its children start after its
+ * own weight. A frame too narrow to draw skips its subtree, all narrower. */
+static int node_frame(void *ctx, uint32_t id)
+{
+	struct svg *g = ctx;
+	const struct flame_node *n = &g->t->nodes[id];
+	uint64_t start = g->next[n->depth];
+
+	g->next[n->depth] += g->incl[id];
+	if (g->incl[id] == 0 || width_of(g, g->incl[id]) < g->min_width)
+		return 1;
+	g->next[n->depth + 1] = start + n->weight;
+	frame(g, flame_tree_name_text(g->t, n->name), flame_tree_name_module(g->t, n->name),
+	      n->depth, start, g->incl[id]);
 	return 0;
 }
 
-/* The frames of each stack, in order; a frame of the previous stack that
- * this one does not continue is closed, and the frames after the shared
- * ones opened at the current position. */
-static int frames(struct svg *g, const struct stack *v, size_t n)
+/* The subtrees' weights (a child's id is above its parent's), and the
+ * depth of the deepest frame wide enough to draw. */
+static int measure(struct svg *g)
 {
-	struct open_frame *open = malloc(((size_t)g->max_depth + 1) * sizeof(*open));
-	uint32_t nopen = 0;
-	uint64_t pos = 0;
-	int ret = open ? 0 : -ENOMEM;
+	const struct flame_tree *t = g->t;
 
-	for (size_t i = 0; i < n && ret == 0; i++) {
-		uint32_t d = 0, keep;
-		size_t at = 0;
-
-		/* The frames it shares with what is open. */
-		while (d < nopen && at < v[i].len) {
-			const char *e = memchr(v[i].s + at, ';', v[i].len - at);
-			size_t l = e ? (size_t)(e - v[i].s) - at : v[i].len - at;
-
-			if (l != open[d].len || memcmp(open[d].name, v[i].s + at, l) != 0)
-				break;
-			d++;
-			at += l + 1;
-		}
-		keep = d;
-		while (nopen > keep && ret == 0) {
-			nopen--;
-			ret = frame(g, open[nopen].name, open[nopen].len, nopen + 1, open[nopen].start, pos);
-		}
-		while (at < v[i].len) {
-			const char *e = memchr(v[i].s + at, ';', v[i].len - at);
-			size_t l = e ? (size_t)(e - v[i].s) - at : v[i].len - at;
-
-			open[nopen++] = (struct open_frame){ .name = v[i].s + at, .len = l, .start = pos };
-			at += l + 1;
-		}
-		pos += v[i].weight;
-	}
-	while (nopen > 0 && ret == 0) {
-		nopen--;
-		ret = frame(g, open[nopen].name, open[nopen].len, nopen + 1, open[nopen].start, pos);
-	}
-	free(open);
-	return ret;
+	g->incl = calloc(t->nnodes, sizeof(*g->incl));
+	if (!g->incl)
+		return -ENOMEM;
+	for (uint32_t id = 0; id < t->nnodes; id++)
+		g->incl[id] = t->nodes[id].weight;
+	for (uint32_t id = t->nnodes; id-- > 1;)
+		g->incl[t->nodes[id].parent] += g->incl[id];
+	g->total = g->incl[FLAME_ROOT];
+	g->min_width = t->nnodes - 1 <= ALL_FRAMES ? 0 : MIN_WIDTH;
+	for (uint32_t id = 1; id < t->nnodes; id++)
+		if (t->nodes[id].depth > g->max_depth && g->incl[id] > 0 &&
+		    width_of(g, g->incl[id]) >= g->min_width)
+			g->max_depth = t->nodes[id].depth;
+	g->next = calloc((size_t)g->max_depth + 2, sizeof(*g->next));
+	return g->next ? 0 : -ENOMEM;
 }
 
 /* ---- the document ------------------------------------------------------------ */
@@ -509,40 +396,24 @@ static void footer(struct svg *g, int height)
 	fputs("]]></script>\n</svg>\n", g->out);
 }
 
-int flame_svg_write(const char *text, size_t len, const char *source,
-		    const struct flame_svg_opts *o, FILE *out)
+int flame_svg_write(const struct flame_tree *t, const struct flame_svg_opts *o, FILE *out)
 {
-	struct svg g = { .out = out, .o = o };
-	struct stack *v = NULL;
-	size_t n = 0;
-	int ret = parse(text, len, source, &v, &n);
+	struct svg g = { .out = out, .o = o, .t = t };
+	int ret = measure(&g);
 
-	if (ret < 0)
-		return ret;
-	if (n > 1)
-		qsort(v, n, sizeof(*v), frame_order);
-	for (size_t i = 0; i < n; i++) {
-		uint32_t depth = 1;
+	if (ret == 0) {
+		int height = TOP + (int)(g.max_depth + 1) * FRAME_H + BOTTOM;
 
-		for (size_t k = 0; k < v[i].len; k++)
-			depth += v[i].s[k] == ';';
-		if (depth > g.max_depth)
-			g.max_depth = depth;
-		g.total += v[i].weight;
+		header(&g, height);
+		rank_modules(&g);
+		ret = flame_tree_walk(t, node_frame, &g);
+		/* "all", the root, spans the whole width even with nothing under it. */
+		frame(&g, "all", NULL, 0, 0, g.total);
+		legend(&g);
+		footer(&g, height);
 	}
-	int height = TOP + (int)(g.max_depth + 1) * FRAME_H + BOTTOM;
-
-	header(&g, height);
-	ret = rank_modules(&g, v, n);
-	if (ret == 0)
-		ret = frames(&g, v, n);
-	/* "all", the root, spans the whole width even with nothing under it. */
-	if (ret == 0)
-		ret = frame(&g, "all", 3, 0, 0, g.total);
-	legend(&g);
-	footer(&g, height);
-	free(v);
-	free(g.name);
+	free(g.incl);
+	free(g.next);
 	if (ret == 0 && (fflush(out) != 0 || ferror(out)))
 		ret = -EIO;
 	return ret;

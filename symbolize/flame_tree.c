@@ -319,12 +319,11 @@ static int path_of(const struct flame_tree *t, uint32_t id, char **buf, size_t *
 	return 0;
 }
 
-int flame_tree_write_folded(const struct flame_tree *t, FILE *out)
+int flame_tree_walk(const struct flame_tree *t, int (*visit)(void *ctx, uint32_t node), void *ctx)
 {
 	struct child_index ci = { NULL, NULL };
 	uint32_t *todo = malloc((size_t)t->nnodes * sizeof(*todo));
-	char *path = NULL;
-	size_t cap = 0, ntodo = 0;
+	size_t ntodo = 0;
 	int ret = todo ? child_index_build(t, &ci) : -ENOMEM;
 
 	/* Depth first, a node before its children, children in name order:
@@ -333,18 +332,43 @@ int flame_tree_write_folded(const struct flame_tree *t, FILE *out)
 		todo[ntodo++] = ci.kids[k - 1];
 	while (ret == 0 && ntodo > 0) {
 		uint32_t id = todo[--ntodo];
+		int v = visit(ctx, id);
 
-		if (t->nodes[id].weight > 0) {
-			ret = path_of(t, id, &path, &cap);
-			if (ret == 0 && fprintf(out, "%s %" PRIu64 "\n", path, t->nodes[id].weight) < 0)
-				ret = -EIO;
-		}
-		for (uint32_t k = ci.first[id + 1]; k > ci.first[id]; k--)
+		if (v < 0)
+			ret = v;
+		for (uint32_t k = v == 0 ? ci.first[id + 1] : 0; k > ci.first[id]; k--)
 			todo[ntodo++] = ci.kids[k - 1];
 	}
-	free(path);
 	free(todo);
 	free(ci.first);
 	free(ci.kids);
+	return ret;
+}
+
+struct folded {
+	const struct flame_tree *t;
+	FILE *out;
+	char *path;
+	size_t cap;
+};
+
+static int folded_line(void *ctx, uint32_t id)
+{
+	struct folded *f = ctx;
+	int ret;
+
+	if (f->t->nodes[id].weight == 0)
+		return 0;
+	if ((ret = path_of(f->t, id, &f->path, &f->cap)) < 0)
+		return ret;
+	return fprintf(f->out, "%s %" PRIu64 "\n", f->path, f->t->nodes[id].weight) < 0 ? -EIO : 0;
+}
+
+int flame_tree_write_folded(const struct flame_tree *t, FILE *out)
+{
+	struct folded f = { .t = t, .out = out };
+	int ret = flame_tree_walk(t, folded_line, &f);
+
+	free(f.path);
 	return ret;
 }

@@ -75,11 +75,16 @@ static inline uint32_t flame_tree_child(struct flame_tree *t, uint32_t parent, u
 	}
 }
 
+/* Visits every stack (node but the root) in frame order: a node before its
+ * children, siblings by strcmp of their names. visit returns 0 to go on
+ * into the node's children, 1 to skip them, or a negative errno, which
+ * stops the walk and is returned. Returns 0 or -ENOMEM. */
+int flame_tree_walk(const struct flame_tree *t, int (*visit)(void *ctx, uint32_t node), void *ctx);
+
 /* Writes Brendan Gregg's folded stacks: for each stack with a weight, one
- * line "outer;...;inner weight". Lines come in frame order: a stack before
- * the stacks it is a prefix of, sibling frames by strcmp of their names, so
- * the output is the same from run to run and the lines of one frame are
- * consecutive. Returns 0 or a negative errno from the stream. */
+ * line "outer;...;inner weight", in frame order (flame_tree_walk's): the
+ * output is the same from run to run and the lines of one frame are
+ * consecutive. Returns 0 or a negative errno. */
 int flame_tree_write_folded(const struct flame_tree *t, FILE *out);
 
 #endif

@@ -151,11 +151,6 @@ static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 	return fl->stack[d] == FLAME_NONE ? -ENOMEM : 0;
 }
 
-static const char *module_of(void *ctx, const char *name)
-{
-	return flame_tree_module_of(ctx, name);
-}
-
 static const char *basename_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -165,20 +160,11 @@ static const char *basename_of(const char *path)
 
 static int write_svg(struct flame *fl, FILE *out)
 {
-	char *text = NULL, subtitle[512];
-	size_t len = 0;
-	FILE *mem = open_memstream(&text, &len);
-	int ret = mem ? flame_tree_write_folded(&fl->tree, mem) : -ENOMEM;
-
-	if (mem && fclose(mem) != 0 && ret == 0)
-		ret = -ENOMEM;
-	if (ret < 0) {
-		free(text);
-		return ret;
-	}
-	const char *what = fl->a->count ? "calls" : "self time";
+	char subtitle[512];
+	const char *what = fl->count ? "calls" : "self time";
 	const char *cmd = fl->first_cmdline && *fl->first_cmdline ? fl->first_cmdline :
 			  fl->first_exe ? fl->first_exe : "";
+
 	if (fl->nprocs > 1)
 		snprintf(subtitle, sizeof(subtitle), "%s (pid %u and %zu more processes), by %s", cmd,
 			 fl->first_pid, fl->nprocs - 1, what);
@@ -188,14 +174,10 @@ static int write_svg(struct flame *fl, FILE *out)
 	struct flame_svg_opts o = {
 		.title = "Flame graph",
 		.subtitle = fl->nprocs ? subtitle : NULL,
-		.count = fl->a->count,
+		.count = fl->count,
 		.main_module = fl->first_exe ? basename_of(fl->first_exe) : NULL,
-		.module_of = module_of,
-		.ctx = &fl->tree,
 	};
-	ret = flame_svg_write(text, len, "folded stacks", &o, out);
-	free(text);
-	return ret;
+	return flame_svg_write(&fl->tree, &o, out);
 }
 
 int view_flame_main(const struct view_args *a, FILE *out)
