@@ -15,6 +15,9 @@
  *     the detail lane recorded them; "file": "path:line" where DWARF knew
  *     it; "module"; and "exit": "unwound" or the thread's open mark ("open
  *     at exit", ...) for a frame left without a return.
+ *     --no-args leaves the args object out whole: speedscope takes a
+ *     name with its args as a function of its own, so with them every
+ *     call would be a row of its own there.
  *   - "Metadata Events" (ph "M"): process_name ("demo 4242") and
  *     thread_name (the pthread name, or "thread N" after ada's ordinal).
  * A coroutine stack's frames (src_thread.is_stack) get a track of their
@@ -137,12 +140,16 @@ static int fn_build(struct chrome *c, const struct src_func *f, struct chrome_fn
 	const char *head[] = { name, f->module };
 	char where[4200];
 
-	cf->head = json_text(&cf->head_len, "\"name\":%J,\"cat\":%J,\"args\":{", head, 2);
-	if (f->file) {
+	if (c->a->no_args) { /* no args object: see --no-args at the top */
+		cf->head = json_text(&cf->head_len, "\"name\":%J,\"cat\":%J", head, 2);
+		cf->tail = json_text(&cf->tail_len, "}", NULL, 0);
+	} else if (f->file) {
+		cf->head = json_text(&cf->head_len, "\"name\":%J,\"cat\":%J,\"args\":{", head, 2);
 		snprintf(where, sizeof(where), "%s:%u", f->file, f->line);
 		const char *tail[] = { where, f->module };
 		cf->tail = json_text(&cf->tail_len, "\"file\":%J,\"module\":%J}}", tail, 2);
 	} else {
+		cf->head = json_text(&cf->head_len, "\"name\":%J,\"cat\":%J,\"args\":{", head, 2);
 		cf->tail = json_text(&cf->tail_len, "\"module\":%J}}", &f->module, 1);
 	}
 	if (!cf->head || !cf->tail) {
@@ -222,7 +229,7 @@ static int write_slice(struct chrome *c, const struct chrome_frame *fr)
 			p = put_reg(p, &c->reg_keys[i], fr->regs[i]);
 	if (fr->has_ret)
 		p = put_reg(p, &ret_key, fr->ret);
-	if (fr->how != SRC_RETURN) {
+	if (fr->how != SRC_RETURN && !c->a->no_args) {
 		const char *mark = fr->how == SRC_UNWIND ? "unwound" : c->open_mark;
 
 		p = fmt_lit(p, "\"exit\":\"");
