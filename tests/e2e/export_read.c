@@ -48,8 +48,8 @@ static int read_slice(const struct json_value *e, size_t i, struct xslice *s, ch
 		return bad(err, errlen, i, "X event without numbers ts and dur");
 	if (s->dur < 0)
 		return bad(err, errlen, i, "negative dur");
-	if (!s->args || s->args->type != JSON_OBJECT)
-		return bad(err, errlen, i, "X event without an args object");
+	if (s->args && s->args->type != JSON_OBJECT) /* none with --no-args */
+		return bad(err, errlen, i, "X event whose args is not an object");
 	return 0;
 }
 

@@ -153,10 +153,9 @@ static void test_chrome_args_hold_registers_source_and_module(void **state)
 
 	const char *const no_args[] = { "--no-args", NULL };
 	ex_chrome(tc, t, no_args, &x);
-	for (size_t i = 0; i < x.n; i++) {
-		assert_null(xslice_arg(&x.slices[i], "rdi"));
-		assert_null(xslice_arg(&x.slices[i], "ret"));
-	}
+	assert_true(x.n > 0);
+	for (size_t i = 0; i < x.n; i++) /* no args object at all */
+		assert_null(x.slices[i].args);
 	xtrace_free(&x);
 	passes++;
 }
