@@ -1,7 +1,8 @@
 #!/bin/sh
 # demo.sh - `make demo`: build examples/demo.c with adacc, run it traced,
 # symbolize the trace, check it and print the call tree of every thread,
-# then the views: the per-function report and a thread's timed replay.
+# then the views: the per-function report, a thread's timed replay, and the
+# files for viewers (an SVG flame graph, Chrome JSON, a Perfetto trace).
 #
 # The program is built in a temporary directory, removed on exit; the trace
 # is kept in ada-trace/demo/ at the top of the tree, replaced by each run
@@ -61,5 +62,14 @@ step "report: ada-symbolize report $out"
 
 step "replay: ada-symbolize replay --thread 1 $out"
 "$root/bin/ada-symbolize" replay --thread 1 "$out" || die "ada-symbolize replay failed"
+
+step "exports: ada-symbolize flame --format svg, chrome, perfetto"
+"$root/bin/ada-symbolize" flame --format svg -o "$out/demo.svg" "$out" ||
+	die "ada-symbolize flame failed"
+"$root/bin/ada-symbolize" chrome -o "$out/demo.json" "$out" || die "ada-symbolize chrome failed"
+"$root/bin/ada-symbolize" perfetto -o "$out/demo.pftrace" "$out" ||
+	die "ada-symbolize perfetto failed"
+printf 'flame graph: %s/demo.svg (a browser opens it)\n' "$out"
+printf 'Perfetto UI, chrome://tracing: %s/demo.pftrace, %s/demo.json\n' "$out" "$out"
 
 printf '\nThe trace is in %s\n' "$out"
