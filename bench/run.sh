@@ -15,7 +15,9 @@
 #            Both built from Debian's sources by tests/realworld/build.sh, once
 #            per instrumentation (the sources are fetched on first use).
 #
-# and three checks of issue 10 (a lossless index lane):
+# and bench/views.sh (issue 12: ada-symbolize's views against uftrace's on
+# large traces; its own settings, BENCH_VIEW_*, are in its header), after
+# the rounds, and three checks of issue 10 (a lossless index lane):
 #
 #   loaded   micro, lua and sqlite traced by ada while nproc busy processes
 #            (bench/spin.c, started just before the measured run and killed
@@ -36,7 +38,7 @@
 #   BENCH_RUNS   rounds; each runs every configuration once default 5
 #   BENCH_CONFIGS  which configurations                      default all:
 #                micro libcall startup lua sqlite loaded lua-loaded
-#                sql-loaded rings recovery. A workload's name stands for all
+#                sql-loaded rings recovery views. A workload's name stands for all
 #                of its configurations; "xray" for the XRay ones of micro, lua
 #                and sqlite; "loaded" for micro's loaded rows, "lua-loaded"
 #                and "sql-loaded" for the real programs'. micro's run in the
@@ -331,7 +333,16 @@ set --
 for f in main common micro libcall startup realprogs peers loaded rings recovery commands; do
 	set -- "$@" -f "$BENCH/report/$f.awk"
 done
-LC_ALL=C awk "$@" meta.tsv results.tsv clock.tsv uftrace_check.tsv xray_check.tsv failed.tsv kill.tsv >report.md || die "report failed"
+: >budgets.txt
+: >report.md
+if [ -n "$CONFIGS" ]; then
+	LC_ALL=C awk "$@" meta.tsv results.tsv clock.tsv uftrace_check.tsv xray_check.tsv failed.tsv kill.tsv >report.md || die "report failed"
+fi
+if [ "$VIEWS_RUN" = 1 ]; then
+	sh "$BENCH/views.sh" || die "bench/views.sh failed"
+	cat views/report.md >>report.md
+	cat views/budgets.txt >>budgets.txt
+fi
 cat report.md
 cat budgets.txt
 if [ "$FULL" = 1 ]; then

@@ -5,21 +5,23 @@
  * Runs COMMAND with the standard streams it was given, waits for it, and
  * writes one line to RESULT_FILE:
  *
- *   wall_ns <ns> user_us <us> sys_us <us> status <exit status>
+ *   wall_ns <ns> user_us <us> sys_us <us> status <exit status> maxrss_kb <KiB>
  *
  * The CPU times are the getrusage(RUSAGE_CHILDREN) difference across the
  * run: the command and every descendant it waited for, every thread of each
  * (a tracer's writer threads and recorder processes included), to the
- * microsecond — finer than the 10 ms of time(1)'s output. Exits with the
- * command's status (128 + signal number if it was killed).
+ * microsecond — finer than the 10 ms of time(1)'s output. maxrss_kb is the
+ * peak resident set of the largest of those processes (ru_maxrss, as
+ * time(1)'s %M), not their sum. Exits with the command's status (128 +
+ * signal number if it was killed).
  *
  * With -n COUNT the command runs COUNT times, one after the other (for a
  * command too short to time once, such as a process start-up); the line
  * then gives the median run's wall time, the CPU times per run (the total
  * divided by COUNT), and after them the fastest and slowest run:
  *
- *   wall_ns <median ns> user_us <us> sys_us <us> status 0 runs <COUNT>
- *   wall_min_ns <ns> wall_max_ns <ns>
+ *   wall_ns <median ns> user_us <us> sys_us <us> status 0 maxrss_kb <KiB>
+ *   runs <COUNT> wall_min_ns <ns> wall_max_ns <ns>
  *
  * all on one line. The first run that fails stops the series; its status is
  * the one reported and returned.
@@ -120,9 +122,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "runstat: %s: %s\n", argv[a], strerror(errno));
 		return 127;
 	}
-	fprintf(out, "wall_ns %lld user_us %lld sys_us %lld status %d", med,
+	fprintf(out, "wall_ns %lld user_us %lld sys_us %lld status %d maxrss_kb %ld", med,
 		(tv_us(&r1.ru_utime) - tv_us(&r0.ru_utime)) / count,
-		(tv_us(&r1.ru_stime) - tv_us(&r0.ru_stime)) / count, code);
+		(tv_us(&r1.ru_stime) - tv_us(&r0.ru_stime)) / count, code, r1.ru_maxrss);
 	if (a == 3)
 		fprintf(out, " runs %ld wall_min_ns %lld wall_max_ns %lld", count, wall[0], wall[count - 1]);
 	fprintf(out, "\n");

@@ -12,9 +12,10 @@ wants() { for c in $CONFIGS; do case $c in $1) return 0 ;; esac; done; return 1;
 # select_configs: the configurations BENCH_CONFIGS asks for, less those of a
 # missing tool (HAVE_UFTRACE, HAVE_XRAY, REALWORLD; NOTES says so), with
 # their baselines. Sets CONFIGS (in the order they run, before the rings
-# rows' rotation), FULL (1: every configuration was asked for), WORKLOADS,
-# and each workload's list: MICRO UFTRACE_CONFIGS XRAY_CONFIGS RINGS LIB
-# LIB_UFTRACE START LUA SQL LOADED KILL.
+# rows' rotation), FULL (1: every configuration was asked for, and the
+# views), WORKLOADS, VIEWS_RUN (1: run bench/views.sh) and each workload's
+# list: MICRO UFTRACE_CONFIGS XRAY_CONFIGS RINGS LIB LIB_UFTRACE START LUA SQL
+# LOADED KILL.
 select_configs() {
 	MICRO_ALL="plain ada ada-fentry ada-fentry-detail uftrace-fentry uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr xray-basic plain-small"
 	LIB_ALL="lib-plain lib-ada lib-ada-detail lib-uftrace-mcount lib-uftrace-cyg"
@@ -34,8 +35,10 @@ select_configs() {
 	KILL_ALL="kill-cyg kill-fentry"
 	ALL="$MICRO_ALL $LIB_ALL $START_ALL $LUA_ALL $SQL_ALL $LOADED_MICRO $LOADED_LUA $LOADED_SQL $RING_ALL $KILL_ALL"
 	WANT=
-	for w in ${BENCH_CONFIGS:-micro libcall startup lua sqlite loaded lua-loaded sql-loaded rings recovery}; do
+	VIEWS_RUN=0
+	for w in ${BENCH_CONFIGS:-micro libcall startup lua sqlite loaded lua-loaded sql-loaded rings recovery views}; do
 		case $w in
+		views) VIEWS_RUN=1 ;; # bench/views.sh, after the rounds
 		micro) WANT="$WANT $MICRO_ALL" ;;
 		libcall) WANT="$WANT $LIB_ALL" ;;
 		startup) WANT="$WANT $START_ALL" ;;
@@ -49,7 +52,7 @@ select_configs() {
 		recovery) WANT="$WANT $KILL_ALL" ;;
 		*) case " $ALL " in
 			*" $w "*) WANT="$WANT $w" ;;
-			*) die "BENCH_CONFIGS: unknown configuration $w (micro libcall startup lua sqlite xray loaded lua-loaded sql-loaded rings recovery, or one of: $ALL)" ;;
+			*) die "BENCH_CONFIGS: unknown configuration $w (micro libcall startup lua sqlite xray loaded lua-loaded sql-loaded rings recovery views, or one of: $ALL)" ;;
 			esac ;;
 		esac
 	done
@@ -58,7 +61,7 @@ select_configs() {
 	NWANT=0
 	for c in $ALL; do case " $WANT " in *" $c "*) NWANT=$((NWANT + 1)) ;; esac; done
 	FULL=0
-	[ "$NWANT" = "$(echo $ALL | wc -w)" ] && FULL=1
+	[ "$NWANT" = "$(echo $ALL | wc -w)" ] && [ "$VIEWS_RUN" = 1 ] && FULL=1
 	# Rows whose tool is missing are left out.
 	[ "$HAVE_UFTRACE" = 1 ] || WANT=$(for c in $WANT; do case $c in *uftrace-*) ;; *) printf '%s ' $c ;; esac; done)
 	[ "$HAVE_XRAY" = 1 ] || WANT=$(for c in $WANT; do case $c in *xray-* | *plain-small) ;; *) printf '%s ' $c ;; esac; done)
@@ -117,4 +120,5 @@ select_configs() {
 	[ -n "$LOADED" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }loaded"
 	[ -n "$RINGS" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }rings"
 	[ -n "$KILL" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }recovery"
+	[ "$VIEWS_RUN" = 1 ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }views"
 }
