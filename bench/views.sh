@@ -111,16 +111,21 @@ rw_build lua ada-fentry || { cat logs/build-lua-ada-fentry.log >&2; die "buildin
 # --- the traces -------------------------------------------------------------------
 # record TRACE TOOL COMMAND...: the trace in trace/TOOL-TRACE, then its events
 # (ada: the summary of one ATF conversion, "pid N: 1 thread, E events, ..."
-# a process; uftrace: its .dat files) in meta.tsv as events.TOOL.TRACE.
+# a process; uftrace: its .dat files) in meta.tsv as events.TOOL.TRACE, and
+# as record.TOOL.TRACE the recording's wall time (ns, runstat) and the
+# trace's size (bytes, du -sb).
 : >meta.tsv
 record() {
 	_d=$OUT/trace/$2-$1
 	_t=$1 _w=$2
 	shift 2
 	case $_w in
-	ada) env ADA_OUTPUT="$_d" ADA_DETAIL=off ADA_DYNHOOK=off "$@" >"logs/record-ada-$_t.out" 2>&1 ;;
-	uftrace) uftrace record -d "$_d" --no-libcall "$@" >"logs/record-uftrace-$_t.out" 2>&1 ;;
-	esac || { cat "logs/record-$_w-$_t.out" >&2; die "recording $_t with $_w failed"; }
+	ada) set -- env ADA_OUTPUT="$_d" ADA_DETAIL=off ADA_DYNHOOK=off "$@" ;;
+	uftrace) set -- uftrace record -d "$_d" --no-libcall "$@" ;;
+	esac
+	./runstat "logs/record-$_w-$_t.stat" "$@" >"logs/record-$_w-$_t.out" 2>&1 ||
+		{ cat "logs/record-$_w-$_t.out" >&2; die "recording $_t with $_w failed"; }
+	printf 'record.%s.%s\t%s %s\n' "$_w" "$_t" "$(field "logs/record-$_w-$_t.stat" wall_ns)" "$(du -sb "$_d" | cut -f 1)" >>meta.tsv
 	case $_w in
 	ada)
 		"$SYM" -o "$OUT/atf" "$_d" >"logs/count-$_t.out" 2>&1 || { cat "logs/count-$_t.out" >&2; die "ada-symbolize failed on $_d"; }

@@ -89,6 +89,22 @@ function verdicts(k, view, cond, trace,    n, s, ok, name) {
 	return s "RSS " verdict(ok)
 }
 
+# "micro: ada 1.2 s, 35 MB; uftrace ..." from meta's record.TOOL.TRACE
+# (wall ns, bytes on disk).
+function recordings(    s, i, j, t, w, f, key) {
+	s = ""
+	split("micro lua micro-small", t, " ")
+	split("ada uftrace", w, " ")
+	for (i = 1; i <= 3; i++)
+		for (j = 1; j <= 2; j++) {
+			key = "record." w[j] "." t[i]
+			if (!(key in vmeta)) continue
+			split(vmeta[key], f, " ")
+			s = s (s == "" ? "" : "; ") t[i] " " w[j] sprintf(" %.1f s, %.1f MB on disk", f[1] / 1e9, f[2] / 1e6)
+		}
+	return s
+}
+
 function views_section(    i, j, c, t, view, cond, trace, k, u, n, row, nc, conds, traces, nt) {
 	print "## Views (issue 12)"
 	print ""
@@ -115,6 +131,7 @@ function views_section(    i, j, c, t, view, cond, trace, k, u, n, row, nc, cond
 	print "  `uftrace record --no-libcall`: both hold exactly the functions gcc instrumented, no"
 	print "  arguments. nothrow leaves workload.lua's pcall/error out: uftrace --no-libcall does"
 	print "  not see error()'s longjmp and stops recording at depth 1024 (~740000 events)."
+	printf "- Recording, once: %s\n", recordings()
 	printf "- %s s of measuring after %s s of building and recording\n", vmeta["elapsed"], vmeta["build_s"]
 	for (i = 1; i <= nview; i++)
 		if (("not_built." view_order[i]) in vmeta)
