@@ -184,9 +184,10 @@ done
 # script(1) gives the view a terminal; its progress line is rewritten with
 # carriage returns: the last one it drew.
 if case " $BUILT " in *" report "*) true ;; *) false ;; esac && command -v script >/dev/null 2>&1; then
-	script -qec "$SYM report -o /dev/null $OUT/trace/ada-lua" /dev/null >logs/progress.out 2>&1
+	./runstat logs/progress.stat script -qec "$SYM report -o /dev/null $OUT/trace/ada-lua" /dev/null >logs/progress.out 2>&1
 	_p=$(tr '\r' '\n' <logs/progress.out | sed 's/\x1b\[[0-9;]*[A-Za-z]//g' | grep -v '^ *$' | tail -n 1)
-	printf 'progress\t%s\n' "${_p:-(none)}" >>meta.tsv
+	printf 'progress\t%s\n' "${_p:--}" >>meta.tsv
+	printf 'progress_ns\t%s\n' "$(field logs/progress.stat wall_ns)" >>meta.tsv
 fi
 
 # --- the rounds -----------------------------------------------------------------------

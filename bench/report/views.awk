@@ -89,6 +89,13 @@ function verdicts(k, view, cond, trace,    n, s, ok, name) {
 	return s "RSS " verdict(ok)
 }
 
+# What the progress check saw: its last line, and whether it has the total
+# and an ETA (due from a view that lasts over a second).
+function progress(line, s) {
+	if (line == "-") return s > 1 ? "**no progress line**" : "no progress line (none is due under a second)"
+	return "its last line `" line "`: " (line ~ / of .*ETA/ ? "total and ETA shown" : "**no total and ETA**")
+}
+
 # "micro: ada 1.2 s, 35 MB; uftrace ..." from meta's record.TOOL.TRACE
 # (wall ns, bytes on disk).
 function recordings(    s, i, j, t, w, f, key) {
@@ -138,8 +145,8 @@ function views_section(    i, j, c, t, view, cond, trace, k, u, n, row, nc, cond
 			printf "- `%s`: not built (its first run, on a %s-event trace, said `%s`)\n", view_order[i], \
 				vmeta["events.ada.probe"], vmeta["not_built." view_order[i]]
 	if ("progress" in vmeta)
-		printf "- Progress on a terminal (`script -qec \"ada-symbolize report -o /dev/null <lua trace>\"`), its last line: `%s` — %s\n", \
-			vmeta["progress"], vmeta["progress"] ~ /ETA/ ? "total and ETA shown" : "**no total and ETA**"
+		printf "- Progress on a terminal (`script -qec \"ada-symbolize report -o /dev/null <lua trace>\"`, %.1f s): %s\n", \
+			vmeta["progress_ns"] / 1e9, progress(vmeta["progress"], vmeta["progress_ns"] / 1e9)
 	else
 		print "- Progress on a terminal: not checked (no report view, or no script(1))"
 	print ""
