@@ -214,6 +214,8 @@ CONDS=idle
 [ "$LOADED" = 1 ] && CONDS="idle loaded"
 TOOLS=ada
 [ "$HAVE_UFTRACE" = 1 ] && TOOLS="ada uftrace"
+loadavg() { cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown; }
+LOAD0=$(loadavg)
 T0=$(date +%s)
 note "$ROUNDS rounds; views built:${BUILT:- none}; $CONDS"
 r=1
@@ -247,6 +249,7 @@ done
 	printf 'uftrace\t%s\n' "$(if [ "$HAVE_UFTRACE" = 1 ]; then uftrace --version | head -n 1; else echo 'not installed'; fi)"
 	printf 'ada\t%s\n' "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 	printf 'elapsed\t%s\n' "$(($(date +%s) - T0))"
+	printf 'load\t%s at the start, %s at the end\n' "$LOAD0" "$(loadavg)"
 	printf 'build_s\t%s\n' "$BUILD_S"
 } >>meta.tsv
 : >budgets.txt
