@@ -74,26 +74,34 @@ uint64_t clock_map_ns(const struct clock_map *c, uint64_t tsc, size_t *seg)
 	return along(&c->pts[lo], rate(c, lo), tsc);
 }
 
-/* The slow path of clock_map_ns_fast: a tick outside the cursor's segment
- * (or one it cannot convert exactly). */
+/* The slow path of clock_map_ns_fast: a tick outside the cursor's segment,
+ * which becomes the cursor's where the fixed-point arithmetic can take it
+ * (ticks from the segment's first pair on, a rate below 2^31 ns a tick, no
+ * overflow within the segment). */
 uint64_t clock_map_ns_cursor(const struct clock_map *c, uint64_t tsc, struct clock_cursor *k)
 {
-	uint64_t ns = clock_map_ns(c, tsc, &k->seg);
+	uint64_t ns = clock_map_ns(c, tsc, &k->seg), end;
 	const struct ada_meta_clock *a;
+	double r;
 
 	k->valid = false;
 	if (c->n < 2)
 		return ns;
 	a = &c->pts[k->seg];
-	if (a->boottime_ns >= (1ULL << 62))
+	r = rate(c, k->seg);
+	end = k->seg + 2 < c->n ? c->pts[k->seg + 1].tsc : UINT64_MAX;
+	if (tsc < a->tsc || !(r > 0 && r < 2147483648.0) || end <= a->tsc ||
+	    a->boottime_ns >= UINT64_MAX / 4)
 		return ns;
-	k->valid = true;
-	k->lo = k->seg ? a->tsc : 0;
-	k->span = (k->seg + 2 < c->n ? c->pts[k->seg + 1].tsc : UINT64_MAX) - k->lo;
 	k->base_tsc = a->tsc;
-	k->base_ns = (double)(int64_t)a->boottime_ns;
-	k->rate = rate(c, k->seg);
-	return ns;
+	k->span = end - a->tsc;
+	k->base_ns = a->boottime_ns;
+	k->mult = (uint64_t)(r * 4294967296.0 + 0.5);
+	/* The last segment runs forever: as far as its times stay in 63 bits. */
+	if ((double)k->span > (double)(UINT64_MAX / 2 - k->base_ns) / r)
+		k->span = (uint64_t)((double)(UINT64_MAX / 2 - k->base_ns) / r);
+	k->valid = true;
+	return k->base_ns + (uint64_t)(((unsigned __int128)(tsc - k->base_tsc) * k->mult) >> 32);
 }
 
 double clock_map_ns_per_tick(const struct clock_map *c)

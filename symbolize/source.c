@@ -31,6 +31,7 @@ struct src_stream {
 	uint64_t regs[8];
 	struct src_atf_stream *atf; /* when the process has ATF only */
 	struct src_async *async;    /* decoded by a thread of its own */
+	struct src_event cur;       /* src_next's event, decoded here */
 };
 
 static const char *basename_of(const char *path)
@@ -341,11 +342,12 @@ static int next_closing(struct src_stream *s, struct src_event *ev)
 	return 1;
 }
 
-int src_next(struct src_stream *s, struct src_event *ev)
+int src_next(struct src_stream *s, const struct src_event **ev)
 {
 	if (s->async)
 		return src_async_next(s->async, ev);
-	return src_next_sync(s, ev);
+	*ev = &s->cur;
+	return src_next_sync(s, &s->cur);
 }
 
 struct src_stream *src_stream_open_async(struct src_process *p, size_t i)

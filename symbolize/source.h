@@ -93,8 +93,9 @@ struct src_stream *src_stream_open(struct src_process *p, size_t i);
 /* The same, decoded ahead by a thread of its own (source_async.c): for a
  * reader that reads one stream at a time; a few MB per open stream. */
 struct src_stream *src_stream_open_async(struct src_process *p, size_t i);
-/* 1 and *ev, 0 at the end, negative errno on an error (message printed). */
-int src_next(struct src_stream *s, struct src_event *ev);
+/* 1 and *ev pointing at the next event (valid until the next call), 0 at
+ * the end, negative errno on an error (message printed). */
+int src_next(struct src_stream *s, const struct src_event **ev);
 void src_stream_close(struct src_stream *s);
 
 /* names.c: the simple form of a demangled C++ name, "ns::Foo<int>::bar" for

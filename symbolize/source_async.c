@@ -95,7 +95,7 @@ struct src_async *src_async_start(struct src_stream *s)
 	return a;
 }
 
-int src_async_next(struct src_async *a, struct src_event *ev)
+int src_async_next(struct src_async *a, const struct src_event **ev)
 {
 	int end;
 
@@ -122,7 +122,7 @@ int src_async_next(struct src_async *a, struct src_event *ev)
 		a->pos = 0;
 		pthread_mutex_unlock(&a->lock);
 	}
-	*ev = a->cur->ev[a->pos++];
+	*ev = &a->cur->ev[a->pos++]; /* handed back at the next call */
 	return 1;
 }
 

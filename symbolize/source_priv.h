@@ -40,7 +40,7 @@ int src_next_sync(struct src_stream *s, struct src_event *ev);
 /* source_async.c: s decoded by a thread of its own (NULL if none could be
  * started: decode in the caller's then); src_next takes from it. */
 struct src_async *src_async_start(struct src_stream *s);
-int src_async_next(struct src_async *a, struct src_event *ev);
+int src_async_next(struct src_async *a, const struct src_event **ev);
 void src_async_stop(struct src_async *a);
 
 /* source_atf.c */

@@ -89,7 +89,7 @@ static int first_pass(struct walk *w, size_t thread)
 	struct src_stream *s = src_stream_open_async(w->p, thread);
 	uint64_t *start = NULL, *seq = NULL, calls = 0, bytes = 0;
 	uint32_t cap = 0;
-	struct src_event ev;
+	const struct src_event *ev;
 	int r;
 
 	if (!s)
@@ -97,8 +97,8 @@ static int first_pass(struct walk *w, size_t thread)
 	while ((r = src_next(s, &ev)) > 0) {
 		if (!(++w->read & 0xfffff) && w->progress)
 			w->progress(w->progress_ctx, w->read);
-		if (ev.depth > cap) {
-			uint32_t c = ev.depth > 2 * cap ? ev.depth : 2 * cap;
+		if (ev->depth > cap) {
+			uint32_t c = ev->depth > 2 * cap ? ev->depth : 2 * cap;
 			uint64_t *a = realloc(start, c * sizeof(*a)), *b = a ? realloc(seq, c * sizeof(*b)) : NULL;
 
 			if (a)
@@ -111,7 +111,7 @@ static int first_pass(struct walk *w, size_t thread)
 			}
 			cap = c;
 		}
-		if (ev.kind == SRC_CALL) {
+		if (ev->kind == SRC_CALL) {
 			if (calls / 8 >= bytes) {
 				uint64_t nb = bytes ? 2 * bytes : 4096;
 				uint8_t *g = realloc(w->long_enough, nb);
@@ -124,10 +124,10 @@ static int first_pass(struct walk *w, size_t thread)
 				w->long_enough = g;
 				bytes = nb;
 			}
-			start[ev.depth - 1] = ev.ns;
-			seq[ev.depth - 1] = calls++;
-		} else if (ev.ns - start[ev.depth - 1] >= w->f->min_ns) {
-			uint64_t c = seq[ev.depth - 1];
+			start[ev->depth - 1] = ev->ns;
+			seq[ev->depth - 1] = calls++;
+		} else if (ev->ns - start[ev->depth - 1] >= w->f->min_ns) {
+			uint64_t c = seq[ev->depth - 1];
 
 			w->long_enough[c / 8] |= (uint8_t)(1u << (c % 8));
 		}
@@ -207,7 +207,7 @@ static bool shown(struct walk *w, const struct src_event *ev)
 /* The next shown event. */
 static int step(struct walk *w, struct walk_event *out)
 {
-	struct src_event ev;
+	const struct src_event *ev;
 	int r;
 
 	while ((r = src_next(w->s, &ev)) > 0) {
@@ -215,50 +215,50 @@ static int step(struct walk *w, struct walk_event *out)
 
 		if (!(++w->read & 0xfffff) && w->progress)
 			w->progress(w->progress_ctx, w->read);
-		if (ev.depth > w->cap && !grow(w, ev.depth)) {
+		if (ev->depth > w->cap && !grow(w, ev->depth)) {
 			fprintf(stderr, "ada-symbolize: %s: out of memory\n", w->p->dir);
 			return -ENOMEM;
 		}
-		fr = &w->frames[ev.depth - 1];
-		if (ev.kind == SRC_CALL) {
-			fr->func = ev.func;
-			fr->start_ns = ev.ns;
+		fr = &w->frames[ev->depth - 1];
+		if (ev->kind == SRC_CALL) {
+			fr->func = ev->func;
+			fr->start_ns = ev->ns;
 			fr->child_ns = 0;
-			fr->shown = shown(w, &ev) ? ++w->cur_shown : 0;
+			fr->shown = shown(w, ev) ? ++w->cur_shown : 0;
 			if (!fr->shown)
 				continue;
-			w->shown_raw[fr->shown] = ev.depth;
-			w->stack[fr->shown - 1] = ev.func;
+			w->shown_raw[fr->shown] = ev->depth;
+			w->stack[fr->shown - 1] = ev->func;
 			w->stack_n = fr->shown;
-			*out = (struct walk_event){ .type = WALK_ENTER, .func = ev.func,
+			*out = (struct walk_event){ .type = WALK_ENTER, .func = ev->func,
 						    .depth = fr->shown,
-						    .start_ns = ev.ns - w->p->t0_ns };
-			if (ev.regs) {
-				memcpy(w->regs, ev.regs, sizeof(w->regs));
+						    .start_ns = ev->ns - w->p->t0_ns };
+			if (ev->regs) {
+				memcpy(w->regs, ev->regs, sizeof(w->regs));
 				out->regs = w->regs;
 			}
 			return 1;
 		}
 		/* A frame closes: the subtree marks it set end with it. */
-		if (w->include_at == ev.depth)
+		if (w->include_at == ev->depth)
 			w->include_at = 0;
-		if (w->exclude_at == ev.depth)
+		if (w->exclude_at == ev->depth)
 			w->exclude_at = 0;
-		if (w->cut_at == ev.depth)
+		if (w->cut_at == ev->depth)
 			w->cut_at = 0;
 		if (!fr->shown)
 			continue;
 		w->cur_shown = fr->shown - 1;
 		w->stack_n = fr->shown;
-		*out = (struct walk_event){ .type = WALK_EXIT, .how = ev.kind, .func = fr->func,
+		*out = (struct walk_event){ .type = WALK_EXIT, .how = ev->kind, .func = fr->func,
 					    .depth = fr->shown, .start_ns = fr->start_ns - w->p->t0_ns,
-					    .end_ns = ev.ns - w->p->t0_ns,
-					    .total_ns = ev.ns - fr->start_ns };
+					    .end_ns = ev->ns - w->p->t0_ns,
+					    .total_ns = ev->ns - fr->start_ns };
 		out->self_ns = out->total_ns - (fr->child_ns < out->total_ns ? fr->child_ns : out->total_ns);
 		if (fr->shown > 1)
 			w->frames[w->shown_raw[fr->shown - 1] - 1].child_ns += out->total_ns;
-		if (ev.regs) {
-			memcpy(w->regs, ev.regs, sizeof(w->regs));
+		if (ev->regs) {
+			memcpy(w->regs, ev->regs, sizeof(w->regs));
 			out->regs = w->regs;
 		}
 		return 1;
