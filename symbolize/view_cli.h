@@ -51,6 +51,8 @@ int view_flame_main(const struct view_args *a, FILE *out);
 int view_report_sort_key(const char *key);
 /* view_time.c: "  1.234 ms" (ten columns), or the integer ns with --ns. */
 char *view_duration(char *buf, size_t len, uint64_t ns, bool as_ns);
+/* The same at out (32 bytes of room), not terminated: its length. */
+size_t view_duration_fmt(char *out, uint64_t ns, bool as_ns);
 /* "# pid P thread N tid T[ stack LO-HI of thread H][ (name)]" and a newline. */
 void view_thread_header(FILE *out, const struct src_process *p, const struct src_thread *t);
 

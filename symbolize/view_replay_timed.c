@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outbuf.h"
 #include "raw_format.h"
 #include "view_cli.h"
 #include "view_progress.h"
@@ -48,19 +49,55 @@ struct rthread {
 struct replay {
 	const struct view_args *a;
 	FILE *out;
+	struct outbuf ob;       /* the lines: printf per call would be most of the time */
 	struct src_process *p;
 	unsigned nargs;
 };
 
+static void put(struct replay *r, const char *s)
+{
+	outbuf_write(&r->ob, s, strlen(s));
+}
+
+static void put_hex(struct replay *r, uint64_t v)
+{
+	outbuf_commit(&r->ob, fmt_hex(outbuf_reserve(&r->ob, 18), v));
+}
+
 static void prefix(struct replay *r, const struct rthread *rt, uint64_t ns, bool has_duration,
 		   uint32_t depth)
 {
-	char d[32];
+	static const char spaces[] = "                                                                ";
+	char *p = outbuf_reserve(&r->ob, 64), d[32];
+	size_t n = has_duration ? view_duration_fmt(d, ns, r->a->ns) : 0;
 
-	fprintf(r->out, " %10s", has_duration ? view_duration(d, sizeof(d), ns, r->a->ns) : "");
-	if (r->a->merge)
-		fprintf(r->out, " [%6u]", rt->t->tid);
-	fprintf(r->out, " | %*s", (int)(2 * (depth - 1)), "");
+	/* " %10s", then " [%6u]" with --merge, then " | " */
+	*p++ = ' ';
+	if (n < 10) {
+		memset(p, ' ', 10 - n);
+		p += 10 - n;
+	}
+	p = fmt_mem(p, d, n);
+	if (r->a->merge) {
+		char tid[16], *e = fmt_u64(tid, rt->t->tid);
+		size_t k = (size_t)(e - tid);
+
+		p = fmt_lit(p, " [");
+		if (k < 6) {
+			memset(p, ' ', 6 - k);
+			p += 6 - k;
+		}
+		p = fmt_mem(p, tid, k);
+		*p++ = ']';
+	}
+	p = fmt_lit(p, " | ");
+	outbuf_commit(&r->ob, p);
+	for (size_t left = 2 * (size_t)(depth - 1); left;) {
+		size_t k = left < sizeof(spaces) - 1 ? left : sizeof(spaces) - 1;
+
+		outbuf_write(&r->ob, spaces, k);
+		left -= k;
+	}
 }
 
 static const char *name_of(const struct replay *r, uint32_t func)
@@ -70,27 +107,37 @@ static const char *name_of(const struct replay *r, uint32_t func)
 
 static void call_part(struct replay *r, uint32_t func, const uint64_t *regs)
 {
-	fprintf(r->out, "%s(", name_of(r, func));
-	for (unsigned i = 0; regs && !r->a->no_args && i < r->nargs; i++)
-		fprintf(r->out, "%s0x%" PRIx64, i ? ", " : "", regs[i]);
-	fputc(')', r->out);
+	put(r, name_of(r, func));
+	put(r, "(");
+	for (unsigned i = 0; regs && !r->a->no_args && i < r->nargs; i++) {
+		if (i)
+			put(r, ", ");
+		put_hex(r, regs[i]);
+	}
+	put(r, ")");
 }
 
 /* " = 0x<ret>;" where the return has its register, else ";" or nothing. */
 static void ret_part(struct replay *r, const struct walk_event *x, const char *plain)
 {
-	if (x->regs && !r->a->no_args && x->how == SRC_RETURN)
-		fprintf(r->out, " = 0x%" PRIx64 ";", x->regs[0]);
-	else
-		fputs(plain, r->out);
+	if (x->regs && !r->a->no_args && x->how == SRC_RETURN) {
+		put(r, " = ");
+		put_hex(r, x->regs[0]);
+		put(r, ";");
+	} else {
+		put(r, plain);
+	}
 }
 
 static void end_note(struct replay *r, const struct rthread *rt, const struct walk_event *x)
 {
-	if (x->how == SRC_UNWIND)
-		fputs(" (unwound)", r->out);
-	else if (x->how == SRC_OPEN_AT_END)
-		fprintf(r->out, " (%s)", rt->t->open_mark);
+	if (x->how == SRC_UNWIND) {
+		put(r, " (unwound)");
+	} else if (x->how == SRC_OPEN_AT_END) {
+		put(r, " (");
+		put(r, rt->t->open_mark);
+		put(r, ")");
+	}
 }
 
 /* A leaf's one line, at its EXIT, with its ENTER's registers. */
@@ -101,11 +148,12 @@ static void print_leaf_line(struct replay *r, struct rthread *rt, const struct w
 	call_part(r, x->func, call_regs);
 	ret_part(r, x, ";");
 	if (x->how != SRC_RETURN) {
-		fprintf(r->out, " /* %s", name_of(r, x->func));
+		put(r, " /* ");
+		put(r, name_of(r, x->func));
 		end_note(r, rt, x);
-		fputs(" */", r->out);
+		put(r, " */");
 	}
-	fputc('\n', r->out);
+	put(r, "\n");
 }
 
 /* --fold: the run so far, as one line (a run of one as its plain line). */
@@ -115,7 +163,12 @@ static void flush_run(struct replay *r, struct rthread *rt)
 		print_leaf_line(r, rt, &rt->leaf, rt->run_has_regs ? rt->run_regs : NULL);
 	} else if (rt->run) {
 		prefix(r, rt, rt->run_ns, true, rt->run_depth);
-		fprintf(r->out, "%s x%" PRIu64 ";\n", name_of(r, rt->run_func), rt->run);
+		char *p;
+
+		put(r, name_of(r, rt->run_func));
+		p = fmt_lit(outbuf_reserve(&r->ob, 32), " x");
+		p = fmt_u64(p, rt->run);
+		outbuf_commit(&r->ob, fmt_lit(p, ";\n"));
 	}
 	rt->run = 0;
 }
@@ -168,15 +221,16 @@ static void print_event(struct replay *r, struct rthread *rt, const struct walk_
 	if (x->type == WALK_ENTER) {
 		prefix(r, rt, 0, false, x->depth);
 		call_part(r, x->func, x->regs);
-		fputs(" {\n", r->out);
+		put(r, " {\n");
 		return;
 	}
 	prefix(r, rt, x->total_ns, true, x->depth);
-	fputc('}', r->out);
+	put(r, "}");
 	ret_part(r, x, "");
-	fprintf(r->out, " /* %s", name_of(r, x->func));
+	put(r, " /* ");
+	put(r, name_of(r, x->func));
 	end_note(r, rt, x);
-	fputs(" */\n", r->out);
+	put(r, " */\n");
 }
 
 /* Reads the event after ev into nx (the walk reuses its buffers). */
@@ -267,6 +321,7 @@ static int replay_threads(struct replay *r, struct rthread *ts, size_t n,
 
 static void column_header(struct replay *r)
 {
+	outbuf_flush(&r->ob); /* the lines before it, in order */
 	fprintf(r->out, "# %10s %s| FUNCTION\n", "DURATION", r->a->merge ? "[   TID] " : "");
 }
 
@@ -296,6 +351,7 @@ static int replay_process(struct replay *r, const char *dir, struct view_progres
 				err = -EIO;
 				goto out;
 			}
+		outbuf_flush(&r->ob);
 		fprintf(r->out, "# pid %u %s: %zu thread%s\n", r->p->pid, r->p->exe, n, n == 1 ? "" : "s");
 		column_header(r);
 		err = replay_threads(r, ts, n, pg, done);
@@ -305,6 +361,7 @@ static int replay_process(struct replay *r, const char *dir, struct view_progres
 			err = -EIO;
 			break;
 		}
+		outbuf_flush(&r->ob);
 		view_thread_header(r->out, r->p, ts[i].t);
 		column_header(r);
 		err = replay_threads(r, &ts[i], 1, pg, done);
@@ -324,8 +381,10 @@ int view_replay_main(const struct view_args *a, FILE *out)
 	struct replay r = { .a = a, .out = out };
 	struct view_progress pg;
 	uint64_t done = 0;
-	int err = 0;
+	int err = outbuf_init(&r.ob, out), cerr;
 
+	if (err)
+		return err;
 	view_progress_init(&pg, 0);
 	for (int i = 0; i < a->npaths && !err; i++) {
 		struct ada_trace_pid *pids;
@@ -338,5 +397,6 @@ int view_replay_main(const struct view_args *a, FILE *out)
 		ada_trace_free_pids(pids, n);
 	}
 	view_progress_end(&pg);
-	return err;
+	cerr = outbuf_close(&r.ob, "the replay");
+	return err ? err : cerr;
 }

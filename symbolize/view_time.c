@@ -1,22 +1,53 @@
 /* view_time.c - how the views print durations and thread headers. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "outbuf.h"
 
 #include "view_cli.h"
 
-/* The largest unit the value reaches, three decimals: uftrace's way. */
+/* The largest unit the value reaches, three decimals (rounded half up):
+ * uftrace's way. Integers only: replay writes one per call. */
+size_t view_duration_fmt(char *out, uint64_t ns, bool as_ns)
+{
+	static const char *const units[] = { " ns", " us", " ms", "  s" };
+	uint64_t div = 1;
+	unsigned u = 0;
+	char num[32], *e;
+	size_t n;
+
+	if (as_ns)
+		return (size_t)(fmt_u64(out, ns) - out);
+	if (ns < 1000) {
+		e = fmt_u64(num, ns);
+	} else {
+		uint64_t q;
+
+		for (u = 1; u < 3 && ns >= div * 1000000; u++)
+			div *= 1000;
+		q = (ns + div / 2) / div; /* thousandths of the unit */
+		e = fmt_u64(num, q / 1000);
+		*e++ = '.';
+		*e++ = (char)('0' + q % 1000 / 100);
+		*e++ = (char)('0' + q % 100 / 10);
+		*e++ = (char)('0' + q % 10);
+	}
+	n = (size_t)(e - num);
+	/* "%7" of the number, then the unit */
+	memset(out, ' ', n < 7 ? 7 - n : 0);
+	memcpy(out + (n < 7 ? 7 - n : 0), num, n);
+	n = n < 7 ? 7 : n;
+	memcpy(out + n, units[u], 3);
+	return n + 3;
+}
+
 char *view_duration(char *buf, size_t len, uint64_t ns, bool as_ns)
 {
-	if (as_ns)
-		snprintf(buf, len, "%" PRIu64, ns);
-	else if (ns < 1000)
-		snprintf(buf, len, "%7" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%7.3f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%7.3f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%7.3f  s", (double)ns / 1e9);
+	char tmp[48];
+	size_t n = view_duration_fmt(tmp, ns, as_ns);
+
+	snprintf(buf, len, "%.*s", (int)n, tmp);
 	return buf;
 }
 
