@@ -19,9 +19,3 @@ char *export_track_name(char *buf, size_t len, const struct src_thread *t)
 	return buf;
 }
 
-const char *export_basename(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}

@@ -14,7 +14,5 @@
 /* A track's name: "stack 0xLO-0xHI of thread H" for a coroutine stack,
  * else the pthread name, else "thread N" (ada's ordinal). Returns buf. */
 char *export_track_name(char *buf, size_t len, const struct src_thread *t);
-/* The executable's file name, "demo" for "/home/me/demo". */
-const char *export_basename(const char *path);
 
 #endif

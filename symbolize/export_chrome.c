@@ -343,7 +343,7 @@ static int on_process_begin(void *ctx, struct src_process *p)
 		return -ENOMEM;
 	c->nregs = p->arch == ADA_ARCH_ARM64 ? 8 : 6;
 	c->reg_keys = p->arch == ADA_ARCH_ARM64 ? arm_keys : x86_keys;
-	snprintf(name, sizeof(name), "%s %u", export_basename(p->exe), p->pid);
+	snprintf(name, sizeof(name), "%s %u", src_basename(p->exe), p->pid);
 	put_name_event(c, "process_name", p->pid, name);
 	c->processes++;
 	return c->out.err;

@@ -380,7 +380,7 @@ static int on_process_begin(void *ctx, struct src_process *p)
 	q = pb_int(q, PD_PID, p->pid);
 	if (p->cmdline[0])
 		q = pb_string(q, PD_CMDLINE, p->cmdline);
-	q = pb_string(q, PD_PROCESS_NAME, export_basename(p->exe));
+	q = pb_string(q, PD_PROCESS_NAME, src_basename(p->exe));
 	q = pb_close(pd, q);
 	q = pb_close(td, q);
 	packet_close(f, len_at, q);

@@ -94,3 +94,10 @@ char *src_simple_name(const char *full, char *out, size_t len)
 	out[n] = '\0';
 	return out;
 }
+
+const char *src_basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}

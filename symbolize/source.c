@@ -34,13 +34,6 @@ struct src_stream {
 	struct src_event cur;       /* src_next's event, decoded here */
 };
 
-static const char *basename_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 static const char *const open_marks[] = {
 	[CONV_EXITED] = "unwound",       /* pthread_exit, cancellation */
 	[CONV_RUNNING] = "open at exit",
@@ -83,7 +76,7 @@ static int number_functions(struct src_process *p, struct src_raw *r)
 		sf->full = strdup(src_unversioned(af->demangled ? af->demangled : af->name, buf,
 						  sizeof(buf)));
 		sf->name = strdup(src_simple_name(sf->full, buf, sizeof(buf)));
-		sf->module = cm->raw ? basename_of(cm->raw->path) : "[unmapped]";
+		sf->module = cm->raw ? src_basename(cm->raw->path) : "[unmapped]";
 		sf->file = af->file;
 		sf->line = af->line;
 		if (!sf->full || !sf->name)

@@ -102,6 +102,8 @@ void src_stream_close(struct src_stream *s);
  * "int ns::Foo<int>::bar(char const*) const", and without a symbol version
  * ("memcpy" for "memcpy@@GLIBC_2.14"). Writes at most len bytes; returns out. */
 char *src_simple_name(const char *full, char *out, size_t len);
+/* The file name of a path: what views call a module or a program. */
+const char *src_basename(const char *path);
 /* Copies name without its "@..." symbol version. */
 char *src_unversioned(const char *name, char *out, size_t len);
 

@@ -24,13 +24,6 @@ struct src_atf_stream {
 	uint64_t regs[8];
 };
 
-static const char *basename_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 static int by_id(const void *a, const void *b)
 {
 	const struct json_value *const *x = a, *const *y = b;
@@ -51,7 +44,7 @@ static const char *module_name(const struct json_value *root, uint64_t m)
 		uint64_t id = 0;
 
 		if (json_u64(json_get(e, "module_id"), &id) && id == m && json_string(json_get(e, "path")))
-			return basename_of(json_string(json_get(e, "path")));
+			return src_basename(json_string(json_get(e, "path")));
 	}
 	return "[unmapped]";
 }

@@ -151,13 +151,6 @@ static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 	return fl->stack[d] == FLAME_NONE ? -ENOMEM : 0;
 }
 
-static const char *basename_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 static int write_svg(struct flame *fl, FILE *out)
 {
 	char subtitle[512];
@@ -175,7 +168,7 @@ static int write_svg(struct flame *fl, FILE *out)
 		.title = "Flame graph",
 		.subtitle = fl->nprocs ? subtitle : NULL,
 		.count = fl->count,
-		.main_module = fl->first_exe ? basename_of(fl->first_exe) : NULL,
+		.main_module = fl->first_exe ? src_basename(fl->first_exe) : NULL,
 	};
 	return flame_svg_write(&fl->tree, &o, out);
 }
