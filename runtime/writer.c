@@ -94,6 +94,23 @@ static unsigned streams_close_all(void)
 	return n;
 }
 
+/* A thread file is never 0, 1 or 2 where another number is free: in the
+ * writer's own table those are closed, and whatever writes to stderr on
+ * this thread (a sanitizer's report, a library's message) would land in the
+ * middle of its compressed frames. */
+static int above_stdio(int fd)
+{
+	int high;
+
+	if (fd > 2)
+		return fd;
+	high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (high < 0)
+		return fd; /* RLIMIT_NOFILE 3 or less: the low number it is */
+	close(fd);
+	return high;
+}
+
 /* td's thread file, opened (created) if it is not. With too many open, the
  * others are closed first: a thread file costs a reopen, not events. */
 static int stream_fd(struct ada_thread *td, bool create)
@@ -110,6 +127,8 @@ static int stream_fd(struct ada_thread *td, bool create)
 		ws->fd = open(path, flags, 0644);
 	if (ws->fd < 0)
 		stream_failed(td, path, errno);
+	else
+		ws->fd = above_stdio(ws->fd);
 	return ws->fd;
 }
 

@@ -17,6 +17,7 @@
  * make check runs the short matrix; make sanitize (ADA_TEST_SAN_FULL=1)
  * runs every program in every mode.
  */
+#include <glob.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -104,22 +105,65 @@ static bool set_in(const char *entry, const char *const extra[])
 	return false;
 }
 
+/* A sanitizer's options (an entry "XSAN_OPTIONS=...") with its reports sent
+ * to <case dir>/san.<pid> instead of descriptor 2: the writer thread has no
+ * descriptor 2 (its own table, runtime/writer.c), and a report from it
+ * would otherwise go nowhere. */
+static const char *with_log_path(const struct tr_case *tc, const char *entry, char *buf,
+				 size_t len)
+{
+	const char *eq = strchr(entry, '=');
+
+	if (!eq || eq - entry < 11 || strncmp(eq - 11, "SAN_OPTIONS", 11))
+		return entry;
+	snprintf(buf, len, "%s%slog_path=%s/san", entry, eq[1] ? ":" : "", tc->dir);
+	return buf;
+}
+
 /* The sanitizer's environment, then `extra` (NULL-terminated), which
  * replaces what it sets, in env (room for 16). */
-static const char *const *run_env(const char *env[16], const char *const extra[])
+static const char *const *run_env(const struct tr_case *tc, const char *env[16],
+				  const char *const extra[])
 {
+	static char opts[15][PATH_MAX + 512];
 	size_t n = 0;
 
 	for (size_t i = 0; san->env[i]; i++)
-		if (!set_in(san->env[i], extra))
-			env[n++] = san->env[i];
+		if (!set_in(san->env[i], extra)) {
+			env[n] = with_log_path(tc, san->env[i], opts[n], sizeof(opts[n]));
+			n++;
+		}
 	/* Small rings, which fill (waits, the half-ring kick) and cost the
 	 * sanitizers little shadow memory. */
 	env[n++] = "ADA_RING_KB=64";
-	for (size_t i = 0; extra && extra[i] && n < 15; i++)
-		env[n++] = extra[i];
+	for (size_t i = 0; extra && extra[i] && n < 15; i++) {
+		env[n] = with_log_path(tc, extra[i], opts[n], sizeof(opts[n]));
+		n++;
+	}
 	env[n] = NULL;
 	return env;
+}
+
+/* The reports the sanitizer wrote to <case dir>/san.*, printed whole:
+ * whether there were any. */
+static bool print_reports(const struct tr_case *tc)
+{
+	char pattern[PATH_MAX];
+	glob_t g;
+	bool any = false;
+
+	snprintf(pattern, sizeof(pattern), "%s/san.*", tc->dir);
+	if (glob(pattern, 0, NULL, &g) != 0)
+		return false;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		char *text = proc_read_file(g.gl_pathv[i], NULL);
+
+		fprintf(stderr, "%s:\n%s\n", g.gl_pathv[i], text ? text : "(unreadable)");
+		free(text);
+		any = true;
+	}
+	globfree(&g);
+	return any;
 }
 
 /* Runs the pair, then fails if the sanitizer said anything. */
@@ -128,7 +172,9 @@ static void run(struct tr_case *tc, const char *out, const char *const args[],
 {
 	const char *env[16];
 
-	tr_run_pair(tc, out, args, run_env(env, extra), status);
+	tr_run_pair(tc, out, args, run_env(tc, env, extra), status);
+	if (print_reports(tc))
+		fail_msg("%s reported on %s (above)", san->name, out);
 	if (strstr(tc->traced.err, "Sanitizer") || strstr(tc->traced.err, "runtime error")) {
 		fputs(tc->traced.err, stderr); /* whole: fail_msg's buffer is short */
 		fail_msg("%s reported on %s (above)", san->name, out);
