@@ -59,6 +59,8 @@ enum ada_meta_type {
 	ADA_META_STACK = 15,      /* struct ada_meta_stack: thread_<N> records a
 				   * coroutine stack, not a thread's own */
 	ADA_META_UNLOAD = 16,     /* struct ada_meta_unload: a module is gone */
+	ADA_META_WINDOW = 17,     /* struct ada_meta_window + label: a detail window,
+				   * written when it closed */
 };
 
 /* Why an event was not kept. ADA_DROP_NAMES are what the manifest and the
@@ -228,6 +230,34 @@ struct ada_meta_stack {
 	uint32_t ordinal;
 	uint32_t host;         /* UINT32_MAX if unknown */
 	uint64_t lo, hi;       /* the stack's addresses */
+};
+
+/* A detail window (ADA_DETAIL=window): the thread's events at positions
+ * [first_pos, last_pos] were written with their detail records, as far as
+ * the detail ring still held them. One record per window after coalescing:
+ * overlapping windows of a thread are one, with the trigger that opened it
+ * and `triggers` counting those it took in. */
+enum ada_window_trigger {
+	ADA_TRIG_FUNC = 1,     /* a call of a function (label: the ADA_TRIGGER spec) */
+	ADA_TRIG_DURATION = 2, /* a call that lasted longer than a bound (label: the spec) */
+	ADA_TRIG_SIGNAL = 3,   /* a signal (label: its name) */
+	ADA_TRIG_CRASH = 4,    /* a fatal signal (label: its name) */
+	ADA_TRIG_MARK = 5,     /* ada_mark(label) */
+	ADA_TRIG_SNAPSHOT = 6, /* ada_snapshot() */
+};
+#define ADA_TRIG_NAMES { "", "func", "duration", "signal", "crash", "mark", "snapshot" }
+
+struct ada_meta_window {
+	uint32_t ordinal;      /* thread_<N> */
+	uint32_t trigger;      /* enum ada_window_trigger of the first trigger */
+	uint64_t trigger_pos;  /* the position of the first trigger's event */
+	uint64_t first_pos, last_pos; /* inclusive */
+	uint64_t first_tsc, last_tsc; /* of the events at first_pos and last_pos */
+	uint64_t kept;         /* detail records written */
+	uint64_t lost;         /* records of the window's events the ring no longer held */
+	uint32_t triggers;     /* triggers coalesced into this window, the first included */
+	uint32_t reserved;     /* 0 */
+	/* then: the label, label_len bytes (no NUL), from the record's length */
 };
 
 /* Written by ada-symbolize when it folded a ring file into thread_<N>.lz4. */
