@@ -193,6 +193,8 @@ install: all
 	install -m 755 bin/adacc bin/ada-symbolize $(DESTDIR)$(PREFIX)/bin/
 	ln -sf adacc $(DESTDIR)$(PREFIX)/bin/adac++
 	install -m 644 lib/libada.so lib/libada.a $(DESTDIR)$(PREFIX)/lib/
+	install -d $(DESTDIR)$(PREFIX)/include
+	install -m 644 runtime/ada.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 cc-wrapper/ada.cmake mcount/gdb/ada-unwind.py $(DESTDIR)$(PREFIX)/share/ada/
 
 endif

@@ -43,9 +43,7 @@ ADA_HIDDEN void ada_mcount_enter(struct ada_entry_regs *regs, uintptr_t *slot, u
 
 /* ---- the detail lane -------------------------------------------------------- */
 
-#define DETAIL_HEADER (sizeof(struct ada_detail_rec))
 _Static_assert(sizeof(struct ada_raw_detail) == ADA_RAW_DETAIL_SIZE, "raw detail");
-_Static_assert(offsetof(struct ada_detail_rec, d) == 16, "detail record header");
 
 /* How many bytes of stack to copy from sp: the configured window, clipped at
  * the end of the thread's stack mapping; none on another stack (a
@@ -62,69 +60,47 @@ static uint32_t stack_window(struct ada_thread *td, uintptr_t sp)
 	return n;
 }
 
-/* Contiguous room for len bytes (a multiple of 16) in the detail ring; a
- * record never wraps: the ring's end is filled with a pad record first.
- * Returns the offset, or -1 when the writer has not freed enough yet. */
-static int64_t detail_reserve(struct ada_thread *td, uint32_t len)
+/* Relaxed atomic stores: on x86_64 and arm64 a plain store each, and the
+ * writer, which may read the record while it is overwritten, checks
+ * afterwards that it was not (encode.c). */
+static inline void put_word(uint64_t *w, uint64_t v)
 {
-	uint64_t bytes = td->dmask + 1, off = td->dhead & td->dmask;
-	uint64_t need = off + len > bytes ? bytes - off + len : len;
-
-	if (td->dhead + need > td->dlimit) {
-		/* Acquire: the writer is done with the bytes below its tail. */
-		td->dlimit = __atomic_load_n(&td->dtail, __ATOMIC_ACQUIRE) + bytes;
-		if (td->dhead + need > td->dlimit)
-			return -1;
-	}
-	if (need != len) {
-		struct ada_detail_rec *pad = (void *)(td->dring + off);
-
-		pad->len = (uint32_t)(bytes - off);
-		pad->pos = ADA_DETAIL_PAD;
-		/* Release, as for a record (detail_put): the writer may read
-		 * dhead at any time, and must find the pad whole. */
-		__atomic_store_n(&td->dhead, td->dhead + bytes - off, __ATOMIC_RELEASE);
-		off = 0;
-	}
-	return (int64_t)off;
+	__atomic_store_n(w, v, __ATOMIC_RELAXED);
 }
 
 /* Writes the detail record of the slot about to be written (td->rh->head) and
- * returns the slot flag that says so, or 0 if there was no room (counted). */
+ * returns the slot flag that says so, or 0 if there was no room (counted).
+ * The record goes to the ring's place for that position: in window mode
+ * over whatever was there; with ADA_DETAIL=all only once the writer has
+ * consumed the record that was. */
 static uint64_t detail_put(struct ada_thread *td, const uint64_t regs[8], uintptr_t lr,
 			   uintptr_t fp, uintptr_t sp)
 {
-	uint32_t stack, len, i;
-	struct ada_detail_rec *rec;
-	int64_t off;
+	uint64_t pos = td->rh->head, *w;
+	uint32_t stack, i;
 
 	if (unlikely(!td->dring) && ada_detail_init_slow(td) < 0)
 		goto full;
+	if (unlikely(pos >= td->dlimit)) {
+		/* Acquire: the writer is done with the records below its tail. */
+		td->dlimit = __atomic_load_n(&td->rh->tail, __ATOMIC_ACQUIRE) + td->dmask + 1;
+		if (pos >= td->dlimit)
+			goto full;
+	}
 	stack = stack_window(td, sp);
-	len = (uint32_t)(DETAIL_HEADER + stack + 15) & ~15u;
-	off = detail_reserve(td, len);
-	if (off < 0)
-		goto full;
-	rec = (void *)(td->dring + off);
-	rec->len = len;
-	rec->pos = td->rh->head;
+	w = (uint64_t *)(td->dring + (pos & td->dmask) * td->drec_bytes);
 	for (i = 0; i < 8; i++)
-		rec->d.regs[i] = regs[i];
-	rec->d.lr = lr;
-	rec->d.fp = fp;
-	rec->d.sp = sp;
-	rec->d.stack_size = (uint16_t)stack;
+		put_word(&w[ADA_DREC_REGS + i], regs[i]);
+	put_word(&w[ADA_DREC_LR], lr);
+	put_word(&w[ADA_DREC_FP], fp);
+	put_word(&w[ADA_DREC_SP], sp);
+	put_word(&w[ADA_DREC_STACK_SIZE], stack);
 	/* Word by word (no libc): the stack above sp is mapped up to its end.
 	 * The first word is the return-address slot: lr, as the function was
-	 * entered (hijacked since, or holding the return trampoline's save). */
-	for (i = 0; i < stack; i += 8) {
-		uint64_t w = i ? *(const uint64_t *)(sp + i) : lr;
-
-		__builtin_memcpy((uint8_t *)rec + DETAIL_HEADER + i, &w, 8);
-	}
-	/* Release: the record is complete before the writer can see dhead
-	 * cover it (and the slot's own release comes after this one). */
-	__atomic_store_n(&td->dhead, td->dhead + len, __ATOMIC_RELEASE);
+	 * entered (hijacked since, or holding the return trampoline's save).
+	 * The slot's release store of head publishes the record with it. */
+	for (i = 0; i < stack; i += 8)
+		put_word(&w[ADA_DREC_STACK + i / 8], i ? *(const uint64_t *)(sp + i) : lr);
 	return ADA_SLOT_DETAIL;
 full:
 	ada_count(&td->rh->dropped[ADA_DROP_DETAIL_FULL], 1);

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "thread.h"
+#include "trigger.h"
 
 /* ---- configuration (config.c) ------------------------------------------------- */
 struct ada_config {
@@ -28,7 +29,9 @@ struct ada_config {
 	uint32_t shadow_depth;    /* ADA_SHADOW_DEPTH: frames checked against their exits */
 	uint32_t flush_ms;        /* ADA_FLUSH_MS: the writer's idle interval */
 	bool quiet;               /* ADA_QUIET=1: no stderr report at exit */
-	bool detail;              /* ADA_DETAIL=all (default) | off: registers and stack */
+	bool detail;              /* ADA_DETAIL is not off: registers and stack captured */
+	bool detail_window;       /* ADA_DETAIL=window (default): kept in windows only */
+	struct ada_trigger_cfg trigger; /* ADA_TRIGGER, ADA_PRE, ADA_POST */
 	uint32_t stack_bytes;     /* ADA_STACK_BYTES: the stack window, 0..512 */
 	uint64_t detail_bytes;    /* ADA_DETAIL_KB * 1024, a power of two */
 	bool dynhook;             /* ADA_DYNHOOK=on (default) | off: hook PLT/GOT slots */
@@ -63,6 +66,7 @@ struct ada_runtime {
 	uint32_t next_ordinal;
 	pthread_key_t exit_key;    /* its destructor marks a thread exited */
 	uint64_t start_ns;         /* CLOCK_BOOTTIME at start: names /dev/shm ring files */
+	uint64_t start_tsc;        /* the ticks paired with it: times in ticks (window.c) */
 	/* The writer: running (threads may wait for it), how many passes it made
 	 * (a waiting thread watches it move), and the futex word it sleeps on. */
 	bool writer_live;
@@ -150,6 +154,22 @@ ADA_HIDDEN void ada_thread_after_fork(uint64_t now);
 /* Handles SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT: the crash goes into
  * the trace, then the signal has the effect it had before. */
 ADA_HIDDEN void ada_crash_install(void);
+/* Does with signal sig what the disposition p (the one before ada's) says:
+ * its handler as the kernel would run it, or the default action. */
+ADA_HIDDEN void ada_signal_pass_on(int sig, siginfo_t *si, void *uc, struct sigaction *p);
+
+/* ---- triggers from outside the hooks (marks.c) --------------------------------
+ * ada_mark(), ada_snapshot(), signal triggers and the crash handler queue a
+ * trigger for the writer (async-signal-safe: atomics and a futex wake). td:
+ * the thread whose window it opens, NULL for every thread's. */
+ADA_HIDDEN void ada_mark_post(unsigned trigger, struct ada_thread *td, const char *label,
+			      uint64_t tsc);
+/* The writer opens the windows of the triggers queued so far. */
+ADA_HIDDEN void ada_marks_take(void);
+/* Triggers that found the queue full. */
+ADA_HIDDEN uint64_t ada_marks_overflowed(void);
+/* signal:NAME triggers: their handlers, at start. */
+ADA_HIDDEN void ada_signal_triggers_install(void);
 
 /* ---- the index ring (ring.c) -------------------------------------------------- */
 /* Maps td's ring (a file per ADA_RINGS, else anonymous memory) with an empty
@@ -223,7 +243,8 @@ ADA_HIDDEN void ada_writer_stop(void);
  * ADA_FLUSH_EXIT and ADA_FLUSH__EXIT are the final flush (thread ends, END),
  * and the writer stops; ADA_FLUSH_EXEC_FAILED makes the trace the exec flush
  * removed (nothing recorded yet) again. */
-enum { ADA_FLUSH_DRAIN = 0, ADA_FLUSH_EXEC, ADA_FLUSH_EXIT, ADA_FLUSH__EXIT, ADA_FLUSH_EXEC_FAILED };
+enum { ADA_FLUSH_DRAIN = 0, ADA_FLUSH_EXEC, ADA_FLUSH_EXIT, ADA_FLUSH__EXIT, ADA_FLUSH_EXEC_FAILED,
+       ADA_FLUSH_DYING };
 ADA_HIDDEN bool ada_writer_request(uint32_t how, uint64_t timeout_ns);
 /* Wakes the writer now if it sleeps (a ring passed half full, or a flush). */
 ADA_HIDDEN void ada_writer_kick(void);

@@ -35,7 +35,7 @@ static const char *const known[] = {
 	"ADA_FLUSH_MS", "ADA_QUIET", "ADA_DETAIL", "ADA_STACK_BYTES", "ADA_DETAIL_KB", "ADA_DYNHOOK",
 	"ADA_EXCLUDE", "ADA_ON_FULL", "ADA_RINGS", "ADA_TEST_WRITER_DELAY_US",
 	"ADA_TEST_SHARED_FDS", "ADA_CC", "ADA_CXX",
-	"ADA_MODE", "ADA_VERBOSE", "ADA_LIBDIR",
+	"ADA_MODE", "ADA_VERBOSE", "ADA_LIBDIR", "ADA_TRIGGER", "ADA_PRE", "ADA_POST",
 };
 
 static uint64_t get_int(const struct int_setting *s, const char *v)
@@ -87,7 +87,11 @@ static unsigned get_choice(const char *name, const char *v, const char *const *c
 }
 
 static const char *const ON_OFF[] = { "on", "off" };
-static const char *const ALL_OFF[] = { "all", "off" };
+/* ADA_DETAIL: every record written, records in windows only, none captured. */
+static const char *const DETAIL[] = { "all", "window", "off" };
+enum { DETAIL_ALL, DETAIL_WINDOW, DETAIL_OFF };
+/* The default pre- and post-roll: 2000 events each side of a trigger. */
+static const struct ada_roll DEFAULT_ROLL = { 2000, false };
 static const char *const ON_FULL[] = { "wait", "drop" };
 /* Where the index rings live: ADA_RINGS_* in ada_internal.h, same order. */
 static const char *const RINGS[] = { "trace", "shm", "anon" };
@@ -149,6 +153,7 @@ void ada_config_warn_unknown(char *const *env)
 void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *))
 {
 	const char *out = getenv_fn("ADA_OUTPUT");
+	unsigned detail;
 
 	memset(c, 0, sizeof(*c));
 	c->disabled = get_bool("ADA_DISABLE", getenv_fn("ADA_DISABLE"));
@@ -163,7 +168,12 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	c->max_depth = (uint32_t)get_int(&MAX_DEPTH, getenv_fn("ADA_MAX_DEPTH"));
 	c->shadow_depth = (uint32_t)get_int(&SHADOW, getenv_fn("ADA_SHADOW_DEPTH"));
 	c->flush_ms = (uint32_t)get_int(&FLUSH_MS, getenv_fn("ADA_FLUSH_MS"));
-	c->detail = get_choice("ADA_DETAIL", getenv_fn("ADA_DETAIL"), ALL_OFF, 2, 0) == 0;
+	detail = get_choice("ADA_DETAIL", getenv_fn("ADA_DETAIL"), DETAIL, 3, DETAIL_WINDOW);
+	c->detail = detail != DETAIL_OFF;
+	c->detail_window = detail == DETAIL_WINDOW;
+	ada_trigger_parse(getenv_fn("ADA_TRIGGER"), &c->trigger);
+	c->trigger.pre = ada_roll_parse("ADA_PRE", getenv_fn("ADA_PRE"), DEFAULT_ROLL);
+	c->trigger.post = ada_roll_parse("ADA_POST", getenv_fn("ADA_POST"), DEFAULT_ROLL);
 	c->stack_bytes = (uint32_t)get_int(&STACK_BYTES, getenv_fn("ADA_STACK_BYTES"));
 	/* The window is copied in whole words. */
 	c->stack_bytes &= ~7u;
@@ -176,14 +186,32 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	get_exclude(getenv_fn("ADA_EXCLUDE"), c->exclude, sizeof(c->exclude));
 }
 
+static const char *roll_unit(const struct ada_roll *r)
+{
+	return r->time ? "ns" : "ev";
+}
+
 int ada_config_format(const struct ada_config *c, char *buf, size_t len)
 {
-	return snprintf(buf, len,
-			"output=%s%cring_kb=%" PRIu64 "%cmax_depth=%u%cshadow_depth=%u%cflush_ms=%u%c"
-			"detail=%s%cstack_bytes=%u%cdetail_kb=%" PRIu64 "%cdynhook=%s%cexclude=%s%c"
-			"on_full=%s%crings=%s%c",
-			c->output, 0, c->ring_bytes / 1024, 0, c->max_depth, 0, c->shadow_depth, 0,
-			c->flush_ms, 0, c->detail ? "all" : "off", 0, c->stack_bytes, 0,
-			c->detail_bytes / 1024, 0, c->dynhook ? "on" : "off", 0, c->exclude, 0,
-			ON_FULL[c->on_full_drop], 0, RINGS[c->rings], 0);
+	const struct ada_trigger_cfg *t = &c->trigger;
+	int n = snprintf(buf, len,
+			 "output=%s%cring_kb=%" PRIu64 "%cmax_depth=%u%cshadow_depth=%u%cflush_ms=%u%c"
+			 "detail=%s%cstack_bytes=%u%cdetail_kb=%" PRIu64 "%cdynhook=%s%cexclude=%s%c"
+			 "on_full=%s%crings=%s%cpre=%" PRIu64 "%s%cpost=%" PRIu64 "%s%ctrigger=",
+			 c->output, 0, c->ring_bytes / 1024, 0, c->max_depth, 0, c->shadow_depth, 0,
+			 c->flush_ms, 0,
+			 DETAIL[!c->detail ? DETAIL_OFF : c->detail_window ? DETAIL_WINDOW : DETAIL_ALL],
+			 0, c->stack_bytes, 0, c->detail_bytes / 1024, 0, c->dynhook ? "on" : "off", 0,
+			 c->exclude, 0, ON_FULL[c->on_full_drop], 0, RINGS[c->rings], 0, t->pre.n,
+			 roll_unit(&t->pre), 0, t->post.n, roll_unit(&t->post), 0);
+
+	/* The triggers as they were understood: the accepted items, in order. */
+	for (unsigned i = 0; i < t->nfuncs && n > 0 && (size_t)n < len; i++)
+		n += snprintf(buf + n, len - (size_t)n, "%s,", t->funcs[i].spec);
+	for (int sig = 1; sig < 64 && n > 0 && (size_t)n < len; sig++)
+		if (t->signals & 1ull << sig)
+			n += snprintf(buf + n, len - (size_t)n, "signal:%s,", ada_trigger_signal_name(sig));
+	if (n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, "%s%c", t->crash ? "crash" : "nocrash", 0);
+	return n;
 }

@@ -37,10 +37,10 @@ static bool sent_by_someone(const siginfo_t *si)
 	return si->si_code <= 0;
 }
 
-/* What would have happened without ada. */
-static void pass_on(int sig, siginfo_t *si, void *uc)
+/* What would have happened without ada, with p the disposition that was
+ * there before ada's handler. */
+void ada_signal_pass_on(int sig, siginfo_t *si, void *uc, struct sigaction *p)
 {
-	struct sigaction *p = &previous[sig];
 	sigset_t mask, old;
 
 	if (p->sa_handler == SIG_DFL || p->sa_handler == SIG_IGN) {
@@ -75,6 +75,18 @@ static void pass_on(int sig, siginfo_t *si, void *uc)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* strsignal() is not async-signal-safe: the names of ours. */
+static const char *strsignal_safe(int sig)
+{
+	switch (sig) {
+	case SIGSEGV: return "SIGSEGV";
+	case SIGBUS: return "SIGBUS";
+	case SIGILL: return "SIGILL";
+	case SIGFPE: return "SIGFPE";
+	default: return "SIGABRT";
+	}
+}
+
 static void on_fatal_signal(int sig, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
@@ -93,11 +105,14 @@ static void on_fatal_signal(int sig, siginfo_t *si, void *uc)
 		if (td && td->rh)
 			__atomic_store_n(&td->rh->crash_tsc, c.tsc, __ATOMIC_RELEASE);
 		ada_meta_write(ADA_META_CRASH, &c, sizeof(c), NULL, 0);
-		ada_writer_request(ADA_FLUSH_DRAIN, FLUSH_TIMEOUT_NS);
+		/* Every thread's last moments, with their registers. */
+		if (ada_rt.cfg.trigger.crash)
+			ada_mark_post(ADA_TRIG_CRASH, NULL, strsignal_safe(sig), c.tsc);
+		ada_writer_request(ADA_FLUSH_DYING, FLUSH_TIMEOUT_NS);
 		ada_warn_pending();
 	}
 	errno = saved_errno;
-	pass_on(sig, si, uc);
+	ada_signal_pass_on(sig, si, uc, &previous[sig]);
 }
 
 void ada_crash_install(void)

@@ -191,32 +191,85 @@ static size_t encode_close(unsigned kind, uint64_t delta, uint8_t *out)
 	return 1 + ada_put_varint(out + 1, delta);
 }
 
-/* The detail record of the slot at index position pos: the next one in the
- * ring, past any pad record. NULL (counted) if it is not there. */
-static const struct ada_detail_rec *next_detail(struct ada_enc_detail *dl, uint64_t pos)
+static inline uint64_t get_word(const uint64_t *w)
 {
-	while (dl->ring && dl->tail < dl->head) {
-		const struct ada_detail_rec *rec = (const void *)(dl->ring + (dl->tail & dl->mask));
-
-		if (rec->pos == ADA_DETAIL_PAD) {
-			dl->tail += rec->len;
-			continue;
-		}
-		if (rec->pos != pos)
-			break;
-		dl->tail += rec->len;
-		return rec;
-	}
-	dl->missing++;
-	return NULL;
+	return __atomic_load_n(w, __ATOMIC_RELAXED);
 }
 
-static size_t encode_detail(const struct ada_detail_rec *rec, uint8_t *out)
+/* Whether position pos's record is to be written, and the window it is in
+ * (or NULL with ADA_DETAIL=all). */
+static bool detail_wanted(struct ada_enc_detail *dl, uint64_t pos, struct ada_enc_window **win)
 {
+	*win = NULL;
+	if (dl->skip)
+		return false;
+	if (!dl->head)
+		return true;
+	while (dl->wcur < dl->nwin && dl->win[dl->wcur].hi < pos)
+		dl->wcur++;
+	if (dl->wcur == dl->nwin || dl->win[dl->wcur].lo > pos)
+		return false;
+	*win = &dl->win[dl->wcur];
+	return true;
+}
+
+/* DETAIL for position pos from its record; 0 bytes if the record is gone. In
+ * window mode the thread may be writing over it as we copy: once copied,
+ * the record was intact if the thread had not reached position pos +
+ * records (the slot it writes a record for is its head, published after the
+ * record; x86-64 keeps stores in order, and the relaxed loads here are
+ * ordered before the head's load by the fence). */
+static size_t encode_detail(struct ada_enc_detail *dl, uint64_t pos, uint8_t *out)
+{
+	const uint64_t *w = (const uint64_t *)(dl->ring + (pos & dl->mask) * dl->rec_bytes);
+	uint64_t v, stack = get_word(&w[ADA_DREC_STACK_SIZE]);
+	uint16_t stack16 = (uint16_t)stack;
+	uint8_t *p = out + 1;
+	unsigned i;
+
+	if (stack > ADA_STACK_MAX || stack % 8 || ADA_DREC_STACK * 8 + stack > dl->rec_bytes)
+		return 0; /* being written over */
 	out[0] = ADA_RAW_CONTROL | ADA_CTL_DETAIL << 2;
-	memcpy(out + 1, &rec->d, ADA_RAW_DETAIL_SIZE);
-	memcpy(out + 1 + ADA_RAW_DETAIL_SIZE, rec + 1, rec->d.stack_size);
-	return 1 + ADA_RAW_DETAIL_SIZE + rec->d.stack_size;
+	for (i = 0; i < ADA_DREC_STACK_SIZE; i++, p += 8) {
+		v = get_word(&w[i]);
+		memcpy(p, &v, 8);
+	}
+	memcpy(p, &stack16, 2);
+	p += 2;
+	for (i = 0; i < stack / 8; i++, p += 8) {
+		v = get_word(&w[ADA_DREC_STACK + i]);
+		memcpy(p, &v, 8);
+	}
+	if (dl->head) {
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(dl->head, __ATOMIC_RELAXED) >= pos + dl->mask + 1)
+			return 0;
+	}
+	return (size_t)(p - out);
+}
+
+/* The DETAIL of a flagged slot at pos, if it is to be written. */
+static size_t put_detail(struct ada_enc_detail *dl, uint64_t pos, uint64_t tsc, uint8_t *out)
+{
+	struct ada_enc_window *win;
+	size_t n;
+
+	if (!detail_wanted(dl, pos, &win)) {
+		dl->skipped += dl->skip;
+		return 0;
+	}
+	n = encode_detail(dl, pos, out);
+	if (!n)
+		dl->lost++;
+	if (win) {
+		win->kept += n != 0;
+		win->lost += n == 0;
+		if (!win->started)
+			win->first_tsc = tsc;
+		win->started = true;
+		win->last_tsc = tsc;
+	}
+	return n;
 }
 
 size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
@@ -229,16 +282,9 @@ size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
 	for (i = 0; i < n; i++) {
 		uint64_t addr = ADA_SLOT_ADDR(slots[i].word);
 		unsigned kind = ADA_SLOT_KIND(slots[i].word);
-		const struct ada_detail_rec *rec = NULL;
+		bool detail = (slots[i].word & ADA_SLOT_DETAIL) && dl && dl->ring;
 		uint64_t delta;
 
-		if ((slots[i].word & ADA_SLOT_DETAIL) && dl) {
-			rec = next_detail(dl, dl->pos + i);
-			if (rec && dl->skip) {
-				dl->skipped++;
-				rec = NULL;
-			}
-		}
 		/* The producer keeps the stream balanced; a close with nothing
 		 * open would be a runtime bug, and is dropped, not written (and
 		 * takes no part in the timestamp deltas). */
@@ -254,16 +300,16 @@ size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
 			if (!fid || push_open(s, addr) < 0)
 				return (size_t)-1;
 			p += encode_call(fid, delta, p);
-			if (rec)
-				p += encode_detail(rec, p);
+			if (detail)
+				p += put_detail(dl, dl->pos + i, slots[i].tsc, p);
 			continue;
 		}
 		if (s->open[s->depth - 1] != addr)
 			s->mismatches++;
 		s->depth--;
 		p += encode_close(kind, delta, p);
-		if (rec)
-			p += encode_detail(rec, p);
+		if (detail)
+			p += put_detail(dl, dl->pos + i, slots[i].tsc, p);
 	}
 	return (size_t)(p - out);
 }

@@ -33,17 +33,32 @@ struct ada_enc_stream {
 	uint64_t dropped;    /* closes with nothing open: not written (SKIP) */
 };
 
+/* A detail window being written: positions [lo, hi] get their records. */
+struct ada_enc_window {
+	uint64_t lo, hi;
+	uint64_t kept, lost;   /* records written, and gone (overwritten) before */
+	uint64_t first_tsc, last_tsc; /* of the window's first and last event written */
+	bool started;
+};
+
 /* Where the detail records of the slots being encoded are (a thread's detail
- * ring), and how far the encoder got in it. */
+ * ring: one record per position, ADA_DREC_* words), and which to write. */
 struct ada_enc_detail {
 	const uint8_t *ring;  /* NULL: the thread has none */
-	uint64_t mask;
-	uint64_t tail;        /* next record to read; advanced by the encoder */
-	uint64_t head;        /* records below this are complete */
+	uint64_t mask;        /* records - 1 */
+	uint32_t rec_bytes;
+	/* Window mode: the producer's head, which says whether it has written
+	 * over a record while we copied it. NULL with ADA_DETAIL=all, where a
+	 * record is not reused before the writer's tail passes it. */
+	const uint64_t *head;
 	uint64_t pos;         /* index position of the first slot given */
-	uint64_t missing;     /* flagged slots whose record was not found (a bug) */
 	bool skip;            /* consume the records without writing them */
 	uint64_t skipped;     /* records consumed so */
+	/* Window mode: the windows, in position order, that the records to
+	 * write fall in; none: no record is written. */
+	struct ada_enc_window *win;
+	size_t nwin, wcur;
+	uint64_t lost;        /* records the ring no longer held */
 };
 
 /* Worst case bytes for n slots plus the SYNC and POS that start every frame. */

@@ -9,10 +9,12 @@
  * cut, every thread's end recorded, the END record.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "window.h"
 #include "writer.h"
 
 #define EXIT_FLUSH_TIMEOUT_NS 60000000000ull
@@ -32,6 +34,9 @@ void ada_writer_flush_if_asked(void)
 	switch (how) {
 	case ADA_FLUSH_EXEC:
 		ada_writer_drain_cut();
+		for (td = ada_rt.threads; td; td = td->next)
+			if (td->windows)
+				ada_window_close(td, td->windows, td->rh->tail, true);
 		/* Nothing is left to recover: the new image maps none of the
 		 * rings. (If the exec fails, the threads go on without files.) */
 		for (td = ada_rt.threads; td; td = td->next)
@@ -51,6 +56,15 @@ void ada_writer_flush_if_asked(void)
 	case ADA_FLUSH__EXIT:
 		final_flush(how == ADA_FLUSH_EXIT ? ADA_END_EXIT : ADA_END__EXIT);
 		ada_w.stop = true; /* the process ends now */
+		break;
+	case ADA_FLUSH_DYING:
+		/* A fatal signal: its windows end where the rings are now
+		 * (the process may go on if a handler recovers; later events
+		 * are written, their details not). */
+		ada_writer_drain_cut();
+		for (td = ada_rt.threads; td; td = td->next)
+			if (td->windows)
+				ada_window_close(td, td->windows, td->rh->tail, true);
 		break;
 	default:
 		ada_writer_drain_cut();
@@ -105,6 +119,7 @@ static void final_flush(uint32_t how)
 	for (td = ada_rt.threads; td; td = td->next) {
 		ada_writer_thread_end(td, ADA_TEND_FINAL);
 		ada_writer_stream_close(td);
+		ada_windows_free(td);
 		ada_ring_remove(td);
 		__atomic_fetch_add(&td->rh->wake, 1, __ATOMIC_RELEASE);
 		ada_futex_wake(&td->rh->wake);
@@ -116,6 +131,9 @@ static void final_flush(uint32_t how)
 		ada_trace_remove();
 	if (!ada_rt.cfg.quiet)
 		ada_drop_report(ada_w.totals, ada_w.kept, ada_w.waits, ada_w.wait_ns);
+	if (ada_marks_overflowed())
+		ada_warn("%" PRIu64 " triggers opened no window: 64 were already waiting for the "
+			 "writer", ada_marks_overflowed());
 }
 
 void ada_writer_stop(void)

@@ -85,7 +85,7 @@ static int process_records(void)
 {
 	struct ada_meta_process p = { 0 };
 	struct ada_meta_clock c;
-	char extra[8192], cfg[4500];
+	char extra[8192], cfg[8192];
 	size_t n;
 	int err;
 
@@ -105,6 +105,7 @@ static int process_records(void)
 	p.start_tsc = c.tsc;
 	p.start_boottime_ns = c.boottime_ns;
 	ada_rt.start_ns = c.boottime_ns;
+	ada_rt.start_tsc = c.tsc;
 	p.start_realtime_ns = (uint64_t)time(NULL) * 1000000000ull;
 	n = (size_t)snprintf(extra, sizeof(extra), "%s", ada_rt.exe) + 1;
 	n += read_cmdline(extra + n, sizeof(extra) - n);
@@ -267,6 +268,7 @@ __attribute__((constructor(101))) static void ada_start(void)
 	/* Release: a thread that sees active sees the configuration too. */
 	__atomic_store_n(&ada_rt.active, true, __ATOMIC_RELEASE);
 	ada_crash_install();
+	ada_signal_triggers_install();
 	if (ada_rt.cfg.dynhook)
 		ada_dynhook_start();
 }

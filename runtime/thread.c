@@ -192,19 +192,26 @@ void ada_runtime_end(struct ada_runtime_work *w)
 
 int ada_detail_init_slow(struct ada_thread *td)
 {
-	uint64_t bytes = ada_rt.cfg.detail_bytes;
-	uint8_t *ring = ada_map_zeroed(bytes);
+	uint32_t rec = (uint32_t)(ADA_DREC_STACK * 8 + ada_rt.cfg.stack_bytes);
+	uint64_t records = 64, bytes;
+	uint8_t *ring;
 
+	/* As many records as ADA_DETAIL_KB holds, a power of two. */
+	while (records * 2 * rec <= ada_rt.cfg.detail_bytes)
+		records *= 2;
+	bytes = records * rec;
+	ring = ada_map_zeroed(bytes);
 	if (!ring) {
 		td->stack_bytes = 0;
 		return -ENOMEM;
 	}
 	td->dring_bytes = bytes;
-	td->dmask = bytes - 1;
-	td->dlimit = td->dhead + bytes;
+	td->dmask = records - 1;
+	td->drec_bytes = rec;
+	td->dlimit = ada_rt.cfg.detail_window ? UINT64_MAX : 0;
 	td->stack_bytes = ada_rt.cfg.stack_bytes;
 	/* Release: the writer, which looks at dring while the thread runs,
-	 * reads dmask only after its acquire load of dring found the ring. */
+	 * reads dmask and drec_bytes only after its acquire load found it. */
 	__atomic_store_n(&td->dring, ring, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -401,8 +408,9 @@ void ada_thread_after_fork(uint64_t now)
 		return;
 	}
 	slots = td->mask + 1;
-	td->dtail = td->dhead; /* the parent writes its own details */
-	td->dlimit = td->dhead + td->dring_bytes;
+	/* The child's ring starts at position 0: its records start over. */
+	if (td->dlimit != UINT64_MAX)
+		td->dlimit = 0;
 	td->exited = 0;
 	/* The recorded frames: all open ones, as far as the shadow stack saw them
 	 * and the ring has room for their CALLs and RETURNs. */

@@ -38,17 +38,19 @@ struct ada_slot {
 #define ADA_SLOT_ADDR(w) ((w) & (ADA_SLOT_DETAIL - 1))
 #define ADA_SLOT_KIND(w) ((unsigned)((w) >> 62))
 
-/* A record in a thread's detail ring (fentry/mcount modes): registers and a
- * stack window for the index slot at position `pos`. Records are 8-byte
- * aligned and never wrap: one that would is preceded by a pad record
- * (pos = ADA_DETAIL_PAD) filling the ring's end. */
-struct ada_detail_rec {
-	uint32_t len;         /* bytes of this record, header included, a multiple of 8 */
-	uint32_t reserved;
-	uint64_t pos;         /* the index slot it belongs to */
-	struct ada_raw_detail d; /* then d.stack_size bytes */
+/* A thread's detail ring (fentry/mcount modes) holds one record for each of
+ * the last `records` index positions: position p's registers and stack
+ * window are at record p & (records - 1), in 8-byte words written with
+ * relaxed atomic stores (the writer may read a record while the thread
+ * overwrites it: see encode.c). The record's words: */
+enum {
+	ADA_DREC_REGS = 0,   /* 8 words: argument or return registers */
+	ADA_DREC_LR = 8,     /* the real return address */
+	ADA_DREC_FP = 9,
+	ADA_DREC_SP = 10,    /* the address of the return-address slot */
+	ADA_DREC_STACK_SIZE = 11, /* bytes of stack that follow, a multiple of 8 */
+	ADA_DREC_STACK = 12, /* then the stack window, from sp up */
 };
-#define ADA_DETAIL_PAD UINT64_MAX
 
 /* A frame the thread is in, recorded or not: what its exit must match. */
 struct ada_frame {
@@ -70,6 +72,7 @@ enum ada_thread_state { ADA_TS_NONE = 0, ADA_TS_INIT, ADA_TS_LIVE, ADA_TS_DEAD, 
 
 struct ada_writer_stream; /* the writer's private encoding state (writer.c) */
 struct ada_orphan;        /* mcount/hijack.c */
+struct ada_windows;       /* runtime/window.h */
 
 struct ada_thread {
 	/* --- producer: written only by the traced thread ------------------------ */
@@ -99,18 +102,16 @@ struct ada_thread {
 				 * UINT64_MAX if none did */
 	/* The detail ring (fentry/mcount modes; NULL when ADA_DETAIL=off). */
 	uint8_t *dring;
-	uint64_t dmask;         /* bytes - 1 */
-	uint64_t dlimit;        /* dtail as last seen + bytes */
+	uint64_t dmask;         /* records - 1 */
+	uint32_t drec_bytes;    /* bytes a record: header words and the stack window */
 	uint32_t stack_bytes;   /* the window copied with each record */
-	/* Bytes written to the detail ring. Published (release) before the slot
-	 * that refers to the record, so a writer that sees the slot sees it. */
-	uint64_t dhead;
+	/* ADA_DETAIL=all: positions below this may be written (the writer's tail
+	 * as last seen + records: their records were consumed); UINT64_MAX in
+	 * window mode, where the ring rolls over whatever the writer did. */
+	uint64_t dlimit;
 
 	/* --- shared with the writer --------------------------------------------- */
-	/* The detail ring's tail: written by the writer after it consumed records
-	 * (release), read by the producer (acquire) when its dlimit runs out. */
-	_Alignas(64) uint64_t dtail;
-	uint32_t exited;        /* set (release) by the thread's key destructor */
+	_Alignas(64) uint32_t exited;        /* set (release) by the thread's key destructor */
 
 	/* --- registry and writer side ------------------------------------------- */
 	_Alignas(64) uint32_t ordinal;
@@ -120,6 +121,7 @@ struct ada_thread {
 	bool ring_file;         /* the ring is a file (to remove when drained) */
 	struct ada_thread *next; /* registry list, newest first */
 	struct ada_writer_stream *ws;
+	struct ada_windows *windows; /* the writer's detail windows (window.c), or NULL */
 	uint64_t cut;           /* with cutting: a flush drains up to this position */
 	bool cutting;
 	bool is_stack;          /* records a coroutine stack, not a thread's own */

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "window.h"
 #include "writer.h"
 
 /* Slots per frame: bounds the encode buffer and keeps one drain short enough
@@ -250,13 +251,21 @@ static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws, 
 	/* Acquire: the thread sets its detail ring up at its first record,
 	 * while we may be draining; its mask was stored before it. */
 	uint8_t *dring = __atomic_load_n(&td->dring, __ATOMIC_ACQUIRE);
-	/* Acquire: the records of the slots we drain were published before
-	 * them; this covers them (and maybe more, which stay for later). */
-	struct ada_enc_detail dl = { .ring = dring, .mask = dring ? td->dmask : 0, .tail = td->dtail,
-				     .head = __atomic_load_n(&td->dhead, __ATOMIC_ACQUIRE),
-				     .pos = tail, .skip = behind };
+	/* The records of the slots we drain were published before them (the
+	 * acquire of head in drain_thread covers them). In window mode only
+	 * the windows' records are written, and checked against the thread
+	 * writing over them. */
+	struct ada_enc_detail dl = { .ring = dring, .mask = dring ? td->dmask : 0,
+				     .rec_bytes = dring ? td->drec_bytes : 0, .pos = tail,
+				     .skip = behind };
 	uint8_t *p = ada_w.enc_buf;
 	uint64_t dropped = ws->enc.dropped;
+
+	if (dring && ada_window_mode(td)) {
+		dl.head = &td->rh->head;
+		dl.win = td->windows ? td->windows->win : NULL;
+		dl.nwin = td->windows ? td->windows->n : 0;
+	}
 	size_t len;
 	unsigned r;
 
@@ -281,13 +290,12 @@ static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws, 
 	}
 	if (ws->enc.dropped != dropped) /* positions the frame holds no event for */
 		p += ada_encode_skip(ws->enc.dropped - dropped, p);
-	if (dl.skipped) {
-		p += ada_encode_lost(ADA_DROP_DETAIL_FULL, dl.skipped, p);
-		ws->details_skipped += dl.skipped;
+	/* Records not written: left out while behind, or (window mode) gone
+	 * from the ring before the writer came to them. */
+	if (dl.skipped + dl.lost) {
+		p += ada_encode_lost(ADA_DROP_DETAIL_FULL, dl.skipped + dl.lost, p);
+		ws->details_skipped += dl.skipped + dl.lost;
 	}
-	/* Release: our reads of these records are done; the thread may reuse
-	 * their bytes. */
-	__atomic_store_n(&td->dtail, dl.tail, __ATOMIC_RELEASE);
 	return (size_t)(p - ada_w.enc_buf);
 }
 
@@ -314,6 +322,14 @@ static void sample_latency(const struct ada_thread *td, uint64_t tail, size_t n)
 	}
 }
 
+/* td's windows, made at its first drain in window mode. */
+static struct ada_windows *window_state(struct ada_thread *td)
+{
+	if (!td->windows)
+		td->windows = calloc(1, sizeof(*td->windows));
+	return td->windows;
+}
+
 /* One frame from td's ring, up to its head or its cut (a final or crash
  * flush drains to where the rings were when it began, not after threads
  * that keep calling). Returns the number of slots consumed; *cut says
@@ -327,11 +343,26 @@ static size_t drain_thread(struct ada_thread *td, bool *cut)
 
 	if (td->cutting && head > td->cut)
 		head = td->cut;
-	/* The index lane comes first: with a quarter of the ring waiting,
-	 * detail records (~15 times the bytes of their events) are left out
-	 * until the writer has caught up. */
 	bool details = __atomic_load_n(&td->dring, __ATOMIC_ACQUIRE) != NULL; /* see encode_batch */
-	bool behind = details && head - tail > (td->mask + 1) / 4;
+	bool window = details && ada_window_mode(td) && window_state(td), behind = false;
+
+	if (window) {
+		/* Triggers first, then the newest pre-roll stays for them (all
+		 * of it goes once the thread has ended, or at a cut). A mark
+		 * posted before head was read is taken now: the thread's head
+		 * stood still while it posted, so its pre-roll is unwritten. */
+		ada_marks_take();
+		ada_window_scan(td, td->windows, head);
+		ada_window_resolve(td, td->windows, tail, head);
+		if (!td->cutting && !__atomic_load_n(&td->exited, __ATOMIC_ACQUIRE))
+			head = ada_window_hold(td, td->windows, tail, head);
+		details = ada_window_overlaps(td->windows, tail, tail + DRAIN_MAX);
+	} else {
+		/* The index lane comes first: with a quarter of the ring
+		 * waiting, detail records (~15 times the bytes of their events)
+		 * are left out until the writer has caught up. */
+		behind = details && head - tail > (td->mask + 1) / 4;
+	}
 	size_t max = details && !behind ? DETAIL_DRAIN_MAX : DRAIN_MAX, len;
 	size_t n = head - tail < max ? (size_t)(head - tail) : max;
 
@@ -354,6 +385,8 @@ static size_t drain_thread(struct ada_thread *td, bool *cut)
 		sample_latency(td, tail, n);
 	}
 consumed:
+	if (window)
+		ada_window_close(td, td->windows, tail + n, false);
 	/* Release: our reads of these slots are done before the producer may
 	 * reuse them. */
 	__atomic_store_n(&td->rh->tail, tail + n, __ATOMIC_RELEASE);
@@ -382,6 +415,8 @@ void ada_writer_thread_end(struct ada_thread *td, uint32_t flags)
 		te.dropped[ADA_DROP_DETAIL_FULL] += ws->details_skipped;
 	}
 	te.events = ws ? ws->events : 0;
+	if (td->windows) /* their records come before the thread's end */
+		ada_window_close(td, td->windows, td->rh->tail, true);
 	ada_meta_write(ADA_META_THREAD_END, &te, sizeof(te), NULL, 0);
 	for (r = 0; r < ADA_DROP_NREASONS; r++)
 		ada_w.totals[r] += te.dropped[r];
@@ -425,6 +460,7 @@ static void thread_retire(struct ada_thread *td, struct ada_thread *prev)
 		munmap(td->dring, td->dring_bytes);
 	if (td->orphans)
 		munmap(td->orphans, td->orphans_bytes);
+	ada_windows_free(td);
 	munmap(td, sizeof(*td));
 }
 
@@ -436,6 +472,8 @@ static size_t drain_all(double *headroom)
 {
 	struct ada_thread *td, *prev = NULL, *next;
 	size_t total = 0;
+
+	ada_marks_take();
 
 	for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = next) {
 		/* Acquire: once exited is seen, so is every slot before it. */
@@ -518,6 +556,7 @@ static void *writer_main(void *arg)
 	(void)arg;
 	ada_thread_untraced();
 	prctl(PR_SET_NAME, "ada-writer");
+	ada_trigger_resolve();
 	__atomic_store_n(&ada_rt.writer_tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	ada_w.own_fds = fds_of_its_own();
 	if (ada_w.own_fds) {
@@ -544,6 +583,7 @@ static void *writer_main(void *arg)
 		if (now - housekeeping >= HOUSEKEEPING_NS) {
 			housekeeping = now;
 			ada_modmap_scan(false);
+			ada_trigger_resolve(); /* a dlopen may bring functions to trigger on */
 			if (ada_now_ns(CLOCK_BOOTTIME) - ada_w.last_clock_ns >= CLOCK_EVERY_NS)
 				ada_writer_clock_point();
 		}

@@ -526,6 +526,9 @@ int main(void)
 #undef T
 
 	tr_scrub_environment();
+	/* Every detail record written (the default writes them in windows
+	 * around triggers only: test_windows): these tests check them all. */
+	setenv("ADA_DETAIL", "all", 1);
 	/* tr_scrub_environment turns the hooks off for the other tests. */
 	setenv("ADA_DYNHOOK", "on", 1);
 	return cmocka_run_group_tests_name("dynamic hooks", tests, NULL, NULL);

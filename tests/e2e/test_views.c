@@ -511,5 +511,8 @@ int main(void)
 	};
 
 	tr_scrub_environment();
+	/* Every detail record written (the default writes them in windows
+	 * around triggers only: test_windows): these tests check them all. */
+	setenv("ADA_DETAIL", "all", 1);
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

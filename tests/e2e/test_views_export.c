@@ -302,5 +302,8 @@ int main(void)
 
 	ntests = sizeof(tests) / sizeof(tests[0]);
 	tr_scrub_environment();
+	/* Every detail record written (the default writes them in windows
+	 * around triggers only: test_windows): these tests check them all. */
+	setenv("ADA_DETAIL", "all", 1);
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

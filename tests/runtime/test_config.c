@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,14 @@ static void assert_defaults(const struct ada_config *c)
 	assert_int_equal(c->shadow_depth, 65536);
 	assert_int_equal(c->flush_ms, 10);
 	assert_true(c->detail);
+	assert_true(c->detail_window);
+	assert_int_equal(c->trigger.nfuncs, 0);
+	assert_true(c->trigger.crash);
+	assert_int_equal(c->trigger.signals, 0);
+	assert_int_equal(c->trigger.pre.n, 2000);
+	assert_false(c->trigger.pre.time);
+	assert_int_equal(c->trigger.post.n, 2000);
+	assert_false(c->trigger.post.time);
 	assert_int_equal(c->stack_bytes, 128);
 	assert_int_equal(c->detail_bytes, 16384ull * 1024);
 	assert_true(c->dynhook);
@@ -344,12 +353,44 @@ static void test_config_detail_lane_settings(void **state)
 	load_quietly(&c);
 	assert_int_equal(c.stack_bytes, 0);
 	assert_true(c.detail);
+	env_n = 0;
+	env_set("ADA_DETAIL", "all");
+	load_quietly(&c);
+	assert_true(c.detail);
+	assert_false(c.detail_window);
+}
+
+/* ADA_TRIGGER's items, ADA_PRE in events and ADA_POST in time. */
+static void test_config_triggers_and_rolls(void **state)
+{
+	struct ada_config c;
+
+	(void)state;
+	env_set("ADA_TRIGGER", "func:parse_*,func:main>5ms,signal:SIGUSR2,signal:TRAP,nocrash");
+	env_set("ADA_PRE", "300ev");
+	env_set("ADA_POST", "250us");
+	load_quietly(&c);
+	assert_int_equal(c.trigger.nfuncs, 2);
+	assert_string_equal(c.trigger.funcs[0].spec, "func:parse_*");
+	assert_string_equal(c.trigger.funcs[0].glob, "parse_*");
+	assert_int_equal(c.trigger.funcs[0].min_ns, 0);
+	assert_string_equal(c.trigger.funcs[1].glob, "main");
+	assert_int_equal(c.trigger.funcs[1].min_ns, 5000000);
+	assert_int_equal(c.trigger.signals, 1ull << SIGUSR2 | 1ull << SIGTRAP);
+	assert_false(c.trigger.crash);
+	assert_int_equal(c.trigger.pre.n, 300);
+	assert_false(c.trigger.pre.time);
+	assert_int_equal(c.trigger.post.n, 250000);
+	assert_true(c.trigger.post.time);
 }
 
 static void test_config_bad_detail_settings_keep_the_default_with_one_line(void **state)
 {
 	(void)state;
-	expect_rejected("ADA_DETAIL", "some", "expected all or off");
+	expect_rejected("ADA_DETAIL", "some", "expected all, window or off; using window");
+	expect_rejected("ADA_PRE", "-1", "expected a number of events");
+	expect_rejected("ADA_POST", "11s", "or a time up to 10s");
+	expect_rejected("ADA_POST", "5 ms", "or a time up to 10s");
 	expect_rejected("ADA_STACK_BYTES", "513", "from 0 to 512");
 	expect_rejected("ADA_DETAIL_KB", "32", "from 64 to 1048576");
 	expect_rejected("ADA_DYNHOOK", "1", "expected on or off");
@@ -378,8 +419,9 @@ static void test_config_format_lists_the_settings_in_use(void **state)
 	char buf[512];
 	int n;
 	const char want[] = "output=ada-trace\0ring_kb=16384\0max_depth=4294967295\0"
-			    "shadow_depth=65536\0flush_ms=10\0detail=all\0stack_bytes=128\0"
-			    "detail_kb=16384\0dynhook=on\0exclude=\0on_full=wait\0rings=trace";
+			    "shadow_depth=65536\0flush_ms=10\0detail=window\0stack_bytes=128\0"
+			    "detail_kb=16384\0dynhook=on\0exclude=\0on_full=wait\0rings=trace\0"
+			    "pre=2000ev\0post=2000ev\0trigger=crash";
 
 	(void)state;
 	load_quietly(&c);
@@ -410,6 +452,7 @@ int main(void)
 		T(test_config_known_and_foreign_variables_are_not_warned_about),
 		T(test_config_near_miss_of_a_known_name_is_unknown),
 		T(test_config_detail_lane_settings),
+		T(test_config_triggers_and_rolls),
 		T(test_config_bad_detail_settings_keep_the_default_with_one_line),
 		T(test_config_format_lists_the_settings_in_use),
 		T(test_dynhook_settings),

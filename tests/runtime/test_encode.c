@@ -354,66 +354,139 @@ static void test_encode_fdict_continues_numbering_after_pending_is_flushed(void 
 
 /* ---- detail records ---------------------------------------------------------- */
 
-/* A detail ring holding one record (no stack window) for each of the slots
- * at index positions pos[0..n), in order. */
-static void detail_ring(uint8_t *ring, size_t cap, const uint64_t *pos, size_t n,
-			struct ada_enc_detail *dl)
+/* A detail ring of `records` records (no stack window) for positions
+ * 0..records-1: position p's record at p, its first register 0x100 + p. */
+#define DREC_BYTES (ADA_DREC_STACK * 8)
+static void detail_ring(uint64_t *ring, size_t records, struct ada_enc_detail *dl)
 {
-	size_t off = 0;
-
 	memset(dl, 0, sizeof(*dl));
-	for (size_t i = 0; i < n; i++) {
-		struct ada_detail_rec *rec = (void *)(ring + off);
+	memset(ring, 0, records * DREC_BYTES);
+	for (size_t p = 0; p < records; p++)
+		ring[p * ADA_DREC_STACK + ADA_DREC_REGS] = 0x100 + p;
+	dl->ring = (const uint8_t *)ring;
+	dl->mask = records - 1;
+	dl->rec_bytes = DREC_BYTES;
+}
 
-		memset(rec, 0, sizeof(*rec));
-		rec->len = (uint32_t)((sizeof(*rec) + 15) & ~(size_t)15);
-		rec->pos = pos[i];
-		rec->d.regs[0] = 0x100 + i;
-		off += rec->len;
+/* The first register of each DETAIL in out[0..len) (CALL/RETURN with small
+ * fid and delta: 2 and 1 bytes), into regs; returns how many. */
+static size_t details_in(const uint8_t *out, size_t len, const struct ada_slot *slots,
+			 uint64_t *regs)
+{
+	size_t at = 0, n = 0;
+
+	for (size_t i = 0; at < len; i++) {
+		at += ADA_SLOT_KIND(slots[i].word) == ADA_RAW_CALL ? 2 : 1;
+		if (at < len && out[at] == (ADA_RAW_CONTROL | ADA_CTL_DETAIL << 2)) {
+			memcpy(&regs[n++], out + at + 1, 8);
+			at += 1 + ADA_RAW_DETAIL_SIZE;
+		}
 	}
-	assert_true(off <= cap);
-	dl->ring = ring;
-	dl->mask = cap - 1;
-	dl->head = off;
+	return n;
 }
 
 /* Two flagged slots: written after their events, or, when the writer is
- * behind (skip), consumed and counted without a byte of them written; the
- * events' bytes are the same either way. */
-static void test_encode_skipped_details_are_consumed_counted_and_not_written(void **state)
+ * behind (skip), counted without a byte of them written; the events' bytes
+ * are the same either way. */
+static void test_encode_skipped_details_are_counted_and_not_written(void **state)
 {
-	static uint8_t ring[4096] __attribute__((aligned(16)));
+	static uint64_t ring[4 * ADA_DREC_STACK];
 	const struct ada_slot slots[] = {
 		{ 1000, (0x4000 | (uint64_t)ADA_RAW_CALL << 62) | ADA_SLOT_DETAIL },
 		{ 1001, (0x4000 | (uint64_t)ADA_RAW_RETURN << 62) | ADA_SLOT_DETAIL },
 	};
-	const uint64_t pos[] = { 0, 1 };
 	struct ada_enc_detail dl;
 	size_t with, without;
+	uint64_t regs[4];
 	uint8_t kept[sizeof(fx->out)];
 
 	(void)state;
 	fx->s.last_tsc = 1000;
-	detail_ring(ring, sizeof(ring), pos, 2, &dl);
+	detail_ring(ring, 4, &dl);
 	with = ada_encode_slots(&fx->s, &fx->d, slots, 2, fx->out, &dl);
 	assert_int_equal(with, 2 + 1 + 2 * (1 + ADA_RAW_DETAIL_SIZE));
-	assert_int_equal(dl.tail, dl.head);
+	assert_int_equal(details_in(fx->out, with, slots, regs), 2);
+	assert_int_equal(regs[0], 0x100);
+	assert_int_equal(regs[1], 0x101);
 	assert_int_equal(dl.skipped, 0);
 	memcpy(kept, fx->out, with);
 
 	ada_enc_stream_free(&fx->s);
 	memset(&fx->s, 0, sizeof(fx->s));
 	fx->s.last_tsc = 1000;
-	detail_ring(ring, sizeof(ring), pos, 2, &dl);
+	detail_ring(ring, 4, &dl);
 	dl.skip = true;
 	without = ada_encode_slots(&fx->s, &fx->d, slots, 2, fx->out, &dl);
 	assert_int_equal(without, 3);
-	assert_int_equal(dl.tail, dl.head); /* the ring's bytes are free again */
 	assert_int_equal(dl.skipped, 2);
-	assert_int_equal(dl.missing, 0);
+	assert_int_equal(dl.lost, 0);
 	/* The same CALL and RETURN: tag + fid, then the close. */
 	assert_memory_equal(fx->out, kept, 2);
 	assert_int_equal(fx->out[2], kept[2 + 1 + ADA_RAW_DETAIL_SIZE]);
+}
+
+/* Window mode: 8 flagged slots at positions 0..7, windows [1, 2] and [5, 5]:
+ * exactly those records are written, each counted in its window, with the
+ * times of the window's first and last event. */
+static void test_encode_window_mode_writes_only_the_windows_records(void **state)
+{
+	static uint64_t ring[8 * ADA_DREC_STACK];
+	struct ada_slot slots[8];
+	struct ada_enc_window win[2] = { { .lo = 1, .hi = 2 }, { .lo = 5, .hi = 5 } };
+	uint64_t head = 8, regs[8];
+	struct ada_enc_detail dl;
+	size_t len;
+
+	(void)state;
+	for (unsigned i = 0; i < 8; i++)
+		slots[i] = (struct ada_slot){ 1000 + i, 0x4000 | (uint64_t)(i % 2 ? ADA_RAW_RETURN
+									    : ADA_RAW_CALL) << 62 |
+							      ADA_SLOT_DETAIL };
+	fx->s.last_tsc = 1000;
+	detail_ring(ring, 8, &dl);
+	dl.head = &head;
+	dl.win = win;
+	dl.nwin = 2;
+	len = ada_encode_slots(&fx->s, &fx->d, slots, 8, fx->out, &dl);
+	assert_int_equal(details_in(fx->out, len, slots, regs), 3);
+	assert_int_equal(regs[0], 0x101);
+	assert_int_equal(regs[1], 0x102);
+	assert_int_equal(regs[2], 0x105);
+	assert_int_equal(win[0].kept, 2);
+	assert_int_equal(win[0].first_tsc, 1001);
+	assert_int_equal(win[0].last_tsc, 1002);
+	assert_int_equal(win[1].kept, 1);
+	assert_int_equal(win[1].first_tsc, 1005);
+	assert_int_equal(win[0].lost + win[1].lost + dl.lost + dl.skipped, 0);
+}
+
+/* Window mode: a record the thread has written over (its head reached the
+ * position + the ring's records) is not written, and counted lost. */
+static void test_encode_window_mode_record_written_over_is_lost(void **state)
+{
+	static uint64_t ring[4 * ADA_DREC_STACK];
+	const struct ada_slot slots[] = {
+		{ 1000, (0x4000 | (uint64_t)ADA_RAW_CALL << 62) | ADA_SLOT_DETAIL },
+		{ 1001, (0x4000 | (uint64_t)ADA_RAW_RETURN << 62) | ADA_SLOT_DETAIL },
+	};
+	struct ada_enc_window win = { .lo = 0, .hi = 10 };
+	uint64_t head = 4, regs[2];
+	struct ada_enc_detail dl;
+	size_t len;
+
+	(void)state;
+	fx->s.last_tsc = 1000;
+	detail_ring(ring, 4, &dl);
+	dl.head = &head;
+	dl.win = &win;
+	dl.nwin = 1;
+	/* Position 0's place holds position 4 now; position 1's is intact. */
+	len = ada_encode_slots(&fx->s, &fx->d, slots, 2, fx->out, &dl);
+	assert_int_equal(details_in(fx->out, len, slots, regs), 1);
+	assert_int_equal(regs[0], 0x101);
+	assert_int_equal(win.kept, 1);
+	assert_int_equal(win.lost, 1);
+	assert_int_equal(dl.lost, 1);
 }
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -443,7 +516,9 @@ int main(void)
 		T(test_encode_fdict_queues_new_addresses_in_fid_order),
 		T(test_encode_fdict_grows_past_its_initial_capacity),
 		T(test_encode_fdict_continues_numbering_after_pending_is_flushed),
-		T(test_encode_skipped_details_are_consumed_counted_and_not_written),
+		T(test_encode_skipped_details_are_counted_and_not_written),
+		T(test_encode_window_mode_writes_only_the_windows_records),
+		T(test_encode_window_mode_record_written_over_is_lost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,158 @@
+/* marks.c - triggers from outside the hooks: the API (ada.h), signal:NAME
+ * triggers and the crash handler put them in a small queue; the writer
+ * opens their windows at its next pass (it is kicked at once).
+ *
+ * The queue is a fixed array: a poster takes a ticket with one atomic add
+ * and publishes its entry with a release store, so posting is
+ * async-signal-safe and lock-free. A trigger that finds the queue full (64
+ * the writer has not taken yet) is counted, and said at exit.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ADA_RUNTIME 1 /* the definitions, not ada.h's fallbacks */
+#include "ada.h"
+#include "ada_internal.h"
+#include "window.h"
+
+#define MARKS 64
+
+struct mark {
+	uint64_t ready;        /* ticket + 1 once the entry is whole */
+	unsigned trigger;
+	struct ada_thread *td; /* NULL: every thread */
+	uint64_t pos, tsc;
+	char label[sizeof(((struct ada_window_info *)0)->label)];
+};
+
+static struct mark queue[MARKS];
+static uint64_t next_ticket, taken;
+static uint64_t overflowed;
+
+void ada_mark_post(unsigned trigger, struct ada_thread *td, const char *label, uint64_t tsc)
+{
+	uint64_t ticket = __atomic_load_n(&next_ticket, __ATOMIC_ACQUIRE);
+	struct mark *m;
+
+	/* A place the writer has emptied, or none. */
+	do {
+		if (ticket - __atomic_load_n(&taken, __ATOMIC_ACQUIRE) >= MARKS) {
+			__atomic_fetch_add(&overflowed, 1, __ATOMIC_RELAXED);
+			ada_writer_kick();
+			return;
+		}
+	} while (!__atomic_compare_exchange_n(&next_ticket, &ticket, ticket + 1, true,
+					      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+	m = &queue[ticket % MARKS];
+	m->trigger = trigger;
+	m->td = td;
+	m->pos = td ? __atomic_load_n(&td->rh->head, __ATOMIC_RELAXED) : 0;
+	m->tsc = tsc;
+	for (size_t i = 0; i < sizeof(m->label); i++) /* no libc: a signal handler may post */
+		if (!(m->label[i] = label && i + 1 < sizeof(m->label) ? label[i] : '\0'))
+			break;
+	__atomic_store_n(&m->ready, ticket + 1, __ATOMIC_RELEASE);
+	ada_writer_kick();
+}
+
+/* The windows of one trigger on one thread; pos is UINT64_MAX for a trigger
+ * of every thread, whose position on td is that of its first event after
+ * the trigger's time. */
+static void open_on(struct ada_thread *td, const struct mark *m)
+{
+	uint64_t tail = td->rh->tail, head = __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE);
+	uint64_t pos = m->td ? m->pos : head;
+
+	if (!ada_window_mode(td))
+		return;
+	if (!td->windows && !(td->windows = calloc(1, sizeof(*td->windows))))
+		return;
+	if (!m->td) /* its first event after the trigger, if it has one yet */
+		for (uint64_t lo = tail > head - (td->mask + 1) ? tail : 0; lo < head;) {
+			uint64_t mid = lo + (head - lo) / 2;
+
+			if (td->ring[mid & td->mask].tsc > m->tsc) {
+				pos = mid;
+				head = mid;
+			} else {
+				lo = mid + 1;
+			}
+		}
+	ada_window_open(td, td->windows, tail, m->trigger, pos, m->tsc, m->label);
+}
+
+void ada_marks_take(void)
+{
+	for (;;) {
+		struct mark *m = &queue[taken % MARKS];
+		uint64_t ready = __atomic_load_n(&m->ready, __ATOMIC_ACQUIRE);
+		struct ada_thread *td;
+
+		if (ready != taken + 1)
+			return;
+		if (m->td)
+			open_on(m->td, m);
+		else
+			for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next)
+				open_on(td, m);
+		__atomic_store_n(&m->ready, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&taken, taken + 1, __ATOMIC_RELEASE);
+	}
+}
+
+uint64_t ada_marks_overflowed(void)
+{
+	return __atomic_load_n(&overflowed, __ATOMIC_RELAXED);
+}
+
+/* ---- the API --------------------------------------------------------------------- */
+
+void ada_mark(const char *label)
+{
+	struct ada_thread *td = ada_self.td;
+
+	if (!__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE) || !td || !td->rh)
+		return;
+	ada_mark_post(ADA_TRIG_MARK, td, label, ada_arch_ticks());
+}
+
+void ada_snapshot(void)
+{
+	if (!__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE))
+		return;
+	ada_mark_post(ADA_TRIG_SNAPSHOT, NULL, "ada_snapshot", ada_arch_ticks());
+}
+
+/* ---- signal:NAME ------------------------------------------------------------------ */
+
+static struct sigaction previous[NSIG];
+
+static void on_mark_signal(int sig, siginfo_t *si, void *uc)
+{
+	int saved_errno = errno;
+
+	if (__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE)) {
+		ada_mark_post(ADA_TRIG_SIGNAL, NULL, ada_trigger_signal_name(sig), ada_arch_ticks());
+		/* Its default action ends the process: the windows first. */
+		if (previous[sig].sa_handler == SIG_DFL)
+			ada_writer_request(ADA_FLUSH_DYING, 1000000000ull);
+	}
+	errno = saved_errno;
+	/* Ignored before ada: still ignored (and ours stays for the next). */
+	if (previous[sig].sa_handler != SIG_IGN)
+		ada_signal_pass_on(sig, si, uc, &previous[sig]);
+}
+
+void ada_signal_triggers_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_mark_signal;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (int sig = 1; sig < 64 && sig < NSIG; sig++)
+		if (ada_rt.cfg.trigger.signals & 1ull << sig)
+			sigaction(sig, &sa, &previous[sig]);
+}

@@ -1,0 +1,65 @@
+/* windows.c - calls at known places for the detail-window tests
+ * (tests/e2e/test_windows.c). main is not instrumented; every iteration
+ * of its loops is one call of leaf(i): two events.
+ *   func N       leaf(0..N-1), and target(i) after leaf(i) at i = N/2
+ *   twice N      the same, target at i = N/2 and at i = N/2 + 2
+ *   slow N       leaf() N times, work(0) (fast), work(5) (sleeps 5 ms),
+ *                work(0), leaf() N times
+ *   mark N       ada_mark("halfway") after leaf(N/2)
+ *   usr1 N       raise(SIGUSR1) after leaf(N/2): the default action
+ * Prints the sum of the results, which the plain build prints too. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ada.h"
+
+__attribute__((noinline)) long leaf(long x)
+{
+	return x + 1;
+}
+
+__attribute__((noinline)) long target(long x)
+{
+	return x * 2;
+}
+
+__attribute__((noinline)) long work(long ms)
+{
+	struct timespec ts = { 0, ms * 1000000 };
+
+	if (ms)
+		nanosleep(&ts, NULL);
+	return ms + 7;
+}
+
+__attribute__((no_instrument_function)) int main(int argc, char **argv)
+{
+	const char *what = argc > 1 ? argv[1] : "func";
+	long n = argc > 2 ? atol(argv[2]) : 1000, sum = 0;
+
+	if (!strcmp(what, "slow")) {
+		for (long i = 0; i < n; i++)
+			sum += leaf(i);
+		sum += work(0) + work(5) + work(0);
+		for (long i = 0; i < n; i++)
+			sum += leaf(i);
+		printf("%ld\n", sum);
+		return 0;
+	}
+	for (long i = 0; i < n; i++) {
+		sum += leaf(i);
+		if (i == n / 2 && !strcmp(what, "mark"))
+			ada_mark("halfway");
+		if (i == n / 2 && !strcmp(what, "usr1")) {
+			fflush(stdout);
+			raise(SIGUSR1);
+		}
+		if ((i == n / 2 && strcmp(what, "mark")) || (i == n / 2 + 2 && !strcmp(what, "twice")))
+			sum += target(i);
+	}
+	printf("%ld\n", sum);
+	return 0;
+}

@@ -1,0 +1,286 @@
+/* test_windows.c - the detail lane in windows around triggers
+ * (ADA_DETAIL=window, the default).
+ *
+ * tests/e2e/progs/windows.c calls leaf(i) in a loop (two events a call,
+ * at known positions) and, at a known place, the trigger: target(), a call
+ * of work() that sleeps, ada_mark("halfway") or raise(SIGUSR1). Built in
+ * fentry mode with the dynamic hooks off, the thread's events are exactly
+ * the program's calls, so an event's ATF index position is its ring
+ * position. With ADA_PRE=10 and ADA_POST=10, the test reads index.atf and
+ * detail.atf with its own reader and checks that the events with a detail
+ * record are exactly the window's positions, nothing else; that the
+ * records are the right ones (leaf's argument register); and what the
+ * runtime prints. Without a trigger, no detail is written at all.
+ */
+#include <glob.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lib/atf_read.h"
+#include "lib/tracerun.h"
+
+#define ROLL_ENV "ADA_PRE=10", "ADA_POST=10"
+#define N "1000"
+
+/* The traced thread's index.atf, and which of its positions have a detail
+ * record: has[p] (the caller frees both). */
+struct windows_seen {
+	struct atfr_index index;
+	bool *has;
+	size_t ndetail;
+	struct atfr_detail detail;
+};
+
+static void read_thread(struct tr_case *tc, struct windows_seen *w)
+{
+	char pattern[4300], path[4400], err[512];
+	glob_t g;
+
+	memset(w, 0, sizeof(*w));
+	snprintf(pattern, sizeof(pattern), "%s/session_*/pid_*/thread_0", tc->trace);
+	if (glob(pattern, 0, NULL, &g) != 0 || g.gl_pathc != 1)
+		fail_msg("not one %s", pattern);
+	snprintf(path, sizeof(path), "%s/index.atf", g.gl_pathv[0]);
+	if (atfr_read_index(path, &w->index, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	w->has = calloc(w->index.event_count, sizeof(bool));
+	assert_non_null(w->has);
+	snprintf(path, sizeof(path), "%s/detail.atf", g.gl_pathv[0]);
+	if (w->index.flags & 1) {
+		if (atfr_read_detail(path, &w->detail, err, sizeof(err)) < 0)
+			fail_msg("%s", err);
+		for (uint32_t i = 0; i < w->index.event_count; i++)
+			if (w->index.events[i].detail_seq != ATFR_NO_DETAIL) {
+				w->has[i] = true;
+				w->ndetail++;
+			}
+		assert_int_equal(w->ndetail, w->detail.event_count);
+	}
+	globfree(&g);
+}
+
+static void free_thread(struct windows_seen *w)
+{
+	if (w->index.flags & 1)
+		atfr_detail_free(&w->detail);
+	atfr_index_free(&w->index);
+	free(w->has);
+}
+
+/* Fails unless the positions with a record are exactly [lo, hi] (and, for
+ * a CALL of leaf, the record's first register is its argument: position
+ * 2i is leaf(i)'s CALL below leaf_end). */
+static void expect_window(const struct windows_seen *w, uint64_t lo, uint64_t hi,
+			  uint64_t leaf_end)
+{
+	for (uint64_t p = 0; p < w->index.event_count; p++)
+		if (w->has[p] != (p >= lo && p <= hi))
+			fail_msg("position %" PRIu64 ": %s detail record (window [%" PRIu64
+				 ", %" PRIu64 "])", p, w->has[p] ? "a" : "no", lo, hi);
+	assert_int_equal(w->ndetail, hi - lo + 1);
+	for (uint64_t p = lo; p <= hi && p < leaf_end; p += 2) {
+		const struct atfr_detail_rec *r = &w->detail.recs[w->index.events[p].detail_seq];
+
+		assert_int_equal(r->index_seq, p);
+		assert_int_equal(r->event_type, ATFR_DETAIL_CALL);
+		assert_int_equal(r->regs[0], p / 2);
+	}
+}
+
+/* Nothing in the manifest counts a detail record as lost (the process's
+ * and the thread's "detail_full" are 0). */
+static void no_detail_lost(const struct tr_case *tc)
+{
+	const char *p = tc->mf.text;
+	size_t n = 0;
+
+	while ((p = strstr(p, "\"detail_full\": "))) {
+		p += strlen("\"detail_full\": ");
+		if (*p != '0' || (p[1] >= '0' && p[1] <= '9'))
+			fail_msg("detail records counted lost:\n%s", tc->mf.text);
+		n++;
+	}
+	assert_int_equal(n, 2);
+}
+
+static void build(struct tr_case *tc)
+{
+	const char *const env[] = { "ADA_MODE=fentry", NULL };
+	const char *const flags[] = { "-O2", "-I" ADA_ROOT "/runtime", NULL };
+
+	tr_build(tc, NULL, "gcc", "windows", "windows.plain", flags);
+	tr_build(tc, env, TR_ADACC, "windows", "windows", flags);
+}
+
+/* One run of windows.c with args and env (NULL-terminated), converted and
+ * read back. */
+static void run(struct tr_case *tc, const char *what, const char *n, const char *const env[],
+		int status, struct windows_seen *w)
+{
+	const char *const args[] = { what, n, NULL };
+
+	build(tc);
+	tr_run_pair(tc, "windows", args, env, status);
+	tr_symbolize(tc, NULL);
+	tr_load_manifest(tc, NULL);
+	read_thread(tc, w);
+}
+
+/* target() is called once, its CALL at position 1002: records for
+ * positions 992..1012 exactly. */
+static void a_function_trigger_keeps_exactly_its_window(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const env[] = { "ADA_TRIGGER=func:targ*", ROLL_ENV, NULL };
+	struct windows_seen w;
+
+	run(tc, "func", N, env, 0, &w);
+	assert_int_equal(w.index.event_count, 2 * 1000 + 2);
+	expect_window(&w, 992, 1012, 1002);
+	no_detail_lost(tc);
+	free_thread(&w);
+	tr_pass(tc);
+}
+
+/* target() at 1002 and 1008: the windows [992, 1012] and [998, 1018] are one. */
+static void overlapping_windows_coalesce(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const env[] = { "ADA_TRIGGER=func:target", ROLL_ENV, NULL };
+	struct windows_seen w;
+
+	run(tc, "twice", N, env, 0, &w);
+	expect_window(&w, 992, 1018, 1002);
+	free_thread(&w);
+	tr_pass(tc);
+}
+
+/* work(0), work(5) (5 ms asleep), work(0) after 100 leaf calls, at positions
+ * 200, 202, 204: only the slow call's window, from 10 before its CALL to
+ * 10 after its RETURN (192..213), though the writer ran while it slept. */
+static void a_duration_trigger_fires_for_the_slow_call_only(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const env[] = { "ADA_TRIGGER=func:work>2ms", ROLL_ENV, NULL };
+	struct windows_seen w;
+
+	run(tc, "slow", "100", env, 0, &w);
+	assert_int_equal(w.index.event_count, 4 * 100 + 6);
+	expect_window(&w, 192, 213, 200);
+	free_thread(&w);
+	tr_pass(tc);
+}
+
+/* ada_mark("halfway") after leaf(500): the thread's position then is 1002. */
+static void ada_mark_opens_a_window_where_it_is_called(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const env[] = { ROLL_ENV, NULL };
+	struct windows_seen w;
+
+	run(tc, "mark", N, env, 0, &w);
+	expect_window(&w, 992, 1012, 1002);
+	free_thread(&w);
+	tr_pass(tc);
+}
+
+/* raise(SIGUSR1) after leaf(500) kills both programs as without ada; the
+ * traced one's window is written first, and ends at its last event. */
+static void a_signal_trigger_keeps_the_default_action(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const env[] = { "ADA_TRIGGER=signal:USR1", ROLL_ENV, NULL };
+	struct windows_seen w;
+
+	run(tc, "usr1", N, env, 128 + 10, &w);
+	assert_int_equal(w.index.event_count, 1002);
+	expect_window(&w, 992, 1001, 1002);
+	free_thread(&w);
+	tr_pass(tc);
+}
+
+/* The default: the detail lane is captured, and with no trigger nothing of
+ * it is written (and nothing is counted as lost). */
+static void no_trigger_no_details(void **state)
+{
+	struct tr_case *tc = *state;
+	struct windows_seen w;
+
+	run(tc, "func", N, NULL, 0, &w);
+	assert_int_equal(w.index.flags & 1, 0);
+	assert_int_equal(w.ndetail, 0);
+	no_detail_lost(tc);
+	assert_string_equal(tc->traced.err, "");
+	free_thread(&w);
+	tr_pass(tc);
+}
+
+/* Each bad item: one line naming it and what was expected; the valid rest
+ * works (func:target's window is there). */
+static void bad_trigger_specs_are_named_and_the_rest_kept(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const env[] = {
+		"ADA_TRIGGER=func:,bogus,signal:INT,func:work>fast,func:target", "ADA_PRE=lots",
+		"ADA_POST=10", NULL,
+	};
+	static const char *const lines[] = {
+		"ada: ADA_TRIGGER=func:,bogus,signal:INT,func:work>fast,func:target: \"func:\" is "
+		"not valid: expected func:GLOB, func:GLOB>DURATION, signal:NAME, crash or nocrash; "
+		"ignoring it\n",
+		"ada: ADA_TRIGGER=func:,bogus,signal:INT,func:work>fast,func:target: \"bogus\" is "
+		"not valid: expected func:GLOB, func:GLOB>DURATION, signal:NAME, crash or nocrash; "
+		"ignoring it\n",
+		"ada: ADA_TRIGGER=func:,bogus,signal:INT,func:work>fast,func:target: \"signal:INT\" "
+		"is not valid: expected signal:SIGUSR1, signal:SIGUSR2 or signal:SIGTRAP; ignoring "
+		"it\n",
+		"ada: ADA_TRIGGER=func:,bogus,signal:INT,func:work>fast,func:target: "
+		"\"func:work>fast\" is not valid: expected a duration after '>' (e.g. "
+		"func:parse>5ms; units ns, us, ms, s); ignoring it\n",
+		"ada: ADA_PRE=lots is not valid: expected a number of events (e.g. 2000 or 2000ev, "
+		"at most 16777216) or a time up to 10s (e.g. 500us, 5ms); using 2000ev\n",
+	};
+	struct windows_seen w;
+	size_t at = 0;
+
+	run(tc, "func", N, env, 0, &w);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		const char *line = strstr(tc->traced.err + at, lines[i]);
+
+		if (!line)
+			fail_msg("no line\n%s\nin stderr:\n%s", lines[i], tc->traced.err);
+		at = (size_t)(line - tc->traced.err) + strlen(lines[i]);
+	}
+	assert_string_equal(tc->traced.err + at, "");
+	/* ADA_PRE fell back to 2000 events: from the start to 10 after. */
+	expect_window(&w, 0, 1012, 1002);
+	free_thread(&w);
+	tr_pass(tc);
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, tr_setup, tr_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(a_function_trigger_keeps_exactly_its_window),
+		T(overlapping_windows_coalesce),
+		T(a_duration_trigger_fires_for_the_slow_call_only),
+		T(ada_mark_opens_a_window_where_it_is_called),
+		T(a_signal_trigger_keeps_the_default_action),
+		T(no_trigger_no_details),
+		T(bad_trigger_specs_are_named_and_the_rest_kept),
+	};
+
+	tr_scrub_environment();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
