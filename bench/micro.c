@@ -1,13 +1,20 @@
 /* micro.c - the microbenchmark: a loop calling a small function pair.
  *
- * Every iteration is two calls and two returns, so N iterations are 4N
- * events. The loop's own thread CPU time is measured here, around the loop
- * only, and printed to stderr as "app_thread_ns <ns>": the tracer's cost in the
- * traced thread, apart from start-up, exit and any helper threads or
+ *   micro [ITERATIONS] [flat|nested]        (default 15000000 flat)
+ *
+ * flat: every iteration calls bench_f and bench_g from the loop, two calls
+ * and two returns, so N iterations are 4N events, all at depth 1 below main.
+ * nested: every iteration calls bench_pair, which calls the same two leaves:
+ * three calls and three returns, 6N events, a caller with two leaf callees
+ * (a return to a frame that is still open, as in most real call trees).
+ * The loop's own thread CPU time is measured here, around the loop only, and
+ * printed to stderr as "app_thread_ns <ns> events <n>": the tracer's cost in
+ * the traced thread, apart from start-up, exit and any helper threads or
  * processes (those are in the driver's total CPU).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 __attribute__((noinline)) long bench_f(long x)
@@ -18,6 +25,13 @@ __attribute__((noinline)) long bench_f(long x)
 __attribute__((noinline)) long bench_g(long x)
 {
 	return x ^ 3;
+}
+
+/* Work after the second call, so that it is a call and not a jump (a tail
+ * call would return from bench_g straight to the loop). */
+__attribute__((noinline)) long bench_pair(long x)
+{
+	return bench_g(bench_f(x)) + x;
 }
 
 static long long thread_ns(void)
@@ -31,11 +45,21 @@ static long long thread_ns(void)
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 15000000, s = 0, i;
-	long long t0 = thread_ns();
+	int nested = argc > 2 && strcmp(argv[2], "nested") == 0;
+	long long t0;
 
-	for (i = 0; i < n; i++)
-		s = bench_g(bench_f(s));
-	fprintf(stderr, "app_thread_ns %lld events %ld\n", thread_ns() - t0, 4 * n);
+	if (argc > 2 && !nested && strcmp(argv[2], "flat") != 0) {
+		fprintf(stderr, "micro: shape '%s': expected flat or nested\n", argv[2]);
+		return 2;
+	}
+	t0 = thread_ns();
+	if (nested)
+		for (i = 0; i < n; i++)
+			s = bench_pair(s);
+	else
+		for (i = 0; i < n; i++)
+			s = bench_g(bench_f(s));
+	fprintf(stderr, "app_thread_ns %lld events %ld\n", thread_ns() - t0, (nested ? 6 : 4) * n);
 	printf("%ld\n", s);
 	return 0;
 }

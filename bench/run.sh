@@ -1,9 +1,12 @@
 #!/bin/sh
 # run.sh - ada's benchmark (make bench): ada against no tracing, uftrace and
-# LLVM XRay, interleaved runs, medians, budgets. Writes BENCHMARKS.md. Five
+# LLVM XRay, interleaved runs, medians, budgets. Writes BENCHMARKS.md. Six
 # workloads:
 #
 #   micro    bench/micro.c: a loop calling a pair of instrumented functions
+#   nested   bench/micro.c's nested shape: a loop calling a function that
+#            calls the same pair (a caller with two leaf callees), as many
+#            events a run as micro
 #   libcall  bench/libcall.c: a loop calling bl_add, a trivial function of an
 #            uninstrumented library (benchlib.c): the dynamic hooks' cost per
 #            library call
@@ -37,15 +40,21 @@
 #   BENCH_ITERS  loop iterations of micro (4 events each)   default 15000000
 #   BENCH_RUNS   rounds; each runs every configuration once default 5
 #   BENCH_CONFIGS  which configurations                      default all:
-#                micro libcall startup lua sqlite loaded lua-loaded
+#                micro nested libcall startup lua sqlite loaded lua-loaded
 #                sql-loaded rings recovery views. A workload's name stands for all
-#                of its configurations; "xray" for the XRay ones of micro, lua
-#                and sqlite; "loaded" for micro's loaded rows, "lua-loaded"
-#                and "sql-loaded" for the real programs'. micro's run in the
-#                order given, the others in this order:
-#      micro     plain ada ada-fentry ada-fentry-detail uftrace-fentry
-#                uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr
-#                xray-basic plain-small
+#                of its configurations; "xray" for the XRay ones of micro,
+#                nested, lua and sqlite; "loaded" for micro's loaded rows,
+#                "lua-loaded" and "sql-loaded" for the real programs'. micro's
+#                run in the order given, the others in this order:
+#      micro     plain ada ada-fentry ada-fentry-detail ada-record-ring
+#                uftrace-fentry uftrace-fentry-args uftrace-mcount uftrace-cyg
+#                xray-fdr xray-basic plain-small
+#                (ada-record-ring is issue 13's ring mode, ADA_RECORD=ring,
+#                index lane only: it runs once the runtime accepts the
+#                variable, and is reported as not built yet until then)
+#      nested    nested-plain nested-ada-fentry nested-uftrace-fentry
+#                nested-xray-fdr: micro's nested shape, run as ada-fentry,
+#                uftrace-fentry and xray-fdr are
 #      libcall   lib-plain lib-ada lib-ada-detail lib-uftrace-mcount
 #                lib-uftrace-cyg
 #      startup   start-plain start-ada-nohook start-ada start-now-plain
@@ -72,7 +81,7 @@
 #      recovery  kill-cyg kill-fentry: killme built by adacc in either mode,
 #                runtime defaults
 #                A workload's baselines always run, first, when any of its
-#                configurations does: plain and ada (micro), lib-plain,
+#                configurations does: plain and ada (micro), nested-plain, lib-plain,
 #                start-plain and start-now-plain, lua-plain and
 #                lua-ada-fentry (sql-plain, sql-ada-fentry); the *-small
 #                baseline with xray-basic; plain with the rings rows (the
@@ -100,6 +109,15 @@
 #   BENCH_KILL_THREADS  killme's threads                       default 4
 #   The loaded rows of lua and sqlite run BENCH_LUA_SIZE and BENCH_SQL_SIZE;
 #   the rings rows BENCH_ITERS.
+#
+#   nested runs micro with 2 * BENCH_ITERS / 3 iterations of 6 events, so
+#   that its runs hold micro's event count (exactly when BENCH_ITERS is a
+#   multiple of 3, as the default is).
+#   The floors, once per round after the configurations: bench/clockfloor.c
+#   with micro's event count, the clock floor (one tick read an event) and
+#   the ring floor (one tick read and one 16-byte store into a thread-local
+#   ring an event: issue 13's ring mode is judged against it, <= 1.5x, same
+#   round).
 #
 #   ada is --ada-mode=cyg (issue 2's pipeline); ada-fentry is --ada-mode=fentry with
 #   ADA_DETAIL=off (index lane only); ada-fentry-detail keeps every detail
@@ -160,7 +178,8 @@
 # report); it sources the functions of bench/lib/:
 #   peers.sh      uftrace and XRay: installed or left out, XRay's build and
 #                 check, uftrace's event counts
-#   configs.sh    BENCH_CONFIGS: which configurations run, in which order
+#   configs.sh    BENCH_CONFIGS: which configurations run, in which order;
+#                 whether the runtime has ring mode yet
 #   workloads.sh  building micro, libcall, startup, killme, lua, speedtest1
 #   measure.sh    one measurement: a line of results.tsv
 #   loaded.sh     issue 10: busy processes, ring files and their rows' order,
@@ -188,7 +207,6 @@ NPROC=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)
 # place that names them.
 WAITS_COUNT_KEY=waits.count
 WAITS_NS_KEY=waits.ns
-CLOCK_READS=100000000
 ADA_CONFIG=
 REALWORLD=$ROOT/tests/realworld/build.sh
 # XRay's options. Basic mode: no duration filter (its default drops calls
@@ -218,6 +236,11 @@ done
 [ -x "$ROOT/bin/adacc" ] && [ -x "$ROOT/bin/ada-symbolize" ] || die "bin/adacc or bin/ada-symbolize missing: run make first"
 command -v gcc >/dev/null || die "gcc not found"
 [ "$KILL_THREADS" -le 16 ] || die "BENCH_KILL_THREADS=$KILL_THREADS: at most 16"
+# nested's iterations (6 events each): micro's events (4 an iteration); the
+# floors run as many events.
+NESTED_ITERS=$((2 * ITERS / 3))
+[ "$NESTED_ITERS" -gt 0 ] || die "BENCH_ITERS=$ITERS: at least 2 for the nested rows"
+FLOOR_EVENTS=$((4 * ITERS))
 
 # The loaded rows' busy processes (spin_start, spin_stop: lib/loaded.sh) are
 # killed by these traps whatever ends the script.
@@ -243,10 +266,11 @@ rm -rf "$OUT"
 mkdir -p "$OUT/logs" "$OUT/trace" || die "cannot create $OUT"
 cd "$OUT" || die "cannot enter $OUT"
 build gcc -O2 -Wall -o runstat "$BENCH/runstat.c"
-[ -n "$MICRO$LUA$SQL" ] && build gcc -O2 -Wall -o clockfloor "$BENCH/clockfloor.c"
+[ -n "$MICRO$NESTED$LUA$SQL" ] && build gcc -O2 -Wall -o clockfloor "$BENCH/clockfloor.c"
 [ -n "$LOADED" ] && build gcc -O2 -Wall -o spin "$BENCH/spin.c"
 [ -n "$KILL" ] && build_killme
-if [ -n "$MICRO" ] || wants 'ada-*loaded*'; then build_micro; fi
+if [ -n "$MICRO$NESTED" ] || wants 'ada-*loaded*'; then build_micro; fi
+probe_ring_mode
 wants '*xray-*' && xray_build
 [ -n "$LIB" ] && build_libcall
 [ -n "$START" ] && build_startup
@@ -258,12 +282,26 @@ wants 'sql-*' && { note "building speedtest1: $(for c in $CONFIGS; do case $c in
 results_init
 BUILD_S=$(($(date +%s) - TB))
 loadavg() { cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown; }
+# About where the kernel starts writing dirty pages back in the background,
+# in MB: vm.dirty_background_bytes, or vm.dirty_background_ratio percent of
+# the memory it counts as dirtyable (free pages and file pages, roughly).
+# A run that writes more than that has writeback running during it.
+writeback_mb() {
+	awk 'FILENAME ~ /bytes$/ { b = $1; next }
+		FILENAME ~ /ratio$/ { r = $1; next }
+		/^(MemFree|Active\(file\)|Inactive\(file\)):/ { kb += $2 }
+		END { if (b > 0) printf "%.0f\n", b / 1e6; else if (r != "" && kb) printf "%.0f\n", kb * 1024 * r / 100 / 1e6; else print "unknown" }' \
+		/proc/sys/vm/dirty_background_bytes /proc/sys/vm/dirty_background_ratio /proc/meminfo 2>/dev/null || echo unknown
+}
 LOAD0=$(loadavg)
+WRITEBACK_MB=$(writeback_mb)
 T0=$(date +%s)
 FLOOR=
-[ -n "$MICRO$LUA$SQL" ] && FLOOR=1
+[ -n "$MICRO$NESTED$LUA$SQL" ] && FLOOR=1
 note "$RUNS rounds of: $CONFIGS${FLOOR:+ clock-floor}"
 [ -n "$MICRO" ] && note "micro: $ITERS iterations ($((4 * ITERS)) events) a run"
+[ -n "$NESTED" ] && note "nested: $NESTED_ITERS iterations ($((6 * NESTED_ITERS)) events) a run"
+[ -n "$RING_MODE" ] && note "ring mode (ada-record-ring): $RING_MODE"
 [ -n "$LIB" ] && note "libcall: $LIB_CALLS library calls ($((2 * LIB_CALLS)) events) a run"
 [ -n "$START" ] && note "startup: $SLOTS PLT slots, $START_REPS processes a run"
 [ -n "$LUA" ] && note "lua: workload.lua $LUA_SIZE a run"
@@ -275,9 +313,10 @@ while [ "$r" -le "$RUNS" ]; do
 	printf 'bench: round %s/%s:' "$r" "$RUNS" >&2
 	for c in $(round_configs "$r"); do measure "$c" "$r"; done
 	if [ -n "$FLOOR" ]; then
-		./clockfloor "$CLOCK_READS" >"logs/clock.$r" || die "clockfloor failed"
-		printf '%s\t%s\t%s\n' "$r" "$(field "logs/clock.$r" clock_read_ns)" "$(field "logs/clock.$r" min_ns)" >>clock.tsv
-		printf ' clock-floor %sns' "$(field "logs/clock.$r" clock_read_ns)" >&2
+		./clockfloor "$FLOOR_EVENTS" >"logs/clock.$r" || die "clockfloor failed"
+		printf '%s\t%s\t%s\t%s\t%s\n' "$r" "$(field "logs/clock.$r" clock_read_ns)" "$(field "logs/clock.$r" min_ns)" \
+			"$(field "logs/clock.$r" ring_event_ns)" "$(field "logs/clock.$r" ring_min_ns)" >>clock.tsv
+		printf ' clock-floor %sns ring-floor %sns' "$(field "logs/clock.$r" clock_read_ns)" "$(field "logs/clock.$r" ring_event_ns)" >&2
 	fi
 	printf '\n' >&2
 	r=$((r + 1))
@@ -306,7 +345,10 @@ rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 	printf 'jump_slots\t%s\n' "${JUMP_SLOTS:-}"
 	printf 'bind_now\t%s\n' "${BIND_NOW:-}"
 	printf 'runs\t%s\n' "$RUNS"
-	printf 'clock_reads\t%s\n' "$CLOCK_READS"
+	printf 'floor_events\t%s\n' "$FLOOR_EVENTS"
+	printf 'nested_iters\t%s\n' "$NESTED_ITERS"
+	printf 'ring_mode\t%s\n' "$RING_MODE"
+	printf 'writeback_mb\t%s\n' "$WRITEBACK_MB"
 	printf 'elapsed\t%s\n' "$ELAPSED"
 	printf 'load\t%s at the start, %s at the end\n' "$LOAD0" "$LOAD1"
 	printf 'configs\t%s\n' "$CONFIGS"
@@ -330,7 +372,7 @@ rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 } >meta.tsv
 [ -f xray_check.tsv ] || : >xray_check.tsv
 set --
-for f in main common micro libcall startup realprogs peers loaded rings recovery commands; do
+for f in main common micro floor nested libcall startup realprogs peers loaded rings recovery commands; do
 	set -- "$@" -f "$BENCH/report/$f.awk"
 done
 : >budgets.txt

@@ -67,7 +67,7 @@ ada_manifest() {
 # results_init: the files measure and measure_kill append to (in bench/out/),
 # results.tsv's and kill.tsv's with their header line.
 results_init() {
-	printf 'config\trun\twall_ns\tcpu_ns\tapp_ns\tevents_workload\tevents_recorded\tbytes\tdropped\tp50_ns\tp99_ns\tsym_wall_ns\tdrop_reasons\tdyn_slots\tdyn_functions\tdyn_startup_ms\tdyn_total_ms\tdyn_passes\tdyn_startup_src\treps\twall_min_ns\twall_max_ns\tlost_threads\twaits\twait_ns\tignored_env\trings_left\n' >results.tsv
+	printf 'config\trun\twall_ns\tcpu_ns\tapp_ns\tevents_workload\tevents_recorded\tbytes\tdropped\tp50_ns\tp99_ns\tsym_wall_ns\tdrop_reasons\tdyn_slots\tdyn_functions\tdyn_startup_ms\tdyn_total_ms\tdyn_passes\tdyn_startup_src\treps\twall_min_ns\twall_max_ns\tlost_threads\twaits\twait_ns\tignored_env\trings_left\tsys_ns\n' >results.tsv
 	: >clock.tsv
 	: >uftrace_check.tsv
 	: >failed.tsv
@@ -96,6 +96,7 @@ measure() { # config run
 	*-loaded-drop) cc=${c%-loaded-drop} load=1 extra=ADA_ON_FULL=drop ;;
 	ring-fentry-*) cc=ada-fentry extra=ADA_RINGS=${c#ring-fentry-} ;;
 	ring-cyg-*) cc=ada extra=ADA_RINGS=${c#ring-cyg-} ;;
+	nested-*) iters=$NESTED_ITERS ;;
 	kill-*) measure_kill "$c" "$r"; return ;;
 	esac
 	[ "$load" = 1 ] && iters=$LOADED_ITERS
@@ -105,6 +106,11 @@ measure() { # config run
 	ada) set -- env ADA_OUTPUT="$dir" ./micro_ada "$iters" ;;
 	ada-fentry) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ./micro_ada_fentry "$iters" ;;
 	ada-fentry-detail) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=all ./micro_ada_fentry "$iters" ;;
+	ada-record-ring) set -- env ADA_OUTPUT="$dir" ADA_RECORD=ring ADA_DETAIL=off ./micro_ada_fentry "$iters" ;;
+	nested-plain) set -- ./micro_plain "$iters" nested ;;
+	nested-ada-fentry) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ./micro_ada_fentry "$iters" nested ;;
+	nested-uftrace-fentry) set -- uftrace record -d "$dir" --no-libcall ./micro_fentry "$iters" nested ;;
+	nested-xray-fdr) set -- env XRAY_OPTIONS="xray_mode=xray-fdr $xray" ./micro_xray "$iters" nested ;;
 	uftrace-fentry) set -- uftrace record -d "$dir" --no-libcall ./micro_fentry "$ITERS" ;;
 	uftrace-fentry-args) set -- uftrace record -d "$dir" --no-libcall \
 		-A '.@arg1,arg2,arg3,arg4,arg5,arg6' -R '.@retval' ./micro_fentry "$ITERS" ;;
@@ -169,6 +175,7 @@ measure() { # config run
 	fi
 	wall=$(field "$log.stat" wall_ns)
 	cpu=$(($(field "$log.stat" user_us) + $(field "$log.stat" sys_us)))000
+	sys=$(field "$log.stat" sys_us)000
 	wmin=$(field "$log.stat" wall_min_ns) wmax=$(field "$log.stat" wall_max_ns)
 	app=- wev=-
 	case $c in
@@ -199,7 +206,7 @@ measure() { # config run
 		left=$(rings_left "$dir")
 		bytes=$(du -sb "$dir" | cut -f1)
 		;;
-	ada* | lib-ada* | start-ada | start-now-ada | lua-ada* | sql-ada*)
+	ada* | nested-ada* | lib-ada* | start-ada | start-now-ada | lua-ada* | sql-ada*)
 		left=$(rings_left "$dir")
 		bytes=$(du -sb "$dir" | cut -f1) # raw only: measured before symbolizing
 		./runstat "$log.sym.stat" "$ROOT/bin/ada-symbolize" -q "$dir" >"$log.sym.out" 2>&1 ||
@@ -233,7 +240,7 @@ measure() { # config run
 		esac
 		# Once per workload, on round 1: the file sizes against uftrace
 		# report's call counts.
-		case $c in lib-*) w=lib ;; lua-*) w=lua ;; sql-*) w=sql ;; *) w=micro ;; esac
+		case $c in lib-*) w=lib ;; lua-*) w=lua ;; sql-*) w=sql ;; nested-*) w=nested ;; *) w=micro ;; esac
 		if [ "$r" = 1 ] && case $c in *-args) false ;; *) true ;; esac &&
 			! awk -F '\t' -v w="$w" '$4 == w { f = 1 } END { exit !f }' uftrace_check.tsv; then
 			printf '%s\t%s\t%s\t%s\n' "$c" "$rec" "$(uftrace_report_events "$dir")" "$w" >>uftrace_check.tsv
@@ -244,7 +251,7 @@ measure() { # config run
 	sync
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s' "$c" "$r" "$wall" "$cpu" "$app" "$wev" \
 		"$rec" "$bytes" "$drop" "$p50" "$p99" "$sym" "$why" >>results.tsv
-	printf '\t%s' $dyn "$reps" "${wmin:--}" "${wmax:--}" "$tlost" "$wc" "$wns" "$ign" "$left" >>results.tsv
+	printf '\t%s' $dyn "$reps" "${wmin:--}" "${wmax:--}" "$tlost" "$wc" "$wns" "$ign" "$left" "$sys" >>results.tsv
 	printf '\n' >>results.tsv
 	case $c in
 	start-*) printf ' %s %.1fms' "$c" "$(awk -v w="$wall" 'BEGIN { print w / 1e6 }')" >&2 ;;

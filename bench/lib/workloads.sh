@@ -15,12 +15,13 @@ build_killme() {
 		"$ROOT/tests/realworld/atfstat.c" "$ROOT/tests/lib/atf_read.c" "$ROOT/tests/lib/proc.c"
 }
 
-# micro untraced, by adacc in either mode, and for uftrace when it runs.
+# micro untraced, by adacc in either mode, and for uftrace when it runs (the
+# nested rows run the same programs).
 build_micro() {
 	build gcc -O2 -o micro_plain "$BENCH/micro.c"
 	build "$ROOT/bin/adacc" --ada-mode=cyg -O2 -o micro_ada "$BENCH/micro.c"
 	build "$ROOT/bin/adacc" --ada-mode=fentry -O2 -o micro_ada_fentry "$BENCH/micro.c"
-	if [ -n "$UFTRACE_CONFIGS" ]; then
+	if [ -n "$UFTRACE_CONFIGS" ] || wants 'nested-uftrace-*'; then
 		build gcc -O2 -pg -mfentry -o micro_fentry "$BENCH/micro.c"
 		build gcc -O2 -pg -o micro_pg "$BENCH/micro.c"
 		build gcc -O2 -finstrument-functions -o micro_cyg "$BENCH/micro.c"

@@ -12,6 +12,7 @@ function base(c) {
 	if (c ~ /^lua-/) return "lua-plain"
 	if (c ~ /^sql-/) return "sql-plain"
 	if (c ~ /^lib-/) return "lib-plain"
+	if (c ~ /^nested-/) return "nested-plain"
 	if (c ~ /^start-now-/) return "start-now-plain"
 	if (c ~ /^start-/) return "start-plain"
 	return "plain"
@@ -21,6 +22,7 @@ function collect(c, m,    r, n, pw, pc, b, calls, a) {
 	n = 0
 	b = base(c)
 	for (r = 1; r <= nround; r++) {
+		if (only_round && r != only_round) continue
 		if (!has[c, r]) continue
 		# nodrop set: only the rounds in which c lost no event.
 		if (nodrop && drop[c, r] != "-" && drop[c, r] > 0) continue
@@ -70,6 +72,7 @@ function collect(c, m,    r, n, pw, pc, b, calls, a) {
 		else if (m == "cpu_x") v[++n] = cpu[c, r] / pc
 		else if (m == "app_ev") v[++n] = app[c, r] / wev[c, r]
 		else if (m == "cpu_ev") v[++n] = cpu[c, r] / wev[c, r]
+		else if (m == "sys_ev") { if (sys[c, r] !~ /^[0-9]+$/) continue; v[++n] = sys[c, r] / wev[c, r] }
 		else if (m == "over_ev") v[++n] = (cpu[c, r] - pc) / wev[c, r]
 		else if (bytes[c, r] == "-") return 0
 		else if (m == "bytes_ev") v[++n] = bytes[c, r] / wev[c, r]
@@ -95,6 +98,35 @@ function stat(c, m, p,    n, f) {
 	return sprintf(f " [" f "–" f "]", median(n), v[1], v[n])
 }
 function med(c, m,    n) { n = collect(c, m); return n ? median(n) : "" }
+# Metric m of config c in round r alone, "" if none. The config "ring-floor"
+# is bench/clockfloor.c's ring floor, ns per event (clock.tsv), whatever m.
+function round_val(c, m, r,    n) {
+	if (c == "ring-floor") return (r in ring_ns) ? ring_ns[r] : ""
+	only_round = r; n = collect(c, m); only_round = 0
+	return n ? v[1] : ""
+}
+# Fills v[] with the same-round ratios of metric m, config a over config b,
+# one per round in which both have it (as a paired timing takes them: a
+# drift of the machine's speed over the run moves both); returns the count.
+function rcollect(a, b, m,    r, n, va, vb, w, i) {
+	n = 0
+	for (r = 1; r <= nround; r++) {
+		va = round_val(a, m, r); vb = round_val(b, m, r)
+		if (va == "" || vb == "" || vb == 0) continue
+		w[++n] = va / vb
+	}
+	for (i = 1; i <= n; i++) v[i] = w[i]
+	sortv(n)
+	return n
+}
+function rmed(a, b, m,    n) { n = rcollect(a, b, m); return n ? median(n) : "" }
+# "median [min–max]" of those ratios, two decimals; "—" if none.
+function rstat(a, b, m,    n) {
+	n = rcollect(a, b, m)
+	if (!n) return "—"
+	if (n == 1 || sprintf("%.2f", v[1]) == sprintf("%.2f", v[n])) return sprintf("%.2f", median(n))
+	return sprintf("%.2f [%.2f–%.2f]", median(n), v[1], v[n])
+}
 function ring_anon(c,    a) { a = c; sub(/-[a-z]+$/, "-anon", a); return a }
 function vmax(c, m,    n) { n = collect(c, m); return n ? v[n] : "" }
 function vmin(c, m,    n) { n = collect(c, m); return n ? v[1] : "" }
@@ -148,3 +180,22 @@ function drops_by_round(c,    r, s) {
 	return "per round: " s
 }
 function failed_txt(c) { return "failed in " nfailed[c] " of " nround " rounds: " failmsg[c] }
+# After a cost table: the kernel's background writeback threshold and the
+# rows (configs list[1..n]) whose trace, median MB on disk, exceeded it;
+# brief: nothing when none did.
+function writeback_text(list, n, brief,    i, c, mb, s) {
+	if (meta["writeback_mb"] !~ /^[0-9]+$/) return
+	s = ""
+	for (i = 1; i <= n; i++) {
+		c = list[i]
+		mb = med(c, "mb")
+		if (mb != "" && mb > meta["writeback_mb"] + 0) s = s (s == "" ? "" : ", ") sprintf("%s (%.0f MB)", c, mb)
+	}
+	if (brief && s == "") return
+	printf "Writeback: the kernel starts writing dirty pages back at about %s MB here\n", meta["writeback_mb"]
+	print "(vm.dirty_background_*, read before the rounds). Every run starts after `sync`, with"
+	print "nothing pending; a run that writes more than that has writeback running during it,"
+	print "which puts system time on the process that writes (see \"What moves a tracer's CPU"
+	print "figure\" at the end). " (s == "" ? "No run here wrote that much." : "Runs here that wrote more: " s ".")
+	print ""
+}

@@ -3,7 +3,9 @@
 # the other files of bench/report/, one job each:
 #
 #   common.awk    statistics over the rounds, markdown tables, shared phrases
-#   micro.awk     micro: results, clock floor, issue 2's and 3's budgets
+#   micro.awk     micro: results, issue 2's and 3's budgets
+#   floor.awk     the clock floor and the ring floor (issue 13's ring mode)
+#   nested.awk    micro's nested call shape (issue 13)
 #   libcall.awk   library calls (the dynamic hooks' cost per call)
 #   startup.awk   the dynamic hooks' start-up pass
 #   realprogs.awk Lua and SQLite (issue 5's real programs)
@@ -18,7 +20,8 @@
 #       xray_check.tsv failed.tsv kill.tsv
 #
 # meta.tsv: key<TAB>value. results.tsv: one row per configuration and round
-# (header first). clock.tsv: round<TAB>ns per clock read. uftrace_check.tsv:
+# (header first). clock.tsv: round<TAB>ns per clock read<TAB>its cheapest
+# batch<TAB>ns per event of the ring floor<TAB>its cheapest batch. uftrace_check.tsv:
 # config<TAB>events from .dat sizes<TAB>events from uftrace report<TAB>
 # workload (round 1). xray_check.tsv: mode<TAB>xraycount's events<TAB>
 # llvm-xray convert's. failed.tsv: config<TAB>round<TAB>its last stderr line,
@@ -26,10 +29,11 @@
 # recovery round (header first; see measure_kill in bench/lib/loaded.sh).
 # Every figure is the median over rounds, with [min–max] after it; a figure
 # relative to the untraced run (slowdown, tracer-only CPU) is taken against
-# the baseline of its workload (plain, lib-plain, start-plain,
+# the baseline of its workload (plain, nested-plain, lib-plain, start-plain,
 # start-now-plain, lua-plain, sql-plain; *plain-small for xray-basic) in the
-# same round first. The sections of a workload that did not run (micro,
-# libcall, startup, lua, sqlite, loaded, rings, recovery: see run.sh) are
+# same round first; a ratio between two configurations is the median of
+# their same-round ratios. The sections of a workload that did not run
+# (micro, nested, libcall, startup, lua, sqlite, loaded, rings, recovery: see run.sh) are
 # left out.
 BEGIN { FS = "\t" }
 
@@ -52,9 +56,15 @@ FILENAME == ARGV[2] {
 	# ignored, ring files left after the run.
 	tlost[c, r] = $23 == "" ? "-" : $23; waits[c, r] = $24 == "" ? "-" : $24; wns[c, r] = $25 == "" ? "-" : $25
 	ignored[c, r] = $26 == "" ? "-" : $26; left[c, r] = $27 == "" ? "-" : $27
+	# The system part of cpu (the kernel's work for the process tree).
+	sys[c, r] = $28 == "" ? "-" : $28
 	next
 }
-FILENAME == ARGV[3] { clock[++nclock] = $2; clock_min[nclock] = $3; next }
+FILENAME == ARGV[3] {
+	clock[++nclock] = $2; clock_min[nclock] = $3
+	if ($4 != "") { ring_ns[$1] = $4; ring_min[$1] = $5; nringf++ }
+	next
+}
 FILENAME == ARGV[4] { ucheck_dat[$1] = $2; ucheck_rep[$1] = $3; next }
 FILENAME == ARGV[5] { xcheck_ours[$1] = $2; xcheck_theirs[$1] = $3; next }
 FILENAME == ARGV[6] {
@@ -76,6 +86,7 @@ FILENAME == ARGV[7] {
 function note_order(c,    p) {
 	if (c ~ /-loaded(-drop)?$/) ldorder[++nloaded] = c
 	else if (c ~ /^ring-/) rgorder[++nring] = c
+	else if (c ~ /^nested-/) norder[++nnested] = c
 	else if (c ~ /^lib-/) lorder[++nlib] = c
 	else if (c ~ /^start-/) sorder[++nstart] = c
 	else if (c ~ /^(lua|sql)-/) { p = substr(c, 1, 3); rworder[p, ++nrw[p]] = c }
@@ -84,7 +95,7 @@ function note_order(c,    p) {
 
 END {
 	micro = ("plain" in seen) && ("ada" in seen)
-	if (!micro && !nlib && !nstart && !nrw["lua"] && !nrw["sql"] && !nloaded && !nring && !nkill) { print "report.awk: no rows of any workload" > "/dev/stderr"; exit 1 }
+	if (!micro && !nnested && !nlib && !nstart && !nrw["lua"] && !nrw["sql"] && !nloaded && !nring && !nkill) { print "report.awk: no rows of any workload" > "/dev/stderr"; exit 1 }
 	if (nclock) {
 		for (i = 1; i <= nclock; i++) v[i] = clock[i]
 		sortv(nclock)
@@ -112,6 +123,8 @@ END {
 	print "- ada: " meta["ada"] "; runtime settings (manifest `config`): " meta["ada_config"]
 	if (micro)
 		printf "- Workload: bench/micro.c, %s iterations × 4 events = %s events per run (BENCH_ITERS)\n", iters, events
+	if (nnested)
+		printf "- Workload: bench/micro.c nested (a caller with two leaf callees), %s iterations × 6 events = %s events per run (2 × BENCH_ITERS / 3)\n", meta["nested_iters"], 6 * meta["nested_iters"]
 	if (nlib)
 		printf "- Workload: bench/libcall.c, %s calls of a library function × 2 events = %s events per run (BENCH_LIB_CALLS)\n", meta["lib_calls"], 2 * meta["lib_calls"]
 	if (nrw["lua"])
@@ -126,13 +139,15 @@ END {
 		printf "- Ring files: bench/micro.c, %s iterations (BENCH_ITERS), ADA_RINGS=anon, trace, shm\n", iters
 	if (nkill)
 		printf "- Recovery: bench/killme.c, %s threads (BENCH_KILL_THREADS), SIGKILL after a random 100–400 ms\n", k_threads[1]
-	printf "- Rounds: %s (BENCH_RUNS); each round runs every configuration once, in the order %s%s; %s s of measuring after %s s of building\n", meta["runs"], meta["configs"], nclock ? ", then the clock floor" : "", meta["elapsed"], meta["build_s"]
+	printf "- Rounds: %s (BENCH_RUNS); each round runs every configuration once, in the order %s%s; %s s of measuring after %s s of building\n", meta["runs"], meta["configs"], nclock ? ", then the clock and ring floors" : "", meta["elapsed"], meta["build_s"]
 	if (meta["full"] == "0")
 		print "- A partial run (BENCH_CONFIGS): workloads " meta["workloads"]
 	if (meta["notes"] != "") print "- Note: " meta["notes"]
 	print ""
 
 	if (micro) micro_sections()
+	if (nnested) nested_section()
+	if (nclock && nnested && !micro) floor_section()
 	if (nlib) lib_section()
 	if (nstart) start_section()
 	if (nrw["lua"]) rw_section("lua", "Lua")

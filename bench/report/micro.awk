@@ -1,5 +1,5 @@
 # micro.awk - micro's sections of the report (see main.awk): results, output,
-# the clock floor and issue 2's and 3's budgets.
+# the floors (floor.awk) and issue 2's and 3's budgets.
 
 # --- micro (issues 2 and 3) ---------------------------------------------------------
 function micro_sections() {
@@ -10,19 +10,23 @@ function micro_sections() {
 	print "and process, ada's writer thread and lz4 compression, uftrace's recorder — taken"
 	print "with getrusage(RUSAGE_CHILDREN) (bench/runstat.c), start-up and exit included;"
 	print "*raw* divides it by the events, *tracer-only* first subtracts the plain run of the"
-	print "same round. Per-event figures divide by the workload's " events " events."
+	print "same round; *of it sys* is the kernel's part of the raw figure (system time: page"
+	print "faults, writes to the trace files, the page cache). Per-event figures divide by the"
+	print "workload's " events " events."
 	print ""
 	cell(1, 1, "config"); cell(1, 2, "wall s"); cell(1, 3, "slowdown wall"); cell(1, 4, "slowdown CPU")
-	cell(1, 5, "app-thread CPU ns/event"); cell(1, 6, "total CPU ns/event (raw)"); cell(1, 7, "tracer-only CPU ns/event")
+	cell(1, 5, "app-thread CPU ns/event"); cell(1, 6, "total CPU ns/event (raw)"); cell(1, 7, "of it sys ns/event")
+	cell(1, 8, "tracer-only CPU ns/event")
 	for (i = 1; i <= nconf; i++) {
 		c = order[i]
 		cell(i + 1, 1, c); cell(i + 1, 2, stat(c, "wall", 3))
 		cell(i + 1, 3, c ~ /plain/ ? "1" : "×" stat(c, "wall_x", 1))
 		cell(i + 1, 4, c ~ /plain/ ? "1" : "×" stat(c, "cpu_x", 1))
-		cell(i + 1, 5, stat(c, "app_ev", 1)); cell(i + 1, 6, stat(c, "cpu_ev", 1))
-		cell(i + 1, 7, c ~ /plain/ ? "0" : stat(c, "over_ev", 1))
+		cell(i + 1, 5, stat(c, "app_ev", 1)); cell(i + 1, 6, stat(c, "cpu_ev", 1)); cell(i + 1, 7, stat(c, "sys_ev", 1))
+		cell(i + 1, 8, c ~ /plain/ ? "0" : stat(c, "over_ev", 1))
 	}
 	table()
+	writeback_text(order, nconf, 0)
 
 	print "Output. *on disk* is `du -sb` of the trace directory right after the run: ada's raw"
 	print "directory before ada-symbolize, uftrace's whole data directory. *latency* is ada's"
@@ -61,22 +65,7 @@ function micro_sections() {
 	xray_check_text()
 	print ""
 
-	print "## Clock floor"
-	print ""
-	print "ada stamps each event with one read of the tick counter (rdtsc here), so no traced"
-	print "thread can pay less per event. bench/clockfloor.c times " meta["clock_reads"] " back-to-back reads"
-	print "once per round, in 10 batches, in thread CPU time like micro's loop; a round's"
-	print "figure is its median batch."
-	print ""
-	a = med("ada", "app_ev"); pl = med("plain", "app_ev")
-	printf "- One clock read: **%s ns** (cheapest batch of all rounds: %.2f ns)\n", floor_txt, floor_best
-	if (a - floor_med >= 0)
-		printf "- ada app-thread: %.1f ns/event, **%.1f ns above the clock floor**; %.1f ns above the floor plus the plain loop's own %.1f ns/event\n", a, a - floor_med, a - floor_med - pl, pl
-	else
-		printf "- ada app-thread: %.1f ns/event, **at the clock floor**: %.1f ns below its median, within this run's noise\n", a, floor_med - a
-	if (floor_med > 10)
-		print "- The app-thread budget (10 ns/event) is **below this machine's clock floor**: no hook that reads the clock per event can meet it here."
-	print ""
+	floor_section()
 
 	print "## Budgets (issue #2)"
 	print ""
