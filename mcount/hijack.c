@@ -99,8 +99,15 @@ static uint64_t detail_put(struct ada_thread *td, const uint64_t regs[8], uintpt
 	 * The first word is the return-address slot: lr, as the function was
 	 * entered (hijacked since, or holding the return trampoline's save).
 	 * The slot's release store of head publishes the record with it. */
-	for (i = 0; i < stack; i += 8)
-		put_word(&w[ADA_DREC_STACK + i / 8], i ? *(const uint64_t *)(sp + i) : lr);
+	if (stack) {
+		const uint64_t *src = (const uint64_t *)sp;
+		uint64_t *dst = &w[ADA_DREC_STACK];
+
+		put_word(dst, lr);
+#pragma GCC unroll 8
+		for (i = 1; i < stack / 8; i++)
+			put_word(&dst[i], src[i]);
+	}
 	return ADA_SLOT_DETAIL;
 full:
 	ada_count(&td->rh->dropped[ADA_DROP_DETAIL_FULL], 1);

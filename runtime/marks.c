@@ -66,7 +66,7 @@ static void open_on(struct ada_thread *td, const struct mark *m)
 
 	if (!ada_window_mode(td))
 		return;
-	if (!td->windows && !(td->windows = calloc(1, sizeof(*td->windows))))
+	if (!ada_windows_of(td))
 		return;
 	if (!m->td) /* its first event after the trigger, if it has one yet */
 		for (uint64_t lo = tail > head - (td->mask + 1) ? tail : 0; lo < head;) {

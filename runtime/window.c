@@ -307,6 +307,13 @@ void ada_window_close(const struct ada_thread *td, struct ada_windows *w, uint64
 	w->n -= i;
 }
 
+struct ada_windows *ada_windows_of(struct ada_thread *td)
+{
+	if (!td->windows)
+		td->windows = calloc(1, sizeof(*td->windows));
+	return td->windows;
+}
+
 void ada_windows_free(struct ada_thread *td)
 {
 	if (!td->windows)

@@ -65,6 +65,8 @@ ADA_HIDDEN void ada_window_resolve(const struct ada_thread *td, struct ada_windo
  * every window (cut at tail) when the thread's record ends. */
 ADA_HIDDEN void ada_window_close(const struct ada_thread *td, struct ada_windows *w,
 				 uint64_t tail, bool all);
+/* td's windows, made at first use; NULL if memory ran out. */
+ADA_HIDDEN struct ada_windows *ada_windows_of(struct ada_thread *td);
 /* Frees td's windows (its record has ended). */
 ADA_HIDDEN void ada_windows_free(struct ada_thread *td);
 

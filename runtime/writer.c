@@ -322,14 +322,6 @@ static void sample_latency(const struct ada_thread *td, uint64_t tail, size_t n)
 	}
 }
 
-/* td's windows, made at its first drain in window mode. */
-static struct ada_windows *window_state(struct ada_thread *td)
-{
-	if (!td->windows)
-		td->windows = calloc(1, sizeof(*td->windows));
-	return td->windows;
-}
-
 /* One frame from td's ring, up to its head or its cut (a final or crash
  * flush drains to where the rings were when it began, not after threads
  * that keep calling). Returns the number of slots consumed; *cut says
@@ -344,7 +336,7 @@ static size_t drain_thread(struct ada_thread *td, bool *cut)
 	if (td->cutting && head > td->cut)
 		head = td->cut;
 	bool details = __atomic_load_n(&td->dring, __ATOMIC_ACQUIRE) != NULL; /* see encode_batch */
-	bool window = details && ada_window_mode(td) && window_state(td), behind = false;
+	bool window = details && ada_window_mode(td) && ada_windows_of(td), behind = false;
 
 	if (window) {
 		/* Triggers first, then the newest pre-roll stays for them (all

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <cmocka.h>
 
@@ -208,6 +209,21 @@ static void a_signal_trigger_keeps_the_default_action(void **state)
 	tr_pass(tc);
 }
 
+/* A crash (on by default): every thread's window ends at the crash, written
+ * before the signal kills as it would have. */
+static void a_crash_keeps_the_window_before_it(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const env[] = { ROLL_ENV, NULL };
+	struct windows_seen w;
+
+	run(tc, "segv", N, env, 128 + 11, &w);
+	assert_int_equal(w.index.event_count, 1002);
+	expect_window(&w, 992, 1001, 1002);
+	free_thread(&w);
+	tr_pass(tc);
+}
+
 /* The default: the detail lane is captured, and with no trigger nothing of
  * it is written (and nothing is counted as lost). */
 static void no_trigger_no_details(void **state)
@@ -277,10 +293,14 @@ int main(void)
 		T(a_duration_trigger_fires_for_the_slow_call_only),
 		T(ada_mark_opens_a_window_where_it_is_called),
 		T(a_signal_trigger_keeps_the_default_action),
+		T(a_crash_keeps_the_window_before_it),
 		T(no_trigger_no_details),
 		T(bad_trigger_specs_are_named_and_the_rest_kept),
 	};
 
+	struct rlimit no_core = { 0, 0 };
+
+	setrlimit(RLIMIT_CORE, &no_core); /* the crashes' (inherited) */
 	tr_scrub_environment();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

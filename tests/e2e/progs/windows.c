@@ -7,14 +7,18 @@
  *                work(0), leaf() N times
  *   mark N       ada_mark("halfway") after leaf(N/2)
  *   usr1 N       raise(SIGUSR1) after leaf(N/2): the default action
+ *   segv N       a write through a null pointer after leaf(N/2)
  * Prints the sum of the results, which the plain build prints too. */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "ada.h"
+
+volatile long sum_zero; /* 0: the address segv writes to */
 
 __attribute__((noinline)) long leaf(long x)
 {
@@ -53,6 +57,10 @@ __attribute__((no_instrument_function)) int main(int argc, char **argv)
 		sum += leaf(i);
 		if (i == n / 2 && !strcmp(what, "mark"))
 			ada_mark("halfway");
+		if (i == n / 2 && !strcmp(what, "segv")) {
+			fflush(stdout);
+			*(volatile long *)(uintptr_t)sum_zero = sum;
+		}
 		if (i == n / 2 && !strcmp(what, "usr1")) {
 			fflush(stdout);
 			raise(SIGUSR1);
