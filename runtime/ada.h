@@ -38,12 +38,32 @@ void ada_mark(const char *label) ADA_WEAK;
  * (it is woken at once), not by the caller. */
 void ada_snapshot(void) ADA_WEAK;
 
+/* Stop and resume recording for the whole process. While off, a call is
+ * not recorded, nor anything it makes (not counted as lost: asked for);
+ * frames entered before return into the trace, which stays balanced. Each
+ * thread sees the change at its next call (a relaxed store here; the hooks
+ * read one global word a call: with recording off, a call costs the hook
+ * and a branch to a small function, nothing is written). Thread-safe,
+ * async-signal-safe. */
+void ada_disable(void) ADA_WEAK;
+void ada_enable(void) ADA_WEAK;
+
+/* The calling thread records nothing more from its next call on (frames it
+ * is in still return into the trace), whatever ada_enable says: for
+ * threads whose calls are noise (a pool's idle loop). For the calling
+ * thread only; async-signal-safe. Calls it makes on a coroutine stack are
+ * that stack's, which this does not reach. */
+void ada_thread_ignore(void) ADA_WEAK;
+
 #undef ADA_WEAK
 
 #ifndef ADA_RUNTIME
 /* Without libada the calls do nothing. */
 #define ada_mark(label) (ada_mark ? ada_mark(label) : (void)0)
 #define ada_snapshot() (ada_snapshot ? ada_snapshot() : (void)0)
+#define ada_disable() (ada_disable ? ada_disable() : (void)0)
+#define ada_enable() (ada_enable ? ada_enable() : (void)0)
+#define ada_thread_ignore() (ada_thread_ignore ? ada_thread_ignore() : (void)0)
 #endif
 
 #ifdef __cplusplus

@@ -124,6 +124,30 @@ void ada_snapshot(void)
 	ada_mark_post(ADA_TRIG_SNAPSHOT, NULL, "ada_snapshot", ada_arch_ticks());
 }
 
+uint32_t ada_recording_off;
+
+/* Calls made while it is off are not recorded; frames entered before still
+ * return into the trace (each thread sees the flag at its next call). */
+void ada_disable(void)
+{
+	__atomic_store_n(&ada_recording_off, 1, __ATOMIC_RELAXED);
+}
+
+void ada_enable(void)
+{
+	__atomic_store_n(&ada_recording_off, 0, __ATOMIC_RELAXED);
+}
+
+void ada_thread_ignore(void)
+{
+	/* A thread that has recorded nothing yet gets its state now, to hold
+	 * the flag (it leaves no file: a thread without events has none). */
+	struct ada_thread *td = ada_self.td ? ada_self.td : ada_thread_init_slow();
+
+	if (td)
+		td->ignored = true;
+}
+
 /* ---- signal:NAME ------------------------------------------------------------------ */
 
 static struct sigaction previous[NSIG];

@@ -320,6 +320,7 @@ int ada_ring_refresh_slow(struct ada_thread *td, uint32_t depth)
 	/* Full: skip this frame and everything it calls. */
 	td->skip_from = depth;
 	td->record_limit = depth - 1;
+	td->skip_by_request = false;
 	ada_count(&td->rh->dropped[ADA_DROP_RING_FULL], 1);
 	return 0;
 }

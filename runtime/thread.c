@@ -236,15 +236,27 @@ static unsigned skip_reason(const struct ada_thread *td, uint32_t depth)
 
 void ada_enter_skipped_slow(struct ada_thread *td, uint32_t depth)
 {
-	ada_count(&td->rh->dropped[skip_reason(td, depth)], 1);
+	if (depth <= td->record_limit) {
+		/* Recording is off (ada_disable, ada_thread_ignore): this frame
+		 * and what it calls are skipped by request. Its RETURN closes
+		 * the skip, and the next CALL looks again. */
+		td->skip_from = depth;
+		td->record_limit = depth - 1;
+		td->skip_by_request = true;
+		return;
+	}
+	if (!td->skip_by_request)
+		ada_count(&td->rh->dropped[skip_reason(td, depth)], 1);
 }
 
 void ada_exit_skipped_slow(struct ada_thread *td, uint32_t depth)
 {
-	ada_count(&td->rh->dropped[skip_reason(td, depth)], 1);
+	if (!td->skip_by_request)
+		ada_count(&td->rh->dropped[skip_reason(td, depth)], 1);
 	if (depth <= td->skip_from) { /* the skipped subtree is closed */
 		td->skip_from = 0;
 		td->record_limit = td->max_limit;
+		td->skip_by_request = false;
 	}
 }
 

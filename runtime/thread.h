@@ -88,6 +88,9 @@ struct ada_thread {
 	uint32_t record_limit;  /* frames deeper than this are not recorded */
 	uint32_t max_limit;     /* record_limit when nothing is being skipped */
 	uint32_t skip_from;     /* depth whose CALL found the ring full, or 0 */
+	bool skip_by_request;   /* that skip is ada_disable's or ada_thread_ignore's:
+				 * not a loss, not counted */
+	bool ignored;           /* ada_thread_ignore(): nothing more from this thread */
 	/* The stack this state records (runtime/stacks.c): a thread's own
 	 * stack, or a coroutine stack that threads switch to. A hook whose
 	 * frame position is outside it has run on another stack. */
@@ -241,13 +244,19 @@ ada_ring_put(struct ada_thread *td, uint64_t tsc, uint64_t word)
 	__atomic_store_n(&td->rh->head, head + 1, __ATOMIC_RELEASE);
 }
 
+/* ada_disable() (runtime/marks.c): calls are not recorded while it is set. */
+ADA_HIDDEN extern uint32_t ada_recording_off;
+
 /* Whether the CALL of the frame at `depth` is to be written: not deeper than
- * recorded, and room for it and the RETURN of every open frame, this one
- * included (depth counts unrecorded frames too: a safe overestimate). */
+ * recorded, recording not turned off (for the process or the thread: the
+ * frame and what it calls are then skipped, not counted), and room for it
+ * and the RETURN of every open frame, this one included (depth counts
+ * unrecorded frames too: a safe overestimate). */
 static inline __attribute__((always_inline)) int
 ada_call_admitted(struct ada_thread *td, uint32_t depth)
 {
-	if (unlikely(depth > td->record_limit)) {
+	if (unlikely(depth > td->record_limit ||
+		     (__atomic_load_n(&ada_recording_off, __ATOMIC_RELAXED) | td->ignored))) {
 		ada_enter_skipped_slow(td, depth);
 		return 0;
 	}

@@ -224,6 +224,44 @@ static void a_crash_keeps_the_window_before_it(void **state)
 	tr_pass(tc);
 }
 
+/* ada_disable() from the start, ada_enable() before leaf(250), ada_disable()
+ * before leaf(500): the trace holds exactly leaf(250..499), and nothing is
+ * counted as lost. */
+static void enable_and_disable_record_only_the_region(void **state)
+{
+	struct tr_case *tc = *state;
+	struct windows_seen w;
+
+	run(tc, "region", N, NULL, 0, &w);
+	assert_int_equal(w.index.event_count, 2 * 250);
+	for (uint32_t i = 0; i < w.index.event_count; i++) {
+		assert_int_equal(w.index.events[i].kind, i % 2 ? ATFR_RETURN : ATFR_CALL);
+		assert_int_equal(w.index.events[i].call_depth, 1);
+	}
+	assert_int_equal(tc->mf.nthreads, 1);
+	for (unsigned r = 0; r < TR_NDROPS; r++)
+		assert_int_equal(tc->mf.dropped[r], 0);
+	no_detail_lost(tc);
+	free_thread(&w);
+	tr_pass(tc);
+}
+
+/* A thread that calls ada_thread_ignore() first records nothing; the main
+ * thread's 1000 calls are all there. */
+static void an_ignored_thread_records_nothing(void **state)
+{
+	struct tr_case *tc = *state;
+	struct windows_seen w;
+
+	run(tc, "ignore", N, NULL, 0, &w);
+	assert_int_equal(w.index.event_count, 2 * 1000);
+	assert_int_equal(tc->mf.nthreads, 1);
+	for (unsigned r = 0; r < TR_NDROPS; r++)
+		assert_int_equal(tc->mf.dropped[r], 0);
+	free_thread(&w);
+	tr_pass(tc);
+}
+
 /* The default: the detail lane is captured, and with no trigger nothing of
  * it is written (and nothing is counted as lost). */
 static void no_trigger_no_details(void **state)
@@ -295,6 +333,8 @@ int main(void)
 		T(a_signal_trigger_keeps_the_default_action),
 		T(a_crash_keeps_the_window_before_it),
 		T(no_trigger_no_details),
+		T(enable_and_disable_record_only_the_region),
+		T(an_ignored_thread_records_nothing),
 		T(bad_trigger_specs_are_named_and_the_rest_kept),
 	};
 

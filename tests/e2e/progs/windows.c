@@ -8,7 +8,12 @@
  *   mark N       ada_mark("halfway") after leaf(N/2)
  *   usr1 N       raise(SIGUSR1) after leaf(N/2): the default action
  *   segv N       a write through a null pointer after leaf(N/2)
+ *   region N     ada_disable() first, ada_enable() before leaf(N/4),
+ *                ada_disable() before leaf(N/2): only leaf(N/4..N/2-1) recorded
+ *   ignore N     a second thread calls ada_thread_ignore() then leaf() N
+ *                times, the main thread leaf() N times
  * Prints the sum of the results, which the plain build prints too. */
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,11 +44,33 @@ __attribute__((noinline)) long work(long ms)
 	return ms + 7;
 }
 
+__attribute__((no_instrument_function)) static void *ignored(void *arg)
+{
+	long n = *(long *)arg, sum = 0;
+
+	ada_thread_ignore();
+	for (long i = 0; i < n; i++)
+		sum += leaf(i);
+	return (void *)sum;
+}
+
 __attribute__((no_instrument_function)) int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "func";
 	long n = argc > 2 ? atol(argv[2]) : 1000, sum = 0;
 
+	if (!strcmp(what, "ignore")) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, ignored, &n) != 0 || pthread_join(t, NULL) != 0)
+			return 1;
+		for (long i = 0; i < n; i++)
+			sum += leaf(i);
+		printf("%ld\n", sum);
+		return 0;
+	}
+	if (!strcmp(what, "region"))
+		ada_disable();
 	if (!strcmp(what, "slow")) {
 		for (long i = 0; i < n; i++)
 			sum += leaf(i);
@@ -54,6 +81,10 @@ __attribute__((no_instrument_function)) int main(int argc, char **argv)
 		return 0;
 	}
 	for (long i = 0; i < n; i++) {
+		if (i == n / 4 && !strcmp(what, "region"))
+			ada_enable();
+		if (i == n / 2 && !strcmp(what, "region"))
+			ada_disable();
 		sum += leaf(i);
 		if (i == n / 2 && !strcmp(what, "mark"))
 			ada_mark("halfway");
