@@ -422,7 +422,7 @@ void ada_thread_after_fork(uint64_t now)
 	}
 	slots = td->mask + 1;
 	/* The parent's writer's windows are of the parent's positions. */
-	ada_windows_free(td);
+	ada_windows_reset(td);
 	/* The child's ring starts at position 0: its records start over. */
 	if (td->dlimit != UINT64_MAX)
 		td->dlimit = 0;

@@ -314,6 +314,18 @@ struct ada_windows *ada_windows_of(struct ada_thread *td)
 	return td->windows;
 }
 
+void ada_windows_reset(struct ada_thread *td)
+{
+	struct ada_windows *w = td->windows;
+
+	if (!w)
+		return;
+	w->n = 0;
+	w->scan = 0;
+	w->depth = 0;
+	w->ncalls = 0;
+}
+
 void ada_windows_free(struct ada_thread *td)
 {
 	if (!td->windows)
