@@ -81,12 +81,8 @@ static uint64_t detail_put(struct ada_thread *td, const uint64_t regs[8], uintpt
 
 	if (unlikely(!td->dring) && ada_detail_init_slow(td) < 0)
 		goto full;
-	if (unlikely(pos >= td->dlimit)) {
-		/* Acquire: the writer is done with the records below its tail. */
-		td->dlimit = __atomic_load_n(&td->rh->tail, __ATOMIC_ACQUIRE) + td->dmask + 1;
-		if (pos >= td->dlimit)
-			goto full;
-	}
+	if (unlikely(pos >= td->dlimit) && !ada_detail_room_slow(td, pos))
+		goto full;
 	stack = stack_window(td, sp);
 	w = (uint64_t *)(td->dring + (pos & td->dmask) * td->drec_bytes);
 	for (i = 0; i < 8; i++)

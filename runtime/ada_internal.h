@@ -143,6 +143,11 @@ ADA_HIDDEN void ada_runtime_end(struct ada_runtime_work *w);
 /* Maps the thread's detail ring at its first detail record; 0 or -ENOMEM
  * (then the thread records no details, counted as detail_full). */
 ADA_HIDDEN int ada_detail_init_slow(struct ada_thread *td);
+/* The detail record of position pos reached td->dlimit: whether it may be
+ * written (ADA_DETAIL=all: once the writer consumed what was there; window
+ * mode: always, after waiting for the writer while one of its windows would
+ * be overwritten before it is written), and the next dlimit (ring.c). */
+ADA_HIDDEN int ada_detail_room_slow(struct ada_thread *td, uint64_t pos);
 /* In a fork child: forget the parent's threads and their rings (the
  * caller's thread included: its state stays, without a ring); then, once
  * the child has its trace directory, give the caller's thread a new ring

@@ -80,6 +80,7 @@ static void open_on(struct ada_thread *td, const struct mark *m)
 			}
 		}
 	ada_window_open(td, td->windows, tail, m->trigger, pos, m->tsc, m->label);
+	__atomic_store_n(&td->dwindow, 1, __ATOMIC_RELEASE);
 }
 
 void ada_marks_take(void)

@@ -324,3 +324,33 @@ int ada_ring_refresh_slow(struct ada_thread *td, uint32_t depth)
 	ada_count(&td->rh->dropped[ADA_DROP_RING_FULL], 1);
 	return 0;
 }
+
+/* With ADA_DETAIL=all a record must not overwrite one the writer has not
+ * consumed: the records of positions below the writer's tail are free. In
+ * window mode the ring rolls over; but while the writer has a window of
+ * this thread to write, a thread more than 3/4 of the detail ring ahead of
+ * it would overwrite the window's records before they are written: it
+ * waits for the writer as for a full index ring (ADA_ON_FULL=wait), and
+ * looks again each quarter of the ring otherwise. */
+int ada_detail_room_slow(struct ada_thread *td, uint64_t pos)
+{
+	uint64_t records = td->dmask + 1, ahead = records / 4 * 3;
+	/* Acquire: the writer is done with the slots and records below its tail. */
+	uint64_t tail = __atomic_load_n(&td->rh->tail, __ATOMIC_ACQUIRE);
+
+	if (!ada_rt.cfg.detail_window) {
+		td->dlimit = tail + records;
+		return pos < td->dlimit;
+	}
+	if (!__atomic_load_n(&td->dwindow, __ATOMIC_ACQUIRE)) {
+		td->dlimit = pos + records / 4;
+		return 1;
+	}
+	if (pos >= tail + ahead && may_wait(td) &&
+	    ring_wait(td, pos - ahead + 1 + td->mask + 1))
+		tail = __atomic_load_n(&td->rh->tail, __ATOMIC_ACQUIRE);
+	/* Gave up (a stalled writer, drop mode): the window loses records,
+	 * counted by the writer; look again after a quarter. */
+	td->dlimit = pos < tail + ahead ? tail + ahead : pos + records / 4;
+	return 1;
+}

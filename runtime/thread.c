@@ -209,7 +209,7 @@ int ada_detail_init_slow(struct ada_thread *td)
 	td->dring_bytes = bytes;
 	td->dmask = records - 1;
 	td->drec_bytes = rec;
-	td->dlimit = ada_rt.cfg.detail_window ? UINT64_MAX : 0;
+	td->dlimit = 0; /* look at the writer at the first record */
 	td->stack_bytes = ada_rt.cfg.stack_bytes;
 	/* Release: the writer, which looks at dring while the thread runs,
 	 * reads dmask and drec_bytes only after its acquire load found it. */
@@ -424,8 +424,7 @@ void ada_thread_after_fork(uint64_t now)
 	/* The parent's writer's windows are of the parent's positions. */
 	ada_windows_reset(td);
 	/* The child's ring starts at position 0: its records start over. */
-	if (td->dlimit != UINT64_MAX)
-		td->dlimit = 0;
+	td->dlimit = 0;
 	td->exited = 0;
 	/* The recorded frames: all open ones, as far as the shadow stack saw them
 	 * and the ring has room for their CALLs and RETURNs. */

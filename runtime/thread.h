@@ -108,13 +108,15 @@ struct ada_thread {
 	uint64_t dmask;         /* records - 1 */
 	uint32_t drec_bytes;    /* bytes a record: header words and the stack window */
 	uint32_t stack_bytes;   /* the window copied with each record */
-	/* ADA_DETAIL=all: positions below this may be written (the writer's tail
-	 * as last seen + records: their records were consumed); UINT64_MAX in
-	 * window mode, where the ring rolls over whatever the writer did. */
+	/* The producer looks at the writer again at this position
+	 * (ada_detail_room_slow): with ADA_DETAIL=all, positions below it have
+	 * had their records consumed; in window mode the ring rolls over, and
+	 * this only bounds how far it may run ahead of a window's writing. */
 	uint64_t dlimit;
 
 	/* --- shared with the writer --------------------------------------------- */
 	_Alignas(64) uint32_t exited;        /* set (release) by the thread's key destructor */
+	uint32_t dwindow;       /* the writer has a window of this thread to write */
 
 	/* --- registry and writer side ------------------------------------------- */
 	_Alignas(64) uint32_t ordinal;

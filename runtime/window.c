@@ -83,13 +83,17 @@ uint64_t ada_window_hold(const struct ada_thread *td, const struct ada_windows *
 		hold = now > back ? first_after(td, tail, head, now - back) : tail;
 	}
 	/* A call of a func:GLOB>DURATION function still open keeps its start
-	 * (and pre-roll) too, while that leaves half the ring free. */
-	if (w->ncalls && head - tail < (td->mask + 1) / 2) {
+	 * (and pre-roll) too, while that leaves half of both rings free. */
+	if (w->ncalls && head - tail < (td->mask + 1) / 2 && head - tail < (td->dmask + 1) / 2) {
 		uint64_t start = pre->time ? w->calls[0].pos : w->calls[0].pos - pre->n;
 
 		if (w->calls[0].pos >= pre->n && start < hold)
 			hold = start > tail ? start : tail;
 	}
+	/* Never more than half the detail ring: a thread waits for the writer
+	 * at 3/4 of it while a window is to be written (ring.c). */
+	if (head - hold > (td->dmask + 1) / 2)
+		hold = head - (td->dmask + 1) / 2;
 	return hold;
 }
 

@@ -377,8 +377,12 @@ static size_t drain_thread(struct ada_thread *td, bool *cut)
 		sample_latency(td, tail, n);
 	}
 consumed:
-	if (window)
+	if (window) {
 		ada_window_close(td, td->windows, tail + n, false);
+		/* Release: the thread, which may wait for us while it is set,
+		 * sees the windows' state as of this drain. */
+		__atomic_store_n(&td->dwindow, td->windows->n != 0, __ATOMIC_RELEASE);
+	}
 	/* Release: our reads of these slots are done before the producer may
 	 * reuse them. */
 	__atomic_store_n(&td->rh->tail, tail + n, __ATOMIC_RELEASE);
