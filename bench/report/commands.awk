@@ -132,9 +132,9 @@ function commands(    i) {
 		print "                not symbolized: drops from ada's \"events not recorded: N\" on stderr; plain is their baseline"
 	}
 	if (nwin) {
-		print "window-latency  ADA_OUTPUT=<fresh dir> ADA_DETAIL=window ./trigger_latency " meta["win_marks"] " " meta["win_interval_ms"] " 0"
-		print "*-paced         the same with " meta["win_pause_us"] " (µs of sleep every 512 events) for 0"
-		print "*-loaded        the same as window-latency while " meta["spinners"] " x ./spin 3600 run"
+		print "window-latency         ADA_OUTPUT=<fresh dir> ADA_DETAIL=window ./trigger_latency " meta["win_marks"] " " meta["win_interval_ms"] " 0"
+		print "window-latency-paced   the same with " meta["win_pause_us"] " (µs of sleep every 512 events) for 0"
+		print "window-latency-loaded  window-latency while " meta["spinners"] " x ./spin 3600 run"
 	}
 	if (nkill) {
 		print "kill-M          ADA_OUTPUT=<fresh dir> ./killme_M <dir>/counts " k_threads[1] " 30 &   sleep 0.100..0.400; kill -KILL"

@@ -61,7 +61,7 @@ function windows_section(    i, c, row, b, r, t, ok, l) {
 		print "round's figure over ada-fentry's (ADA_DETAIL=off) of the same round, then the median"
 		print "[min–max] of those ratios; app-thread and total CPU as in the Results."
 		if ("ada-fentry-window-mark" in seen)
-			printf "ada-fentry-window-mark calls ada_mark every %s events of the loop (BENCH_MARK_EVERY), each opening a window, so %.0f windows a run; *not kept* is the manifests' `detail_full` round by round, window records the writer did not keep.\n", meta["mark_every"], events / meta["mark_every"]
+			printf "ada-fentry-window-mark calls ada_mark every %s events of the loop (BENCH_MARK_EVERY), each opening a window, so %.0f windows a run, about %.0f detail records with the default ADA_PRE and ADA_POST (2000 + 1 + 2000 a window); *not kept* is the manifests' `detail_full` round by round, the windows' records the writer did not write.\n", meta["mark_every"], events / meta["mark_every"], int(events / meta["mark_every"]) * 4001
 		print ""
 		header("config|detail|app-thread CPU ns/event|total CPU ns/event (raw)|app-thread ÷ index-only|total CPU ÷ index-only|bytes/event on disk|not kept, per round")
 		row = 1
