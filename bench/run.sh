@@ -37,24 +37,39 @@
 #            ada-symbolize --check, and each thread's CALLs in the trace
 #            (tests/realworld/atfstat.c) against the program's own count
 #
+# and one of issue 13 (the flight recorder's detail windows):
+#
+#   windows  bench/trigger_latency.c: a loop calling a small function that
+#            calls ada_mark every BENCH_WIN_INTERVAL_MS and times each
+#            window's WINDOW record into its own process.meta (ADA_DETAIL=
+#            window, ADA_PRE/ADA_POST at their defaults), flat out, paced
+#            and under load: p50, p99 and max against the budget (25 ms,
+#            250 ms). The window mode's cost is micro's ada-fentry-window rows
+#
 #   BENCH_ITERS  loop iterations of micro (4 events each)   default 15000000
 #   BENCH_RUNS   rounds; each runs every configuration once default 5
 #   BENCH_CONFIGS  which configurations                      default all:
 #                micro nested libcall startup lua sqlite loaded lua-loaded
-#                sql-loaded rings recovery views. A workload's name stands for all
+#                sql-loaded rings recovery windows views. A workload's name stands for all
 #                of its configurations; "xray" for the XRay ones of micro,
 #                nested, lua and sqlite; "loaded" for micro's loaded rows,
 #                "lua-loaded" and "sql-loaded" for the real programs'. micro's
 #                run in the order given, the others in this order:
-#      micro     plain ada ada-fentry ada-fentry-detail ada-record-ring
-#                uftrace-fentry uftrace-fentry-args uftrace-mcount uftrace-cyg
-#                xray-fdr xray-basic plain-small
+#      micro     plain ada ada-fentry ada-fentry-detail ada-fentry-window
+#                ada-fentry-window-mark ada-record-ring uftrace-fentry
+#                uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr
+#                xray-basic plain-small
+#                (ada-fentry-window is issue 13's default mode, ADA_DETAIL=
+#                window with no trigger: judged against ada-fentry, which
+#                runs with it; -mark adds an ada_mark every BENCH_MARK_EVERY
+#                events, each opening a window)
 #                (ada-record-ring is issue 13's ring mode, ADA_RECORD=ring,
 #                index lane only: it runs once the runtime accepts the
 #                variable, and is reported as not built yet until then)
-#      nested    nested-plain nested-ada-fentry nested-uftrace-fentry
-#                nested-xray-fdr: micro's nested shape, run as ada-fentry,
-#                uftrace-fentry and xray-fdr are
+#      nested    nested-plain nested-ada-fentry nested-ada-fentry-window
+#                nested-uftrace-fentry nested-xray-fdr: micro's nested shape,
+#                run as ada-fentry, ada-fentry-window, uftrace-fentry and
+#                xray-fdr are
 #      libcall   lib-plain lib-ada lib-ada-detail lib-uftrace-mcount
 #                lib-uftrace-cyg
 #      startup   start-plain start-ada-nohook start-ada start-now-plain
@@ -67,9 +82,11 @@
 #      sqlite    the same with the prefix sql- (sql-plain, sql-ada...)
 #      loaded    ada-loaded ada-loaded-drop ada-fentry-loaded
 #                ada-fentry-loaded-drop ada-fentry-detail-loaded
-#                ada-fentry-detail-loaded-drop: micro's ada, ada-fentry and
-#                ada-fentry-detail under load, ADA_ON_FULL left at its
-#                default (wait), and with ADA_ON_FULL=drop (-drop)
+#                ada-fentry-detail-loaded-drop ada-fentry-window-loaded
+#                ada-fentry-window-loaded-drop: micro's ada, ada-fentry,
+#                ada-fentry-detail and ada-fentry-window under load,
+#                ADA_ON_FULL left at its default (wait), and with
+#                ADA_ON_FULL=drop (-drop)
 #      lua-loaded, sql-loaded  lua-ada-loaded lua-ada-fentry-loaded
 #                lua-ada-fentry-loaded-drop lua-ada-fentry-detail-loaded (sql-
 #                the same), run as lua-ada, lua-ada-fentry and
@@ -80,6 +97,10 @@
 #                ada-fentry (ADA_DETAIL=off) and ada (cyg) with ADA_RINGS set
 #      recovery  kill-cyg kill-fentry: killme built by adacc in either mode,
 #                runtime defaults
+#      windows   window-latency window-latency-paced window-latency-loaded:
+#                trigger_latency flat out, paced (a sleep of
+#                BENCH_WIN_PAUSE_US every 512 events) and flat out with the
+#                loaded rows' busy processes
 #                A workload's baselines always run, first, when any of its
 #                configurations does: plain and ada (micro), nested-plain, lib-plain,
 #                start-plain and start-now-plain, lua-plain and
@@ -107,6 +128,10 @@
 #   BENCH_LOADED_ITERS  micro's iterations in the loaded rows (they measure
 #                     losses and waits, not cost per event) default 5000000
 #   BENCH_KILL_THREADS  killme's threads                       default 4
+#   BENCH_MARK_EVERY  ada-fentry-window-mark's events between marks default 100000
+#   BENCH_WIN_MARKS, BENCH_WIN_INTERVAL_MS, BENCH_WIN_PAUSE_US  trigger_latency's
+#                     marks per run, the time between them and the paced
+#                     row's sleep every 512 events        default 100, 20, 50
 #   The loaded rows of lua and sqlite run BENCH_LUA_SIZE and BENCH_SQL_SIZE;
 #   the rings rows BENCH_ITERS.
 #
@@ -184,6 +209,8 @@
 #   measure.sh    one measurement: a line of results.tsv
 #   loaded.sh     issue 10: busy processes, ring files and their rows' order,
 #                 the recovery rows (measure_kill)
+#   windows.sh    issue 13: the detail windows' trigger-to-disk latency
+#                 (measure_window)
 # and writes the report with bench/report/*.awk (main.awk lists them).
 set -u
 
@@ -201,6 +228,10 @@ XB_ITERS=${BENCH_XRAY_BASIC_ITERS:-1000000}
 LUA_SMALL=${BENCH_LUA_SMALL:-40}
 SQL_SMALL=${BENCH_SQL_SMALL:-1}
 LOADED_ITERS=${BENCH_LOADED_ITERS:-5000000}
+MARK_EVERY=${BENCH_MARK_EVERY:-100000}
+WIN_MARKS=${BENCH_WIN_MARKS:-100}
+WIN_INTERVAL_MS=${BENCH_WIN_INTERVAL_MS:-20}
+WIN_PAUSE_US=${BENCH_WIN_PAUSE_US:-50}
 KILL_THREADS=${BENCH_KILL_THREADS:-4}
 NPROC=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)
 # Issue 10's waits in manifest.json, per thread (threads[].<key>): the only
@@ -227,15 +258,20 @@ note() { echo "bench: $*" >&2; }
 . "$BENCH/lib/workloads.sh"
 . "$BENCH/lib/measure.sh"
 . "$BENCH/lib/loaded.sh"
+. "$BENCH/lib/windows.sh"
 
 for v in BENCH_ITERS=$ITERS BENCH_RUNS=$RUNS BENCH_LIB_CALLS=$LIB_CALLS BENCH_SLOTS=$SLOTS BENCH_START_REPS=$START_REPS \
 	BENCH_LUA_SIZE=$LUA_SIZE BENCH_SQL_SIZE=$SQL_SIZE BENCH_XRAY_BASIC_ITERS=$XB_ITERS BENCH_LUA_SMALL=$LUA_SMALL \
-	BENCH_SQL_SMALL=$SQL_SMALL BENCH_LOADED_ITERS=$LOADED_ITERS BENCH_KILL_THREADS=$KILL_THREADS; do
+	BENCH_SQL_SMALL=$SQL_SMALL BENCH_LOADED_ITERS=$LOADED_ITERS BENCH_KILL_THREADS=$KILL_THREADS \
+	BENCH_MARK_EVERY=$MARK_EVERY BENCH_WIN_MARKS=$WIN_MARKS BENCH_WIN_INTERVAL_MS=$WIN_INTERVAL_MS \
+	BENCH_WIN_PAUSE_US=$WIN_PAUSE_US; do
 	case ${v#*=} in '' | *[!0-9]* | 0) die "$v: expected a positive integer" ;; esac
 done
 [ -x "$ROOT/bin/adacc" ] && [ -x "$ROOT/bin/ada-symbolize" ] || die "bin/adacc or bin/ada-symbolize missing: run make first"
 command -v gcc >/dev/null || die "gcc not found"
 [ "$KILL_THREADS" -le 16 ] || die "BENCH_KILL_THREADS=$KILL_THREADS: at most 16"
+[ "$MARK_EVERY" -ge 4 ] || die "BENCH_MARK_EVERY=$MARK_EVERY: at least 4 (one iteration of micro)"
+[ "$WIN_MARKS" -le 10000 ] || die "BENCH_WIN_MARKS=$WIN_MARKS: at most 10000"
 # nested's iterations (6 events each): micro's events (4 an iteration); the
 # floors run as many events.
 NESTED_ITERS=$((2 * ITERS / 3))
@@ -267,7 +303,8 @@ mkdir -p "$OUT/logs" "$OUT/trace" || die "cannot create $OUT"
 cd "$OUT" || die "cannot enter $OUT"
 build gcc -O2 -Wall -o runstat "$BENCH/runstat.c"
 [ -n "$MICRO$NESTED$LUA$SQL" ] && build gcc -O2 -Wall -o clockfloor "$BENCH/clockfloor.c"
-[ -n "$LOADED" ] && build gcc -O2 -Wall -o spin "$BENCH/spin.c"
+{ [ -n "$LOADED" ] || wants '*-loaded'; } && build gcc -O2 -Wall -o spin "$BENCH/spin.c"
+[ -n "$WIN" ] && build_trigger_latency
 [ -n "$KILL" ] && build_killme
 if [ -n "$MICRO$NESTED" ] || wants 'ada-*loaded*'; then build_micro; fi
 probe_ring_mode
@@ -280,6 +317,7 @@ wants 'sql-*' && { note "building speedtest1: $(for c in $CONFIGS; do case $c in
 
 # --- the rounds ---------------------------------------------------------------
 results_init
+windows_init
 BUILD_S=$(($(date +%s) - TB))
 loadavg() { cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown; }
 # About where the kernel starts writing dirty pages back in the background,
@@ -308,6 +346,7 @@ note "$RUNS rounds of: $CONFIGS${FLOOR:+ clock-floor}"
 [ -n "$SQL" ] && note "sqlite: speedtest1 --size $SQL_SIZE --memdb a run"
 [ -n "$LOADED" ] && note "loaded: $NPROC busy processes around each run; micro $LOADED_ITERS iterations"
 [ -n "$KILL" ] && note "recovery: killme with $KILL_THREADS threads, SIGKILL after 100-400 ms"
+[ -n "$WIN" ] && note "windows: trigger_latency, $WIN_MARKS marks ${WIN_INTERVAL_MS} ms apart a run"
 r=1
 while [ "$r" -le "$RUNS" ]; do
 	printf 'bench: round %s/%s:' "$r" "$RUNS" >&2
@@ -369,16 +408,20 @@ rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 	printf 'loaded_iters\t%s\n' "$LOADED_ITERS"
 	printf 'spinners\t%s\n' "$NPROC"
 	printf 'waits_keys\t%s\n' "threads[].$WAITS_COUNT_KEY, threads[].$WAITS_NS_KEY"
+	printf 'mark_every\t%s\n' "$MARK_EVERY"
+	printf 'win_marks\t%s\n' "$WIN_MARKS"
+	printf 'win_interval_ms\t%s\n' "$WIN_INTERVAL_MS"
+	printf 'win_pause_us\t%s\n' "$WIN_PAUSE_US"
 } >meta.tsv
 [ -f xray_check.tsv ] || : >xray_check.tsv
 set --
-for f in main common micro floor nested libcall startup realprogs peers loaded rings recovery commands; do
+for f in main common micro floor nested libcall startup realprogs peers loaded rings recovery windows commands; do
 	set -- "$@" -f "$BENCH/report/$f.awk"
 done
 : >budgets.txt
 : >report.md
 if [ -n "$CONFIGS" ]; then
-	LC_ALL=C awk "$@" meta.tsv results.tsv clock.tsv uftrace_check.tsv xray_check.tsv failed.tsv kill.tsv >report.md || die "report failed"
+	LC_ALL=C awk "$@" meta.tsv results.tsv clock.tsv uftrace_check.tsv xray_check.tsv failed.tsv kill.tsv windows.tsv >report.md || die "report failed"
 fi
 if [ "$VIEWS_RUN" = 1 ]; then
 	sh "$BENCH/views.sh" || die "bench/views.sh failed"

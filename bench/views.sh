@@ -97,8 +97,8 @@ cd "$OUT" || die "cannot enter $OUT"
 TB=$(date +%s)
 build gcc -O2 -Wall -o runstat "$BENCH/runstat.c"
 build gcc -O2 -Wall -o spin "$BENCH/spin.c"
-build "$ROOT/bin/adacc" --ada-mode=fentry -O2 -o micro_ada_fentry "$BENCH/micro.c"
-[ "$HAVE_UFTRACE" = 1 ] && build gcc -O2 -pg -mfentry -o micro_fentry "$BENCH/micro.c"
+build "$ROOT/bin/adacc" --ada-mode=fentry -O2 -I"$ROOT/runtime" -o micro_ada_fentry "$BENCH/micro.c"
+[ "$HAVE_UFTRACE" = 1 ] && build gcc -O2 -pg -mfentry -I"$ROOT/runtime" -o micro_fentry "$BENCH/micro.c"
 [ -x "$REALWORLD" ] || die "tests/realworld/build.sh missing (the lua trace)"
 note "building lua: ada-fentry$([ "$HAVE_UFTRACE" = 1 ] && echo ", fentry")"
 # Both at once, once the sources are fetched (the first time only).

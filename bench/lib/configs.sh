@@ -15,13 +15,15 @@ wants() { for c in $CONFIGS; do case $c in $1) return 0 ;; esac; done; return 1;
 # rows' rotation), FULL (1: every configuration was asked for, and the
 # views), WORKLOADS, VIEWS_RUN (1: run bench/views.sh) and each workload's
 # list: MICRO UFTRACE_CONFIGS XRAY_CONFIGS NESTED RINGS LIB LIB_UFTRACE START
-# LUA SQL LOADED KILL.
+# LUA SQL LOADED KILL WIN.
 select_configs() {
 	# ada-record-ring: issue 13's ring mode (ADA_RECORD=ring), left out by
 	# probe_ring_mode until the runtime accepts it.
-	MICRO_ALL="plain ada ada-fentry ada-fentry-detail ada-record-ring uftrace-fentry uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr xray-basic plain-small"
+	# ada-fentry-window: issue 13's default mode (ADA_DETAIL=window), no
+	# trigger; -mark: an ada_mark every MARK_EVERY events.
+	MICRO_ALL="plain ada ada-fentry ada-fentry-detail ada-fentry-window ada-fentry-window-mark ada-record-ring uftrace-fentry uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr xray-basic plain-small"
 	# Issue 13: micro's nested call shape (micro ITERATIONS nested).
-	NESTED_ALL="nested-plain nested-ada-fentry nested-uftrace-fentry nested-xray-fdr"
+	NESTED_ALL="nested-plain nested-ada-fentry nested-ada-fentry-window nested-uftrace-fentry nested-xray-fdr"
 	LIB_ALL="lib-plain lib-ada lib-ada-detail lib-uftrace-mcount lib-uftrace-cyg"
 	START_ALL="start-plain start-ada-nohook start-ada start-now-plain start-now-ada-nohook start-now-ada"
 	# The real programs' configurations, without their lua- or sql- prefix.
@@ -30,17 +32,21 @@ select_configs() {
 	SQL_ALL=$(for c in $RW_ALL; do printf 'sql-%s ' $c; done)
 	# Issue 10: each ada mode under load, with ADA_ON_FULL left at its default
 	# (wait) and =drop; the rings; the SIGKILL recovery check.
-	LOADED_MICRO="ada-loaded ada-loaded-drop ada-fentry-loaded ada-fentry-loaded-drop ada-fentry-detail-loaded ada-fentry-detail-loaded-drop"
+	LOADED_MICRO="ada-loaded ada-loaded-drop ada-fentry-loaded ada-fentry-loaded-drop ada-fentry-detail-loaded ada-fentry-detail-loaded-drop ada-fentry-window-loaded ada-fentry-window-loaded-drop"
 	# The real programs: the -drop twin of ada-fentry (index only) only, for time.
 	LOADED_RW="ada-loaded ada-fentry-loaded ada-fentry-loaded-drop ada-fentry-detail-loaded"
 	LOADED_LUA=$(for c in $LOADED_RW; do printf 'lua-%s ' $c; done)
 	LOADED_SQL=$(for c in $LOADED_RW; do printf 'sql-%s ' $c; done)
 	RING_ALL="ring-fentry-anon ring-fentry-trace ring-fentry-shm ring-cyg-anon ring-cyg-trace ring-cyg-shm"
 	KILL_ALL="kill-cyg kill-fentry"
-	ALL="$MICRO_ALL $NESTED_ALL $LIB_ALL $START_ALL $LUA_ALL $SQL_ALL $LOADED_MICRO $LOADED_LUA $LOADED_SQL $RING_ALL $KILL_ALL"
+	# Issue 13: a detail window's trigger-to-disk latency (lib/windows.sh's
+	# trigger_latency): flat out, paced, and flat out among the busy
+	# processes of the loaded rows.
+	WIN_ALL="window-latency window-latency-paced window-latency-loaded"
+	ALL="$MICRO_ALL $NESTED_ALL $LIB_ALL $START_ALL $LUA_ALL $SQL_ALL $LOADED_MICRO $LOADED_LUA $LOADED_SQL $RING_ALL $KILL_ALL $WIN_ALL"
 	WANT=
 	VIEWS_RUN=0
-	for w in ${BENCH_CONFIGS:-micro nested libcall startup lua sqlite loaded lua-loaded sql-loaded rings recovery views}; do
+	for w in ${BENCH_CONFIGS:-micro nested libcall startup lua sqlite loaded lua-loaded sql-loaded rings recovery windows views}; do
 		case $w in
 		views) VIEWS_RUN=1 ;; # bench/views.sh, after the rounds
 		micro) WANT="$WANT $MICRO_ALL" ;;
@@ -55,9 +61,10 @@ select_configs() {
 		sql-loaded) WANT="$WANT $LOADED_SQL" ;;
 		rings) WANT="$WANT $RING_ALL" ;;
 		recovery) WANT="$WANT $KILL_ALL" ;;
+		windows) WANT="$WANT $WIN_ALL" ;;
 		*) case " $ALL " in
 			*" $w "*) WANT="$WANT $w" ;;
-			*) die "BENCH_CONFIGS: unknown configuration $w (micro nested libcall startup lua sqlite xray loaded lua-loaded sql-loaded rings recovery views, or one of: $ALL)" ;;
+			*) die "BENCH_CONFIGS: unknown configuration $w (micro nested libcall startup lua sqlite xray loaded lua-loaded sql-loaded rings recovery windows views, or one of: $ALL)" ;;
 			esac ;;
 		esac
 	done
@@ -78,15 +85,19 @@ select_configs() {
 		esac
 		WANT=$(for c in $WANT; do case $c in lua-* | sql-*) ;; *) printf '%s ' $c ;; esac; done)
 	fi
-	MICRO= NESTED= LIB= START= LUA= SQL= UFTRACE_CONFIGS= XRAY_CONFIGS= LIB_UFTRACE= LOADED= RINGS= KILL=
+	MICRO= NESTED= LIB= START= LUA= SQL= UFTRACE_CONFIGS= XRAY_CONFIGS= LIB_UFTRACE= LOADED= RINGS= KILL= WIN=
 	for c in $WANT; do
 		case $c in
+		window-*) WIN=$(add "$WIN" $c) ;;
+		# Window mode is judged against index-only fentry, same round.
+		nested-ada-fentry-window) NESTED=$(add "$(add "$(add "$NESTED" nested-plain)" nested-ada-fentry)" $c) ;;
 		nested-*) NESTED=$(add "$(add "$NESTED" nested-plain)" $c) ;;
 		*-loaded | *-loaded-drop) LOADED=$(add "$LOADED" $c) ;;
 		ring-*) MICRO=$(add "$MICRO" plain); RINGS=$(add "$RINGS" $c) ;;
 		kill-*) KILL=$(add "$KILL" $c) ;;
 		plain | ada) MICRO=$(add "$MICRO" plain); MICRO=$(add "$MICRO" ada) ;;
 		ada-fentry | ada-fentry-detail | ada-record-ring) MICRO=$(add "$(add "$(add "$MICRO" plain)" ada)" $c) ;;
+		ada-fentry-window*) MICRO=$(add "$(add "$(add "$(add "$MICRO" plain)" ada)" ada-fentry)" $c) ;;
 		uftrace-*)
 			MICRO=$(add "$(add "$MICRO" plain)" ada)
 			UFTRACE_CONFIGS=$(add "$UFTRACE_CONFIGS" $c) ;;
@@ -115,7 +126,8 @@ select_configs() {
 	XRAY_CONFIGS=$(keep "$XRAY_CONFIGS" "xray-fdr plain-small xray-basic")
 	LUA=$(keep "$LUA" "$LUA_ALL") SQL=$(keep "$SQL" "$SQL_ALL") NESTED=$(keep "$NESTED" "$NESTED_ALL")
 	LOADED=$(keep "$LOADED" "$LOADED_MICRO $LOADED_LUA $LOADED_SQL") RINGS=$(keep "$RINGS" "$RING_ALL") KILL=$(keep "$KILL" "$KILL_ALL")
-	CONFIGS=$(echo $MICRO $UFTRACE_CONFIGS $XRAY_CONFIGS $NESTED $RINGS $LIB $LIB_UFTRACE $START $LUA $SQL $LOADED $KILL)
+	WIN=$(keep "$WIN" "$WIN_ALL")
+	CONFIGS=$(echo $MICRO $UFTRACE_CONFIGS $XRAY_CONFIGS $NESTED $RINGS $LIB $LIB_UFTRACE $START $LUA $SQL $LOADED $KILL $WIN)
 	# Workloads run, for the report.
 	WORKLOADS=
 	case " $MICRO " in *" ada "*) WORKLOADS="micro" ;; esac # not for plain alone (rings' baseline)
@@ -127,6 +139,7 @@ select_configs() {
 	[ -n "$LOADED" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }loaded"
 	[ -n "$RINGS" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }rings"
 	[ -n "$KILL" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }recovery"
+	[ -n "$WIN" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }windows"
 	[ "$VIEWS_RUN" = 1 ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }views"
 }
 

@@ -92,6 +92,7 @@ measure() { # config run
 	# more setting (extra) and, loaded, the busy processes around it.
 	cc=$c extra= load=0 iters=$ITERS
 	case $c in
+	window-*) measure_window "$c" "$r"; return ;;
 	*-loaded) cc=${c%-loaded} load=1 ;;
 	*-loaded-drop) cc=${c%-loaded-drop} load=1 extra=ADA_ON_FULL=drop ;;
 	ring-fentry-*) cc=ada-fentry extra=ADA_RINGS=${c#ring-fentry-} ;;
@@ -106,9 +107,12 @@ measure() { # config run
 	ada) set -- env ADA_OUTPUT="$dir" ./micro_ada "$iters" ;;
 	ada-fentry) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ./micro_ada_fentry "$iters" ;;
 	ada-fentry-detail) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=all ./micro_ada_fentry "$iters" ;;
+	ada-fentry-window) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=window ./micro_ada_fentry "$iters" ;;
+	ada-fentry-window-mark) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=window ./micro_ada_fentry "$iters" flat "$MARK_EVERY" ;;
 	ada-record-ring) set -- env ADA_OUTPUT="$dir" ADA_RECORD=ring ADA_DETAIL=off ./micro_ada_fentry "$iters" ;;
 	nested-plain) set -- ./micro_plain "$iters" nested ;;
 	nested-ada-fentry) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ./micro_ada_fentry "$iters" nested ;;
+	nested-ada-fentry-window) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=window ./micro_ada_fentry "$iters" nested ;;
 	nested-uftrace-fentry) set -- uftrace record -d "$dir" --no-libcall ./micro_fentry "$iters" nested ;;
 	nested-xray-fdr) set -- env XRAY_OPTIONS="xray_mode=xray-fdr $xray" ./micro_xray "$iters" nested ;;
 	uftrace-fentry) set -- uftrace record -d "$dir" --no-libcall ./micro_fentry "$ITERS" ;;

@@ -38,7 +38,7 @@ xray_build() {
 	build gcc -O2 -Wall -o xraycount "$BENCH/xraycount.c"
 	build clang-14 -O2 -c -o xrayfdr.o "$BENCH/xrayfdr.c"
 	XRAYCC="clang-14 -O2 -fxray-instrument -fxray-instruction-threshold=1"
-	build $XRAYCC -o micro_xray "$BENCH/micro.c" xrayfdr.o
+	build $XRAYCC -I"$ROOT/runtime" -o micro_xray "$BENCH/micro.c" xrayfdr.o
 	: >xray_check.tsv
 	for m in fdr basic; do
 		d=$OUT/trace/xray-check-$m

@@ -16,15 +16,16 @@ build_killme() {
 }
 
 # micro untraced, by adacc in either mode, and for uftrace when it runs (the
-# nested rows run the same programs).
+# nested rows run the same programs). -I runtime: micro includes ada.h (its
+# ada_mark is a weak reference, called only when libada is linked in).
 build_micro() {
-	build gcc -O2 -o micro_plain "$BENCH/micro.c"
-	build "$ROOT/bin/adacc" --ada-mode=cyg -O2 -o micro_ada "$BENCH/micro.c"
-	build "$ROOT/bin/adacc" --ada-mode=fentry -O2 -o micro_ada_fentry "$BENCH/micro.c"
+	build gcc -O2 -I"$ROOT/runtime" -o micro_plain "$BENCH/micro.c"
+	build "$ROOT/bin/adacc" --ada-mode=cyg -O2 -I"$ROOT/runtime" -o micro_ada "$BENCH/micro.c"
+	build "$ROOT/bin/adacc" --ada-mode=fentry -O2 -I"$ROOT/runtime" -o micro_ada_fentry "$BENCH/micro.c"
 	if [ -n "$UFTRACE_CONFIGS" ] || wants 'nested-uftrace-*'; then
-		build gcc -O2 -pg -mfentry -o micro_fentry "$BENCH/micro.c"
-		build gcc -O2 -pg -o micro_pg "$BENCH/micro.c"
-		build gcc -O2 -finstrument-functions -o micro_cyg "$BENCH/micro.c"
+		build gcc -O2 -pg -mfentry -I"$ROOT/runtime" -o micro_fentry "$BENCH/micro.c"
+		build gcc -O2 -pg -I"$ROOT/runtime" -o micro_pg "$BENCH/micro.c"
+		build gcc -O2 -finstrument-functions -I"$ROOT/runtime" -o micro_cyg "$BENCH/micro.c"
 	fi
 }
 

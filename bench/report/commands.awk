@@ -10,17 +10,18 @@ function commands(    i) {
 	print "```"
 	for (i = 1; i <= nloaded; i++) if (ldorder[i] ~ /^(lua|sql)-/) ld_rw = 1; else ld_micro = 1
 	if (micro || nnested || nring || ld_micro) {
-		print "gcc -O2 -o micro_plain bench/micro.c"
-		print "bin/adacc --ada-mode=cyg -O2 -o micro_ada bench/micro.c"
-		print "bin/adacc --ada-mode=fentry -O2 -o micro_ada_fentry bench/micro.c"
+		print "gcc -O2 -Iruntime -o micro_plain bench/micro.c"
+		print "bin/adacc --ada-mode=cyg -O2 -Iruntime -o micro_ada bench/micro.c"
+		print "bin/adacc --ada-mode=fentry -O2 -Iruntime -o micro_ada_fentry bench/micro.c"
 	}
 	if (nclock) print "gcc -O2 -Wall -o clockfloor bench/clockfloor.c"
 	if (micro || nnested) {
-		print "gcc -O2 -pg -mfentry -o micro_fentry bench/micro.c"
-		print "gcc -O2 -pg -o micro_pg bench/micro.c"
-		print "gcc -O2 -finstrument-functions -o micro_cyg bench/micro.c"
+		print "gcc -O2 -pg -mfentry -Iruntime -o micro_fentry bench/micro.c"
+		print "gcc -O2 -pg -Iruntime -o micro_pg bench/micro.c"
+		print "gcc -O2 -finstrument-functions -Iruntime -o micro_cyg bench/micro.c"
 	}
-	if (nloaded) print "gcc -O2 -Wall -o spin bench/spin.c"
+	if (nloaded || nwin) print "gcc -O2 -Wall -o spin bench/spin.c"
+	if (nwin) print "bin/adacc --ada-mode=fentry -O2 -Iruntime -o trigger_latency bench/trigger_latency.c"
 	if (nkill) {
 		print "bin/adacc --ada-mode=cyg|fentry -O2 -pthread -o killme_cyg|killme_fentry bench/killme.c"
 		print "gcc -std=gnu11 -O2 -Wall -D_GNU_SOURCE -Itests -o atfstat tests/realworld/atfstat.c tests/lib/atf_read.c tests/lib/proc.c"
@@ -34,7 +35,7 @@ function commands(    i) {
 	}
 	if ("xray-fdr" in seen || "xray-basic" in seen || "nested-xray-fdr" in seen) {
 		print "clang-14 -O2 -c -o xrayfdr.o bench/xrayfdr.c"
-		print "clang-14 -O2 -fxray-instrument -fxray-instruction-threshold=1 -o micro_xray bench/micro.c xrayfdr.o"
+		print "clang-14 -O2 -fxray-instrument -fxray-instruction-threshold=1 -Iruntime -o micro_xray bench/micro.c xrayfdr.o"
 	}
 	if (nrw["lua"] || nrw["sql"] || ld_rw) {
 		print "CC=<cc> CFLAGS=-O2 tests/realworld/build.sh lua|speedtest1 rw/<build>, <build> and <cc>:"
@@ -69,6 +70,8 @@ function commands(    i) {
 		print "                du -sb <dir>; bin/ada-symbolize -q <dir>   (timed on its own)"
 		if ("ada-fentry" in seen) print "ada-fentry      ADA_OUTPUT=<fresh dir> ADA_DETAIL=off ./micro_ada_fentry " iters
 		if ("ada-fentry-detail" in seen) print "ada-fentry-detail  ADA_OUTPUT=<fresh dir> ADA_DETAIL=all ./micro_ada_fentry " iters
+		if ("ada-fentry-window" in seen) print "ada-fentry-window  ADA_OUTPUT=<fresh dir> ADA_DETAIL=window ./micro_ada_fentry " iters
+		if ("ada-fentry-window-mark" in seen) print "ada-fentry-window-mark  ADA_OUTPUT=<fresh dir> ADA_DETAIL=window ./micro_ada_fentry " iters " flat " meta["mark_every"]
 		bin_of["uftrace-fentry"] = "micro_fentry"; bin_of["uftrace-mcount"] = "micro_pg"; bin_of["uftrace-cyg"] = "micro_cyg"
 		for (i = 1; i <= nconf; i++)
 			if (order[i] in bin_of)
@@ -105,6 +108,7 @@ function commands(    i) {
 		n = meta["nested_iters"]
 		print "nested-plain           ./micro_plain " n " nested"
 		print "nested-ada-fentry      ADA_OUTPUT=<fresh dir> ADA_DETAIL=off ./micro_ada_fentry " n " nested"
+		if ("nested-ada-fentry-window" in seen) print "nested-ada-fentry-window  ADA_OUTPUT=<fresh dir> ADA_DETAIL=window ./micro_ada_fentry " n " nested"
 		print "nested-uftrace-fentry  uftrace record -d <fresh dir> --no-libcall ./micro_fentry " n " nested"
 		print "nested-xray-fdr        XRAY_OPTIONS=... ./micro_xray " n " nested   (as xray-fdr)"
 	}
@@ -126,6 +130,11 @@ function commands(    i) {
 		print "ring-fentry-K   ADA_RINGS=K ADA_OUTPUT=<fresh dir> ADA_DETAIL=off ./micro_ada_fentry " iters "   (K: anon, trace, shm)"
 		print "ring-cyg-K      ADA_RINGS=K ADA_OUTPUT=<fresh dir> ./micro_ada " iters
 		print "                not symbolized: drops from ada's \"events not recorded: N\" on stderr; plain is their baseline"
+	}
+	if (nwin) {
+		print "window-latency         ADA_OUTPUT=<fresh dir> ADA_DETAIL=window ./trigger_latency " meta["win_marks"] " " meta["win_interval_ms"] " 0"
+		print "window-latency-paced   the same with " meta["win_pause_us"] " (µs of sleep every 512 events) for 0"
+		print "window-latency-loaded  window-latency while " meta["spinners"] " x ./spin 3600 run"
 	}
 	if (nkill) {
 		print "kill-M          ADA_OUTPUT=<fresh dir> ./killme_M <dir>/counts " k_threads[1] " 30 &   sleep 0.100..0.400; kill -KILL"

@@ -8,6 +8,7 @@ function ld_mode(c,    v) {
 	if (v == "ada") return "cyg"
 	if (v == "ada-fentry") return "fentry, index only"
 	if (v == "ada-fentry-detail") return "fentry, ADA_DETAIL=all"
+	if (v == "ada-fentry-window") return "fentry, ADA_DETAIL=window"
 	return v
 }
 function ld_onfull(c) { return c ~ /-drop$/ ? "drop" : "wait (default)" }

@@ -13,11 +13,12 @@
 #   loaded.awk    issue 10: the loaded machine
 #   rings.awk     issue 10: ring files against anonymous rings
 #   recovery.awk  issue 10: recovery after SIGKILL
+#   windows.awk   issue 13: the detail windows' cost and trigger-to-disk latency
 #   commands.awk  the commands that were built and run
 #
 #   awk -f main.awk -f common.awk -f micro.awk ... (every file, main.awk
 #       first) meta.tsv results.tsv clock.tsv uftrace_check.tsv \
-#       xray_check.tsv failed.tsv kill.tsv
+#       xray_check.tsv failed.tsv kill.tsv windows.tsv
 #
 # meta.tsv: key<TAB>value. results.tsv: one row per configuration and round
 # (header first). clock.tsv: round<TAB>ns per clock read<TAB>its cheapest
@@ -27,13 +28,15 @@
 # llvm-xray convert's. failed.tsv: config<TAB>round<TAB>its last stderr line,
 # for the runs of another tracer that failed. kill.tsv: one row per
 # recovery round (header first; see measure_kill in bench/lib/loaded.sh).
+# windows.tsv: one row per trigger_latency run (header first; see
+# measure_window in bench/lib/windows.sh).
 # Every figure is the median over rounds, with [min–max] after it; a figure
 # relative to the untraced run (slowdown, tracer-only CPU) is taken against
 # the baseline of its workload (plain, nested-plain, lib-plain, start-plain,
 # start-now-plain, lua-plain, sql-plain; *plain-small for xray-basic) in the
 # same round first; a ratio between two configurations is the median of
 # their same-round ratios. The sections of a workload that did not run
-# (micro, nested, libcall, startup, lua, sqlite, loaded, rings, recovery: see run.sh) are
+# (micro, nested, libcall, startup, lua, sqlite, loaded, rings, recovery, windows: see run.sh) are
 # left out.
 BEGIN { FS = "\t" }
 
@@ -82,6 +85,15 @@ FILENAME == ARGV[7] {
 	if (!($1 in seen)) { seen[$1] = 1; korder[++nkconf] = $1 }
 	next
 }
+FILENAME == ARGV[8] && FNR == 1 { next }
+FILENAME == ARGV[8] {
+	nwin++
+	w_conf[nwin] = $1; w_round[nwin] = $2; w_marks[nwin] = $3; w_seen[nwin] = $4
+	w_p50[nwin] = $5; w_p99[nwin] = $6; w_max[nwin] = $7; w_kept[nwin] = $8; w_lost[nwin] = $9
+	w_rate[nwin] = $10; w_full[nwin] = $12
+	win_seen_conf[$1] = 1
+	next
+}
 # The order of each workload's configurations, as first seen.
 function note_order(c,    p) {
 	if (c ~ /-loaded(-drop)?$/) ldorder[++nloaded] = c
@@ -95,7 +107,7 @@ function note_order(c,    p) {
 
 END {
 	micro = ("plain" in seen) && ("ada" in seen)
-	if (!micro && !nnested && !nlib && !nstart && !nrw["lua"] && !nrw["sql"] && !nloaded && !nring && !nkill) { print "report.awk: no rows of any workload" > "/dev/stderr"; exit 1 }
+	if (!micro && !nnested && !nlib && !nstart && !nrw["lua"] && !nrw["sql"] && !nloaded && !nring && !nkill && !nwin) { print "report.awk: no rows of any workload" > "/dev/stderr"; exit 1 }
 	if (nclock) {
 		for (i = 1; i <= nclock; i++) v[i] = clock[i]
 		sortv(nclock)
@@ -137,6 +149,8 @@ END {
 		printf "- Loaded machine: %s busy processes (bench/spin.c, nproc) around each loaded run; micro %s iterations (BENCH_LOADED_ITERS)\n", meta["spinners"], meta["loaded_iters"]
 	if (nring)
 		printf "- Ring files: bench/micro.c, %s iterations (BENCH_ITERS), ADA_RINGS=anon, trace, shm\n", iters
+	if (nwin)
+		printf "- Detail windows: bench/trigger_latency.c, %s marks %s ms apart a run (BENCH_WIN_MARKS, BENCH_WIN_INTERVAL_MS), paced %s µs every 512 events (BENCH_WIN_PAUSE_US), ADA_PRE and ADA_POST at their defaults\n", meta["win_marks"], meta["win_interval_ms"], meta["win_pause_us"]
 	if (nkill)
 		printf "- Recovery: bench/killme.c, %s threads (BENCH_KILL_THREADS), SIGKILL after a random 100–400 ms\n", k_threads[1]
 	printf "- Rounds: %s (BENCH_RUNS); each round runs every configuration once, in the order %s%s; %s s of measuring after %s s of building\n", meta["runs"], meta["configs"], nclock ? ", then the clock and ring floors" : "", meta["elapsed"], meta["build_s"]
@@ -155,5 +169,6 @@ END {
 	if (nloaded) loaded_section()
 	if (nring) rings_section()
 	if (nkill) kill_section()
+	if (nwin || ("ada-fentry-window" in seen)) windows_section()
 	commands()
 }

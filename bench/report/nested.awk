@@ -37,6 +37,7 @@ function nested_section(    i, c, row, flat) {
 	row = nested_pair(row, "ada ÷ uftrace, nested", "nested-ada-fentry", "nested-uftrace-fentry", "over_rec")
 	row = nested_pair(row, "ada ÷ XRay FDR, nested", "nested-ada-fentry", "nested-xray-fdr", "over_rec")
 	row = nested_pair(row, "ada ÷ uftrace, flat (for comparison)", "ada-fentry", "uftrace-fentry", "over_rec")
+	row = nested_pair(row, "ada window ÷ index-only, nested, app-thread", "nested-ada-fentry-window", "nested-ada-fentry", "app_ev")
 	split("ada-fentry uftrace-fentry xray-fdr", flat, " ")
 	for (i = 1; i <= 3; i++)
 		row = nested_pair(row, flat[i] ": nested ÷ flat, app-thread", "nested-" flat[i], flat[i], "app_ev")
