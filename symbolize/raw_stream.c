@@ -54,6 +54,14 @@ struct raw_stream {
 	size_t nfids;
 	uint64_t lost[ADA_DROP_NREASONS];
 	struct ada_raw_detail detail; /* the last event's, copied out of the frame */
+	struct stream_window *win;    /* the thread's detail windows, by first_pos */
+	size_t nwin, win_lo;          /* windows below win_lo ended before the last detail */
+};
+
+/* A detail window of the thread and the DETAIL records read inside it. */
+struct stream_window {
+	const struct raw_window *rw;
+	uint64_t details;
 };
 
 _Static_assert(sizeof(struct ada_raw_detail) == ADA_RAW_DETAIL_SIZE, "raw DETAIL record");
@@ -254,6 +262,19 @@ static int control(struct raw_stream *s, unsigned c)
 	return bad(s, "unknown control record");
 }
 
+/* The detail of the event at position pos counts for every window holding
+ * pos. Details come in position order, so windows that ended before it are
+ * passed for good; overlapping windows (which coalescing should prevent)
+ * still count right, each for itself. */
+static void count_window_detail(struct raw_stream *s, uint64_t pos)
+{
+	while (s->win_lo < s->nwin && s->win[s->win_lo].rw->w.last_pos < pos)
+		s->win_lo++;
+	for (size_t k = s->win_lo; k < s->nwin && s->win[k].rw->w.first_pos <= pos; k++)
+		if (s->win[k].rw->w.last_pos >= pos)
+			s->win[k].details++;
+}
+
 /* The DETAIL record at s->pos (its tag included), if there is one, into ev.
  * The struct is copied (the frame does not align it); the stack bytes stay
  * in the frame, which is not touched before the next call. */
@@ -282,6 +303,8 @@ static int attach_detail(struct raw_stream *s, struct raw_event *ev)
 	ev->detail = &s->detail;
 	ev->stack = s->frame + s->pos;
 	s->pos += s->detail.stack_size;
+	if (s->nwin)
+		count_window_detail(s, s->next_pos - 1); /* the event's: counted already */
 	return 0;
 }
 
@@ -415,12 +438,66 @@ static int verify_counts(const struct raw_stream *s, const struct raw_thread *t)
 	return 0;
 }
 
+/* Each window covers positions the file holds, [0, the position after its
+ * last whole frame): the writer appends a WINDOW record once the window's
+ * frames are written. And its DETAIL records are the ones it says it kept. */
+static int verify_windows(const struct raw_stream *s)
+{
+	for (size_t k = 0; k < s->nwin; k++) {
+		const struct raw_window *rw = s->win[k].rw;
+		const struct ada_meta_window *w = &rw->w;
+
+		if (w->last_pos >= s->next_pos) {
+			fprintf(stderr, "ada-symbolize: %s: process.meta's window at offset %zu covers positions %llu..%llu, but the file holds %llu positions\n",
+				s->path, rw->offset, (unsigned long long)w->first_pos,
+				(unsigned long long)w->last_pos, (unsigned long long)s->next_pos);
+			return -EINVAL;
+		}
+		if (s->win[k].details != w->kept) {
+			fprintf(stderr, "ada-symbolize: %s: %llu DETAIL records at positions %llu..%llu, but process.meta's window at offset %zu says %llu were kept\n",
+				s->path, (unsigned long long)s->win[k].details,
+				(unsigned long long)w->first_pos, (unsigned long long)w->last_pos,
+				rw->offset, (unsigned long long)w->kept);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int raw_stream_verify(const struct raw_stream *s, const struct raw_process *p,
 		      const struct raw_thread *t)
 {
 	int err = verify_whole(s, p, t);
 
-	return err ? err : verify_counts(s, t);
+	if (!err)
+		err = verify_counts(s, t);
+	return err ? err : verify_windows(s);
+}
+
+static int cmp_window(const void *a, const void *b)
+{
+	const struct stream_window *x = a, *y = b;
+	uint64_t fx = x->rw->w.first_pos, fy = y->rw->w.first_pos;
+
+	return (fx > fy) - (fx < fy);
+}
+
+int raw_stream_expect_windows(struct raw_stream *s, const struct raw_process *p, uint32_t ordinal)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nwindows; i++)
+		n += p->windows[i].w.ordinal == ordinal;
+	if (!n)
+		return 0;
+	s->win = calloc(n, sizeof(*s->win));
+	if (!s->win)
+		return -ENOMEM;
+	for (i = 0; i < p->nwindows; i++)
+		if (p->windows[i].w.ordinal == ordinal)
+			s->win[s->nwin++].rw = &p->windows[i];
+	qsort(s->win, s->nwin, sizeof(*s->win), cmp_window);
+	return 0;
 }
 
 uint32_t raw_stream_open_frames(const struct raw_stream *s)
@@ -484,5 +561,6 @@ void raw_stream_close(struct raw_stream *s)
 	free(s->in);
 	free(s->frame);
 	free(s->open);
+	free(s->win);
 	free(s);
 }
