@@ -491,6 +491,85 @@ static void test_windows_kept_other_than_the_details_in_the_file_are_refused(voi
 			      "3 DETAIL records at positions 1..4, but process.meta's window at offset %zu says 2 were kept");
 }
 
+/* ---- --check of the manifest's windows ------------------------------------------ */
+
+/* The good trace converted, then `from` replaced by `to` in its manifest:
+ * --check finds exactly one violation, `line` about `file`. */
+static void expect_check_violation(const char *from, const char *to, const char *file,
+				   const char *line)
+{
+	char path[300], want[600], *text = NULL, *at;
+	size_t len, out_len = 0;
+	uint8_t *m;
+	FILE *out;
+	int violations = -1;
+
+	write_trace(true);
+	assert_int_equal(convert(), 0);
+	snprintf(path, sizeof(path), "%s/manifest.json", w->t.pid_dir);
+	m = rf_read_file(path, &len);
+	m[len] = '\0'; /* rf_read_file leaves room for it */
+	at = strstr((char *)m, from);
+	assert_non_null(at);
+	out = fopen(path, "w");
+	assert_non_null(out);
+	fprintf(out, "%.*s%s%s", (int)(at - (char *)m), (char *)m, to, at + strlen(from));
+	assert_int_equal(fclose(out), 0);
+	free(m);
+	out = open_memstream(&text, &out_len);
+	assert_int_equal(ada_check_path(w->t.pid_dir, out, &violations), 0);
+	fclose(out);
+	snprintf(want, sizeof(want), "%s/%s: %s\n", w->t.pid_dir, file, line);
+	if (violations != 1 || strncmp(text, want, strlen(want)))
+		fail_msg("want 1 violation \"%s\", got %d:\n%s", want, violations, text);
+	free(text);
+}
+
+/* Positions 1..4 of thread 0 hold 3 events with a detail record. */
+static void test_windows_check_kept_beyond_the_detail_events_in_its_times(void **state)
+{
+	(void)state;
+	expect_check_violation("\"details_kept\": 3, \"details_lost\": 1",
+			       "\"details_kept\": 4, \"details_lost\": 0", "thread_0/index.atf",
+			       "windows[0]: details_kept 4, but 3 events with a detail record in its times");
+}
+
+static void test_windows_check_times_outside_the_threads_events(void **state)
+{
+	(void)state;
+	expect_check_violation("\"time_end_ns\": 5000000170", "\"time_end_ns\": 5000000171",
+			       "thread_0/index.atf",
+			       "windows[2]: times 5000000150..5000000171 outside the thread's events 5000000100..5000000170");
+}
+
+static void test_windows_check_thread_not_listed(void **state)
+{
+	(void)state;
+	expect_check_violation("\"thread\": 1,", "\"thread\": 5,", "manifest.json",
+			       "windows[1]: thread 5 is not in \"threads\"");
+}
+
+static void test_windows_check_unknown_trigger(void **state)
+{
+	(void)state;
+	expect_check_violation("\"trigger\": \"crash\"", "\"trigger\": \"boom\"", "manifest.json",
+			       "windows[2]: trigger is not func, duration, signal, crash, mark or snapshot");
+}
+
+static void test_windows_check_first_after_last(void **state)
+{
+	(void)state;
+	expect_check_violation("\"first_position\": 5,", "\"first_position\": 8,", "manifest.json",
+			       "windows[2]: first_position 8 > last_position 7");
+}
+
+static void test_windows_check_more_details_than_events(void **state)
+{
+	(void)state;
+	expect_check_violation("\"details_lost\": 0", "\"details_lost\": 3", "manifest.json",
+			       "windows[1]: details_kept 2 + details_lost 3 > its 4 events");
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -508,6 +587,12 @@ int main(void)
 		T(test_windows_short_record_is_refused),
 		T(test_windows_beyond_the_thread_file_are_refused),
 		T(test_windows_kept_other_than_the_details_in_the_file_are_refused),
+		T(test_windows_check_kept_beyond_the_detail_events_in_its_times),
+		T(test_windows_check_times_outside_the_threads_events),
+		T(test_windows_check_thread_not_listed),
+		T(test_windows_check_unknown_trigger),
+		T(test_windows_check_first_after_last),
+		T(test_windows_check_more_details_than_events),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
