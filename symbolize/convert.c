@@ -296,6 +296,23 @@ static int check_thread_files(const struct raw_process *p)
 	return err;
 }
 
+/* A thread without a file wrote no position, so no window can be its: the
+ * record is refused, as raw_stream_verify refuses one beyond the file. */
+static int check_no_window(const struct raw_process *p, uint32_t ordinal)
+{
+	for (size_t i = 0; i < p->nwindows; i++) {
+		const struct raw_window *rw = &p->windows[i];
+
+		if (rw->w.ordinal != ordinal)
+			continue;
+		fprintf(stderr, "ada-symbolize: %s/thread_%u.lz4: missing, but process.meta's window at offset %zu covers positions %llu..%llu\n",
+			p->dir, ordinal, rw->offset, (unsigned long long)rw->w.first_pos,
+			(unsigned long long)rw->w.last_pos);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int convert_threads(struct conv_process *cp, const char *out_dir, const struct conv_options *o)
 {
 	struct progress pg = { .on = o->progress, .start = now_s() };
@@ -313,6 +330,8 @@ static int convert_threads(struct conv_process *cp, const char *out_dir, const s
 		if (!thread_has_file(cp, cp->raw.threads[i].t.ordinal)) {
 			const struct raw_thread *rt = &cp->raw.threads[i];
 
+			if ((err = check_no_window(&cp->raw, rt->t.ordinal)))
+				break;
 			if (!rt->ended || (!rt->end.events && !lost_any(&rt->end)))
 				continue; /* it recorded nothing */
 			if (rt->end.events) {

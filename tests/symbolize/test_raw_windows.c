@@ -120,7 +120,7 @@ static void hooked(uint64_t addr, const char *name)
 	rf_meta_record(&w->meta, ADA_META_HOOKED, &h, sizeof(h), name, strlen(name) + 1);
 }
 
-/* process.meta up to the threads' ends: two threads, both exited. */
+/* process.meta up to the threads' ends: two threads. */
 static void meta_threads(void)
 {
 	struct ada_meta_funcs fs = { 1, 3 };
@@ -137,12 +137,14 @@ static void meta_threads(void)
 	}
 }
 
-static void meta_end(void)
+/* The threads' ends, thread 1 having written `events1` events. */
+static void meta_end(uint64_t events1)
 {
 	struct ada_meta_thread_end e0 = { .ordinal = 0, .flags = ADA_TEND_EXITED, .end_tsc = 180,
 					  .events = N0, .dropped[ADA_DROP_DETAIL_FULL] = 3 };
 	struct ada_meta_thread_end e1 = { .ordinal = 1, .flags = ADA_TEND_EXITED, .end_tsc = 260,
-					  .events = N1, .dropped[ADA_DROP_DETAIL_FULL] = 4 };
+					  .events = events1,
+					  .dropped[ADA_DROP_DETAIL_FULL] = events1 ? 4 : 0 };
 	struct ada_meta_end end = { .end_tsc = 300, .end_boottime_ns = RF_BOOT_NS + 300 };
 
 	rf_meta_record(&w->meta, ADA_META_THREAD_END, &e0, sizeof(e0), NULL, 0);
@@ -184,7 +186,7 @@ static void write_trace(bool windows)
 		window(&win_mark, mark_label, sizeof(mark_label) - 1);
 		window(&win_crash, "SIGSEGV", 7);
 	}
-	meta_end();
+	meta_end(N1);
 	rf_write_file(w->t.meta, w->meta.buf, w->meta.len);
 	write_thread(0, thread0, N0, 4);
 	write_thread(1, thread1, N1, N1);
@@ -362,7 +364,7 @@ static void expect_window_refused(const struct ada_meta_window *win, const char 
 	window(&win_mark, mark_label, sizeof(mark_label) - 1);
 	window(&win_crash, "SIGSEGV", 7);
 	off = window(win, label, label_len);
-	meta_end();
+	meta_end(N1);
 	rf_write_file(w->t.meta, w->meta.buf, w->meta.len);
 	write_thread(0, thread0, N0, 4);
 	write_thread(1, thread1, N1, N1);
@@ -458,7 +460,7 @@ static void test_windows_short_record_is_refused(void **state)
 	meta_threads();
 	off = w->meta.len;
 	rf_meta_record(&w->meta, ADA_META_WINDOW, &win_func, 40, NULL, 0);
-	meta_end();
+	meta_end(N1);
 	rf_write_file(w->t.meta, w->meta.buf, w->meta.len);
 	write_thread(0, thread0, N0, 4);
 	write_thread(1, thread1, N1, N1);
@@ -489,6 +491,26 @@ static void test_windows_kept_other_than_the_details_in_the_file_are_refused(voi
 	win.lost = 2;
 	expect_window_refused(&win, "x", 1, 0,
 			      "3 DETAIL records at positions 1..4, but process.meta's window at offset %zu says 2 were kept");
+}
+
+/* Thread 1 recorded nothing (THREAD_END: no events): no file, no position. */
+static void test_windows_of_a_thread_without_file_are_refused(void **state)
+{
+	char path[300], want[600];
+	size_t off;
+
+	(void)state;
+	meta_threads();
+	window(&win_func, "func:leaf", 9);
+	off = window(&win_mark, mark_label, sizeof(mark_label) - 1);
+	meta_end(0);
+	rf_write_file(w->t.meta, w->meta.buf, w->meta.len);
+	write_thread(0, thread0, N0, 4);
+	snprintf(path, sizeof(path), "%s/thread_1.lz4", w->t.raw);
+	snprintf(want, sizeof(want), "ada-symbolize: %s: missing, but process.meta's window at offset %zu covers positions 2..5\n",
+		 path, off);
+	assert_int_equal(convert(), -EINVAL);
+	assert_string_equal(w->err, want);
 }
 
 /* ---- --check of the manifest's windows ------------------------------------------ */
@@ -587,6 +609,7 @@ int main(void)
 		T(test_windows_short_record_is_refused),
 		T(test_windows_beyond_the_thread_file_are_refused),
 		T(test_windows_kept_other_than_the_details_in_the_file_are_refused),
+		T(test_windows_of_a_thread_without_file_are_refused),
 		T(test_windows_check_kept_beyond_the_detail_events_in_its_times),
 		T(test_windows_check_times_outside_the_threads_events),
 		T(test_windows_check_thread_not_listed),
