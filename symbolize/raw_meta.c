@@ -318,10 +318,9 @@ static int add_window(struct raw_process *p, const uint8_t *rec, size_t size, si
 		snprintf(why, why_len, "window of thread %u: trigger %u, expected 1..%u (%s..%s)",
 			 w->ordinal, w->trigger, ntrig, trig_names[1], trig_names[ntrig]);
 	else if ((unsigned __int128)w->kept + w->lost > events)
-		snprintf(why, why_len, "window of thread %u: kept %llu + lost %llu detail records, more than the %llu events at positions %llu..%llu",
+		snprintf(why, why_len, "window of thread %u: kept %llu + lost %llu detail records, more than positions %llu..%llu hold events",
 			 w->ordinal, (unsigned long long)w->kept, (unsigned long long)w->lost,
-			 (unsigned long long)events, (unsigned long long)w->first_pos,
-			 (unsigned long long)w->last_pos);
+			 (unsigned long long)w->first_pos, (unsigned long long)w->last_pos);
 	else if (memchr(rec + sizeof(e.w), '\0', label_len))
 		snprintf(why, why_len, "window of thread %u: a NUL byte in its label", w->ordinal);
 	if (*why)

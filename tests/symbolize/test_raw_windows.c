@@ -429,7 +429,7 @@ static void test_windows_more_details_than_events_are_refused(void **state)
 	win.kept = 3;
 	win.lost = 2;
 	expect_window_refused(&win, "x", 1, META,
-			      "corrupt record (type 17, 73 bytes) at offset %zu: window of thread 0: kept 3 + lost 2 detail records, more than the 4 events at positions 1..4");
+			      "corrupt record (type 17, 73 bytes) at offset %zu: window of thread 0: kept 3 + lost 2 detail records, more than positions 1..4 hold events");
 }
 
 /* kept + lost overflowing 64 bits is still more than the events. */
@@ -441,7 +441,7 @@ static void test_windows_details_overflowing_are_refused(void **state)
 	win.kept = UINT64_MAX;
 	win.lost = 2;
 	expect_window_refused(&win, "x", 1, META,
-			      "corrupt record (type 17, 73 bytes) at offset %zu: window of thread 0: kept 18446744073709551615 + lost 2 detail records, more than the 4 events at positions 1..4");
+			      "corrupt record (type 17, 73 bytes) at offset %zu: window of thread 0: kept 18446744073709551615 + lost 2 detail records, more than positions 1..4 hold events");
 }
 
 static void test_windows_nul_in_label_is_refused(void **state)
@@ -589,7 +589,7 @@ static void test_windows_check_more_details_than_events(void **state)
 {
 	(void)state;
 	expect_check_violation("\"details_lost\": 0", "\"details_lost\": 3", "manifest.json",
-			       "windows[1]: details_kept 2 + details_lost 3 > its 4 events");
+			       "windows[1]: details_kept 2 + details_lost 3, more than positions 2..5 hold events");
 }
 
 int main(void)
