@@ -347,6 +347,47 @@ static void test_windows_absent_convert_exactly_as_before(void **state)
 	}
 }
 
+/* Coalescing should leave none, but windows that overlap or nest are each
+ * checked against the DETAIL records of their own positions (thread 0 has
+ * them at 1, 2, 3, 5 and 6). */
+static void test_windows_nested_and_overlapping_count_their_own_details(void **state)
+{
+	static const struct ada_meta_window outer = {
+		.ordinal = 0, .trigger = ADA_TRIG_SIGNAL, .trigger_pos = 1, .first_pos = 1,
+		.last_pos = 6, .first_tsc = 110, .last_tsc = 160, .kept = 5, .triggers = 1,
+	};
+	static const struct ada_meta_window inner = {
+		.ordinal = 0, .trigger = ADA_TRIG_MARK, .trigger_pos = 2, .first_pos = 2,
+		.last_pos = 3, .first_tsc = 120, .last_tsc = 130, .kept = 2, .triggers = 1,
+	};
+	static const struct ada_meta_window across = {
+		.ordinal = 0, .trigger = ADA_TRIG_SNAPSHOT, .trigger_pos = 4, .first_pos = 3,
+		.last_pos = 7, .first_tsc = 130, .last_tsc = 170, .kept = 3, .lost = 2, .triggers = 1,
+	};
+	const struct json_value *arr;
+	struct json_doc *doc;
+
+	(void)state;
+	meta_threads();
+	window(&across, "", 0);
+	window(&outer, "SIGUSR1", 7);
+	window(&inner, "in", 2);
+	meta_end(N1);
+	rf_write_file(w->t.meta, w->meta.buf, w->meta.len);
+	write_thread(0, thread0, N0, 4);
+	write_thread(1, thread1, N1, N1);
+	assert_int_equal(convert(), 0);
+	assert_string_equal(w->err, "");
+	rf_expect_valid(w->t.pid_dir);
+	doc = rf_manifest(w->t.pid_dir);
+	arr = json_get(json_root(doc), "windows");
+	assert_int_equal(json_count(arr), 3);
+	expect_window(arr, 0, &across, "snapshot", "");
+	expect_window(arr, 1, &outer, "signal", "SIGUSR1");
+	expect_window(arr, 2, &inner, "mark", "in");
+	json_free(doc);
+}
+
 /* ---- refused -------------------------------------------------------------------------- */
 
 /* The trace with one more WINDOW record, `win` with `label`, after the
@@ -599,6 +640,7 @@ int main(void)
 		T(test_windows_reach_the_manifest_in_file_order_with_every_field),
 		T(test_windows_label_is_json_escaped),
 		T(test_windows_absent_convert_exactly_as_before),
+		T(test_windows_nested_and_overlapping_count_their_own_details),
 		T(test_windows_of_a_thread_without_thread_record_are_refused),
 		T(test_windows_first_after_last_are_refused),
 		T(test_windows_unknown_trigger_is_refused),
