@@ -285,10 +285,11 @@ static void check_window(struct checker *c, const struct pid_ctx *p, size_t i)
 	if (f.first > f.last)
 		violation(c, "windows[%zu]: first_position %" PRIu64 " > last_position %" PRIu64, i,
 			  f.first, f.last);
-	else if ((unsigned __int128)f.kept + f.lost > (unsigned __int128)(f.last - f.first) + 1)
+	else if ((f.kept && f.kept - 1 > f.last - f.first) ||
+		 (unsigned __int128)f.kept + f.lost > (unsigned __int128)f.last + 1)
 		violation(c, "windows[%zu]: details_kept %" PRIu64 " + details_lost %" PRIu64
-			  ", more than positions %" PRIu64 "..%" PRIu64 " hold events", i, f.kept,
-			  f.lost, f.first, f.last);
+			  " do not fit its positions %" PRIu64 "..%" PRIu64, i, f.kept, f.lost,
+			  f.first, f.last);
 	if (f.start > f.end)
 		violation(c, "windows[%zu]: time_start_ns %" PRIu64 " > time_end_ns %" PRIu64, i,
 			  f.start, f.end);

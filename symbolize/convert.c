@@ -227,6 +227,7 @@ static int convert_thread(struct conv_process *cp, struct conv_thread *ct, const
 		err = -EINVAL;
 	}
 	ct->truncated = raw_stream_truncated(src_stream_raw(s));
+	raw_stream_window_ticks(src_stream_raw(s), &cp->raw, cp->window_ticks);
 	for (r = 0; r < ADA_DROP_NREASONS; r++)
 		ct->dropped[r] = ct->raw->ended ? ct->raw->end.dropped[r] :
 			raw_stream_lost(src_stream_raw(s))[r];
@@ -322,7 +323,8 @@ static int convert_threads(struct conv_process *cp, const char *out_dir, const s
 	if ((err = check_thread_files(&cp->raw)))
 		return err;
 	cp->threads = calloc(cp->raw.nthreads, sizeof(*cp->threads));
-	if (!cp->threads)
+	cp->window_ticks = calloc(cp->raw.nwindows + 1, sizeof(*cp->window_ticks));
+	if (!cp->threads || !cp->window_ticks)
 		return -ENOMEM;
 	for (i = 0; i < cp->raw.nthreads && !err; i++) {
 		struct conv_thread *ct = &cp->threads[cp->nthreads];
@@ -445,6 +447,7 @@ void conv_unload(struct conv_process *cp)
 {
 	resolve_free(cp);
 	free(cp->threads);
+	free(cp->window_ticks);
 	raw_process_free(&cp->raw);
 }
 

@@ -64,6 +64,7 @@ struct conv_process {
 	size_t nthreads;
 	uint64_t events;
 	uint64_t time_start_ns, time_end_ns;
+	struct raw_window_ticks *window_ticks; /* raw.windows[i]'s edges, as converted */
 };
 
 struct conv_options {

@@ -295,8 +295,10 @@ static int add_unload(struct raw_process *p, const uint8_t *rec)
 }
 
 /* A window says what it holds of its own positions: a trigger the reader
- * knows, first_pos <= last_pos, and no more detail records kept and lost
- * than the window has events (one each). The label is bytes, no NUL: the
+ * knows, first_pos <= last_pos, no more detail records kept than it has
+ * events (one each), and no more kept and lost than positions 0..last_pos
+ * hold (lost also counts a pre-roll cut short: positions before first_pos
+ * written before the trigger was seen). The label is bytes, no NUL: the
  * record's size says where it ends. Its thread is checked once the whole
  * file is read (check_windows). `why` says what is wrong. */
 static int add_window(struct raw_process *p, const uint8_t *rec, size_t size, size_t off,
@@ -317,10 +319,14 @@ static int add_window(struct raw_process *p, const uint8_t *rec, size_t size, si
 	else if (w->trigger < 1 || w->trigger > ntrig)
 		snprintf(why, why_len, "window of thread %u: trigger %u, expected 1..%u (%s..%s)",
 			 w->ordinal, w->trigger, ntrig, trig_names[1], trig_names[ntrig]);
-	else if ((unsigned __int128)w->kept + w->lost > events)
-		snprintf(why, why_len, "window of thread %u: kept %llu + lost %llu detail records, more than positions %llu..%llu hold events",
+	else if (w->kept > events)
+		snprintf(why, why_len, "window of thread %u: kept %llu detail records, more than positions %llu..%llu hold events",
+			 w->ordinal, (unsigned long long)w->kept, (unsigned long long)w->first_pos,
+			 (unsigned long long)w->last_pos);
+	else if ((unsigned __int128)w->kept + w->lost > (unsigned __int128)w->last_pos + 1)
+		snprintf(why, why_len, "window of thread %u: kept %llu + lost %llu detail records, more than positions 0..%llu hold events",
 			 w->ordinal, (unsigned long long)w->kept, (unsigned long long)w->lost,
-			 (unsigned long long)w->first_pos, (unsigned long long)w->last_pos);
+			 (unsigned long long)w->last_pos);
 	else if (memchr(rec + sizeof(e.w), '\0', label_len))
 		snprintf(why, why_len, "window of thread %u: a NUL byte in its label", w->ordinal);
 	if (*why)

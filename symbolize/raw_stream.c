@@ -56,12 +56,17 @@ struct raw_stream {
 	struct ada_raw_detail detail; /* the last event's, copied out of the frame */
 	struct stream_window *win;    /* the thread's detail windows, by first_pos */
 	size_t nwin, win_lo;          /* windows below win_lo ended before the last detail */
+	struct stream_window **by_last; /* the same, by last_pos */
+	size_t first_cur, last_cur;   /* the next window edges to reach, in each order */
+	uint64_t next_edge;           /* the lower of their positions */
 };
 
-/* A detail window of the thread and the DETAIL records read inside it. */
+/* A detail window of the thread, the DETAIL records read inside it and the
+ * ticks of the events at its first and last positions. */
 struct stream_window {
 	const struct raw_window *rw;
 	uint64_t details;
+	struct raw_window_ticks ticks;
 };
 
 _Static_assert(sizeof(struct ada_raw_detail) == ADA_RAW_DETAIL_SIZE, "raw DETAIL record");
@@ -95,6 +100,7 @@ struct raw_stream *raw_stream_open(const char *raw_dir, uint32_t ordinal, size_t
 	snprintf(s->path, sizeof(s->path), "%s/thread_%u.lz4", raw_dir, ordinal);
 	s->nfids = nfids;
 	s->version = version;
+	s->next_edge = UINT64_MAX; /* no window: no edge */
 	s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
 	s->in = malloc(IN_CHUNK);
 	if (s->fd < 0) {
@@ -275,6 +281,33 @@ static void count_window_detail(struct raw_stream *s, uint64_t pos)
 			s->win[k].details++;
 }
 
+static void find_next_edge(struct raw_stream *s)
+{
+	s->next_edge = UINT64_MAX;
+	if (s->first_cur < s->nwin)
+		s->next_edge = s->win[s->first_cur].rw->w.first_pos;
+	if (s->last_cur < s->nwin && s->by_last[s->last_cur]->rw->w.last_pos < s->next_edge)
+		s->next_edge = s->by_last[s->last_cur]->rw->w.last_pos;
+}
+
+/* The event at pos (tick tsc) reached the next window edge: the windows
+ * that start or end there note its tick. An edge on a SKIP position has
+ * no event and is passed. */
+static void note_window_edges(struct raw_stream *s, uint64_t pos, uint64_t tsc)
+{
+	for (; s->first_cur < s->nwin && s->win[s->first_cur].rw->w.first_pos <= pos; s->first_cur++)
+		if (s->win[s->first_cur].rw->w.first_pos == pos) {
+			s->win[s->first_cur].ticks.first_tsc = tsc;
+			s->win[s->first_cur].ticks.has_first = true;
+		}
+	for (; s->last_cur < s->nwin && s->by_last[s->last_cur]->rw->w.last_pos <= pos; s->last_cur++)
+		if (s->by_last[s->last_cur]->rw->w.last_pos == pos) {
+			s->by_last[s->last_cur]->ticks.last_tsc = tsc;
+			s->by_last[s->last_cur]->ticks.has_last = true;
+		}
+	find_next_edge(s);
+}
+
 /* The DETAIL record at s->pos (its tag included), if there is one, into ev.
  * The struct is copied (the frame does not align it); the stack bytes stay
  * in the frame, which is not touched before the next call. */
@@ -382,6 +415,8 @@ int raw_stream_next(struct raw_stream *s, struct raw_event *ev)
 			fid = s->open[--s->depth];
 		}
 		s->tsc += delta;
+		if (__builtin_expect(s->next_pos >= s->next_edge, 0))
+			note_window_edges(s, s->next_pos, s->tsc);
 		s->next_pos++;
 		s->positions++;
 		ev->tsc = s->tsc;
@@ -482,6 +517,14 @@ static int cmp_window(const void *a, const void *b)
 	return (fx > fy) - (fx < fy);
 }
 
+static int cmp_window_last(const void *a, const void *b)
+{
+	const struct stream_window *const *x = a, *const *y = b;
+	uint64_t lx = (*x)->rw->w.last_pos, ly = (*y)->rw->w.last_pos;
+
+	return (lx > ly) - (lx < ly);
+}
+
 int raw_stream_expect_windows(struct raw_stream *s, const struct raw_process *p, uint32_t ordinal)
 {
 	size_t i, n = 0;
@@ -491,13 +534,25 @@ int raw_stream_expect_windows(struct raw_stream *s, const struct raw_process *p,
 	if (!n)
 		return 0;
 	s->win = calloc(n, sizeof(*s->win));
-	if (!s->win)
+	s->by_last = calloc(n, sizeof(*s->by_last));
+	if (!s->win || !s->by_last)
 		return -ENOMEM;
 	for (i = 0; i < p->nwindows; i++)
 		if (p->windows[i].w.ordinal == ordinal)
 			s->win[s->nwin++].rw = &p->windows[i];
 	qsort(s->win, s->nwin, sizeof(*s->win), cmp_window);
+	for (i = 0; i < n; i++)
+		s->by_last[i] = &s->win[i];
+	qsort(s->by_last, n, sizeof(*s->by_last), cmp_window_last);
+	find_next_edge(s);
 	return 0;
+}
+
+void raw_stream_window_ticks(const struct raw_stream *s, const struct raw_process *p,
+			     struct raw_window_ticks *ticks)
+{
+	for (size_t k = 0; k < s->nwin; k++)
+		ticks[s->win[k].rw - p->windows] = s->win[k].ticks;
 }
 
 uint32_t raw_stream_open_frames(const struct raw_stream *s)
@@ -562,5 +617,6 @@ void raw_stream_close(struct raw_stream *s)
 	free(s->frame);
 	free(s->open);
 	free(s->win);
+	free(s->by_last);
 	free(s);
 }
