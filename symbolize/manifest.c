@@ -115,10 +115,10 @@ static uint64_t event_ns(const struct conv_process *cp, uint64_t tsc)
 }
 
 /* The detail windows (RAW_FORMAT.md §2.3), in the order they closed. A
- * window's times are those of its first and last events as the thread's
- * stream has them, so a reader finds them in the thread's index.atf (the
- * record's own ticks, the first and last events the writer looked at for a
- * detail record, stand in where there was no event). */
+ * window's times are those of its first and last events in the thread's
+ * index.atf (the record's own ticks, of the first and last events the
+ * writer looked at for a detail record, stand in where there was no event
+ * at an edge). */
 static void put_windows(struct json_writer *w, const struct conv_process *cp)
 {
 	static const char *const trig_names[] = ADA_TRIG_NAMES;
@@ -129,7 +129,7 @@ static void put_windows(struct json_writer *w, const struct conv_process *cp)
 	for (size_t i = 0; i < cp->raw.nwindows; i++) {
 		const struct raw_window *rw = &cp->raw.windows[i];
 		const struct ada_meta_window *m = &rw->w;
-		const struct raw_window_ticks *t = &cp->window_ticks[i];
+		const struct conv_window_times *t = &cp->window_times[i];
 
 		json_open(w, NULL, '{');
 		json_put_u64(w, "thread", m->ordinal); /* the ATF thread id is the ordinal */
@@ -138,8 +138,8 @@ static void put_windows(struct json_writer *w, const struct conv_process *cp)
 		json_put_u64(w, "trigger_position", m->trigger_pos);
 		json_put_u64(w, "first_position", m->first_pos);
 		json_put_u64(w, "last_position", m->last_pos);
-		json_put_u64(w, "time_start_ns", event_ns(cp, t->has_first ? t->first_tsc : m->first_tsc));
-		json_put_u64(w, "time_end_ns", event_ns(cp, t->has_last ? t->last_tsc : m->last_tsc));
+		json_put_u64(w, "time_start_ns", t->has ? t->start_ns : event_ns(cp, m->first_tsc));
+		json_put_u64(w, "time_end_ns", t->has ? t->end_ns : event_ns(cp, m->last_tsc));
 		json_put_u64(w, "details_kept", m->kept);
 		json_put_u64(w, "details_lost", m->lost);
 		json_put_u64(w, "triggers", m->triggers);

@@ -57,10 +57,11 @@ struct raw_window {
 	size_t offset;               /* of the record in process.meta, for messages */
 };
 
-/* The ticks the thread's stream gives the events at a window's first and
- * last positions (raw_stream_window_ticks); has_*: the stream held one. */
-struct raw_window_ticks {
-	uint64_t first_tsc, last_tsc;
+/* Which of the thread's events are at a window's first and last positions:
+ * their ordinals in the stream, from 0, as index.atf numbers them
+ * (raw_stream_window_edges); has_*: the stream held one there. */
+struct raw_window_edges {
+	uint64_t first_event, last_event;
 	bool has_first, has_last;
 };
 
@@ -147,11 +148,11 @@ int raw_stream_verify(const struct raw_stream *s, const struct raw_process *p,
  * (p's WINDOW records; p must outlive the stream), for raw_stream_verify.
  * 0 or -ENOMEM. */
 int raw_stream_expect_windows(struct raw_stream *s, const struct raw_process *p, uint32_t ordinal);
-/* Once the stream has ended: the ticks of the events at the edges of the
- * windows raw_stream_expect_windows gave it, into ticks[i] for
- * p->windows[i] (others untouched). */
-void raw_stream_window_ticks(const struct raw_stream *s, const struct raw_process *p,
-			     struct raw_window_ticks *ticks);
+/* Once the stream has ended: the events at the edges of the windows
+ * raw_stream_expect_windows gave it, into edges[i] for p->windows[i]
+ * (others untouched). */
+void raw_stream_window_edges(const struct raw_stream *s, const struct raw_process *p,
+			     struct raw_window_edges *edges);
 /* Frames still open at the end (0 when balanced). */
 uint32_t raw_stream_open_frames(const struct raw_stream *s);
 /* The innermost open frame's fid (for closing it), 0 if none. Pops it. */

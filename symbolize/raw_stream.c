@@ -59,14 +59,15 @@ struct raw_stream {
 	struct stream_window **by_last; /* the same, by last_pos */
 	size_t first_cur, last_cur;   /* the next window edges to reach, in each order */
 	uint64_t next_edge;           /* the lower of their positions */
+	uint64_t events;              /* CALL, RETURN and EXCEPTION events returned */
 };
 
 /* A detail window of the thread, the DETAIL records read inside it and the
- * ticks of the events at its first and last positions. */
+ * events at its first and last positions. */
 struct stream_window {
 	const struct raw_window *rw;
 	uint64_t details;
-	struct raw_window_ticks ticks;
+	struct raw_window_edges edges;
 };
 
 _Static_assert(sizeof(struct ada_raw_detail) == ADA_RAW_DETAIL_SIZE, "raw DETAIL record");
@@ -290,20 +291,20 @@ static void find_next_edge(struct raw_stream *s)
 		s->next_edge = s->by_last[s->last_cur]->rw->w.last_pos;
 }
 
-/* The event at pos (tick tsc) reached the next window edge: the windows
- * that start or end there note its tick. An edge on a SKIP position has
- * no event and is passed. */
-static void note_window_edges(struct raw_stream *s, uint64_t pos, uint64_t tsc)
+/* The event at pos reached the next window edge: the windows that start
+ * or end there note which event it is. An edge on a SKIP position has no
+ * event and is passed. */
+static void note_window_edges(struct raw_stream *s, uint64_t pos)
 {
 	for (; s->first_cur < s->nwin && s->win[s->first_cur].rw->w.first_pos <= pos; s->first_cur++)
 		if (s->win[s->first_cur].rw->w.first_pos == pos) {
-			s->win[s->first_cur].ticks.first_tsc = tsc;
-			s->win[s->first_cur].ticks.has_first = true;
+			s->win[s->first_cur].edges.first_event = s->events;
+			s->win[s->first_cur].edges.has_first = true;
 		}
 	for (; s->last_cur < s->nwin && s->by_last[s->last_cur]->rw->w.last_pos <= pos; s->last_cur++)
 		if (s->by_last[s->last_cur]->rw->w.last_pos == pos) {
-			s->by_last[s->last_cur]->ticks.last_tsc = tsc;
-			s->by_last[s->last_cur]->ticks.has_last = true;
+			s->by_last[s->last_cur]->edges.last_event = s->events;
+			s->by_last[s->last_cur]->edges.has_last = true;
 		}
 	find_next_edge(s);
 }
@@ -416,9 +417,10 @@ int raw_stream_next(struct raw_stream *s, struct raw_event *ev)
 		}
 		s->tsc += delta;
 		if (__builtin_expect(s->next_pos >= s->next_edge, 0))
-			note_window_edges(s, s->next_pos, s->tsc);
+			note_window_edges(s, s->next_pos);
 		s->next_pos++;
 		s->positions++;
+		s->events++;
 		ev->tsc = s->tsc;
 		ev->fid = (uint32_t)fid;
 		ev->kind = tag & 3;
@@ -548,11 +550,11 @@ int raw_stream_expect_windows(struct raw_stream *s, const struct raw_process *p,
 	return 0;
 }
 
-void raw_stream_window_ticks(const struct raw_stream *s, const struct raw_process *p,
-			     struct raw_window_ticks *ticks)
+void raw_stream_window_edges(const struct raw_stream *s, const struct raw_process *p,
+			     struct raw_window_edges *edges)
 {
 	for (size_t k = 0; k < s->nwin; k++)
-		ticks[s->win[k].rw - p->windows] = s->win[k].ticks;
+		edges[s->win[k].rw - p->windows] = s->win[k].edges;
 }
 
 uint32_t raw_stream_open_frames(const struct raw_stream *s)
