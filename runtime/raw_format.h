@@ -252,9 +252,13 @@ struct ada_meta_window {
 	uint32_t trigger;      /* enum ada_window_trigger of the first trigger */
 	uint64_t trigger_pos;  /* the position of the first trigger's event */
 	uint64_t first_pos, last_pos; /* inclusive */
-	uint64_t first_tsc, last_tsc; /* of the events at first_pos and last_pos */
+	uint64_t first_tsc, last_tsc; /* of its first and last events the writer looked
+				       * at for a record (fentry/mcount: first_pos's and
+				       * last_pos's); 0 if none */
 	uint64_t kept;         /* detail records written */
-	uint64_t lost;         /* records of the window's events the ring no longer held */
+	uint64_t lost;         /* records of the window's events the ring no longer held,
+				* and of a pre-roll cut short (positions before
+				* first_pos already written when the trigger was seen) */
 	uint32_t triggers;     /* triggers coalesced into this window, the first included */
 	uint32_t reserved;     /* 0 */
 	/* then: the label, label_len bytes (no NUL), from the record's length */

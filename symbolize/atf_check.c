@@ -3,8 +3,15 @@
  * The reader (atf_reader.c) checks what one file can say about itself; this
  * file checks what needs more than one: events against each other (order,
  * balance, depth), against the manifest (threads, symbols, modules, times,
- * clock) and against detail.atf (links both ways). Events are streamed from
- * the mapping; the only memory that grows is the stack of open frames.
+ * clock, detail windows) and against detail.atf (links both ways). Events
+ * are streamed from the mapping; the only memory that grows is the stack of
+ * open frames.
+ *
+ * A detail window's positions are the raw trace's (RAW_FORMAT.md §2.3),
+ * which ATF does not keep: the conversion checked them against the thread
+ * file. Here a window is checked against its times: the thread's events
+ * span them, and they hold at least details_kept events with a detail
+ * record (at least: neighbours may share its first or last timestamp).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,6 +23,7 @@
 
 #include "atf.h"
 #include "check.h"
+#include "raw_format.h"
 #include "trace_dir.h"
 
 #define MAX_LINES_PER_FILE 20
@@ -41,6 +49,14 @@ struct pid_ctx {
 	bool has_times;
 	uint64_t clock_type;
 	bool has_clock;
+};
+
+/* A detail window the manifest lists for the thread being checked, and the
+ * index events with a detail record seen in its time range. */
+struct window_count {
+	size_t i;                     /* windows[i] */
+	uint64_t start, end, kept;
+	uint64_t seen;
 };
 
 /* The detail record expected next while walking the index. */
@@ -220,6 +236,119 @@ static void check_thread_list(struct checker *c, const struct pid_ctx *p, const 
 			violation(c, "thread_%" PRIu32 " is not listed in \"threads\"", ids[k]);
 }
 
+/* ---- windows (RAW_FORMAT.md §2.3) ----------------------------------------------- */
+
+/* A window's numbers, as the manifest lists them. */
+struct window_fields {
+	uint64_t thread, trigger_pos, first, last, start, end, kept, lost, triggers;
+};
+
+static bool window_fields(const struct json_value *e, struct window_fields *f)
+{
+	return json_u64(json_get(e, "thread"), &f->thread) &&
+	       json_u64(json_get(e, "first_position"), &f->first) &&
+	       json_u64(json_get(e, "last_position"), &f->last) &&
+	       json_u64(json_get(e, "time_start_ns"), &f->start) &&
+	       json_u64(json_get(e, "time_end_ns"), &f->end) &&
+	       json_u64(json_get(e, "details_kept"), &f->kept) &&
+	       json_u64(json_get(e, "details_lost"), &f->lost) &&
+	       json_u64(json_get(e, "triggers"), &f->triggers) &&
+	       json_u64(json_get(e, "trigger_position"), &f->trigger_pos);
+}
+
+static bool known_trigger(const char *name)
+{
+	static const char *const names[] = ADA_TRIG_NAMES;
+
+	for (size_t t = 1; name && t < sizeof(names) / sizeof(names[0]); t++)
+		if (!strcmp(name, names[t]))
+			return true;
+	return false;
+}
+
+/* What one window entry says about itself and its thread. */
+static void check_window(struct checker *c, const struct pid_ctx *p, size_t i)
+{
+	const struct json_value *e = json_at(json_get(p->m, "windows"), i);
+	struct window_fields f;
+
+	if (!window_fields(e, &f)) {
+		violation(c, "windows[%zu]: thread, positions, times, details or triggers not an integer", i);
+		return;
+	}
+	if (!known_trigger(json_string(json_get(e, "trigger"))))
+		violation(c, "windows[%zu]: trigger is not func, duration, signal, crash, mark or snapshot", i);
+	if (!json_string(json_get(e, "label")))
+		violation(c, "windows[%zu]: no \"label\" string", i);
+	if (f.thread > UINT32_MAX || !thread_entry(p, (uint32_t)f.thread))
+		violation(c, "windows[%zu]: thread %" PRIu64 " is not in \"threads\"", i, f.thread);
+	if (f.first > f.last)
+		violation(c, "windows[%zu]: first_position %" PRIu64 " > last_position %" PRIu64, i,
+			  f.first, f.last);
+	else if ((f.kept && f.kept - 1 > f.last - f.first) ||
+		 (unsigned __int128)f.kept + f.lost > (unsigned __int128)f.last + 1)
+		violation(c, "windows[%zu]: details_kept %" PRIu64 " + details_lost %" PRIu64
+			  " do not fit its positions %" PRIu64 "..%" PRIu64, i, f.kept, f.lost,
+			  f.first, f.last);
+	if (f.start > f.end)
+		violation(c, "windows[%zu]: time_start_ns %" PRIu64 " > time_end_ns %" PRIu64, i,
+			  f.start, f.end);
+	if (!f.triggers)
+		violation(c, "windows[%zu]: triggers is 0", i);
+}
+
+static void check_windows(struct checker *c, const struct pid_ctx *p)
+{
+	const struct json_value *wins = json_get(p->m, "windows");
+
+	if (!wins)
+		return; /* no window was recorded */
+	if (wins->type != JSON_ARRAY)
+		violation(c, "\"windows\" is not an array");
+	for (size_t i = 0; i < json_count(wins); i++)
+		check_window(c, p, i);
+}
+
+/* Thread tid's well-formed windows, to count its detail events in (NULL
+ * when it has none). */
+static struct window_count *thread_windows(const struct pid_ctx *p, uint32_t tid, size_t *n)
+{
+	const struct json_value *wins = p->doc ? json_get(p->m, "windows") : NULL;
+	struct window_count *wc = calloc(json_count(wins) + 1, sizeof(*wc));
+	struct window_fields f;
+
+	*n = 0;
+	for (size_t i = 0; wc && i < json_count(wins); i++)
+		if (window_fields(json_at(wins, i), &f) && f.thread == tid && f.start <= f.end)
+			wc[(*n)++] = (struct window_count){ .i = i, .start = f.start, .end = f.end,
+							    .kept = f.kept };
+	return wc;
+}
+
+/* An index event with a detail record at ns counts for the windows whose
+ * times hold it: each of a window's kept records is one such event (more
+ * may share its first or last timestamp, so it is a lower bound). */
+static void count_window_detail(struct window_count *wc, size_t n, uint64_t ns)
+{
+	for (size_t k = 0; k < n; k++)
+		wc[k].seen += ns >= wc[k].start && ns <= wc[k].end;
+}
+
+static void check_window_counts(struct checker *c, const struct window_count *wc, size_t n,
+				const struct atf_index_file *f)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (wc[k].start < f->time_start_ns || wc[k].end > f->time_end_ns || !f->event_count)
+			violation(c, "windows[%zu]: times %" PRIu64 "..%" PRIu64
+				  " outside the thread's events %" PRIu64 "..%" PRIu64, wc[k].i,
+				  wc[k].start, wc[k].end, f->time_start_ns, f->time_end_ns);
+		if (wc[k].seen < wc[k].kept)
+			violation(c, "windows[%zu]: details_kept %" PRIu64 ", but %" PRIu64
+				  " events with a detail record in its times", wc[k].i, wc[k].kept,
+				  wc[k].seen);
+	}
+}
+
 static void check_manifest(struct checker *c, struct pid_ctx *p)
 {
 	const char *version = json_string(json_get(p->m, "format_version"));
@@ -243,6 +372,7 @@ static void check_manifest(struct checker *c, struct pid_ctx *p)
 	check_thread_entries(c, json_get(p->m, "threads"));
 	check_modules(c, json_get(p->m, "modules"));
 	check_symbols(c, p);
+	check_windows(c, p);
 }
 
 /* Parses manifest.json into p; false when there is nothing to check against. */
@@ -411,10 +541,14 @@ static void check_totals(struct checker *c, const struct pid_ctx *p,
 static void check_events(struct checker *c, const struct pid_ctx *p, uint32_t tid,
 			 const struct atf_index_file *f, struct detail_cursor *d)
 {
+	size_t nwin;
+	struct window_count *wc = thread_windows(p, tid, &nwin);
 	struct atf_event ev;
 	uint64_t prev_ts = 0;
 	size_t depth = 0;
 
+	if (!wc)
+		c->err = c->err ? c->err : -ENOMEM;
 	cursor_next(d);
 	for (uint64_t i = 0; i < f->event_count; i++) {
 		atf_index_get(f, i, &ev);
@@ -425,9 +559,13 @@ static void check_events(struct checker *c, const struct pid_ctx *p, uint32_t ti
 		prev_ts = ev.timestamp_ns;
 		check_balance(c, i, &ev, &depth);
 		check_link(c, i, &ev, d);
+		if (nwin && ev.detail_seq != ATF_NO_DETAIL)
+			count_window_detail(wc, nwin, ev.timestamp_ns);
 	}
 	c->events += f->event_count;
 	check_totals(c, p, f, depth, d);
+	check_window_counts(c, wc, nwin, f);
+	free(wc);
 }
 
 /* ---- files --------------------------------------------------------------------- */

@@ -8,7 +8,8 @@
 
 /* Checks every pid directory under PATH (an output root, a session directory
  * or a pid directory) against docs/ATF_V2.md: manifest, thread directories,
- * index.atf and detail.atf structure, event balance and depth, symbols, links.
+ * index.atf and detail.atf structure, event balance and depth, symbols, links,
+ * detail windows.
  * Prints one line per violation "<file>: <what>" (at most 20 per file, then
  * "<file>: ... N more") and a summary "checked N files, M events: OK" or
  * "...: K violations" to `out`. Stores K in *nviolations. Returns 0, or a

@@ -195,9 +195,45 @@ static int close_thread(struct thread_conv *tc, int err)
 	return err ? err : ierr;
 }
 
+/* The times of the events at the thread's windows' edges, read back from
+ * the index.atf just written: a window's times are its events' there, to
+ * the nanosecond (a conversion of the ticks alone could differ by one
+ * where the thread's time was kept from stepping back). */
+static int read_window_times(struct conv_process *cp, uint32_t tid, const char *index_path,
+			     const struct raw_window_edges *edges)
+{
+	struct atf_index_file f;
+	struct atf_event ev;
+	bool mapped = false;
+	char err[256];
+
+	for (size_t i = 0; i < cp->raw.nwindows; i++) {
+		const struct raw_window_edges *e = &edges[i];
+
+		if (cp->raw.windows[i].w.ordinal != tid || !e->has_first || !e->has_last)
+			continue;
+		if (!mapped && atf_index_map(index_path, &f, err, sizeof(err))) {
+			fprintf(stderr, "ada-symbolize: %s: %s\n", index_path, err);
+			return -EIO;
+		}
+		mapped = true;
+		if (e->last_event >= f.event_count)
+			continue;
+		atf_index_get(&f, e->first_event, &ev);
+		cp->window_times[i].start_ns = ev.timestamp_ns;
+		atf_index_get(&f, e->last_event, &ev);
+		cp->window_times[i].end_ns = ev.timestamp_ns;
+		cp->window_times[i].has = true;
+	}
+	if (mapped)
+		atf_index_unmap(&f);
+	return 0;
+}
+
 static int convert_thread(struct conv_process *cp, struct conv_thread *ct, const char *out_dir,
 			  struct progress *pg)
 {
+	struct raw_window_edges *edges = calloc(cp->raw.nwindows + 1, sizeof(*edges));
 	struct thread_conv tc = { .cp = cp, .ct = ct, .out_dir = out_dir };
 	struct src_stream *s;
 	char path[4300];
@@ -211,12 +247,16 @@ static int convert_thread(struct conv_process *cp, struct conv_thread *ct, const
 	snprintf(path, sizeof(path), "%s/thread_%u/detail.atf", out_dir, ct->id);
 	unlink(path);
 	s = src_raw_stream_open(cp, ct->raw, NULL, true);
-	if (!s)
+	if (!s || !edges) {
+		src_stream_close(s);
+		free(edges);
 		return -ENOMEM;
+	}
 	snprintf(path, sizeof(path), "%s/thread_%u/index.atf", out_dir, ct->id);
 	tc.w = atf_index_open(path, ct->id, cp->raw.arch);
 	if (!tc.w) {
 		src_stream_close(s);
+		free(edges);
 		return -EIO;
 	}
 	err = convert_stream(&tc, s, pg);
@@ -227,11 +267,16 @@ static int convert_thread(struct conv_process *cp, struct conv_thread *ct, const
 		err = -EINVAL;
 	}
 	ct->truncated = raw_stream_truncated(src_stream_raw(s));
+	raw_stream_window_edges(src_stream_raw(s), &cp->raw, edges);
 	for (r = 0; r < ADA_DROP_NREASONS; r++)
 		ct->dropped[r] = ct->raw->ended ? ct->raw->end.dropped[r] :
 			raw_stream_lost(src_stream_raw(s))[r];
 	src_stream_close(s);
-	return close_thread(&tc, err);
+	err = close_thread(&tc, err);
+	if (!err)
+		err = read_window_times(cp, ct->id, path, edges);
+	free(edges);
+	return err;
 }
 
 const char *const conv_end_names[] = { "exited", "running at exit", "crashed", "killed",
@@ -296,6 +341,23 @@ static int check_thread_files(const struct raw_process *p)
 	return err;
 }
 
+/* A thread without a file wrote no position, so no window can be its: the
+ * record is refused, as raw_stream_verify refuses one beyond the file. */
+static int check_no_window(const struct raw_process *p, uint32_t ordinal)
+{
+	for (size_t i = 0; i < p->nwindows; i++) {
+		const struct raw_window *rw = &p->windows[i];
+
+		if (rw->w.ordinal != ordinal)
+			continue;
+		fprintf(stderr, "ada-symbolize: %s/thread_%u.lz4: missing, but process.meta's window at offset %zu covers positions %llu..%llu\n",
+			p->dir, ordinal, rw->offset, (unsigned long long)rw->w.first_pos,
+			(unsigned long long)rw->w.last_pos);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int convert_threads(struct conv_process *cp, const char *out_dir, const struct conv_options *o)
 {
 	struct progress pg = { .on = o->progress, .start = now_s() };
@@ -305,7 +367,8 @@ static int convert_threads(struct conv_process *cp, const char *out_dir, const s
 	if ((err = check_thread_files(&cp->raw)))
 		return err;
 	cp->threads = calloc(cp->raw.nthreads, sizeof(*cp->threads));
-	if (!cp->threads)
+	cp->window_times = calloc(cp->raw.nwindows + 1, sizeof(*cp->window_times));
+	if (!cp->threads || !cp->window_times)
 		return -ENOMEM;
 	for (i = 0; i < cp->raw.nthreads && !err; i++) {
 		struct conv_thread *ct = &cp->threads[cp->nthreads];
@@ -313,6 +376,8 @@ static int convert_threads(struct conv_process *cp, const char *out_dir, const s
 		if (!thread_has_file(cp, cp->raw.threads[i].t.ordinal)) {
 			const struct raw_thread *rt = &cp->raw.threads[i];
 
+			if ((err = check_no_window(&cp->raw, rt->t.ordinal)))
+				break;
 			if (!rt->ended || (!rt->end.events && !lost_any(&rt->end)))
 				continue; /* it recorded nothing */
 			if (rt->end.events) {
@@ -426,6 +491,7 @@ void conv_unload(struct conv_process *cp)
 {
 	resolve_free(cp);
 	free(cp->threads);
+	free(cp->window_times);
 	raw_process_free(&cp->raw);
 }
 

@@ -39,6 +39,13 @@ enum conv_end {
 };
 extern const char *const conv_end_names[]; /* the manifest's "end" values */
 
+/* The index.atf times of a detail window's first and last events; has:
+ * both were found (else the record's ticks stand in). */
+struct conv_window_times {
+	uint64_t start_ns, end_ns;
+	bool has;
+};
+
 /* What the threads' conversion found, for the manifest. */
 struct conv_thread {
 	const struct raw_thread *raw;
@@ -64,6 +71,7 @@ struct conv_process {
 	size_t nthreads;
 	uint64_t events;
 	uint64_t time_start_ns, time_end_ns;
+	struct conv_window_times *window_times; /* raw.windows[i]'s, as converted */
 };
 
 struct conv_options {

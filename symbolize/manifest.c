@@ -102,6 +102,52 @@ static void put_threads(struct json_writer *w, const struct conv_process *cp, ui
 	json_close(w);
 }
 
+/* The time of an event's tick as its index.atf timestamp: the events' own
+ * conversion (clock_map_ns_fast) from a fresh cursor, which lands on the
+ * segment holding tsc whatever came before. (An event whose rounding at a
+ * segment's end would step back a nanosecond keeps its predecessor's time
+ * in index.atf: the one case where the two differ, by that nanosecond.) */
+static uint64_t event_ns(const struct conv_process *cp, uint64_t tsc)
+{
+	struct clock_cursor k = { 0 };
+
+	return clock_map_ns_fast(&cp->clock, tsc, &k);
+}
+
+/* The detail windows (RAW_FORMAT.md §2.3), in the order they closed. A
+ * window's times are those of its first and last events in the thread's
+ * index.atf (the record's own ticks, of the first and last events the
+ * writer looked at for a detail record, stand in where there was no event
+ * at an edge). */
+static void put_windows(struct json_writer *w, const struct conv_process *cp)
+{
+	static const char *const trig_names[] = ADA_TRIG_NAMES;
+
+	if (!cp->raw.nwindows)
+		return;
+	json_open(w, "windows", '[');
+	for (size_t i = 0; i < cp->raw.nwindows; i++) {
+		const struct raw_window *rw = &cp->raw.windows[i];
+		const struct ada_meta_window *m = &rw->w;
+		const struct conv_window_times *t = &cp->window_times[i];
+
+		json_open(w, NULL, '{');
+		json_put_u64(w, "thread", m->ordinal); /* the ATF thread id is the ordinal */
+		json_put_str(w, "trigger", trig_names[m->trigger]);
+		json_put_str(w, "label", rw->label);
+		json_put_u64(w, "trigger_position", m->trigger_pos);
+		json_put_u64(w, "first_position", m->first_pos);
+		json_put_u64(w, "last_position", m->last_pos);
+		json_put_u64(w, "time_start_ns", t->has ? t->start_ns : event_ns(cp, m->first_tsc));
+		json_put_u64(w, "time_end_ns", t->has ? t->end_ns : event_ns(cp, m->last_tsc));
+		json_put_u64(w, "details_kept", m->kept);
+		json_put_u64(w, "details_lost", m->lost);
+		json_put_u64(w, "triggers", m->triggers);
+		json_close(w);
+	}
+	json_close(w);
+}
+
 /* "cyg", "fentry", "mcount" or several joined with "+" (objects built in
  * different modes linked together); "static runtime" when the module holds
  * libada itself; "none" when no hook says (module_mode tells "plt" apart). */
@@ -437,6 +483,7 @@ int manifest_write(const char *out_dir, const struct conv_process *cp)
 	put_process(&w, cp);
 	put_threads(&w, cp, totals);
 	put_drops(&w, "dropped", totals);
+	put_windows(&w, cp);
 	put_modules(&w, cp);
 	put_symbols(&w, cp, ids, nids);
 	free(ids);

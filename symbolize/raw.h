@@ -48,6 +48,23 @@ struct raw_hooked {
 	size_t seq;                  /* file order: the first record of an address wins */
 };
 
+/* A detail window (ADA_META_WINDOW): thread w.ordinal's events at positions
+ * [w.first_pos, w.last_pos] were written with the detail records the ring
+ * still held. */
+struct raw_window {
+	struct ada_meta_window w;
+	char *label;                 /* the record's label bytes, NUL added */
+	size_t offset;               /* of the record in process.meta, for messages */
+};
+
+/* Which of the thread's events are at a window's first and last positions:
+ * their ordinals in the stream, from 0, as index.atf numbers them
+ * (raw_stream_window_edges); has_*: the stream held one there. */
+struct raw_window_edges {
+	uint64_t first_event, last_event;
+	bool has_first, has_last;
+};
+
 struct raw_process {
 	char *dir;                   /* the raw/ directory */
 	uint32_t version;            /* 2 or 3 (ADA_RAW_VERSION) */
@@ -78,6 +95,8 @@ struct raw_process {
 	size_t nrings;
 	bool crashed;                /* an ADA_META_CRASH record was found */
 	struct ada_meta_crash crash; /* the first: the signal that ended the process */
+	struct raw_window *windows;  /* in file order */
+	size_t nwindows;
 };
 
 /* Loads <raw_dir>/process.meta. Returns 0, or a negative errno after printing
@@ -119,10 +138,21 @@ int raw_stream_next(struct raw_stream *s, struct raw_event *ev);
  * held against what process.meta says the writer wrote for thread t. A file
  * cut inside a frame is an error when the process exited cleanly (not by an
  * exec) or the thread's end is recorded; THREAD_END's event count must equal the events
- * (and SKIP positions) read, and no LOST note may exceed its drop totals.
+ * (and SKIP positions) read, and no LOST note may exceed its drop totals;
+ * each window (raw_stream_expect_windows) lies within the positions read
+ * and holds as many DETAIL records as it says it kept.
  * 0, or -EINVAL after one line naming the file and both numbers. */
 int raw_stream_verify(const struct raw_stream *s, const struct raw_process *p,
 		      const struct raw_thread *t);
+/* Counts the DETAIL records read inside each of thread `ordinal`'s windows
+ * (p's WINDOW records; p must outlive the stream), for raw_stream_verify.
+ * 0 or -ENOMEM. */
+int raw_stream_expect_windows(struct raw_stream *s, const struct raw_process *p, uint32_t ordinal);
+/* Once the stream has ended: the events at the edges of the windows
+ * raw_stream_expect_windows gave it, into edges[i] for p->windows[i]
+ * (others untouched). */
+void raw_stream_window_edges(const struct raw_stream *s, const struct raw_process *p,
+			     struct raw_window_edges *edges);
 /* Frames still open at the end (0 when balanced). */
 uint32_t raw_stream_open_frames(const struct raw_stream *s);
 /* The innermost open frame's fid (for closing it), 0 if none. Pops it. */

@@ -294,7 +294,71 @@ static int add_unload(struct raw_process *p, const uint8_t *rec)
 	return -EINVAL;
 }
 
-static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, size_t size)
+/* A window says what it holds of its own positions: a trigger the reader
+ * knows, first_pos <= last_pos, no more detail records kept than it has
+ * events (one each), and no more kept and lost than positions 0..last_pos
+ * hold (lost also counts a pre-roll cut short: positions before first_pos
+ * written before the trigger was seen). The label is bytes, no NUL: the
+ * record's size says where it ends. Its thread is checked once the whole
+ * file is read (check_windows). `why` says what is wrong. */
+static int add_window(struct raw_process *p, const uint8_t *rec, size_t size, size_t off,
+		      char *why, size_t why_len)
+{
+	static const char *const trig_names[] = ADA_TRIG_NAMES;
+	const uint32_t ntrig = sizeof(trig_names) / sizeof(trig_names[0]) - 1;
+	const size_t label_len = size - sizeof(struct ada_meta_window);
+	struct raw_window e = { .offset = off };
+	const struct ada_meta_window *w = &e.w;
+	unsigned __int128 events;
+
+	memcpy(&e.w, rec, sizeof(e.w));
+	events = (unsigned __int128)(w->last_pos - w->first_pos) + 1;
+	if (w->first_pos > w->last_pos)
+		snprintf(why, why_len, "window of thread %u: first_pos %llu > last_pos %llu",
+			 w->ordinal, (unsigned long long)w->first_pos, (unsigned long long)w->last_pos);
+	else if (w->trigger < 1 || w->trigger > ntrig)
+		snprintf(why, why_len, "window of thread %u: trigger %u, expected 1..%u (%s..%s)",
+			 w->ordinal, w->trigger, ntrig, trig_names[1], trig_names[ntrig]);
+	else if (w->kept > events)
+		snprintf(why, why_len, "window of thread %u: kept %llu detail records, more than positions %llu..%llu hold events",
+			 w->ordinal, (unsigned long long)w->kept, (unsigned long long)w->first_pos,
+			 (unsigned long long)w->last_pos);
+	else if ((unsigned __int128)w->kept + w->lost > (unsigned __int128)w->last_pos + 1)
+		snprintf(why, why_len, "window of thread %u: kept %llu + lost %llu detail records, more than positions 0..%llu hold events",
+			 w->ordinal, (unsigned long long)w->kept, (unsigned long long)w->lost,
+			 (unsigned long long)w->last_pos);
+	else if (memchr(rec + sizeof(e.w), '\0', label_len))
+		snprintf(why, why_len, "window of thread %u: a NUL byte in its label", w->ordinal);
+	if (*why)
+		return -EINVAL;
+	e.label = strndup((const char *)rec + sizeof(e.w), label_len);
+	if (!e.label || push(&p->windows, &p->nwindows, sizeof(e), &e)) {
+		free(e.label);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A window's thread must be one with events, registered by a THREAD
+ * record, wherever in the file. */
+static int check_windows(const struct raw_process *p, const char *path)
+{
+	for (size_t i = 0; i < p->nwindows; i++) {
+		const struct raw_window *e = &p->windows[i];
+		const struct raw_thread *t = raw_process_thread(p, e->w.ordinal);
+		char msg[160];
+
+		if (t && t->registered)
+			continue;
+		snprintf(msg, sizeof(msg), "corrupt record (type %u) at offset %zu: window of thread %u, which has no THREAD record",
+			 ADA_META_WINDOW, e->offset, e->w.ordinal);
+		return fail(path, msg, -EINVAL);
+	}
+	return 0;
+}
+
+static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, size_t size,
+		      size_t off, char *why, size_t why_len)
 {
 	static const size_t min_size[] = {
 		[ADA_META_PROCESS] = sizeof(struct ada_meta_process),
@@ -313,6 +377,7 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		[ADA_META_RECOVERED] = sizeof(struct ada_meta_recovered),
 		[ADA_META_STACK] = sizeof(struct ada_meta_stack),
 		[ADA_META_UNLOAD] = sizeof(struct ada_meta_unload),
+		[ADA_META_WINDOW] = sizeof(struct ada_meta_window),
 	};
 	if (type >= sizeof(min_size) / sizeof(min_size[0]) || type == 0)
 		return 0; /* a newer writer's record: skip it */
@@ -373,6 +438,8 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		return add_stack(p, rec);
 	case ADA_META_UNLOAD:
 		return add_unload(p, rec);
+	case ADA_META_WINDOW:
+		return add_window(p, rec, size, off, why, why_len);
 	}
 	return 0;
 }
@@ -413,7 +480,7 @@ static int parse(struct raw_process *p, const char *path, const uint8_t *buf, si
 {
 	struct ada_meta_file_header h;
 	size_t off = sizeof(h);
-	char msg[160];
+	char msg[320], why[192];
 
 	if (len < sizeof(h)) {
 		snprintf(msg, sizeof(msg), "truncated: %zu bytes, shorter than the %zu-byte header",
@@ -444,15 +511,16 @@ static int parse(struct raw_process *p, const char *path, const uint8_t *buf, si
 		}
 		if (r.size > len - off - sizeof(r))
 			break; /* cut short by a crash: the rest is lost */
-		err = add_record(p, r.type, buf + off + sizeof(r), r.size);
+		why[0] = '\0';
+		err = add_record(p, r.type, buf + off + sizeof(r), r.size, off, why, sizeof(why));
 		if (err == -EEXIST) {
 			snprintf(msg, sizeof(msg), "corrupt record (type %u) at offset %zu: a second %s",
 				 r.type, off, r.type == ADA_META_PROCESS ? "PROCESS record" : "THREAD record of its thread");
 			return fail(path, msg, -EINVAL);
 		}
 		if (err) {
-			snprintf(msg, sizeof(msg), "corrupt record (type %u, %u bytes) at offset %zu",
-				 r.type, r.size, off);
+			snprintf(msg, sizeof(msg), "corrupt record (type %u, %u bytes) at offset %zu%s%s",
+				 r.type, r.size, off, *why ? ": " : "", why);
 			return fail(path, msg, err);
 		}
 		off += sizeof(r) + ((r.size + 7u) & ~7u);
@@ -465,7 +533,7 @@ static int parse(struct raw_process *p, const char *path, const uint8_t *buf, si
 		qsort(p->threads, p->nthreads, sizeof(*p->threads), cmp_thread);
 	if (p->nhooked > 1)
 		sort_hooked(p);
-	return 0;
+	return check_windows(p, path);
 }
 
 int raw_process_load(const char *raw_dir, struct raw_process *p)
@@ -520,6 +588,9 @@ void raw_process_free(struct raw_process *p)
 	for (i = 0; i < p->nrings; i++)
 		free(p->rings[i].path);
 	free(p->rings);
+	for (i = 0; i < p->nwindows; i++)
+		free(p->windows[i].label);
+	free(p->windows);
 	free(p->dir);
 	free(p->exe);
 	free(p->cmdline);

@@ -54,6 +54,20 @@ struct raw_stream {
 	size_t nfids;
 	uint64_t lost[ADA_DROP_NREASONS];
 	struct ada_raw_detail detail; /* the last event's, copied out of the frame */
+	struct stream_window *win;    /* the thread's detail windows, by first_pos */
+	size_t nwin, win_lo;          /* windows below win_lo ended before the last detail */
+	struct stream_window **by_last; /* the same, by last_pos */
+	size_t first_cur, last_cur;   /* the next window edges to reach, in each order */
+	uint64_t next_edge;           /* the lower of their positions */
+	uint64_t events;              /* CALL, RETURN and EXCEPTION events returned */
+};
+
+/* A detail window of the thread, the DETAIL records read inside it and the
+ * events at its first and last positions. */
+struct stream_window {
+	const struct raw_window *rw;
+	uint64_t details;
+	struct raw_window_edges edges;
 };
 
 _Static_assert(sizeof(struct ada_raw_detail) == ADA_RAW_DETAIL_SIZE, "raw DETAIL record");
@@ -87,6 +101,7 @@ struct raw_stream *raw_stream_open(const char *raw_dir, uint32_t ordinal, size_t
 	snprintf(s->path, sizeof(s->path), "%s/thread_%u.lz4", raw_dir, ordinal);
 	s->nfids = nfids;
 	s->version = version;
+	s->next_edge = UINT64_MAX; /* no window: no edge */
 	s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
 	s->in = malloc(IN_CHUNK);
 	if (s->fd < 0) {
@@ -254,6 +269,46 @@ static int control(struct raw_stream *s, unsigned c)
 	return bad(s, "unknown control record");
 }
 
+/* The detail of the event at position pos counts for every window holding
+ * pos. Details come in position order, so windows that ended before it are
+ * passed for good; overlapping windows (which coalescing should prevent)
+ * still count right, each for itself. */
+static void count_window_detail(struct raw_stream *s, uint64_t pos)
+{
+	while (s->win_lo < s->nwin && s->win[s->win_lo].rw->w.last_pos < pos)
+		s->win_lo++;
+	for (size_t k = s->win_lo; k < s->nwin && s->win[k].rw->w.first_pos <= pos; k++)
+		if (s->win[k].rw->w.last_pos >= pos)
+			s->win[k].details++;
+}
+
+static void find_next_edge(struct raw_stream *s)
+{
+	s->next_edge = UINT64_MAX;
+	if (s->first_cur < s->nwin)
+		s->next_edge = s->win[s->first_cur].rw->w.first_pos;
+	if (s->last_cur < s->nwin && s->by_last[s->last_cur]->rw->w.last_pos < s->next_edge)
+		s->next_edge = s->by_last[s->last_cur]->rw->w.last_pos;
+}
+
+/* The event at pos reached the next window edge: the windows that start
+ * or end there note which event it is. An edge on a SKIP position has no
+ * event and is passed. */
+static void note_window_edges(struct raw_stream *s, uint64_t pos)
+{
+	for (; s->first_cur < s->nwin && s->win[s->first_cur].rw->w.first_pos <= pos; s->first_cur++)
+		if (s->win[s->first_cur].rw->w.first_pos == pos) {
+			s->win[s->first_cur].edges.first_event = s->events;
+			s->win[s->first_cur].edges.has_first = true;
+		}
+	for (; s->last_cur < s->nwin && s->by_last[s->last_cur]->rw->w.last_pos <= pos; s->last_cur++)
+		if (s->by_last[s->last_cur]->rw->w.last_pos == pos) {
+			s->by_last[s->last_cur]->edges.last_event = s->events;
+			s->by_last[s->last_cur]->edges.has_last = true;
+		}
+	find_next_edge(s);
+}
+
 /* The DETAIL record at s->pos (its tag included), if there is one, into ev.
  * The struct is copied (the frame does not align it); the stack bytes stay
  * in the frame, which is not touched before the next call. */
@@ -282,6 +337,8 @@ static int attach_detail(struct raw_stream *s, struct raw_event *ev)
 	ev->detail = &s->detail;
 	ev->stack = s->frame + s->pos;
 	s->pos += s->detail.stack_size;
+	if (s->nwin)
+		count_window_detail(s, s->next_pos - 1); /* the event's: counted already */
 	return 0;
 }
 
@@ -359,8 +416,11 @@ int raw_stream_next(struct raw_stream *s, struct raw_event *ev)
 			fid = s->open[--s->depth];
 		}
 		s->tsc += delta;
+		if (__builtin_expect(s->next_pos >= s->next_edge, 0))
+			note_window_edges(s, s->next_pos);
 		s->next_pos++;
 		s->positions++;
+		s->events++;
 		ev->tsc = s->tsc;
 		ev->fid = (uint32_t)fid;
 		ev->kind = tag & 3;
@@ -415,12 +475,86 @@ static int verify_counts(const struct raw_stream *s, const struct raw_thread *t)
 	return 0;
 }
 
+/* Each window covers positions the file holds, [0, the position after its
+ * last whole frame): the writer appends a WINDOW record once the window's
+ * frames are written. And its DETAIL records are the ones it says it kept. */
+static int verify_windows(const struct raw_stream *s)
+{
+	for (size_t k = 0; k < s->nwin; k++) {
+		const struct raw_window *rw = s->win[k].rw;
+		const struct ada_meta_window *w = &rw->w;
+
+		if (w->last_pos >= s->next_pos) {
+			fprintf(stderr, "ada-symbolize: %s: process.meta's window at offset %zu covers positions %llu..%llu, but the file holds %llu positions\n",
+				s->path, rw->offset, (unsigned long long)w->first_pos,
+				(unsigned long long)w->last_pos, (unsigned long long)s->next_pos);
+			return -EINVAL;
+		}
+		if (s->win[k].details != w->kept) {
+			fprintf(stderr, "ada-symbolize: %s: %llu DETAIL records at positions %llu..%llu, but process.meta's window at offset %zu says %llu were kept\n",
+				s->path, (unsigned long long)s->win[k].details,
+				(unsigned long long)w->first_pos, (unsigned long long)w->last_pos,
+				rw->offset, (unsigned long long)w->kept);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int raw_stream_verify(const struct raw_stream *s, const struct raw_process *p,
 		      const struct raw_thread *t)
 {
 	int err = verify_whole(s, p, t);
 
-	return err ? err : verify_counts(s, t);
+	if (!err)
+		err = verify_counts(s, t);
+	return err ? err : verify_windows(s);
+}
+
+static int cmp_window(const void *a, const void *b)
+{
+	const struct stream_window *x = a, *y = b;
+	uint64_t fx = x->rw->w.first_pos, fy = y->rw->w.first_pos;
+
+	return (fx > fy) - (fx < fy);
+}
+
+static int cmp_window_last(const void *a, const void *b)
+{
+	const struct stream_window *const *x = a, *const *y = b;
+	uint64_t lx = (*x)->rw->w.last_pos, ly = (*y)->rw->w.last_pos;
+
+	return (lx > ly) - (lx < ly);
+}
+
+int raw_stream_expect_windows(struct raw_stream *s, const struct raw_process *p, uint32_t ordinal)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nwindows; i++)
+		n += p->windows[i].w.ordinal == ordinal;
+	if (!n)
+		return 0;
+	s->win = calloc(n, sizeof(*s->win));
+	s->by_last = calloc(n, sizeof(*s->by_last));
+	if (!s->win || !s->by_last)
+		return -ENOMEM;
+	for (i = 0; i < p->nwindows; i++)
+		if (p->windows[i].w.ordinal == ordinal)
+			s->win[s->nwin++].rw = &p->windows[i];
+	qsort(s->win, s->nwin, sizeof(*s->win), cmp_window);
+	for (i = 0; i < n; i++)
+		s->by_last[i] = &s->win[i];
+	qsort(s->by_last, n, sizeof(*s->by_last), cmp_window_last);
+	find_next_edge(s);
+	return 0;
+}
+
+void raw_stream_window_edges(const struct raw_stream *s, const struct raw_process *p,
+			     struct raw_window_edges *edges)
+{
+	for (size_t k = 0; k < s->nwin; k++)
+		edges[s->win[k].rw - p->windows] = s->win[k].edges;
 }
 
 uint32_t raw_stream_open_frames(const struct raw_stream *s)
@@ -484,5 +618,7 @@ void raw_stream_close(struct raw_stream *s)
 	free(s->in);
 	free(s->frame);
 	free(s->open);
+	free(s->win);
+	free(s->by_last);
 	free(s);
 }

@@ -246,6 +246,11 @@ struct src_stream *src_raw_stream_open(struct conv_process *cp, const struct raw
 	s->dense_of_choice = dense_of_choice;
 	s->rt = rt;
 	s->rs = raw_stream_open(cp->raw.dir, rt->t.ordinal, cp->raw.nfids, cp->raw.version);
+	if (s->rs && raw_stream_expect_windows(s->rs, &cp->raw, rt->t.ordinal)) {
+		fprintf(stderr, "ada-symbolize: %s: out of memory\n", cp->raw.dir);
+		raw_stream_close(s->rs);
+		s->rs = NULL;
+	}
 	if (!s->rs) {
 		free(s);
 		return NULL;

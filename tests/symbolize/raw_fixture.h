@@ -27,7 +27,9 @@
 
 #include "atf.h"
 #include "check.h"
+#include "convert.h"
 #include "encode.h"
+#include "json.h"
 #include "lib/capture.h"
 #include "raw.h"
 #include "raw_format.h"
@@ -362,6 +364,41 @@ static inline void rf_expect_index(const char *pid_dir, uint32_t tid, const stru
 		assert_int_equal(ev.call_depth, want[i].depth);
 	}
 	atf_index_unmap(&f);
+}
+
+/* convert_process of pid_dir into itself, quietly: its return, and what it
+ * said on stderr in err. */
+static inline int rf_convert(const char *pid_dir, char *err, size_t len)
+{
+	const struct conv_options quiet = { .quiet = true };
+	int ret;
+
+	capture_begin();
+	ret = convert_process(pid_dir, pid_dir, &quiet);
+	snprintf(err, len, "%s", capture_end());
+	return ret;
+}
+
+/* pid_dir/manifest.json, parsed (json_free it). */
+static inline struct json_doc *rf_manifest(const char *pid_dir)
+{
+	char path[300], err[256];
+	struct json_doc *doc;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", pid_dir);
+	if (json_parse_file(path, &doc, err, sizeof(err)))
+		fail_msg("%s: %s", path, err);
+	return doc;
+}
+
+/* The unsigned integer obj[key]; the test fails if there is none. */
+static inline uint64_t rf_u64(const struct json_value *obj, const char *key)
+{
+	uint64_t v;
+
+	if (!json_u64(json_get(obj, key), &v))
+		fail_msg("no number \"%s\"", key);
+	return v;
 }
 
 /* The whole of a small file, malloc'd, and its size. */

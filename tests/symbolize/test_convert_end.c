@@ -169,26 +169,6 @@ static void expect_thread1(uint64_t at)
 	rf_expect_index(w->t.pid_dir, 1, want, sizeof(want) / sizeof(want[0]));
 }
 
-static struct json_doc *manifest(void)
-{
-	char path[300], err[256];
-	struct json_doc *doc;
-
-	snprintf(path, sizeof(path), "%s/manifest.json", w->t.pid_dir);
-	if (json_parse_file(path, &doc, err, sizeof(err)))
-		fail_msg("%s: %s", path, err);
-	return doc;
-}
-
-static uint64_t u64_at(const struct json_value *obj, const char *key)
-{
-	uint64_t v;
-
-	if (!json_u64(json_get(obj, key), &v))
-		fail_msg("no number \"%s\"", key);
-	return v;
-}
-
 /* Thread i's "end" and "open_at_end". */
 static void expect_thread_end(const struct json_value *root, size_t i, const char *end,
 			      uint64_t open)
@@ -196,7 +176,7 @@ static void expect_thread_end(const struct json_value *root, size_t i, const cha
 	const struct json_value *t = json_at(json_get(root, "threads"), i);
 
 	assert_string_equal(json_string(json_get(t, "end")), end);
-	assert_int_equal(u64_at(t, "open_at_end"), open);
+	assert_int_equal(rf_u64(t, "open_at_end"), open);
 }
 
 static char *run_view(bool dump)
@@ -235,7 +215,7 @@ static void test_convert_end_at_exit_is_open_at_exit_not_unwound(void **state)
 	(void)state;
 	make_trace(EXIT, 0);
 	expect_thread1(220);
-	doc = manifest();
+	doc = rf_manifest(w->t.pid_dir);
 	expect_thread_end(json_root(doc), 0, "exited", 0);
 	expect_thread_end(json_root(doc), 1, "running at exit", 3);
 	assert_null(json_get(json_root(doc), "crash"));
@@ -254,17 +234,17 @@ static void test_convert_end_waits_per_thread_and_in_total(void **state)
 
 	(void)state;
 	make_trace(EXIT, 0);
-	doc = manifest();
+	doc = rf_manifest(w->t.pid_dir);
 	root = json_root(doc);
 	t0 = json_get(json_at(json_get(root, "threads"), 0), "waits");
 	t1 = json_get(json_at(json_get(root, "threads"), 1), "waits");
 	all = json_get(root, "waits");
-	assert_int_equal(u64_at(t0, "count"), 2);
-	assert_int_equal(u64_at(t0, "ns"), 1500);
-	assert_int_equal(u64_at(t1, "count"), 1);
-	assert_int_equal(u64_at(t1, "ns"), 700);
-	assert_int_equal(u64_at(all, "count"), 3);
-	assert_int_equal(u64_at(all, "ns"), 2200);
+	assert_int_equal(rf_u64(t0, "count"), 2);
+	assert_int_equal(rf_u64(t0, "ns"), 1500);
+	assert_int_equal(rf_u64(t1, "count"), 1);
+	assert_int_equal(rf_u64(t1, "ns"), 700);
+	assert_int_equal(rf_u64(all, "count"), 3);
+	assert_int_equal(rf_u64(all, "ns"), 2200);
 	json_free(doc);
 }
 
@@ -278,16 +258,16 @@ static void test_convert_end_crash_closes_the_crashing_thread_at_the_crash(void 
 	(void)state;
 	make_trace(CRASH, 260);
 	expect_thread1(260);
-	doc = manifest();
+	doc = rf_manifest(w->t.pid_dir);
 	c = json_get(json_root(doc), "crash");
-	assert_int_equal(u64_at(c, "signal"), 11);
+	assert_int_equal(rf_u64(c, "signal"), 11);
 	assert_string_equal(json_string(json_get(c, "signal_name")), "SIGSEGV");
 	assert_true(json_i64(json_get(c, "code"), &code));
 	assert_int_equal(code, 1);
-	assert_int_equal(u64_at(c, "thread"), 1);
-	assert_int_equal(u64_at(c, "os_tid"), PID + 1);
+	assert_int_equal(rf_u64(c, "thread"), 1);
+	assert_int_equal(rf_u64(c, "os_tid"), PID + 1);
 	assert_string_equal(json_string(json_get(c, "address")), "0xdead0");
-	assert_int_equal(u64_at(c, "time_ns"), RF_BOOT_NS + 260);
+	assert_int_equal(rf_u64(c, "time_ns"), RF_BOOT_NS + 260);
 	expect_thread_end(json_root(doc), 0, "exited", 0);
 	expect_thread_end(json_root(doc), 1, "crashed", 3);
 	json_free(doc);
@@ -316,7 +296,7 @@ static void test_convert_end_killed_is_open_when_killed(void **state)
 	(void)state;
 	make_trace(KILL, 0);
 	expect_thread1(220);
-	doc = manifest();
+	doc = rf_manifest(w->t.pid_dir);
 	expect_thread_end(json_root(doc), 0, "killed", 0);
 	expect_thread_end(json_root(doc), 1, "killed", 3);
 	assert_null(json_get(json_root(doc), "waits")); /* no THREAD_END, no waits */

@@ -159,13 +159,7 @@ static void clean_trace(unsigned frames, uint64_t events)
 /* convert_process on the trace: its return; stderr in w->err. */
 static int convert(void)
 {
-	const struct conv_options quiet = { .quiet = true };
-	int ret;
-
-	capture_begin();
-	ret = convert_process(w->t.pid_dir, w->t.pid_dir, &quiet);
-	snprintf(w->err, sizeof(w->err), "%s", capture_end());
-	return ret;
+	return rf_convert(w->t.pid_dir, w->err, sizeof(w->err));
 }
 
 /* The conversion fails with exactly this line. */
