@@ -113,6 +113,39 @@ static void no_detail_lost(const struct tr_case *tc)
 	assert_int_equal(n, 2);
 }
 
+/* Fails unless the manifest lists exactly one window, with these fields. */
+static void expect_manifest_window(const struct tr_case *tc, const char *trigger,
+				   const char *label, uint64_t trigger_pos, uint64_t first,
+				   uint64_t last, uint64_t kept, uint64_t lost, unsigned triggers)
+{
+	const char *close, *line = tr_json_array(tc->mf.text, "windows", &close);
+	const char *end = strchr(line, '\n');
+	char want[512], got[512];
+
+	(void)close;
+	if (strncmp(end + 1, "  ]", 3) != 0)
+		fail_msg("not one window:\n%s", line);
+	snprintf(want, sizeof(want), "0 %s %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+		 " %" PRIu64 " %u", trigger, label, trigger_pos, first, last, kept, lost, triggers);
+	{
+		static const char *const keys[] = { "thread", "trigger", "label",
+						     "trigger_position", "first_position",
+						     "last_position", "details_kept",
+						     "details_lost", "triggers" };
+		size_t at = 0;
+
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			char v[128];
+
+			if (!tr_json_value(line, end, keys[i], v, sizeof(v)))
+				fail_msg("no %s in the window: %.*s", keys[i], (int)(end - line), line);
+			at += (size_t)snprintf(got + at, sizeof(got) - at, "%s%s", i ? " " : "", v);
+		}
+	}
+	if (strcmp(want, got))
+		fail_msg("window: expected \"%s\", got \"%s\"", want, got);
+}
+
 static void build(struct tr_case *tc)
 {
 	const char *const env[] = { "ADA_MODE=fentry", NULL };
@@ -148,6 +181,7 @@ static void a_function_trigger_keeps_exactly_its_window(void **state)
 	assert_int_equal(w.index.event_count, 2 * 1000 + 2);
 	expect_window(&w, 992, 1012, 1002);
 	no_detail_lost(tc);
+	expect_manifest_window(tc, "func", "func:targ*", 1002, 992, 1012, 21, 0, 1);
 	free_thread(&w);
 	tr_pass(tc);
 }
@@ -161,6 +195,7 @@ static void overlapping_windows_coalesce(void **state)
 
 	run(tc, "twice", N, env, 0, &w);
 	expect_window(&w, 992, 1018, 1002);
+	expect_manifest_window(tc, "func", "func:target", 1002, 992, 1018, 27, 0, 2);
 	free_thread(&w);
 	tr_pass(tc);
 }
@@ -177,6 +212,7 @@ static void a_duration_trigger_fires_for_the_slow_call_only(void **state)
 	run(tc, "slow", "100", env, 0, &w);
 	assert_int_equal(w.index.event_count, 4 * 100 + 6);
 	expect_window(&w, 192, 213, 200);
+	expect_manifest_window(tc, "duration", "func:work>2ms", 202, 192, 213, 22, 0, 1);
 	free_thread(&w);
 	tr_pass(tc);
 }
@@ -190,6 +226,7 @@ static void ada_mark_opens_a_window_where_it_is_called(void **state)
 
 	run(tc, "mark", N, env, 0, &w);
 	expect_window(&w, 992, 1012, 1002);
+	expect_manifest_window(tc, "mark", "halfway", 1002, 992, 1012, 21, 0, 1);
 	free_thread(&w);
 	tr_pass(tc);
 }
@@ -205,6 +242,7 @@ static void a_signal_trigger_keeps_the_default_action(void **state)
 	run(tc, "usr1", N, env, 128 + 10, &w);
 	assert_int_equal(w.index.event_count, 1002);
 	expect_window(&w, 992, 1001, 1002);
+	expect_manifest_window(tc, "signal", "SIGUSR1", 1002, 992, 1001, 10, 0, 1);
 	free_thread(&w);
 	tr_pass(tc);
 }
@@ -220,6 +258,7 @@ static void a_crash_keeps_the_window_before_it(void **state)
 	run(tc, "segv", N, env, 128 + 11, &w);
 	assert_int_equal(w.index.event_count, 1002);
 	expect_window(&w, 992, 1001, 1002);
+	expect_manifest_window(tc, "crash", "SIGSEGV", 1002, 992, 1001, 10, 0, 1);
 	free_thread(&w);
 	tr_pass(tc);
 }
