@@ -68,8 +68,10 @@ static void open_on(struct ada_thread *td, const struct mark *m)
 		return;
 	if (!ada_windows_of(td))
 		return;
-	if (!m->td) /* its first event after the trigger, if it has one yet */
-		for (uint64_t lo = tail > head - (td->mask + 1) ? tail : 0; lo < head;) {
+	/* Its first event after the trigger, if it has one yet: a binary
+	 * search of the slots not yet written (times never decrease). */
+	if (!m->td)
+		for (uint64_t lo = tail; lo < head;) {
 			uint64_t mid = lo + (head - lo) / 2;
 
 			if (td->ring[mid & td->mask].tsc > m->tsc) {

@@ -41,13 +41,13 @@ struct windows_seen {
 	struct atfr_detail detail;
 };
 
-static void read_thread(struct tr_case *tc, struct windows_seen *w)
+static void read_thread_n(struct tr_case *tc, unsigned thread, struct windows_seen *w)
 {
 	char pattern[4300], path[4400], err[512];
 	glob_t g;
 
 	memset(w, 0, sizeof(*w));
-	snprintf(pattern, sizeof(pattern), "%s/session_*/pid_*/thread_0", tc->trace);
+	snprintf(pattern, sizeof(pattern), "%s/session_*/pid_*/thread_%u", tc->trace, thread);
 	if (glob(pattern, 0, NULL, &g) != 0 || g.gl_pathc != 1)
 		fail_msg("not one %s", pattern);
 	snprintf(path, sizeof(path), "%s/index.atf", g.gl_pathv[0]);
@@ -67,6 +67,11 @@ static void read_thread(struct tr_case *tc, struct windows_seen *w)
 		assert_int_equal(w->ndetail, w->detail.event_count);
 	}
 	globfree(&g);
+}
+
+static void read_thread(struct tr_case *tc, struct windows_seen *w)
+{
+	read_thread_n(tc, 0, w);
 }
 
 static void free_thread(struct windows_seen *w)
@@ -263,6 +268,31 @@ static void a_crash_keeps_the_window_before_it(void **state)
 	tr_pass(tc);
 }
 
+/* ada_snapshot() while both threads wait between their 1000 calls: each
+ * thread's window is around its first event after it (position 2000). */
+static void ada_snapshot_opens_a_window_on_every_thread(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const env[] = { ROLL_ENV, NULL };
+	struct windows_seen w;
+
+	run(tc, "snapshot", N, env, 0, &w);
+	assert_int_equal(tc->mf.nthreads, 2);
+	for (unsigned t = 0; t < 2; t++) {
+		if (t)
+			read_thread_n(tc, t, &w);
+		assert_int_equal(w.index.event_count, 4000);
+		expect_window(&w, 1990, 2010, 2000);
+		free_thread(&w);
+	}
+	assert_int_equal(tr_count_lines(tc->mf.text, (const char *const[]){
+						 "\"trigger\": \"snapshot\"", "\"label\": \"ada_snapshot\"",
+						 "\"trigger_position\": 2000", "\"first_position\": 1990",
+						 "\"last_position\": 2010", "\"details_kept\": 21", NULL }),
+			 2);
+	tr_pass(tc);
+}
+
 /* ada_disable() from the start, ada_enable() before leaf(250), ada_disable()
  * before leaf(500): the trace holds exactly leaf(250..499), and nothing is
  * counted as lost. */
@@ -372,6 +402,7 @@ int main(void)
 		T(a_signal_trigger_keeps_the_default_action),
 		T(a_crash_keeps_the_window_before_it),
 		T(no_trigger_no_details),
+		T(ada_snapshot_opens_a_window_on_every_thread),
 		T(enable_and_disable_record_only_the_region),
 		T(an_ignored_thread_records_nothing),
 		T(bad_trigger_specs_are_named_and_the_rest_kept),

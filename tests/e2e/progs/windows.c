@@ -12,9 +12,12 @@
  *                ada_disable() before leaf(N/2): only leaf(N/4..N/2-1) recorded
  *   ignore N     a second thread calls ada_thread_ignore() then leaf() N
  *                times, the main thread leaf() N times
+ *   snapshot N   two threads call leaf() N times each, then main calls
+ *                ada_snapshot() while both wait, then leaf() N times each
  * Prints the sum of the results, which the plain build prints too. */
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +57,29 @@ __attribute__((no_instrument_function)) static void *ignored(void *arg)
 	return (void *)sum;
 }
 
+static pthread_barrier_t before, after;
+
+/* snapshot: N calls, then wait while main takes the snapshot, N more. */
+__attribute__((no_instrument_function)) static long around_snapshot(long n, bool is_main)
+{
+	long sum = 0;
+
+	for (long i = 0; i < n; i++)
+		sum += leaf(i);
+	pthread_barrier_wait(&before);
+	if (is_main)
+		ada_snapshot();
+	pthread_barrier_wait(&after);
+	for (long i = 0; i < n; i++)
+		sum += leaf(i);
+	return sum;
+}
+
+__attribute__((no_instrument_function)) static void *snapshot_worker(void *arg)
+{
+	return (void *)around_snapshot(*(long *)arg, false);
+}
+
 __attribute__((no_instrument_function)) int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "func";
@@ -67,6 +93,20 @@ __attribute__((no_instrument_function)) int main(int argc, char **argv)
 		for (long i = 0; i < n; i++)
 			sum += leaf(i);
 		printf("%ld\n", sum);
+		return 0;
+	}
+	if (!strcmp(what, "snapshot")) {
+		pthread_t t;
+		void *theirs;
+
+		pthread_barrier_init(&before, NULL, 2);
+		pthread_barrier_init(&after, NULL, 2);
+		if (pthread_create(&t, NULL, snapshot_worker, &n) != 0)
+			return 1;
+		sum = around_snapshot(n, true);
+		if (pthread_join(t, &theirs) != 0)
+			return 1;
+		printf("%ld\n", sum + (long)theirs);
 		return 0;
 	}
 	if (!strcmp(what, "region"))
