@@ -165,6 +165,22 @@ void ada_trigger_resolve(void)
 	ranges.resolved = true;
 }
 
+/* Set by a thread returning from dlopen (modmap.c), before it can call into
+ * what it loaded: a writer that sees that call's events in a ring sees this
+ * too (the ring's head is a release store after it). */
+static uint32_t stale;
+
+void ada_trigger_stale(void)
+{
+	__atomic_store_n(&stale, 1, __ATOMIC_RELEASE);
+}
+
+void ada_trigger_refresh(void)
+{
+	if (__atomic_load_n(&stale, __ATOMIC_ACQUIRE) && __atomic_exchange_n(&stale, 0, __ATOMIC_ACQ_REL))
+		ada_trigger_resolve();
+}
+
 bool ada_trigger_funcs_any(void)
 {
 	return ranges.n > 0;

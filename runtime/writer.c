@@ -344,6 +344,7 @@ static size_t drain_thread(struct ada_thread *td, bool *cut)
 		 * posted before head was read is taken now: the thread's head
 		 * stood still while it posted, so its pre-roll is unwritten. */
 		ada_marks_take();
+		ada_trigger_refresh();
 		ada_window_scan(td, td->windows, head);
 		ada_window_resolve(td, td->windows, tail, head);
 		if (!td->cutting && !__atomic_load_n(&td->exited, __ATOMIC_ACQUIRE))

@@ -268,6 +268,34 @@ static void a_crash_keeps_the_window_before_it(void **state)
 	tr_pass(tc);
 }
 
+/* plugin_target() is in a library dlopen'ed after 1000 leaf calls: the
+ * writer resolves func:plugin_* again before it looks at the call (its
+ * CALL at position 2000). */
+static void a_function_trigger_reaches_a_dlopened_library(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const env[] = { "ADA_TRIGGER=func:plugin_*", ROLL_ENV, NULL };
+	const char *const lib_env[] = { "ADA_MODE=fentry", NULL };
+	const char *const lib_flags[] = { "-O2", "-shared", "-fPIC", NULL };
+	struct windows_seen w;
+
+	const char *const plain_args[] = { "plugin", N, "./libwplugin.plain.so", NULL };
+	const char *const traced_args[] = { "plugin", N, "./libwplugin.so", NULL };
+
+	tr_build(tc, NULL, "gcc", "windows_plugin", "libwplugin.plain.so", lib_flags);
+	tr_build(tc, lib_env, TR_ADACC, "windows_plugin", "libwplugin.so", lib_flags);
+	build(tc);
+	tr_run_pair_args(tc, "windows", plain_args, traced_args, env, 0);
+	tr_symbolize(tc, NULL);
+	tr_load_manifest(tc, NULL);
+	read_thread(tc, &w);
+	assert_int_equal(w.index.event_count, 4002);
+	expect_window(&w, 1990, 2010, 2000);
+	expect_manifest_window(tc, "func", "func:plugin_*", 2000, 1990, 2010, 21, 0, 1);
+	free_thread(&w);
+	tr_pass(tc);
+}
+
 /* ada_snapshot() while both threads wait between their 1000 calls: each
  * thread's window is around its first event after it (position 2000). */
 static void ada_snapshot_opens_a_window_on_every_thread(void **state)
@@ -402,6 +430,7 @@ int main(void)
 		T(a_signal_trigger_keeps_the_default_action),
 		T(a_crash_keeps_the_window_before_it),
 		T(no_trigger_no_details),
+		T(a_function_trigger_reaches_a_dlopened_library),
 		T(ada_snapshot_opens_a_window_on_every_thread),
 		T(enable_and_disable_record_only_the_region),
 		T(an_ignored_thread_records_nothing),

@@ -12,9 +12,12 @@
  *                ada_disable() before leaf(N/2): only leaf(N/4..N/2-1) recorded
  *   ignore N     a second thread calls ada_thread_ignore() then leaf() N
  *                times, the main thread leaf() N times
+ *   plugin N LIB leaf() N times, dlopen(LIB) and its plugin_target(),
+ *                leaf() N times
  *   snapshot N   two threads call leaf() N times each, then main calls
  *                ada_snapshot() while both wait, then leaf() N times each
  * Prints the sum of the results, which the plain build prints too. */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -90,6 +93,22 @@ __attribute__((no_instrument_function)) int main(int argc, char **argv)
 
 		if (pthread_create(&t, NULL, ignored, &n) != 0 || pthread_join(t, NULL) != 0)
 			return 1;
+		for (long i = 0; i < n; i++)
+			sum += leaf(i);
+		printf("%ld\n", sum);
+		return 0;
+	}
+	if (!strcmp(what, "plugin")) {
+		void *lib;
+		long (*target_fn)(long);
+
+		for (long i = 0; i < n; i++)
+			sum += leaf(i);
+		lib = argc > 3 ? dlopen(argv[3], RTLD_NOW) : NULL;
+		target_fn = lib ? (long (*)(long))dlsym(lib, "plugin_target") : NULL;
+		if (!target_fn)
+			return 3;
+		sum += target_fn(n);
 		for (long i = 0; i < n; i++)
 			sum += leaf(i);
 		printf("%ld\n", sum);
