@@ -53,6 +53,19 @@ void ada_mark_post(unsigned trigger, struct ada_thread *td, const char *label, u
 		if (!(m->label[i] = label && i + 1 < sizeof(m->label) ? label[i] : '\0'))
 			break;
 	__atomic_store_n(&m->ready, ticket + 1, __ATOMIC_RELEASE);
+	/* The window's records must outlive the writer's delay in taking it:
+	 * the thread holds back from overwriting them from now (ring.c), not
+	 * from when the writer opens the window. The marking thread looks at
+	 * once (its next record); the others within a quarter of their ring. */
+	if (td) {
+		__atomic_store_n(&td->dwindow, 1, __ATOMIC_RELEASE);
+		if (td == ada_self.td)
+			td->dlimit = 0;
+	} else {
+		for (struct ada_thread *t = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); t;
+		     t = t->next)
+			__atomic_store_n(&t->dwindow, 1, __ATOMIC_RELEASE);
+	}
 	ada_writer_kick();
 }
 
