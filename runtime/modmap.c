@@ -360,8 +360,6 @@ void ada_modmap_scan(bool all)
 	 * events come later (but for its constructors'). */
 	live_sweep(!partial && !sc.stopped, ada_arch_ticks());
 	pthread_mutex_unlock(&scan_lock);
-	if (all) /* a dlopen returning: its functions may be triggers */
-		ada_trigger_stale();
 }
 
 void ada_modmap_reset(void)

@@ -51,10 +51,8 @@ ADA_HIDDEN const char *ada_trigger_signal_name(int signo);
 /* The writer's address ranges of the function triggers (trigger_funcs.c). */
 /* Resolves the globs in every module loaded now (again after a dlopen). */
 ADA_HIDDEN void ada_trigger_resolve(void);
-/* A dlopen returned (modmap.c): the ranges are to be resolved again before
- * the writer looks at events read after this. */
-ADA_HIDDEN void ada_trigger_stale(void);
-/* The writer, after it read a thread's head: resolves again if stale. */
+/* The writer, after it read a thread's head: resolves again if a module
+ * was loaded or unloaded since the last time. */
 ADA_HIDDEN void ada_trigger_refresh(void);
 /* The function trigger whose function contains addr, or NULL. */
 ADA_HIDDEN const struct ada_trigger_func *ada_trigger_func_at(uint64_t addr);

@@ -165,19 +165,13 @@ void ada_trigger_resolve(void)
 	ranges.resolved = true;
 }
 
-/* Set by a thread returning from dlopen (modmap.c), before it can call into
- * what it loaded: a writer that sees that call's events in a ring sees this
- * too (the ring's head is a release store after it). */
-static uint32_t stale;
-
-void ada_trigger_stale(void)
-{
-	__atomic_store_n(&stale, 1, __ATOMIC_RELEASE);
-}
-
+/* After the writer read a thread's head: a library whose functions that
+ * thread called before the head was stored was loaded before then, so the
+ * loader's counts, read now, show it. One dl_iterate_phdr call (its first
+ * module only) when function triggers are configured, none otherwise. */
 void ada_trigger_refresh(void)
 {
-	if (__atomic_load_n(&stale, __ATOMIC_ACQUIRE) && __atomic_exchange_n(&stale, 0, __ATOMIC_ACQ_REL))
+	if (ada_rt.cfg.trigger.nfuncs)
 		ada_trigger_resolve();
 }
 
