@@ -75,25 +75,13 @@ void ada_mark_post(unsigned trigger, struct ada_thread *td, const char *label, u
 static void open_on(struct ada_thread *td, const struct mark *m)
 {
 	uint64_t tail = td->rh->tail, head = __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE);
-	uint64_t pos = m->td ? m->pos : head;
 
-	if (!ada_window_mode(td))
+	if (!ada_window_mode(td) || !ada_windows_of(td))
 		return;
-	if (!ada_windows_of(td))
-		return;
-	/* Its first event after the trigger, if it has one yet: a binary
-	 * search of the slots not yet written (times never decrease). */
-	if (!m->td)
-		for (uint64_t lo = tail; lo < head;) {
-			uint64_t mid = lo + (head - lo) / 2;
+	/* A trigger of every thread: its first event after the trigger, or
+	 * where its next will be. */
+	uint64_t pos = m->td ? m->pos : ada_window_first_after(td, tail, head, m->tsc);
 
-			if (td->ring[mid & td->mask].tsc > m->tsc) {
-				pos = mid;
-				head = mid;
-			} else {
-				lo = mid + 1;
-			}
-		}
 	ada_window_open(td, td->windows, tail, m->trigger, pos, m->tsc, m->label);
 	__atomic_store_n(&td->dwindow, 1, __ATOMIC_RELEASE);
 }

@@ -46,8 +46,7 @@ static uint64_t slot_tsc(const struct ada_thread *td, uint64_t pos)
 	return td->ring[pos & td->mask].tsc;
 }
 
-/* The first position in [lo, hi) whose event is after tsc (hi if none). */
-static uint64_t first_after(const struct ada_thread *td, uint64_t lo, uint64_t hi, uint64_t tsc)
+uint64_t ada_window_first_after(const struct ada_thread *td, uint64_t lo, uint64_t hi, uint64_t tsc)
 {
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
@@ -74,13 +73,13 @@ uint64_t ada_window_hold(const struct ada_thread *td, const struct ada_windows *
 		now = ada_arch_ticks();
 		back = ns_to_ticks(HOLD_MAX_NS);
 		if (hold < head && now > back && slot_tsc(td, hold) < now - back)
-			hold = first_after(td, hold, head, now - back);
+			hold = ada_window_first_after(td, hold, head, now - back);
 	} else {
 		/* Keep what is younger than the pre-roll: an event before that
 		 * is too old for any window a trigger could still open. */
 		now = ada_arch_ticks();
 		back = ns_to_ticks(pre->n);
-		hold = now > back ? first_after(td, tail, head, now - back) : tail;
+		hold = now > back ? ada_window_first_after(td, tail, head, now - back) : tail;
 	}
 	/* A call of a func:GLOB>DURATION function still open keeps its start
 	 * (and pre-roll) too, while that leaves half of both rings free. */
@@ -182,7 +181,7 @@ static uint64_t pre_roll_start(const struct ada_thread *td, uint64_t tail, uint6
 	if (!pre->time)
 		return pos > pre->n ? pos - pre->n : 0;
 	back = ns_to_ticks(pre->n);
-	return first_after(td, tail, pos, tsc > back ? tsc - back - 1 : 0);
+	return ada_window_first_after(td, tail, pos, tsc > back ? tsc - back - 1 : 0);
 }
 
 /* The end of a post-roll after the event at pos: a position, or
@@ -269,7 +268,7 @@ void ada_window_resolve(const struct ada_thread *td, struct ada_windows *w, uint
 
 		if (w->win[i].hi != UINT64_MAX)
 			continue;
-		end = first_after(td, w->win[i].lo > tail ? w->win[i].lo : tail, head,
+		end = ada_window_first_after(td, w->win[i].lo > tail ? w->win[i].lo : tail, head,
 				  w->info[i].post_tsc);
 		if (end < head) {
 			w->win[i].hi = end - 1;

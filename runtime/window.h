@@ -51,6 +51,10 @@ ADA_HIDDEN bool ada_window_mode(const struct ada_thread *td);
  * position not yet written. */
 ADA_HIDDEN void ada_window_open(struct ada_thread *td, struct ada_windows *w, uint64_t tail,
 				unsigned trigger, uint64_t pos, uint64_t tsc, const char *label);
+/* The first of td's unwritten positions in [lo, hi) whose event is after
+ * tsc (hi if none): a binary search (a thread's times never decrease). */
+ADA_HIDDEN uint64_t ada_window_first_after(const struct ada_thread *td, uint64_t lo, uint64_t hi,
+					   uint64_t tsc);
 /* Looks at td's slots [w->scan, head) for function triggers. */
 ADA_HIDDEN void ada_window_scan(struct ada_thread *td, struct ada_windows *w, uint64_t head);
 /* Where the writer may encode up to now: head less the pre-roll. */
