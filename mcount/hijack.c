@@ -351,8 +351,7 @@ uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
 {
 	struct ada_thread *td = ada_self.td;
 	const struct ada_frame *f;
-	uintptr_t real, busy_pos;
-	uint32_t busy;
+	uintptr_t real, busy;
 
 	/* A thread's first hook may be a return: a context another thread
 	 * suspended, resumed here. */
@@ -361,10 +360,7 @@ uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
 	/* Returns are never skipped, even inside a hook (a signal handler's
 	 * traced function returning): the address must be found. */
 	busy = ada_self.busy;
-	busy_pos = ada_self.busy_pos;
-	ada_self.busy = ADA_BUSY_HOOK;
-	ada_self.busy_pos = (uintptr_t)slot;
-	__asm__ volatile("" ::: "memory");
+	ada_busy_set((uintptr_t)slot | ADA_BUSY_HOOK);
 	td = ada_stack_state(td, (uintptr_t)slot);
 	f = return_frame(td, (uintptr_t)slot);
 	if (likely(f)) {
@@ -374,8 +370,6 @@ uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
 	} else {
 		real = return_slow(td, regs, slot);
 	}
-	__asm__ volatile("" ::: "memory");
-	ada_self.busy_pos = busy_pos;
-	ada_self.busy = busy;
+	ada_busy_set(busy);
 	return real;
 }

@@ -292,16 +292,13 @@ static struct ada_thread *guard_take(void)
 
 	if (!td || ada_self.busy)
 		return NULL;
-	ada_self.busy = ADA_BUSY_HOOK;
-	ada_self.busy_pos = pos;
-	__asm__ volatile("" ::: "memory");
+	ada_busy_set(pos | ADA_BUSY_HOOK);
 	return ada_stack_state(td, pos);
 }
 
 static void guard_drop(void)
 {
-	__asm__ volatile("" ::: "memory");
-	ada_self.busy = 0;
+	ada_busy_set(0);
 }
 
 /* Rule 1, and rule 5 for a forced unwind. Returns how many frames were

@@ -135,7 +135,7 @@ ADA_HIDDEN bool ada_in_vfork_child(void);
  * the thread up if it has no state yet; NULL if untraced. */
 struct ada_runtime_work {
 	struct ada_thread *td;
-	uint32_t busy; /* the thread's guard before */
+	uintptr_t busy; /* the thread's guard before */
 	sigset_t mask; /* the thread's signal mask before */
 };
 ADA_HIDDEN struct ada_thread *ada_runtime_begin(struct ada_runtime_work *w);

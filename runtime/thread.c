@@ -176,18 +176,15 @@ struct ada_thread *ada_runtime_begin(struct ada_runtime_work *w)
 	w->td = td;
 	if (td) {
 		w->busy = ada_self.busy;
-		ada_self.busy = ADA_BUSY_RUNTIME;
-		__asm__ volatile("" ::: "memory");
+		ada_busy_set(ADA_BUSY_RUNTIME);
 	}
 	return td;
 }
 
 void ada_runtime_end(struct ada_runtime_work *w)
 {
-	if (w->td) {
-		__asm__ volatile("" ::: "memory");
-		ada_self.busy = w->busy;
-	}
+	if (w->td)
+		ada_busy_set(w->busy);
 	ada_signals_restore(&w->mask);
 }
 
@@ -309,9 +306,11 @@ int ada_in_thread_stack(struct ada_thread *td, uintptr_t sp)
  * of one frame run at different depths. Then the
  * guard is stale, and taken over; otherwise the thread would record
  * nothing for good. */
-int ada_guard_left_slow(struct ada_thread *td, uintptr_t pos)
+int ada_guard_left_slow(struct ada_thread *td, uintptr_t pos, uintptr_t busy)
 {
-	return pos >= ada_self.busy_pos && ada_in_thread_stack(td, ada_self.busy_pos) &&
+	uintptr_t held = busy & ~(uintptr_t)ADA_BUSY_KIND;
+
+	return pos >= held && ada_in_thread_stack(td, held) &&
 	       ada_on_thread_stack(td, pos);
 }
 

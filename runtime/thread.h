@@ -62,8 +62,13 @@ struct ada_frame {
 
 /* ada_self.busy: a hook that fires inside a hook lost its event (a signal handler
  * ran there: counted); inside the runtime's own calls into libraries (through
- * hooked PLT slots) there was no event of the program's to lose. */
-enum { ADA_BUSY_HOOK = 1, ADA_BUSY_RUNTIME = 2 };
+ * hooked PLT slots) there was no event of the program's to lose. A hook's
+ * guard is its frame position with ADA_BUSY_HOOK in the low bits (positions
+ * are 8-byte aligned), taken and dropped with one store: a signal between
+ * two stores (kind, then position) once saw the kind with the previous
+ * hook's position, judged the guard left behind by a longjmp, took it and
+ * dropped it on return, and the interrupted hook went on unguarded. */
+enum { ADA_BUSY_HOOK = 1, ADA_BUSY_RUNTIME = 2, ADA_BUSY_KIND = 7 };
 
 /* ADA_TS_VFORK: a vfork child runs on this thread's memory (thread.c's
  * ada_vfork_enter): nothing is recorded, nothing set up. */
@@ -138,11 +143,20 @@ struct ada_thread {
  * whichever thread runs on its stack. */
 struct ada_self {
 	struct ada_thread *td; /* the state of the stack the thread runs on */
-	uint32_t busy;         /* ADA_BUSY_HOOK inside a hook, ADA_BUSY_RUNTIME
-				* while the runtime calls out */
-	uintptr_t busy_pos;    /* the frame position of the hook holding it */
+	uintptr_t busy;        /* 0; or inside a hook, its frame position |
+				* ADA_BUSY_HOOK; or ADA_BUSY_RUNTIME while the
+				* runtime calls out */
 };
+
 ADA_HIDDEN extern __thread struct ada_self ada_self __attribute__((tls_model("initial-exec")));
+
+/* Takes or restores the guard: one store a signal handler sees whole. */
+static inline __attribute__((always_inline)) void ada_busy_set(uintptr_t busy)
+{
+	__asm__ volatile("" ::: "memory");
+	__atomic_store_n(&ada_self.busy, busy, __ATOMIC_RELAXED);
+	__asm__ volatile("" ::: "memory");
+}
 
 ADA_HIDDEN struct ada_thread *ada_thread_init_slow(void);
 ADA_HIDDEN int ada_ring_refresh_slow(struct ada_thread *td, uint32_t depth);
@@ -164,7 +178,7 @@ ADA_HIDDEN uint32_t ada_exit_resync_slow(struct ada_thread *td, uintptr_t fn, ui
 /* The guard is held by a hook: whether that hook was left without
  * releasing it (a siglongjmp out of a signal handler that interrupted it),
  * seen from a hook at frame position pos. */
-ADA_HIDDEN int ada_guard_left_slow(struct ada_thread *td, uintptr_t pos);
+ADA_HIDDEN int ada_guard_left_slow(struct ada_thread *td, uintptr_t pos, uintptr_t busy);
 /* A hook at frame position pos, outside td's stack: the thread runs on
  * another stack (a coroutine switch, a signal stack). Returns the state to
  * record into, made current; td itself when pos is to nest in it. */
@@ -202,33 +216,32 @@ static inline __attribute__((always_inline)) struct ada_thread *ada_hook_begin(u
 									      unsigned events)
 {
 	struct ada_thread *td = ada_self.td;
+	uintptr_t busy;
 
 	if (unlikely(!td)) {
 		td = ada_thread_init_slow();
 		if (!td)
 			return NULL;
 	}
-	if (unlikely(ada_self.busy)) {
-		if (ada_self.busy != ADA_BUSY_HOOK)
+	busy = __atomic_load_n(&ada_self.busy, __ATOMIC_RELAXED);
+	if (unlikely(busy)) {
+		if (!(busy & ADA_BUSY_HOOK))
 			return NULL;
-		if (!ada_guard_left_slow(td, pos)) {
+		if (!ada_guard_left_slow(td, pos, busy)) {
 			ada_count(&td->rh->dropped[ADA_DROP_REENTRANT], events);
 			return NULL;
 		}
 	}
-	ada_self.busy = ADA_BUSY_HOOK;
-	ada_self.busy_pos = pos;
 	/* The guard must be set before the state it protects is touched, and a
 	 * signal handler runs on this CPU: a compiler barrier is enough. */
-	__asm__ volatile("" ::: "memory");
+	ada_busy_set(pos | ADA_BUSY_HOOK);
 	return ada_stack_state(td, pos);
 }
 
 static inline __attribute__((always_inline)) void ada_hook_end(struct ada_thread *td)
 {
 	(void)td;
-	__asm__ volatile("" ::: "memory");
-	ada_self.busy = 0;
+	ada_busy_set(0);
 }
 
 /* Appends a slot. The caller has made sure there is room. */
