@@ -31,6 +31,7 @@ struct ada_config {
 	bool quiet;               /* ADA_QUIET=1: no stderr report at exit */
 	bool detail;              /* ADA_DETAIL is not off: registers and stack captured */
 	bool detail_window;       /* ADA_DETAIL=window (default): kept in windows only */
+	bool ring_mode;           /* ADA_RECORD=ring: rings roll, written at snapshots */
 	struct ada_trigger_cfg trigger; /* ADA_TRIGGER, ADA_PRE, ADA_POST */
 	uint32_t stack_bytes;     /* ADA_STACK_BYTES: the stack window, 0..512 */
 	uint64_t detail_bytes;    /* ADA_DETAIL_KB * 1024, a power of two */

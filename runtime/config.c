@@ -32,7 +32,7 @@ static const struct int_setting WRITER_DELAY = { "ADA_TEST_WRITER_DELAY_US", 0, 
  * environment of the programs it runs). */
 static const char *const known[] = {
 	"ADA_DISABLE", "ADA_OUTPUT", "ADA_RING_KB", "ADA_MAX_DEPTH", "ADA_SHADOW_DEPTH",
-	"ADA_FLUSH_MS", "ADA_QUIET", "ADA_DETAIL", "ADA_STACK_BYTES", "ADA_DETAIL_KB", "ADA_DYNHOOK",
+	"ADA_FLUSH_MS", "ADA_QUIET", "ADA_DETAIL", "ADA_RECORD", "ADA_STACK_BYTES", "ADA_DETAIL_KB", "ADA_DYNHOOK",
 	"ADA_EXCLUDE", "ADA_ON_FULL", "ADA_RINGS", "ADA_TEST_WRITER_DELAY_US",
 	"ADA_TEST_SHARED_FDS", "ADA_CC", "ADA_CXX",
 	"ADA_MODE", "ADA_VERBOSE", "ADA_LIBDIR", "ADA_TRIGGER", "ADA_PRE", "ADA_POST",
@@ -90,6 +90,8 @@ static const char *const ON_OFF[] = { "on", "off" };
 /* ADA_DETAIL: every record written, records in windows only, none captured. */
 static const char *const DETAIL[] = { "all", "window", "off" };
 enum { DETAIL_ALL, DETAIL_WINDOW, DETAIL_OFF };
+/* ADA_RECORD: every event written as it comes, or rings written at snapshots. */
+static const char *const RECORD[] = { "stream", "ring" };
 /* The default pre- and post-roll: 2000 events each side of a trigger. */
 static const struct ada_roll DEFAULT_ROLL = { 2000, false };
 static const char *const ON_FULL[] = { "wait", "drop" };
@@ -171,7 +173,14 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	detail = get_choice("ADA_DETAIL", getenv_fn("ADA_DETAIL"), DETAIL, 3, DETAIL_WINDOW);
 	c->detail = detail != DETAIL_OFF;
 	c->detail_window = detail == DETAIL_WINDOW;
+	c->ring_mode = get_choice("ADA_RECORD", getenv_fn("ADA_RECORD"), RECORD, 2, 0) == 1;
 	ada_trigger_parse(getenv_fn("ADA_TRIGGER"), &c->trigger);
+	if (c->ring_mode && c->trigger.nfuncs) {
+		/* The writer does not read the rings in ring mode: no call is seen. */
+		ada_warn("ADA_TRIGGER=%s: func: triggers are not taken with ADA_RECORD=ring; "
+			 "the other triggers are", getenv_fn("ADA_TRIGGER"));
+		c->trigger.nfuncs = 0;
+	}
 	c->trigger.pre = ada_roll_parse("ADA_PRE", getenv_fn("ADA_PRE"), DEFAULT_ROLL);
 	c->trigger.post = ada_roll_parse("ADA_POST", getenv_fn("ADA_POST"), DEFAULT_ROLL);
 	c->stack_bytes = (uint32_t)get_int(&STACK_BYTES, getenv_fn("ADA_STACK_BYTES"));
@@ -197,12 +206,12 @@ int ada_config_format(const struct ada_config *c, char *buf, size_t len)
 	int n = snprintf(buf, len,
 			 "output=%s%cring_kb=%" PRIu64 "%cmax_depth=%u%cshadow_depth=%u%cflush_ms=%u%c"
 			 "detail=%s%cstack_bytes=%u%cdetail_kb=%" PRIu64 "%cdynhook=%s%cexclude=%s%c"
-			 "on_full=%s%crings=%s%cpre=%" PRIu64 "%s%cpost=%" PRIu64 "%s%ctrigger=",
+			 "on_full=%s%crings=%s%crecord=%s%cpre=%" PRIu64 "%s%cpost=%" PRIu64 "%s%ctrigger=",
 			 c->output, 0, c->ring_bytes / 1024, 0, c->max_depth, 0, c->shadow_depth, 0,
 			 c->flush_ms, 0,
 			 DETAIL[!c->detail ? DETAIL_OFF : c->detail_window ? DETAIL_WINDOW : DETAIL_ALL],
 			 0, c->stack_bytes, 0, c->detail_bytes / 1024, 0, c->dynhook ? "on" : "off", 0,
-			 c->exclude, 0, ON_FULL[c->on_full_drop], 0, RINGS[c->rings], 0, t->pre.n,
+			 c->exclude, 0, ON_FULL[c->on_full_drop], 0, RINGS[c->rings], 0, RECORD[c->ring_mode], 0, t->pre.n,
 			 roll_unit(&t->pre), 0, t->post.n, roll_unit(&t->post), 0);
 
 	/* The triggers as they were understood: the accepted items, in order. */

@@ -203,6 +203,8 @@ static bool detail_wanted(struct ada_enc_detail *dl, uint64_t pos, struct ada_en
 	*win = NULL;
 	if (dl->skip)
 		return false;
+	if (pos < dl->from)
+		return false;
 	if (!dl->head)
 		return true;
 	while (dl->wcur < dl->nwin && dl->win[dl->wcur].hi < pos)
@@ -312,4 +314,38 @@ size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
 			p += put_detail(dl, dl->pos + i, slots[i].tsc, p);
 	}
 	return (size_t)(p - out);
+}
+
+size_t ada_encode_cut(struct ada_enc_stream *s, struct ada_fdict *d, uint64_t skip,
+		      const uint64_t *calls, size_t k, uint64_t tsc, uint8_t *out)
+{
+	uint8_t *p = out;
+
+	for (; s->depth; s->depth--)
+		p += encode_close(ADA_RAW_EXCEPTION, 0, p);
+	if (skip)
+		p += ada_encode_skip(skip, p);
+	while (k--) {
+		uint32_t fid = ada_fdict_get(d, calls[k]);
+
+		if (!fid || push_open(s, calls[k]) < 0)
+			return (size_t)-1;
+		p += encode_call(fid, next_delta(s, tsc), p);
+	}
+	return (size_t)(p - out);
+}
+
+void ada_cut_scan(struct ada_cut_scan *cs, const struct ada_slot *slots, size_t n,
+		  uint64_t *calls, size_t max)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t word = slots[i].word;
+
+		if (ADA_SLOT_KIND(word) == ADA_RAW_CALL)
+			cs->depth++;
+		else if (cs->depth)
+			cs->depth--;
+		else if (cs->k++ < max)
+			calls[cs->k - 1] = ADA_SLOT_ADDR(word);
+	}
 }

@@ -52,6 +52,7 @@ struct ada_enc_detail {
 	 * record is not reused before the writer's tail passes it. */
 	const uint64_t *head;
 	uint64_t pos;         /* index position of the first slot given */
+	uint64_t from;        /* ring mode: positions below have no record to write */
 	bool skip;            /* consume the records without writing them */
 	uint64_t skipped;     /* records consumed so */
 	/* Window mode: the windows, in position order, that the records to
@@ -91,6 +92,26 @@ size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
 size_t ada_encode_lost(unsigned reason, uint64_t count, uint8_t *out);
 /* SKIP n: ring positions consumed without an event (s->dropped's growth). */
 size_t ada_encode_skip(uint64_t n, uint8_t *out);
+/* A ring-mode cut (snapshot.c, recover.c): the positions between the last
+ * event written and the oldest the ring still holds are gone. The stream's
+ * open frames end there (EXCEPTION closes, at the last time written), skip
+ * positions are passed over, and the frames the kept events return from
+ * without having entered them in the ring are entered at tsc (calls[]:
+ * their addresses, innermost first; the CALLs go outermost first). The
+ * closes and calls take a position each: the caller leaves room for them
+ * (skip = gone - open - k). Returns bytes written, (size_t)-1 if memory
+ * ran out; out must hold ADA_ENC_MAX_EVENT per close and call, and a SKIP. */
+size_t ada_encode_cut(struct ada_enc_stream *s, struct ada_fdict *d, uint64_t skip,
+		      const uint64_t *calls, size_t k, uint64_t tsc, uint8_t *out);
+/* The frames that a run of slots returns from without entering them in
+ * it, as slots come (scan them in order, in as many parts as need be):
+ * their addresses into calls[], innermost first. k goes past max when
+ * there are more than calls[] holds. */
+struct ada_cut_scan {
+	size_t depth, k;
+};
+void ada_cut_scan(struct ada_cut_scan *cs, const struct ada_slot *slots, size_t n,
+		  uint64_t *calls, size_t max);
 
 static inline size_t ada_put_varint(uint8_t *out, uint64_t v)
 {

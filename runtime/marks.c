@@ -75,7 +75,17 @@ void ada_mark_post(unsigned trigger, struct ada_thread *td, const char *label, u
 static void open_on(struct ada_thread *td, const struct mark *m)
 {
 	uint64_t tail = td->rh->tail, head = __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE);
+	uint64_t half = (td->mask + 1) / 2;
 
+	if (ada_rt.cfg.ring_mode) {
+		/* The ring rolls over: search where the thread is not about
+		 * to write. */
+		uint64_t lo = head > half && head - half > tail ? head - half : tail;
+		uint64_t pos = m->td == td ? m->pos : ada_window_first_after(td, lo, head, m->tsc);
+
+		ada_snapshot_open(td, m->trigger, pos, m->tsc, m->label);
+		return;
+	}
 	if (!ada_window_mode(td) || !ada_windows_of(td))
 		return;
 	/* A trigger of every thread: its first event after the trigger, or
@@ -95,7 +105,7 @@ void ada_marks_take(void)
 
 		if (ready != taken + 1)
 			return;
-		if (m->td)
+		if (m->td && !ada_rt.cfg.ring_mode) /* a ring-mode snapshot takes every thread */
 			open_on(m->td, m);
 		else
 			for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next)

@@ -234,7 +234,10 @@ struct ada_meta_stack {
 
 /* A detail window (ADA_DETAIL=window): the thread's events at positions
  * [first_pos, last_pos] were written with their detail records, as far as
- * the detail ring still held them. One record per window after coalescing:
+ * the detail ring still held them. With ADA_RECORD=ring, a snapshot's part
+ * of the thread: its events at [first_pos, last_pos] were written, with
+ * the records the detail ring held (positions before first_pos are gone:
+ * not counted as lost). One record per window after coalescing:
  * overlapping windows of a thread are one, with the trigger that opened it
  * and `triggers` counting those it took in. */
 enum ada_window_trigger {
@@ -244,8 +247,10 @@ enum ada_window_trigger {
 	ADA_TRIG_CRASH = 4,    /* a fatal signal (label: its name) */
 	ADA_TRIG_MARK = 5,     /* ada_mark(label) */
 	ADA_TRIG_SNAPSHOT = 6, /* ada_snapshot() */
+	ADA_TRIG_END = 7,      /* ADA_RECORD=ring: the thread's record ended (its exit, the
+				* process's exit or exec; label: which) */
 };
-#define ADA_TRIG_NAMES { "", "func", "duration", "signal", "crash", "mark", "snapshot" }
+#define ADA_TRIG_NAMES { "", "func", "duration", "signal", "crash", "mark", "snapshot", "end" }
 
 struct ada_meta_window {
 	uint32_t ordinal;      /* thread_<N> */

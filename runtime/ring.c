@@ -192,7 +192,8 @@ int ada_ring_map(struct ada_thread *td)
 	td->ring_bytes = len;
 	td->ring_file = file;
 	td->mask = rh->slots - 1;
-	td->limit = rh->slots / 2;
+	/* Ring mode: the ring rolls over, the hook never looks at the writer. */
+	td->limit = ada_rt.cfg.ring_mode ? UINT64_MAX : rh->slots / 2;
 	if (file) {
 		struct ada_meta_ring mr = { .ordinal = td->ordinal };
 
@@ -338,6 +339,10 @@ int ada_detail_room_slow(struct ada_thread *td, uint64_t pos)
 	/* Acquire: the writer is done with the slots and records below its tail. */
 	uint64_t tail = __atomic_load_n(&td->rh->tail, __ATOMIC_ACQUIRE);
 
+	if (ada_rt.cfg.ring_mode) { /* rolls over: nobody is waited for */
+		td->dlimit = pos + records / 4;
+		return 1;
+	}
 	if (!ada_rt.cfg.detail_window) {
 		td->dlimit = tail + records;
 		return pos < td->dlimit;

@@ -178,6 +178,8 @@ static uint64_t pre_roll_start(const struct ada_thread *td, uint64_t tail, uint6
 	const struct ada_roll *pre = &ada_rt.cfg.trigger.pre;
 	uint64_t back;
 
+	if (ada_rt.cfg.ring_mode)
+		return tail; /* what the ring holds: snapshot.c finds where it starts */
 	if (!pre->time)
 		return pos > pre->n ? pos - pre->n : 0;
 	back = ns_to_ticks(pre->n);
@@ -202,6 +204,12 @@ void ada_window_open(struct ada_thread *td, struct ada_windows *w, uint64_t tail
 	struct ada_window_info info = { .trigger = trigger, .trigger_pos = pos };
 	uint64_t hi = post_roll_end(pos, tsc, &info.post_tsc);
 
+	/* A crash has no post-roll: the thread dies of it (or a handler of
+	 * the program's takes over); its window ends at the signal. */
+	if (trigger == ADA_TRIG_CRASH && pos) {
+		hi = pos - 1;
+		info.post_tsc = 0;
+	}
 	open_range(w, tail, &info, pre_roll_start(td, tail, pos, tsc), hi, label);
 }
 

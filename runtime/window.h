@@ -60,6 +60,10 @@ ADA_HIDDEN void ada_window_scan(struct ada_thread *td, struct ada_windows *w, ui
 /* Where the writer may encode up to now: head less the pre-roll. */
 ADA_HIDDEN uint64_t ada_window_hold(const struct ada_thread *td, const struct ada_windows *w,
 				    uint64_t tail, uint64_t head);
+/* ADA_RECORD=ring (snapshot.c): a snapshot of td at its position pos (time
+ * tsc): a window from the oldest event its ring holds to the post-roll. */
+ADA_HIDDEN void ada_snapshot_open(struct ada_thread *td, unsigned trigger, uint64_t pos,
+				  uint64_t tsc, const char *label);
 /* Whether a window covers any of [lo, hi). */
 ADA_HIDDEN bool ada_window_overlaps(const struct ada_windows *w, uint64_t lo, uint64_t hi);
 /* Windows with a time post-roll get their end once an event after it is in [tail, head). */

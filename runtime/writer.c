@@ -243,11 +243,13 @@ lz4_fail:
  * ring is filling faster than the writer empties it, so the slots' detail
  * records are consumed without being written (counted as detail_full):
  * every event is kept, the registers of some are not. */
-static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws, uint64_t tail,
-			   size_t n, bool behind)
+static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws,
+			   const struct ada_slot *ring, uint64_t tail, size_t n, bool behind,
+			   const struct ada_writer_cut *cut)
 {
-	uint64_t slots = td->mask + 1, first = tail & td->mask;
-	size_t part = n < slots - first ? n : (size_t)(slots - first);
+	uint64_t from = cut ? cut->lo : tail; /* the first slot's position */
+	uint64_t slots = td->mask + 1, first = from & td->mask;
+	size_t part;
 	/* Acquire: the thread sets its detail ring up at its first record,
 	 * while we may be draining; its mask was stored before it. */
 	uint8_t *dring = __atomic_load_n(&td->dring, __ATOMIC_ACQUIRE);
@@ -255,21 +257,29 @@ static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws, 
 	 * acquire of head in drain_thread covers them). In window mode only
 	 * the windows' records are written, and checked against the thread
 	 * writing over them. */
+	if (cut) /* ring mode: the records as copied with the slots */
+		dring = (uint8_t *)cut->dring;
 	struct ada_enc_detail dl = { .ring = dring, .mask = dring ? td->dmask : 0,
-				     .rec_bytes = dring ? td->drec_bytes : 0, .pos = tail,
+				     .rec_bytes = dring ? td->drec_bytes : 0, .pos = from,
 				     .skip = behind };
 	uint8_t *p = ada_w.enc_buf;
 	uint64_t dropped = ws->enc.dropped;
 
-	if (dring && ada_window_mode(td)) {
-		dl.head = &td->rh->head;
+	if (dring && (ada_window_mode(td) || ada_rt.cfg.ring_mode)) {
+		dl.head = cut ? cut->dhead : &td->rh->head;
 		dl.win = td->windows ? td->windows->win : NULL;
 		dl.nwin = td->windows ? td->windows->n : 0;
+		/* Ring mode: the detail ring holds the newest records only. */
+		dl.from = cut ? cut->detail_from : 0;
 	}
 	size_t len;
 	unsigned r;
 
-	p += ada_encode_sync(&ws->enc, n ? td->ring[first].tsc : ws->enc.last_tsc, tail, p);
+	if (cut)
+		n -= (size_t)(cut->lo - tail); /* the slots after the cut */
+	part = n < slots - first ? n : (size_t)(slots - first);
+	p += ada_encode_sync(&ws->enc, cut ? ws->enc.last_tsc : n ? ring[first].tsc : ws->enc.last_tsc,
+			     tail, p);
 	for (r = 0; r < ADA_DROP_NREASONS; r++) {
 		uint64_t seen = __atomic_load_n(&td->rh->dropped[r], __ATOMIC_RELAXED);
 
@@ -277,13 +287,19 @@ static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws, 
 			p += ada_encode_lost(r, seen - ws->lost_seen[r], p);
 		ws->lost_seen[r] = seen;
 	}
-	len = ada_encode_slots(&ws->enc, &ada_w.dict, td->ring + first, part, p, &dl);
+	if (cut && cut->lo > tail) {
+		len = ada_encode_cut(&ws->enc, &ada_w.dict, cut->skip, cut->calls, cut->k, cut->tsc, p);
+		if (len == (size_t)-1)
+			return 0;
+		p += len;
+	}
+	len = ada_encode_slots(&ws->enc, &ada_w.dict, ring + first, part, p, &dl);
 	if (len == (size_t)-1)
 		return 0;
 	p += len;
 	if (part < n) {
-		dl.pos = tail + part;
-		len = ada_encode_slots(&ws->enc, &ada_w.dict, td->ring, n - part, p, &dl);
+		dl.pos = from + part;
+		len = ada_encode_slots(&ws->enc, &ada_w.dict, ring, n - part, p, &dl);
 		if (len == (size_t)-1)
 			return 0;
 		p += len;
@@ -322,6 +338,35 @@ static void sample_latency(const struct ada_thread *td, uint64_t tail, size_t n)
 	}
 }
 
+/* One frame of td's positions [tail, tail + n) from ring (td->ring, or a
+ * copy indexed alike), after a ring-mode cut if any. */
+static void write_positions(struct ada_thread *td, const struct ada_slot *ring, uint64_t tail,
+			    size_t n, bool behind, const struct ada_writer_cut *cut)
+{
+	struct ada_writer_stream *ws = td->ws;
+	size_t len = encode_batch(td, ws, ring, tail, n, behind, cut);
+
+	flush_fids();
+	if (!len || ws->failed || write_frame(td, len) < 0) {
+		ws->write_lost += n; /* told in the thread's end record */
+	} else {
+		ws->events += n;
+		if (!cut)
+			sample_latency(td, tail, n);
+	}
+}
+
+struct ada_writer_stream *ada_writer_stream_of(struct ada_thread *td)
+{
+	return td->ws ? td->ws : stream_open(td);
+}
+
+void ada_writer_frame(struct ada_thread *td, const struct ada_slot *ring, uint64_t tail,
+		      size_t n, const struct ada_writer_cut *cut)
+{
+	write_positions(td, ring, tail, n, false, cut);
+}
+
 /* One frame from td's ring, up to its head or its cut (a final or crash
  * flush drains to where the rings were when it began, not after threads
  * that keep calling). Returns the number of slots consumed; *cut says
@@ -333,6 +378,12 @@ static size_t drain_thread(struct ada_thread *td, bool *cut)
 	 * it are fully written. */
 	uint64_t head = __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE), tail = td->rh->tail;
 
+	if (ada_rt.cfg.ring_mode) {
+		*cut = false;
+		return ada_ring_drain(td, __atomic_load_n(&td->exited, __ATOMIC_ACQUIRE) ? "thread exit"
+					  : td->cutting ? "process end"
+					  : NULL);
+	}
 	if (td->cutting && head > td->cut)
 		head = td->cut;
 	bool details = __atomic_load_n(&td->dring, __ATOMIC_ACQUIRE) != NULL; /* see encode_batch */
@@ -356,7 +407,7 @@ static size_t drain_thread(struct ada_thread *td, bool *cut)
 		 * are left out until the writer has caught up. */
 		behind = details && head - tail > (td->mask + 1) / 4;
 	}
-	size_t max = details && !behind ? DETAIL_DRAIN_MAX : DRAIN_MAX, len;
+	size_t max = details && !behind ? DETAIL_DRAIN_MAX : DRAIN_MAX;
 	size_t n = head - tail < max ? (size_t)(head - tail) : max;
 
 	*cut = head - tail > max;
@@ -369,14 +420,7 @@ static size_t drain_thread(struct ada_thread *td, bool *cut)
 	}
 	if (!n && !has_new_drops(td, ws))
 		return 0;
-	len = encode_batch(td, ws, tail, n, behind);
-	flush_fids();
-	if (!len || ws->failed || write_frame(td, len) < 0) {
-		ws->write_lost += n; /* told in the thread's end record */
-	} else {
-		ws->events += n;
-		sample_latency(td, tail, n);
-	}
+	write_positions(td, td->ring, tail, n, behind, NULL);
 consumed:
 	if (window) {
 		ada_window_close(td, td->windows, tail + n, false);

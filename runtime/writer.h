@@ -44,6 +44,30 @@ struct ada_writer {
 };
 ADA_HIDDEN extern struct ada_writer ada_w;
 
+/* A ring-mode cut before a frame's slots (snapshot.c): the positions from
+ * the frame's start to lo are gone (ada_encode_cut). */
+struct ada_writer_cut {
+	uint64_t lo;            /* the first slot's position */
+	uint64_t skip;          /* positions passed over: lo - start - open frames - k */
+	const uint64_t *calls;  /* the frames entered before lo, innermost first */
+	size_t k;
+	uint64_t tsc;           /* lo's time: the calls' */
+	uint64_t detail_from;   /* the first position whose record the detail ring holds */
+	const uint8_t *dring;   /* the records, copied (indexed as in the detail ring) */
+	const uint64_t *dhead;  /* the thread's head once they were */
+};
+/* td's stream, opened at its first use; NULL if memory ran out. */
+ADA_HIDDEN struct ada_writer_stream *ada_writer_stream_of(struct ada_thread *td);
+/* One frame of td's positions [tail, tail + n) from ring (td->ring or a
+ * copy indexed alike), after cut (NULL: none), to td's thread file. */
+ADA_HIDDEN void ada_writer_frame(struct ada_thread *td, const struct ada_slot *ring, uint64_t tail,
+				 size_t n, const struct ada_writer_cut *cut);
+/* Ring mode: writes what td's snapshots want of its ring (snapshot.c);
+ * returns the positions consumed. end (NULL while the thread's record goes
+ * on): all of it is written, under a window of that label if no
+ * snapshot's covers it. */
+ADA_HIDDEN size_t ada_ring_drain(struct ada_thread *td, const char *end);
+
 /* Drains every ring up to where its head is now (writer.c). */
 ADA_HIDDEN void ada_writer_drain_cut(void);
 /* td's THREAD_END record, its counts added to the process totals. */

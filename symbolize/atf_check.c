@@ -277,7 +277,7 @@ static void check_window(struct checker *c, const struct pid_ctx *p, size_t i)
 		return;
 	}
 	if (!known_trigger(json_string(json_get(e, "trigger"))))
-		violation(c, "windows[%zu]: trigger is not func, duration, signal, crash, mark or snapshot", i);
+		violation(c, "windows[%zu]: trigger is not func, duration, signal, crash, mark, snapshot or end", i);
 	if (!json_string(json_get(e, "label")))
 		violation(c, "windows[%zu]: no \"label\" string", i);
 	if (f.thread > UINT32_MAX || !thread_entry(p, (uint32_t)f.thread))

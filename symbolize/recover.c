@@ -30,6 +30,7 @@
 #include "encode.h"
 
 #define CHUNK 4096 /* slots read at a time */
+#define CUT_CALLS 16384 /* frames a ring-mode cut can enter (as snapshot.c's) */
 
 /* A ring file being recovered, and what the thread file already holds. */
 struct ring {
@@ -42,6 +43,13 @@ struct ring {
 	uint64_t whole_end;      /* its bytes up to there */
 	uint64_t stream_lost[ADA_DROP_NREASONS];
 	uint64_t from, lost, events;
+	/* ADA_RECORD=ring: the thread overwrote positions since the file's
+	 * last frame, by design: the frame starts at the file's end with a
+	 * cut over them (ada_encode_cut) instead of a gap counted as lost. */
+	bool cut;
+	uint64_t file_end, skip;
+	size_t k;
+	uint64_t calls[CUT_CALLS];
 	struct ada_enc_stream enc; /* the stream's state at its end */
 	uint64_t slots_buf[2 * CHUNK];
 };
@@ -52,6 +60,7 @@ struct recovery {
 	struct ada_fdict dict;   /* the process's fids, extended as needed */
 	uint64_t events, lost;
 	unsigned rings;
+	bool ring_mode;          /* the process ran with ADA_RECORD=ring */
 };
 
 static int fail(const char *path, const char *what, int err)
@@ -267,11 +276,14 @@ static int thread_tail(struct recovery *rc, struct ring *r)
  * not written by the encoder, nor counted), and the fids of new functions. */
 static int count_events(struct recovery *rc, struct ring *r)
 {
-	uint64_t depth = r->enc.depth, pos;
+	uint64_t depth = r->cut ? r->k : r->enc.depth, pos;
 	size_t n, i;
 	int err;
 
-	r->events = 0;
+	r->events = r->cut ? r->enc.depth + r->k : 0; /* the cut's closes and calls */
+	for (i = 0; r->cut && i < r->k; i++)
+		if (!ada_fdict_get(&rc->dict, r->calls[i]))
+			return -ENOMEM;
 	for (pos = r->from; pos < r->h.head; pos += n) {
 		const struct ada_slot *slots = (const void *)r->slots_buf;
 
@@ -338,14 +350,27 @@ static size_t encode_lost(const struct ring *r, uint8_t *out)
 static int frame_body(struct recovery *rc, struct ring *r, struct frame_out *fo)
 {
 	uint64_t pos = r->from, dropped = r->enc.dropped;
-	size_t n, len;
+	size_t n, len, m0;
 	int err;
 
 	n = ring_run(r, pos);
 	if (n && (err = ring_read(r, pos, n)))
 		return err;
-	len = ada_encode_sync(&r->enc, n ? ((struct ada_slot *)r->slots_buf)[0].tsc : r->enc.last_tsc,
-			      r->from, fo->enc);
+	if (r->cut) {
+		len = ada_encode_sync(&r->enc, r->enc.last_tsc, r->file_end, fo->enc);
+		m0 = ada_encode_cut(&r->enc, &rc->dict, r->skip, r->calls, r->k,
+				    n ? ((struct ada_slot *)r->slots_buf)[0].tsc : r->enc.last_tsc,
+				    fo->enc + len);
+		if (m0 == (size_t)-1)
+			return -ENOMEM;
+		if ((err = frame_put(fo, fo->enc, len + m0)))
+			return err;
+		len = 0;
+	} else {
+		len = ada_encode_sync(&r->enc,
+				      n ? ((struct ada_slot *)r->slots_buf)[0].tsc : r->enc.last_tsc,
+				      r->from, fo->enc);
+	}
 	while (n) {
 		size_t m = ada_encode_slots(&r->enc, &rc->dict, (const void *)r->slots_buf, n,
 					    fo->enc + len, NULL);
@@ -428,6 +453,51 @@ static void ring_plan(struct ring *r)
 	if (r->from > r->h.head) /* the file holds all of it */
 		r->from = r->h.head;
 	r->lost = r->from - file_end;
+	r->file_end = file_end;
+}
+
+/* The frames [pos, head) returns from without entering them there. */
+static int scan_cut(struct ring *r, uint64_t pos, size_t *k)
+{
+	struct ada_cut_scan cs = { 0, 0 };
+	size_t n;
+	int err;
+
+	for (; pos < r->h.head; pos += n) {
+		n = ring_run(r, pos);
+		if ((err = ring_read(r, pos, n)))
+			return err;
+		ada_cut_scan(&cs, (const void *)r->slots_buf, n, r->calls, CUT_CALLS);
+	}
+	*k = cs.k;
+	return 0;
+}
+
+/* Ring mode: positions before from are gone by design. The stream's open
+ * frames close there and the frames the ring's events return from are
+ * entered, each a position before from (which moves up if need be). */
+static int ring_plan_cut(struct ring *r)
+{
+	size_t open = r->enc.depth;
+	int err;
+
+	if (r->from == r->file_end)
+		return 0;
+	for (unsigned tries = 0; tries < 8; tries++) {
+		if ((err = scan_cut(r, r->from, &r->k)))
+			return err;
+		if (r->k <= CUT_CALLS && r->from - r->file_end >= open + r->k)
+			break;
+		if (r->h.head - r->file_end < open + (r->k <= CUT_CALLS ? r->k : CUT_CALLS))
+			return ring_refused(r, "fewer positions than the frames a cut must close and enter");
+		r->from = r->file_end + open + (r->k <= CUT_CALLS ? r->k : CUT_CALLS);
+	}
+	if (r->k > CUT_CALLS || r->from - r->file_end < open + r->k)
+		return ring_refused(r, "no place for a cut with its frames");
+	r->cut = true;
+	r->skip = r->from - r->file_end - open - r->k;
+	r->lost = 0;
+	return 0;
 }
 
 /* A thread that died before its THREAD record reached the file gets one
@@ -458,6 +528,8 @@ static int fold_ring(struct recovery *rc, struct ring *r)
 	if ((err = ring_check(r)) || (err = thread_tail(rc, r)))
 		return err;
 	ring_plan(r);
+	if (rc->ring_mode && (err = ring_plan_cut(r)))
+		return err;
 	if ((err = count_events(rc, r)))
 		return err;
 	if (frame_needed(r)) {
@@ -517,6 +589,7 @@ int recover_process(struct raw_process *p, bool quiet, bool *changed)
 	}
 	if ((err = meta_open(&rc)) || (err = dict_load(&rc)))
 		goto out;
+	rc.ring_mode = p->config && strstr(p->config, " record=ring ");
 	/* A ring that cannot be recovered is named and left; the others are
 	 * still folded in. */
 	for (i = 0; i < p->nrings; i++) {

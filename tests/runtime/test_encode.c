@@ -292,6 +292,58 @@ static void test_encode_deep_nesting_grows_the_open_stack(void **state)
 	assert_int_equal(fx->s.mismatches, 0);
 }
 
+/* ---- ring-mode cuts ------------------------------------------------------------------ */
+
+/* Two frames open in the stream end at the cut (EXCEPTION closes, delta
+ * 0), 5 positions are skipped, and the two frames the kept events return
+ * from are entered outermost first (calls[] is innermost first), the
+ * first at the kept events' time. */
+static void test_encode_cut_closes_skips_and_enters(void **state)
+{
+	const struct ada_slot open[] = { CALL(10, 0x401000), CALL(20, 0x402000) };
+	const uint64_t calls[] = { 0x404000, 0x403000 };
+
+	(void)state;
+	ENCODE_EXPECT(open, 1 << 2 | ADA_RAW_CALL, 10, 2 << 2 | ADA_RAW_CALL, 10);
+	const uint8_t want[] = { ADA_RAW_EXCEPTION, ADA_RAW_EXCEPTION, 0x13, 5,
+				 3 << 2 | ADA_RAW_CALL, 80, 4 << 2 | ADA_RAW_CALL, 0 };
+	size_t len = ada_encode_cut(&fx->s, &fx->d, 5, calls, 2, 100, fx->out);
+
+	assert_int_equal(len, sizeof(want));
+	assert_memory_equal(fx->out, want, sizeof(want));
+	/* The entered frames are open: the kept events' RETURNs close them. */
+	assert_int_equal(fx->s.depth, 2);
+	assert_int_equal(fx->s.open[0], 0x403000);
+	assert_int_equal(fx->s.open[1], 0x404000);
+	assert_int_equal(fx->s.last_tsc, 100);
+}
+
+/* The frames a run of slots returns from without entering them in it,
+ * innermost first, scanned in parts as a ring's two halves are. */
+static void test_cut_scan_finds_the_frames_returned_from(void **state)
+{
+	const struct ada_slot a[] = { RET(1, 0x401000), CALL(2, 0x402000), RET(3, 0x402000) };
+	const struct ada_slot b[] = { CALL(4, 0x403000), RET(5, 0x403000), RET(6, 0x404000),
+				      CALL(7, 0x405000) };
+	struct ada_cut_scan cs = { 0, 0 };
+	uint64_t calls[4];
+
+	(void)state;
+	ada_cut_scan(&cs, a, 3, calls, 4);
+	ada_cut_scan(&cs, b, 4, calls, 4);
+	assert_int_equal(cs.k, 2);
+	assert_int_equal(calls[0], 0x401000);
+	assert_int_equal(calls[1], 0x404000);
+	assert_int_equal(cs.depth, 1); /* 0x405000, still open at the end */
+	/* More than calls[] holds: counted past max, nothing written past it. */
+	cs = (struct ada_cut_scan){ 0, 0 };
+	calls[1] = 0;
+	ada_cut_scan(&cs, a, 3, calls, 1);
+	ada_cut_scan(&cs, b, 4, calls, 1);
+	assert_int_equal(cs.k, 2);
+	assert_int_equal(calls[1], 0);
+}
+
 /* ---- function dictionary ----------------------------------------------------------- */
 
 static void test_encode_fdict_numbers_addresses_in_first_seen_order(void **state)
@@ -512,6 +564,8 @@ int main(void)
 		T(test_encode_return_with_nothing_open_is_dropped_and_counted),
 		T(test_encode_open_frames_carry_over_between_batches),
 		T(test_encode_deep_nesting_grows_the_open_stack),
+		T(test_encode_cut_closes_skips_and_enters),
+		T(test_cut_scan_finds_the_frames_returned_from),
 		T(test_encode_fdict_numbers_addresses_in_first_seen_order),
 		T(test_encode_fdict_queues_new_addresses_in_fid_order),
 		T(test_encode_fdict_grows_past_its_initial_capacity),

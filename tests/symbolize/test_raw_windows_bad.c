@@ -76,9 +76,9 @@ static void test_windows_unknown_trigger_is_refused(void **state)
 	struct ada_meta_window win = win_func;
 
 	(void)state;
-	win.trigger = 7;
+	win.trigger = 8;
 	expect_window_refused(&win, "x", 1, META,
-			      "corrupt record (type 17, 73 bytes) at offset %zu: window of thread 0: trigger 7, expected 1..6 (func..snapshot)");
+			      "corrupt record (type 17, 73 bytes) at offset %zu: window of thread 0: trigger 8, expected 1..7 (func..end)");
 }
 
 static void test_windows_trigger_zero_is_refused(void **state)
@@ -88,7 +88,7 @@ static void test_windows_trigger_zero_is_refused(void **state)
 	(void)state;
 	win.trigger = 0;
 	expect_window_refused(&win, "x", 1, META,
-			      "corrupt record (type 17, 73 bytes) at offset %zu: window of thread 0: trigger 0, expected 1..6 (func..snapshot)");
+			      "corrupt record (type 17, 73 bytes) at offset %zu: window of thread 0: trigger 0, expected 1..7 (func..end)");
 }
 
 static void test_windows_more_kept_than_events_are_refused(void **state)
@@ -253,7 +253,7 @@ static void test_windows_check_unknown_trigger(void **state)
 {
 	(void)state;
 	expect_check_violation("\"trigger\": \"crash\"", "\"trigger\": \"boom\"", "manifest.json",
-			       "windows[2]: trigger is not func, duration, signal, crash, mark or snapshot");
+			       "windows[2]: trigger is not func, duration, signal, crash, mark, snapshot or end");
 }
 
 static void test_windows_check_first_after_last(void **state)
