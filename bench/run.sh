@@ -56,7 +56,8 @@
 #                "lua-loaded" and "sql-loaded" for the real programs'. micro's
 #                run in the order given, the others in this order:
 #      micro     plain ada ada-fentry ada-fentry-detail ada-fentry-window
-#                ada-fentry-window-mark ada-record-ring uftrace-fentry
+#                ada-fentry-window-mark ada-record-ring ada-record-ring-cyg
+#                uftrace-fentry
 #                uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr
 #                xray-basic plain-small
 #                (ada-fentry-window is issue 13's default mode, ADA_DETAIL=
@@ -64,8 +65,8 @@
 #                runs with it; -mark adds an ada_mark every BENCH_MARK_EVERY
 #                events, each opening a window)
 #                (ada-record-ring is issue 13's ring mode, ADA_RECORD=ring,
-#                index lane only: it runs once the runtime accepts the
-#                variable, and is reported as not built yet until then)
+#                index lane only, fentry; -cyg the same in cyg mode, which
+#                hijacks no return)
 #      nested    nested-plain nested-ada-fentry nested-ada-fentry-window
 #                nested-uftrace-fentry nested-xray-fdr: micro's nested shape,
 #                run as ada-fentry, ada-fentry-window, uftrace-fentry and

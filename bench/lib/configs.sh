@@ -17,11 +17,11 @@ wants() { for c in $CONFIGS; do case $c in $1) return 0 ;; esac; done; return 1;
 # list: MICRO UFTRACE_CONFIGS XRAY_CONFIGS NESTED RINGS LIB LIB_UFTRACE START
 # LUA SQL LOADED KILL WIN.
 select_configs() {
-	# ada-record-ring: issue 13's ring mode (ADA_RECORD=ring), left out by
-	# probe_ring_mode until the runtime accepts it.
+	# ada-record-ring(-cyg): ring mode (ADA_RECORD=ring) in fentry and
+	# cyg mode, left out by probe_ring_mode if the runtime refuses it.
 	# ada-fentry-window: issue 13's default mode (ADA_DETAIL=window), no
 	# trigger; -mark: an ada_mark every MARK_EVERY events.
-	MICRO_ALL="plain ada ada-fentry ada-fentry-detail ada-fentry-window ada-fentry-window-mark ada-record-ring uftrace-fentry uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr xray-basic plain-small"
+	MICRO_ALL="plain ada ada-fentry ada-fentry-detail ada-fentry-window ada-fentry-window-mark ada-record-ring ada-record-ring-cyg uftrace-fentry uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr xray-basic plain-small"
 	# Issue 13: micro's nested call shape (micro ITERATIONS nested).
 	NESTED_ALL="nested-plain nested-ada-fentry nested-ada-fentry-window nested-uftrace-fentry nested-xray-fdr"
 	LIB_ALL="lib-plain lib-ada lib-ada-detail lib-uftrace-mcount lib-uftrace-cyg"
@@ -96,7 +96,7 @@ select_configs() {
 		ring-*) MICRO=$(add "$MICRO" plain); RINGS=$(add "$RINGS" $c) ;;
 		kill-*) KILL=$(add "$KILL" $c) ;;
 		plain | ada) MICRO=$(add "$MICRO" plain); MICRO=$(add "$MICRO" ada) ;;
-		ada-fentry | ada-fentry-detail | ada-record-ring) MICRO=$(add "$(add "$(add "$MICRO" plain)" ada)" $c) ;;
+		ada-fentry | ada-fentry-detail | ada-record-ring*) MICRO=$(add "$(add "$(add "$MICRO" plain)" ada)" $c) ;;
 		ada-fentry-window*) MICRO=$(add "$(add "$(add "$(add "$MICRO" plain)" ada)" ada-fentry)" $c) ;;
 		uftrace-*)
 			MICRO=$(add "$(add "$MICRO" plain)" ada)
@@ -150,7 +150,7 @@ select_configs() {
 # "not built yet" and what ada said; when not built, ada-record-ring leaves
 # CONFIGS and MICRO (its row is reported as not built, with no figure).
 probe_ring_mode() {
-	case " $CONFIGS " in *" ada-record-ring "*) ;; *) RING_MODE= ; return ;; esac
+	case " $CONFIGS " in *" ada-record-ring"*) ;; *) RING_MODE= ; return ;; esac
 	_d=$OUT/trace/ring-probe
 	rm -rf "$_d"
 	if env ADA_OUTPUT="$_d" ADA_RECORD=ring ADA_DETAIL=off ./micro_ada_fentry 1000 >logs/ring-probe.out 2>logs/ring-probe.err &&
@@ -158,8 +158,8 @@ probe_ring_mode() {
 		RING_MODE=built
 	else
 		RING_MODE="not built yet: $(grep -m 1 . logs/ring-probe.err || echo "micro_ada_fentry failed with ADA_RECORD=ring")"
-		CONFIGS=$(echo $(for c in $CONFIGS; do [ "$c" = ada-record-ring ] || echo "$c"; done))
-		MICRO=$(echo $(for c in $MICRO; do [ "$c" = ada-record-ring ] || echo "$c"; done))
+		CONFIGS=$(echo $(for c in $CONFIGS; do case $c in ada-record-ring*) ;; *) echo "$c" ;; esac; done))
+		MICRO=$(echo $(for c in $MICRO; do case $c in ada-record-ring*) ;; *) echo "$c" ;; esac; done))
 	fi
 	rm -rf "$_d"
 }

@@ -110,6 +110,7 @@ measure() { # config run
 	ada-fentry-window) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=window ./micro_ada_fentry "$iters" ;;
 	ada-fentry-window-mark) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=window ./micro_ada_fentry "$iters" flat "$MARK_EVERY" ;;
 	ada-record-ring) set -- env ADA_OUTPUT="$dir" ADA_RECORD=ring ADA_DETAIL=off ./micro_ada_fentry "$iters" ;;
+	ada-record-ring-cyg) set -- env ADA_OUTPUT="$dir" ADA_RECORD=ring ADA_DETAIL=off ./micro_ada "$iters" ;;
 	nested-plain) set -- ./micro_plain "$iters" nested ;;
 	nested-ada-fentry) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ./micro_ada_fentry "$iters" nested ;;
 	nested-ada-fentry-window) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=window ./micro_ada_fentry "$iters" nested ;;

@@ -80,6 +80,8 @@ function commands(    i) {
 			printf "uftrace-fentry-args  uftrace record -d <fresh dir> --no-libcall -A '.@arg1,arg2,arg3,arg4,arg5,arg6' -R '.@retval' ./micro_fentry %s\n", iters
 		if ("ada-record-ring" in seen || meta["ring_mode"] != "")
 			print "ada-record-ring ADA_OUTPUT=<fresh dir> ADA_RECORD=ring ADA_DETAIL=off ./micro_ada_fentry " iters (("ada-record-ring" in seen) ? "" : "   (not run: not built yet)")
+		if ("ada-record-ring-cyg" in seen)
+			print "ada-record-ring-cyg ADA_OUTPUT=<fresh dir> ADA_RECORD=ring ADA_DETAIL=off ./micro_ada " iters
 	}
 	if (nlib) {
 		n = meta["lib_calls"]
