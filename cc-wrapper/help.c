@@ -42,6 +42,8 @@ void ada_cc_print_help(FILE *f, const char *prog)
 	      "  ADA_QUIET         1: no report of dropped events on stderr at exit\n"
 	      "  ADA_DETAIL        window (default) | all | off: registers and stack (fentry,\n"
 	      "                    mcount), written in windows around triggers, all, or none\n"
+	      "  ADA_RECORD        stream (default) | ring: every event written, or rolling\n"
+	      "                    rings written at snapshots (triggers, exit, crash)\n"
 	      "  ADA_TRIGGER       what opens a window: func:GLOB, func:GLOB>5ms, signal:USR1,\n"
 	      "                    nocrash (a crash does by default); comma-separated\n"
 	      "  ADA_PRE, ADA_POST a window's events before and after its trigger: 2000ev\n"

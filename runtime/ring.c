@@ -238,7 +238,12 @@ static bool room(struct ada_thread *td, uint64_t need)
 {
 	/* Acquire: pairs with the writer's release of tail, so the slots it
 	 * handed back are no longer being read when we overwrite them. */
-	td->limit = __atomic_load_n(&td->rh->tail, __ATOMIC_ACQUIRE) + td->mask + 1;
+	/* Ring mode: the writer sets the limit while a snapshot needs what
+	 * the ring holds (snapshot.c); it is the thread's to set otherwise. */
+	if (ada_rt.cfg.ring_mode)
+		return need <= __atomic_load_n(&td->limit, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&td->limit, __atomic_load_n(&td->rh->tail, __ATOMIC_ACQUIRE) + td->mask + 1,
+			 __ATOMIC_RELAXED);
 	return need <= td->limit;
 }
 
@@ -307,15 +312,18 @@ int ada_ring_refresh_slow(struct ada_thread *td, uint32_t depth)
 {
 	uint64_t need = td->rh->head + depth + 1, slots = td->mask + 1;
 
+	if (ada_rt.cfg.ring_mode) /* held by a snapshot: wait until it is written */
+		goto wait;
 	if (room(td, need)) {
 		if (need <= td->limit - slots / 2)
-			td->limit -= slots / 2;
+			__atomic_store_n(&td->limit, td->limit - slots / 2, __ATOMIC_RELAXED);
 		else
 			ada_writer_kick();
 		return 1;
 	}
 	/* The frame and the RETURNs of every open frame must fit an empty
 	 * ring, or no wait can help. */
+wait:
 	if (depth + 1 <= slots && may_wait(td) && ring_wait(td, need))
 		return 1;
 	/* Full: skip this frame and everything it calls. */

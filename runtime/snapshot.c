@@ -11,7 +11,7 @@
  * under the trigger "end".
  *
  * The thread goes on writing while its ring is read: the writer copies the
- * slots first (a memcpy outruns any thread by far), then reads the thread's
+ * slots first (faster than any thread writes them), then reads the thread's
  * head to see which of them it overwrote meanwhile, and writes only the
  * rest. At most 3/4 of the ring is taken, so the thread has a quarter ring
  * of events to write before a copy is spoilt.
@@ -69,6 +69,15 @@ static bool buffers_for(const struct ada_thread *td)
 	return S.copy && (!td->dring || S.dcopy);
 }
 
+/* Copies n words the thread may be writing over as they are read: each
+ * one whole (relaxed atomic loads; whether it was overwritten is found out
+ * from the head afterwards). */
+static void copy_words(uint64_t *to, const uint64_t *from, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		to[i] = __atomic_load_n(&from[i], __ATOMIC_RELAXED);
+}
+
 /* The first position at or after lo that the thread had not written over
  * once what was copied of it was (as far as slots allow a ring of). */
 static uint64_t intact_from(const struct ada_thread *td, uint64_t lo, uint64_t slots)
@@ -97,9 +106,9 @@ static uint64_t copy_records(const struct ada_thread *td, const uint8_t *dring, 
 		uint64_t n = p - lo < DETAIL_CHUNK ? p - lo : DETAIL_CHUNK, from = p - n;
 		uint64_t first = from & td->dmask, part = n < recs - first ? n : recs - first;
 
-		memcpy(S.dcopy + first * td->drec_bytes, dring + first * td->drec_bytes,
-		       part * td->drec_bytes);
-		memcpy(S.dcopy, dring, (n - part) * td->drec_bytes);
+		copy_words((uint64_t *)(S.dcopy + first * td->drec_bytes),
+			   (const uint64_t *)(dring + first * td->drec_bytes), part * td->drec_bytes / 8);
+		copy_words((uint64_t *)S.dcopy, (const uint64_t *)dring, (n - part) * td->drec_bytes / 8);
 		if (intact_from(td, from, recs) > from)
 			return intact_from(td, from, recs); /* the older ones are gone */
 		p = from;
@@ -121,9 +130,31 @@ static uint64_t copy_ring(const struct ada_thread *td, const uint8_t *dring, uin
 		dvalid = copy_records(td, dring, dlo, hi);
 	/* encode.c's test: a record is gone if head >= pos + records. */
 	S.head = dvalid + td->dmask;
-	memcpy(S.copy + first, td->ring + first, part * sizeof(*S.copy));
-	memcpy(S.copy, td->ring, (n - part) * sizeof(*S.copy));
+	copy_words((uint64_t *)(S.copy + first), (const uint64_t *)(td->ring + first), part * 2);
+	copy_words((uint64_t *)S.copy, (const uint64_t *)td->ring, (n - part) * 2);
 	return intact_from(td, lo, slots);
+}
+
+/* Holds td from writing over what a snapshot ending at end needs (the 3/4
+ * ring before end): it may go on a quarter ring past end, then waits for
+ * the writer as for a full ring (ring.c), so that every thread's snapshot
+ * is written whole however long the writer takes over the others'. */
+void ada_ring_hold(struct ada_thread *td, uint64_t end)
+{
+	uint64_t limit = end + (td->mask + 1) / 4;
+
+	if (limit < __atomic_load_n(&td->limit, __ATOMIC_RELAXED))
+		__atomic_store_n(&td->limit, limit, __ATOMIC_RELEASE);
+}
+
+/* No snapshot needs td's ring any more: it rolls over freely again. */
+static void ring_free(struct ada_thread *td)
+{
+	if (__atomic_load_n(&td->limit, __ATOMIC_RELAXED) == UINT64_MAX)
+		return;
+	__atomic_store_n(&td->limit, UINT64_MAX, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&td->rh->wake, 1, __ATOMIC_RELEASE);
+	ada_futex_wake(&td->rh->wake);
 }
 
 /* A window from the oldest event held to the post-roll after pos (a
@@ -133,8 +164,13 @@ void ada_snapshot_open(struct ada_thread *td, unsigned trigger, uint64_t pos, ui
 {
 	struct ada_windows *w = ada_windows_of(td);
 
-	if (w)
-		ada_window_open(td, w, td->rh->tail, trigger, pos, tsc, label);
+	if (!w)
+		return;
+	ada_window_open(td, w, td->rh->tail, trigger, pos, tsc, label);
+	/* Until its end is known (a time post-roll), where the thread is. */
+	for (size_t i = 0; i < w->n; i++)
+		ada_ring_hold(td, w->win[i].hi != UINT64_MAX ? w->win[i].hi + 1
+					: __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE));
 }
 
 /* Where a cut at lo (> tail) leaves room for its closes and calls: lo
@@ -240,10 +276,12 @@ size_t ada_ring_drain(struct ada_thread *td, const char *end)
 	for (;;) {
 		tail = td->rh->tail;
 		if (!w || !w->n) {
-			if (!end || head <= tail)
+			if (!end || head <= tail) {
+				ring_free(td);
 				return total ? total : (buffers_for(td), 0);
+			}
 			ada_snapshot_open(td, ADA_TRIG_END, head - 1,
-					  td->ring[(head - 1) & td->mask].tsc, end);
+					  ada_slot_tsc(td, head - 1), end);
 			if (!(w = td->windows) || !w->n)
 				return total;
 			w->win[0].hi = head - 1; /* no post-roll: the record ends */
@@ -259,6 +297,8 @@ size_t ada_ring_drain(struct ada_thread *td, const char *end)
 		/* Release: as writer.c's drains (a recovery reads from tail). */
 		__atomic_store_n(&td->rh->tail, tail + n, __ATOMIC_RELEASE);
 		total += n;
+		if (!w->n)
+			ring_free(td);
 		if (!n || !end || hi == head)
 			return total;
 	}

@@ -40,9 +40,9 @@ struct ada_slot {
 
 /* A thread's detail ring (fentry/mcount modes) holds one record for each of
  * the last `records` index positions: position p's registers and stack
- * window are at record p & (records - 1), in 8-byte words written with
- * relaxed atomic stores (the writer may read a record while the thread
- * overwrites it: see encode.c). The record's words: */
+ * window are at record p & (records - 1), in 8-byte words (the writer may
+ * read a record while the thread overwrites it, and checks afterwards: see
+ * encode.c and hijack.c's put_words). The record's words: */
 enum {
 	ADA_DREC_REGS = 0,   /* 8 words: argument or return registers */
 	ADA_DREC_LR = 8,     /* the real return address */
@@ -51,6 +51,7 @@ enum {
 	ADA_DREC_STACK_SIZE = 11, /* bytes of stack that follow, a multiple of 8 */
 	ADA_DREC_STACK = 12, /* then the stack window, from sp up */
 };
+#define ADA_STACK_DEFAULT 128 /* ADA_STACK_BYTES's default: the capture's fast size */
 
 /* A frame the thread is in, recorded or not: what its exit must match. */
 struct ada_frame {
@@ -88,7 +89,9 @@ struct ada_thread {
 	 * not per event); rh->tail is the writer's; rh->dropped counts by reason. */
 	struct ada_ring_header *rh;
 	uint64_t mask;          /* slots - 1 */
-	uint64_t limit;         /* the producer looks at rh->tail again at this head */
+	uint64_t limit;         /* the producer looks at rh->tail again at this head
+				 * (ring mode: UINT64_MAX, or where a snapshot holds
+				 * it, set by the writer: atomic) */
 	uint32_t depth;         /* frames entered, recorded or not */
 	uint32_t record_limit;  /* frames deeper than this are not recorded */
 	uint32_t max_limit;     /* record_limit when nothing is being skipped */
@@ -251,8 +254,10 @@ ada_ring_put(struct ada_thread *td, uint64_t tsc, uint64_t word)
 	uint64_t head = td->rh->head;
 	struct ada_slot *slot = &td->ring[head & td->mask];
 
-	slot->tsc = tsc;
-	slot->word = word;
+	/* Relaxed atomic stores (plain moves): in ring mode the writer copies
+	 * slots the thread may be writing over, and finds out afterwards. */
+	__atomic_store_n(&slot->tsc, tsc, __ATOMIC_RELAXED);
+	__atomic_store_n(&slot->word, word, __ATOMIC_RELAXED);
 	/* Orders the slot stores before the new head: the writer (and a
 	 * recovery after the process died) reads the slot only after its
 	 * acquire load of head covers it. */
@@ -275,7 +280,8 @@ ada_call_admitted(struct ada_thread *td, uint32_t depth)
 		ada_enter_skipped_slow(td, depth);
 		return 0;
 	}
-	if (unlikely(td->rh->head + depth + 1 > td->limit) && !ada_ring_refresh_slow(td, depth))
+	if (unlikely(td->rh->head + depth + 1 > __atomic_load_n(&td->limit, __ATOMIC_RELAXED)) &&
+	    !ada_ring_refresh_slow(td, depth))
 		return 0;
 	return 1;
 }

@@ -24,26 +24,33 @@ bool ada_window_mode(const struct ada_thread *td)
 	return ada_rt.cfg.detail_window && __atomic_load_n(&td->dring, __ATOMIC_ACQUIRE);
 }
 
-/* ns -> ticks, from the process's first clock pair and now. */
+/* ns -> ticks, from the process's first clock pair and a later one: taken
+ * again every 10 ms of the first second, while the span is too short for
+ * a good rate (the writer's only: static state). */
 static uint64_t ns_to_ticks(uint64_t ns)
 {
 	static struct ada_meta_clock now;
 	static double per_ns;
+	static uint64_t again_tsc;
 
-	if (!per_ns || now.boottime_ns - ada_rt.start_ns < 1000000000ull) {
+	if (!per_ns || (now.boottime_ns - ada_rt.start_ns < 1000000000ull &&
+			ada_arch_ticks() >= again_tsc)) {
 		struct ada_meta_clock start = { .tsc = ada_rt.start_tsc, .boottime_ns = ada_rt.start_ns };
 		uint64_t hz;
 
 		ada_clock_sample(&now);
 		hz = ada_clock_hz_estimate(&start, &now);
 		per_ns = hz ? (double)hz / 1e9 : 1.0;
+		again_tsc = now.tsc + (uint64_t)(10e6 * per_ns);
 	}
 	return (uint64_t)((double)ns * per_ns);
 }
 
-static uint64_t slot_tsc(const struct ada_thread *td, uint64_t pos)
+uint64_t ada_slot_tsc(const struct ada_thread *td, uint64_t pos)
 {
-	return td->ring[pos & td->mask].tsc;
+	/* Atomic: in ring mode the thread may be writing over it (a search
+	 * then goes astray, harmlessly: its result is a position in range). */
+	return __atomic_load_n(&td->ring[pos & td->mask].tsc, __ATOMIC_RELAXED);
 }
 
 uint64_t ada_window_first_after(const struct ada_thread *td, uint64_t lo, uint64_t hi, uint64_t tsc)
@@ -51,7 +58,7 @@ uint64_t ada_window_first_after(const struct ada_thread *td, uint64_t lo, uint64
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (slot_tsc(td, mid) > tsc)
+		if (ada_slot_tsc(td, mid) > tsc)
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -72,7 +79,7 @@ uint64_t ada_window_hold(const struct ada_thread *td, const struct ada_windows *
 		 * that gets a pre-roll cut short, counted as lost). */
 		now = ada_arch_ticks();
 		back = ns_to_ticks(HOLD_MAX_NS);
-		if (hold < head && now > back && slot_tsc(td, hold) < now - back)
+		if (hold < head && now > back && ada_slot_tsc(td, hold) < now - back)
 			hold = ada_window_first_after(td, hold, head, now - back);
 	} else {
 		/* Keep what is younger than the pre-roll: an event before that

@@ -55,6 +55,8 @@ ADA_HIDDEN void ada_window_open(struct ada_thread *td, struct ada_windows *w, ui
  * tsc (hi if none): a binary search (a thread's times never decrease). */
 ADA_HIDDEN uint64_t ada_window_first_after(const struct ada_thread *td, uint64_t lo, uint64_t hi,
 					   uint64_t tsc);
+/* The time of td's event at pos. */
+ADA_HIDDEN uint64_t ada_slot_tsc(const struct ada_thread *td, uint64_t pos);
 /* Looks at td's slots [w->scan, head) for function triggers. */
 ADA_HIDDEN void ada_window_scan(struct ada_thread *td, struct ada_windows *w, uint64_t head);
 /* Where the writer may encode up to now: head less the pre-roll. */
@@ -64,6 +66,9 @@ ADA_HIDDEN uint64_t ada_window_hold(const struct ada_thread *td, const struct ad
  * tsc): a window from the oldest event its ring holds to the post-roll. */
 ADA_HIDDEN void ada_snapshot_open(struct ada_thread *td, unsigned trigger, uint64_t pos,
 				  uint64_t tsc, const char *label);
+/* Ring mode: td may not write past a quarter ring after end until the
+ * snapshots that need its ring are written (snapshot.c). */
+ADA_HIDDEN void ada_ring_hold(struct ada_thread *td, uint64_t end);
 /* Whether a window covers any of [lo, hi). */
 ADA_HIDDEN bool ada_window_overlaps(const struct ada_windows *w, uint64_t lo, uint64_t hi);
 /* Windows with a time post-roll get their end once an event after it is in [tail, head). */

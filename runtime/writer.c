@@ -551,6 +551,8 @@ void ada_writer_drain_cut(void)
 	for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next) {
 		td->cut = __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE);
 		td->cutting = true;
+		if (ada_rt.cfg.ring_mode) /* every ring held before any is written */
+			ada_ring_hold(td, td->cut);
 	}
 	/* Threads that start meanwhile are not cut: at most 1024 passes. */
 	for (unsigned pass = 0; drain_all(NULL) > 0 && pass < 1024; pass++)

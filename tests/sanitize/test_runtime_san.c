@@ -279,10 +279,11 @@ static void threads_come_and_go(void **state)
 }
 
 /* exit() and exec while 8 threads call as fast as they can: the final
- * flush cuts every ring while its thread goes on writing. */
-static void the_end_comes_while_threads_spin(void **state)
+ * flush cuts every ring while its thread goes on writing. With
+ * ADA_RECORD=ring the writer copies each ring (slots and detail records)
+ * while its thread writes over it. */
+static void spin_to_the_end(struct tr_case *tc, const char *const env[])
 {
-	struct tr_case *tc = *state;
 	const char *const exec_args[] = { "exec", NULL };
 
 	for (const char *const *m = modes(); *m; m++) {
@@ -290,14 +291,33 @@ static void the_end_comes_while_threads_spin(void **state)
 
 		build(tc, "spin_exit", "spin_exit", *m);
 		fresh_trace(tc);
-		run(tc, "spin_exit", NULL, NULL, 0);
+		run(tc, "spin_exit", NULL, env, 0);
 		assert_string_equal(tc->traced.out, "bye\n");
 		trace_counts(tc, &written, &lost);
+		/* Ring mode: every spinning thread's snapshot is whole (3/4 of its
+		 * 4096-slot ring, and the frames it cut), however long the writer
+		 * took over the others'. */
+		for (size_t i = 0; env && i < tc->mf.nthreads; i++)
+			if (tc->mf.threads[i].events < 3072)
+				fail_msg("%s: thread %zu: %" PRIu64 " events at exit, expected 3072 or more",
+					 *m, i, tc->mf.threads[i].events);
 		fresh_trace(tc);
-		run(tc, "spin_exit", exec_args, NULL, 0);
+		run(tc, "spin_exit", exec_args, env, 0);
 		tr_symbolize(tc, NULL);
 	}
 	tr_pass(tc);
+}
+
+static void the_end_comes_while_threads_spin(void **state)
+{
+	spin_to_the_end(*state, NULL);
+}
+
+static void the_end_comes_while_threads_spin_in_ring_mode(void **state)
+{
+	const char *const env[] = { "ADA_RECORD=ring", "ADA_DETAIL=all", NULL };
+
+	spin_to_the_end(*state, env);
 }
 
 /* fork three traced frames deep: the fork handlers (the writer's lock, the
@@ -385,12 +405,14 @@ int main(void)
 		T(full_rings_wait_and_lose_nothing),
 		T(full_rings_drop_and_count_exactly),
 		T(the_end_comes_while_threads_spin),
+		T(the_end_comes_while_threads_spin_in_ring_mode),
 		T(a_crash_is_recorded_and_kills_as_before),
 		T(coroutine_stacks_change_threads),
 	};
 	const struct CMUnitTest all[] = {
 		T(full_rings_wait_and_lose_nothing), T(full_rings_drop_and_count_exactly),
 		T(threads_come_and_go),              T(the_end_comes_while_threads_spin),
+		T(the_end_comes_while_threads_spin_in_ring_mode),
 		T(fork_gives_the_child_its_own_writer), T(a_crash_is_recorded_and_kills_as_before),
 		T(coroutine_stacks_change_threads),
 	};
