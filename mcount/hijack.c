@@ -60,12 +60,22 @@ static uint32_t stack_window(struct ada_thread *td, uintptr_t sp)
 	return n;
 }
 
-/* Relaxed atomic stores: on x86_64 and arm64 a plain store each, and the
- * writer, which may read the record while it is overwritten, checks
- * afterwards that it was not (encode.c). */
-static inline void put_word(uint64_t *w, uint64_t v)
+/* n words into a record the writer may be reading (it checks afterwards,
+ * against the head, that the record was not being overwritten: encode.c):
+ * relaxed atomic stores (a plain store each on x86_64 and arm64), and for
+ * the default stack window the architecture's vector copy where it has one
+ * (not under ThreadSanitizer, which cannot know that protocol). */
+static inline __attribute__((always_inline)) void put_words(uint64_t *dst, const uint64_t *src,
+							   uint32_t n)
 {
-	__atomic_store_n(w, v, __ATOMIC_RELAXED);
+#if !defined(__SANITIZE_THREAD__)
+	if (__builtin_constant_p(n) && n == 16 && ADA_ARCH_HAS_COPY128) {
+		ada_arch_copy128(dst, src);
+		return;
+	}
+#endif
+	for (uint32_t i = 0; i < n; i++)
+		__atomic_store_n(&dst[i], src[i], __ATOMIC_RELAXED);
 }
 
 /* Writes the detail record of the slot about to be written (td->rh->head) and
@@ -85,24 +95,31 @@ static uint64_t detail_put(struct ada_thread *td, const uint64_t regs[8], uintpt
 		goto full;
 	stack = stack_window(td, sp);
 	w = (uint64_t *)(td->dring + (pos & td->dmask) * td->drec_bytes);
-	for (i = 0; i < 8; i++)
-		put_word(&w[ADA_DREC_REGS + i], regs[i]);
-	put_word(&w[ADA_DREC_LR], lr);
-	put_word(&w[ADA_DREC_FP], fp);
-	put_word(&w[ADA_DREC_SP], sp);
-	put_word(&w[ADA_DREC_STACK_SIZE], stack);
-	/* Word by word (no libc): the stack above sp is mapped up to its end.
-	 * The first word is the return-address slot: lr, as the function was
-	 * entered (hijacked since, or holding the return trampoline's save).
-	 * The slot's release store of head publishes the record with it. */
+	{
+		const uint64_t head[ADA_DREC_STACK] = {
+			regs[0], regs[1], regs[2], regs[3], regs[4], regs[5], regs[6], regs[7],
+			[ADA_DREC_LR] = lr, [ADA_DREC_FP] = fp, [ADA_DREC_SP] = sp,
+			[ADA_DREC_STACK_SIZE] = stack,
+		};
+
+		put_words(w, head, ADA_DREC_STACK);
+	}
+	/* The stack above sp is mapped up to its end (no libc: a constant
+	 * size is inlined, the default one in whole). The first word is the
+	 * return-address slot: lr, as the function was entered (hijacked
+	 * since, or holding the return trampoline's save). The slot's release
+	 * store of head publishes the record with it. */
 	if (stack) {
 		const uint64_t *src = (const uint64_t *)sp;
 		uint64_t *dst = &w[ADA_DREC_STACK];
 
-		put_word(dst, lr);
-#pragma GCC unroll 8
-		for (i = 1; i < stack / 8; i++)
-			put_word(&dst[i], src[i]);
+		if (stack == ADA_STACK_DEFAULT) {
+			put_words(dst, src, ADA_STACK_DEFAULT / 8);
+		} else {
+			for (i = 0; i < stack / 8; i++) /* atomic: no loop made a memcpy call */
+				__atomic_store_n(&dst[i], src[i], __ATOMIC_RELAXED);
+		}
+		put_words(dst, &lr, 1);
 	}
 	return ADA_SLOT_DETAIL;
 full:

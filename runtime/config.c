@@ -22,7 +22,7 @@ static const struct int_setting RING_KB = { "ADA_RING_KB", 64, 1u << 20, 16384, 
 static const struct int_setting MAX_DEPTH = { "ADA_MAX_DEPTH", 1, UINT32_MAX, UINT32_MAX, "frames" };
 static const struct int_setting SHADOW = { "ADA_SHADOW_DEPTH", 16, 1u << 22, 65536, "frames" };
 static const struct int_setting FLUSH_MS = { "ADA_FLUSH_MS", 1, 1000, 10, "ms" };
-static const struct int_setting STACK_BYTES = { "ADA_STACK_BYTES", 0, ADA_STACK_MAX, 128, "bytes" };
+static const struct int_setting STACK_BYTES = { "ADA_STACK_BYTES", 0, ADA_STACK_MAX, ADA_STACK_DEFAULT, "bytes" };
 static const struct int_setting DETAIL_KB = { "ADA_DETAIL_KB", 64, 1u << 20, 16384, "KiB per thread" };
 /* For the tests only: the writer sleeps this long after each pass, so that
  * rings fill and backpressure can be checked on any machine. */

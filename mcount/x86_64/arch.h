@@ -107,6 +107,11 @@ static inline void ada_arch_return_values(const struct ada_return_regs *r, uint6
 	out[0] = r->rax, out[1] = r->rdx;
 	out[2] = out[3] = out[4] = out[5] = out[6] = out[7] = 0;
 }
+
+/* copy.S: 128 bytes (the default stack window) 16 at a time, in xmm8-15,
+ * which are dead wherever a hook captures. */
+#define ADA_ARCH_HAS_COPY128 1
+__attribute__((visibility("hidden"))) void ada_arch_copy128(uint64_t *dst, const uint64_t *src);
 #endif
 
 /* ---- dynamic hooks (mcount/dynhook.c) ------------------------------------- */
