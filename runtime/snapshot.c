@@ -63,10 +63,14 @@ static void *grown(void *p, size_t *have, size_t want)
 /* The copy buffers, for td's rings: made before any snapshot is asked for. */
 static bool buffers_for(const struct ada_thread *td)
 {
+	/* Acquire: the thread sets its detail ring up at its first record,
+	 * its mask and record size stored before it. */
+	bool detail = __atomic_load_n(&td->dring, __ATOMIC_ACQUIRE) != NULL;
+
 	S.copy = grown(S.copy, &S.copy_bytes, (td->mask + 1) * sizeof(*S.copy));
-	if (__atomic_load_n(&td->dring, __ATOMIC_ACQUIRE))
+	if (detail)
 		S.dcopy = grown(S.dcopy, &S.dcopy_bytes, (td->dmask + 1) * td->drec_bytes);
-	return S.copy && (!td->dring || S.dcopy);
+	return S.copy && (!detail || S.dcopy);
 }
 
 /* Copies n words the thread may be writing over as they are read: each
