@@ -6,7 +6,9 @@
  * the frame pointer to find the return address. Both are served by the
  * trampolines in mcount/<arch>/, which hijack the return to see it. A -pg
  * link also brings in glibc's gprof start-up; libada disables it
- * (runtime/gmon.c), so no gmon.out appears.
+ * (runtime/gmon.c), so no gmon.out appears. patchable: functions start
+ * with NOPs, and the runtime patches the ones it is to trace into calls of
+ * the fentry path (mcount/patch.c): untraced functions cost their NOPs.
  */
 #include "options.h"
 
@@ -47,6 +49,10 @@ int ada_mode_compile_flags(const struct ada_cc_opts *o, struct ada_strv *out)
 	case ADA_MODE_MCOUNT:
 		err = ada_strv_push(out, "-pg");
 		return err ? err : ada_strv_push(out, "-fno-omit-frame-pointer");
+	case ADA_MODE_PATCHABLE:
+		/* 5 bytes before the entry (a call, once patched) and 2 at it
+		 * (a jump back to them): mcount/patch.c. */
+		return ada_strv_push(out, "-fpatchable-function-entry=7,5");
 	}
 	return -ENOSYS;
 }

@@ -29,6 +29,7 @@ static const char *const mode_names[] = {
 	[ADA_MODE_CYG] = "cyg",
 	[ADA_MODE_FENTRY] = "fentry",
 	[ADA_MODE_MCOUNT] = "mcount",
+	[ADA_MODE_PATCHABLE] = "patchable",
 };
 
 /* from names where the mode came from: "--ada-mode=" or "ADA_MODE=". */
@@ -41,7 +42,7 @@ static int set_mode(struct parse *p, const char *name, const char *from)
 		p->o->mode_given = true;
 		return 0;
 	}
-	return usage_error(p, "unknown mode in %s%s (valid: cyg, fentry, mcount)", from, name);
+	return usage_error(p, "unknown mode in %s%s (valid: cyg, fentry, mcount, patchable)", from, name);
 }
 
 static int opt_cc(struct parse *p, const char *v)
@@ -95,7 +96,7 @@ static const struct ada_opt {
 	const char *help;
 } opts[] = {
 	{ "cc", "PATH", opt_cc, "real compiler (default gcc, or g++ as adac++)" },
-	{ "mode", "MODE", opt_mode, "fentry (default on x86_64): -pg -mfentry; mcount: -pg; cyg: -finstrument-functions" },
+	{ "mode", "MODE", opt_mode, "fentry (default on x86_64): -pg -mfentry; mcount: -pg; cyg: -finstrument-functions; patchable: -fpatchable-function-entry=7,5" },
 	{ "static", NULL, opt_static, "link libada.a into the executable, not libada.so" },
 	{ "exclude-file", "LIST", opt_exclude_file, "do not trace functions in files matching LIST" },
 	{ "exclude-function", "LIST", opt_exclude_function, "do not trace the functions named in LIST" },

@@ -19,6 +19,8 @@ enum ada_mode {
 	ADA_MODE_CYG,		/* -finstrument-functions: __cyg_profile_func_enter/exit */
 	ADA_MODE_FENTRY,	/* -pg -mfentry: __fentry__, returns hijacked */
 	ADA_MODE_MCOUNT,	/* -pg: mcount after the prologue, returns hijacked */
+	ADA_MODE_PATCHABLE,	/* -fpatchable-function-entry: NOPs the runtime patches
+				 * into calls of the fentry path, for chosen functions */
 };
 
 /* The richest mode the target supports: fentry on x86_64 (gcc and clang both

@@ -643,6 +643,8 @@ static void pass(bool startup, bool hook)
 		pthread_mutex_lock(&H.lock);
 		pass_locked(startup);
 		pthread_mutex_unlock(&H.lock);
+		if (!startup) /* a new module may be patchable */
+			ada_patch_modules();
 	}
 	if (!startup)
 		ada_modmap_scan(true);

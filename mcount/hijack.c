@@ -298,6 +298,12 @@ void ada_mcount_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t si
 	hijack_enter(regs, slot, site, TRAMPOLINE);
 }
 
+/* A patched function's entry (patch.c): fn is the entry itself. */
+void ada_patch_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
+{
+	hijack_enter(regs, slot, fn, TRAMPOLINE);
+}
+
 /* A call through a hooked PLT/GOT slot (dynhook.c): the stub named the cell,
  * the slot is the caller's return address. Untraced threads (the writer)
  * and the runtime's own calls go straight through. */

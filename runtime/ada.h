@@ -43,8 +43,10 @@ void ada_snapshot(void) ADA_WEAK;
  * frames entered before return into the trace, which stays balanced. Each
  * thread sees the change at its next call (a relaxed store here; the hooks
  * read one global word a call: with recording off, a call costs the hook
- * and a branch to a small function, nothing is written). Thread-safe,
- * async-signal-safe. */
+ * and a branch to a small function, nothing is written), and the writer
+ * thread is woken: in patchable mode it turns the patched entries back into
+ * NOPs while off (a call then costs what an untraced one does) and patches
+ * them again when on. Thread-safe, async-signal-safe. */
 void ada_disable(void) ADA_WEAK;
 void ada_enable(void) ADA_WEAK;
 

@@ -37,6 +37,9 @@ struct ada_config {
 	uint64_t detail_bytes;    /* ADA_DETAIL_KB * 1024, a power of two */
 	bool dynhook;             /* ADA_DYNHOOK=on (default) | off: hook PLT/GOT slots */
 	char exclude[1024];       /* ADA_EXCLUDE: module[:symbol] globs, comma-separated */
+	char filter[1024];        /* ADA_FILTER: patchable mode traces these functions only */
+	char notrace[1024];       /* ADA_NOTRACE: and never these (name globs, comma-separated) */
+	int toggle_signal;        /* ADA_TOGGLE_SIGNAL: turns recording off and on; 0 none */
 	bool on_full_drop;        /* ADA_ON_FULL=drop: a full ring drops (default wait) */
 	unsigned rings;           /* ADA_RINGS: ADA_RINGS_* */
 	uint32_t writer_delay_us; /* ADA_TEST_WRITER_DELAY_US: tests slow the writer */
@@ -231,10 +234,19 @@ ADA_HIDDEN void ada_modmap_range(const struct dl_phdr_info *info, uintptr_t *lo,
  * thread could not be read yet (it was left out), else 0. */
 typedef int ada_module_fn(struct dl_phdr_info *info, void *ns, void *arg);
 ADA_HIDDEN int ada_modules_each(ada_module_fn *fn, void *arg);
+/* The loader's counts of loads and unloads so far (dlpi_adds, dlpi_subs):
+ * when they have not moved, no module came or went. */
+ADA_HIDDEN void ada_loader_counts(unsigned long long counts[2]);
 
 /* ---- dynamic hooks (mcount/dynhook.c) ------------------------------------------ */
 /* Hooks the PLT/GOT slots of every loaded module (ADA_DYNHOOK=on). */
 ADA_HIDDEN void ada_dynhook_start(void);
+/* Patchable mode (mcount/patch.c): patches the chosen functions of every
+ * module not patched yet (start-up, after a dlopen); safe while threads run. */
+ADA_HIDDEN void ada_patch_modules(void);
+/* The writer's, each pass: patched entries back to NOPs while recording is
+ * off (ada_disable, ADA_TOGGLE_SIGNAL), the jumps again when it is on. */
+ADA_HIDDEN void ada_patch_sync(void);
 /* In a fork child: the records of the hooked functions into its new meta. */
 ADA_HIDDEN void ada_dynhook_after_fork(void);
 

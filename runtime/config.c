@@ -32,7 +32,7 @@ static const struct int_setting WRITER_DELAY = { "ADA_TEST_WRITER_DELAY_US", 0, 
  * environment of the programs it runs). */
 static const char *const known[] = {
 	"ADA_DISABLE", "ADA_OUTPUT", "ADA_RING_KB", "ADA_MAX_DEPTH", "ADA_SHADOW_DEPTH",
-	"ADA_FLUSH_MS", "ADA_QUIET", "ADA_DETAIL", "ADA_RECORD", "ADA_STACK_BYTES", "ADA_DETAIL_KB", "ADA_DYNHOOK",
+	"ADA_FLUSH_MS", "ADA_QUIET", "ADA_DETAIL", "ADA_RECORD", "ADA_FILTER", "ADA_NOTRACE", "ADA_TOGGLE_SIGNAL", "ADA_STACK_BYTES", "ADA_DETAIL_KB", "ADA_DYNHOOK",
 	"ADA_EXCLUDE", "ADA_ON_FULL", "ADA_RINGS", "ADA_TEST_WRITER_DELAY_US",
 	"ADA_TEST_SHARED_FDS", "ADA_CC", "ADA_CXX",
 	"ADA_MODE", "ADA_VERBOSE", "ADA_LIBDIR", "ADA_TRIGGER", "ADA_PRE", "ADA_POST",
@@ -125,6 +125,29 @@ static void get_exclude(const char *v, char *out, size_t len)
 	snprintf(out, len, "%s", v);
 }
 
+/* ADA_FILTER, ADA_NOTRACE: function-name globs separated by commas. */
+static void get_globs(const char *name, const char *v, char *out, size_t len)
+{
+	const char *item;
+
+	out[0] = '\0';
+	if (!v)
+		return;
+	if (strlen(v) >= len) {
+		ada_warn("%s is not valid: %zu characters, at most %zu accepted; ignored", name,
+			 strlen(v), len - 1);
+		return;
+	}
+	for (item = v; *item; item += strcspn(item, ","), item += *item == ',') {
+		if (!strcspn(item, ",")) {
+			ada_warn("%s=%s is not valid: expected function-name globs separated by "
+				 "commas (e.g. parse_*,main); ignored", name, v);
+			return;
+		}
+	}
+	snprintf(out, len, "%s", v);
+}
+
 static uint64_t round_pow2(uint64_t x)
 {
 	uint64_t p = 1;
@@ -193,6 +216,14 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	c->writer_delay_us = (uint32_t)get_int(&WRITER_DELAY, getenv_fn("ADA_TEST_WRITER_DELAY_US"));
 	c->shared_fds = get_bool("ADA_TEST_SHARED_FDS", getenv_fn("ADA_TEST_SHARED_FDS"));
 	get_exclude(getenv_fn("ADA_EXCLUDE"), c->exclude, sizeof(c->exclude));
+	get_globs("ADA_FILTER", getenv_fn("ADA_FILTER"), c->filter, sizeof(c->filter));
+	get_globs("ADA_NOTRACE", getenv_fn("ADA_NOTRACE"), c->notrace, sizeof(c->notrace));
+	c->toggle_signal = ada_toggle_signal_parse(getenv_fn("ADA_TOGGLE_SIGNAL"));
+	if (c->toggle_signal && c->trigger.signals & 1ull << c->toggle_signal) {
+		ada_warn("ADA_TOGGLE_SIGNAL=%s is also a trigger in ADA_TRIGGER; it toggles "
+			 "tracing only", ada_trigger_signal_name(c->toggle_signal));
+		c->trigger.signals &= ~(1ull << c->toggle_signal);
+	}
 }
 
 static const char *roll_unit(const struct ada_roll *r)
@@ -206,12 +237,12 @@ int ada_config_format(const struct ada_config *c, char *buf, size_t len)
 	int n = snprintf(buf, len,
 			 "output=%s%cring_kb=%" PRIu64 "%cmax_depth=%u%cshadow_depth=%u%cflush_ms=%u%c"
 			 "detail=%s%cstack_bytes=%u%cdetail_kb=%" PRIu64 "%cdynhook=%s%cexclude=%s%c"
-			 "on_full=%s%crings=%s%crecord=%s%cpre=%" PRIu64 "%s%cpost=%" PRIu64 "%s%ctrigger=",
+			 "on_full=%s%crings=%s%crecord=%s%cfilter=%s%cnotrace=%s%cpre=%" PRIu64 "%s%cpost=%" PRIu64 "%s%ctrigger=",
 			 c->output, 0, c->ring_bytes / 1024, 0, c->max_depth, 0, c->shadow_depth, 0,
 			 c->flush_ms, 0,
 			 DETAIL[!c->detail ? DETAIL_OFF : c->detail_window ? DETAIL_WINDOW : DETAIL_ALL],
 			 0, c->stack_bytes, 0, c->detail_bytes / 1024, 0, c->dynhook ? "on" : "off", 0,
-			 c->exclude, 0, ON_FULL[c->on_full_drop], 0, RINGS[c->rings], 0, RECORD[c->ring_mode], 0, t->pre.n,
+			 c->exclude, 0, ON_FULL[c->on_full_drop], 0, RINGS[c->rings], 0, RECORD[c->ring_mode], 0, c->filter, 0, c->notrace, 0, t->pre.n,
 			 roll_unit(&t->pre), 0, t->post.n, roll_unit(&t->post), 0);
 
 	/* The triggers as they were understood: the accepted items, in order. */

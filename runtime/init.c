@@ -269,6 +269,7 @@ __attribute__((constructor(101))) static void ada_start(void)
 	__atomic_store_n(&ada_rt.active, true, __ATOMIC_RELEASE);
 	ada_crash_install();
 	ada_signal_triggers_install();
+	ada_patch_modules();
 	if (ada_rt.cfg.dynhook)
 		ada_dynhook_start();
 }

@@ -145,11 +145,13 @@ uint32_t ada_recording_off;
 void ada_disable(void)
 {
 	__atomic_store_n(&ada_recording_off, 1, __ATOMIC_RELAXED);
+	ada_writer_kick(); /* patchable mode: it unpatches (mcount/patch.c) */
 }
 
 void ada_enable(void)
 {
 	__atomic_store_n(&ada_recording_off, 0, __ATOMIC_RELAXED);
+	ada_writer_kick();
 }
 
 void ada_thread_ignore(void)
@@ -182,6 +184,22 @@ static void on_mark_signal(int sig, siginfo_t *si, void *uc)
 		ada_signal_pass_on(sig, si, uc, &previous[sig]);
 }
 
+/* ADA_TOGGLE_SIGNAL: recording off if on, on if off (as ada_disable and
+ * ada_enable). Its default action, which would end the process, is not
+ * taken; a handler the program had installed still runs. */
+static void on_toggle_signal(int sig, siginfo_t *si, void *uc)
+{
+	int saved_errno = errno;
+
+	if (__atomic_load_n(&ada_recording_off, __ATOMIC_RELAXED))
+		ada_enable();
+	else
+		ada_disable();
+	errno = saved_errno;
+	if (previous[sig].sa_handler != SIG_DFL && previous[sig].sa_handler != SIG_IGN)
+		ada_signal_pass_on(sig, si, uc, &previous[sig]);
+}
+
 void ada_signal_triggers_install(void)
 {
 	struct sigaction sa;
@@ -193,4 +211,8 @@ void ada_signal_triggers_install(void)
 	for (int sig = 1; sig < 64 && sig < NSIG; sig++)
 		if (ada_rt.cfg.trigger.signals & 1ull << sig)
 			sigaction(sig, &sa, &previous[sig]);
+	if (ada_rt.cfg.toggle_signal) {
+		sa.sa_sigaction = on_toggle_signal;
+		sigaction(ada_rt.cfg.toggle_signal, &sa, &previous[ada_rt.cfg.toggle_signal]);
+	}
 }

@@ -244,6 +244,20 @@ int ada_modules_each(ada_module_fn *fn, void *arg)
 	return e.partial ? -1 : 0;
 }
 
+static int first_counts(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	((unsigned long long *)arg)[0] = info->dlpi_adds;
+	((unsigned long long *)arg)[1] = info->dlpi_subs;
+	return 1;
+}
+
+void ada_loader_counts(unsigned long long counts[2])
+{
+	counts[0] = counts[1] = 0;
+	dl_iterate_phdr(first_counts, counts);
+}
+
 /* ---- the module records ---------------------------------------------------------- */
 
 static void describe(const struct dl_phdr_info *info, struct ada_meta_module *m)

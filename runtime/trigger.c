@@ -145,6 +145,23 @@ void ada_trigger_parse(const char *v, struct ada_trigger_cfg *out)
 	}
 }
 
+int ada_toggle_signal_parse(const char *v)
+{
+	size_t len = v ? strlen(v) : 0;
+
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < sizeof(mark_signals) / sizeof(mark_signals[0]); i++) {
+		const char *name = mark_signals[i].name;
+
+		if (!strcmp(v, name) || !strcmp(v, name + 3))
+			return mark_signals[i].signo;
+	}
+	ada_warn("ADA_TOGGLE_SIGNAL=%.*s is not valid: expected SIGUSR1, SIGUSR2 or SIGTRAP; "
+		 "no signal toggles tracing", (int)len, v);
+	return 0;
+}
+
 const char *ada_trigger_signal_name(int signo)
 {
 	for (size_t i = 0; i < sizeof(mark_signals) / sizeof(mark_signals[0]); i++)

@@ -47,6 +47,8 @@ ADA_HIDDEN struct ada_roll ada_roll_parse(const char *name, const char *v, struc
 
 /* SIGUSR1's name for a signal trigger's window. */
 ADA_HIDDEN const char *ada_trigger_signal_name(int signo);
+/* ADA_TOGGLE_SIGNAL: the signal's number, 0 if none (or bad: one line). */
+ADA_HIDDEN int ada_toggle_signal_parse(const char *v);
 
 /* The writer's address ranges of the function triggers (trigger_funcs.c). */
 /* Resolves the globs in every module loaded now (again after a dlopen). */

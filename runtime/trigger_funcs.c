@@ -8,17 +8,11 @@
  * again whenever the loader's load and unload counts move (a dlopen or a
  * dlclose).
  */
-#include <elf.h>
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <link.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "ada_internal.h"
+#include "elf_file.h"
 #include "trigger.h"
 
 struct func_range {
@@ -48,93 +42,33 @@ static void range_add(uint64_t lo, uint64_t hi, const struct ada_trigger_func *t
 	ranges.r[ranges.n++] = (struct func_range){ lo, hi, trig };
 }
 
-/* The section of type `type` in a mapped ELF file, or NULL. */
-static const Elf64_Shdr *section(const uint8_t *file, size_t size, uint32_t type)
+/* A function of a module: a range if its name matches a glob. */
+static void match_function(const char *name, uint64_t addr, uint64_t size, void *arg)
 {
-	const Elf64_Ehdr *eh = (const void *)file;
+	(void)arg;
+	for (unsigned i = 0; i < ada_rt.cfg.trigger.nfuncs; i++) {
+		const struct ada_trigger_func *f = &ada_rt.cfg.trigger.funcs[i];
 
-	if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
-	    eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > size)
-		return NULL;
-	for (unsigned i = 0; i < eh->e_shnum; i++) {
-		const Elf64_Shdr *sh = (const void *)(file + eh->e_shoff + i * sizeof(Elf64_Shdr));
-
-		if (sh->sh_type == type)
-			return sh;
-	}
-	return NULL;
-}
-
-/* The matching functions of one mapped file, loaded at bias. */
-static void scan_symbols(const uint8_t *file, size_t size, uint64_t bias)
-{
-	const Elf64_Ehdr *eh = (const void *)file;
-	const Elf64_Shdr *sym, *str;
-
-	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64)
-		return;
-	sym = section(file, size, SHT_SYMTAB);
-	if (!sym)
-		sym = section(file, size, SHT_DYNSYM);
-	if (!sym || sym->sh_link >= eh->e_shnum || sym->sh_offset + sym->sh_size > size)
-		return;
-	str = (const void *)(file + eh->e_shoff + sym->sh_link * sizeof(Elf64_Shdr));
-	if (str->sh_offset + str->sh_size > size)
-		return;
-	for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= sym->sh_size; off += sizeof(Elf64_Sym)) {
-		const Elf64_Sym *s = (const void *)(file + sym->sh_offset + off);
-		unsigned type = ELF64_ST_TYPE(s->st_info);
-		const char *name;
-
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->st_shndx == SHN_UNDEF ||
-		    !s->st_value || s->st_name >= str->sh_size)
-			continue;
-		name = (const char *)file + str->sh_offset + s->st_name;
-		if (!memchr(name, '\0', str->sh_size - s->st_name))
-			continue;
-		for (unsigned i = 0; i < ada_rt.cfg.trigger.nfuncs; i++) {
-			const struct ada_trigger_func *f = &ada_rt.cfg.trigger.funcs[i];
-
-			if (!fnmatch(f->glob, name, 0)) {
-				range_add(bias + s->st_value, bias + s->st_value + (s->st_size ?: 1), f);
-				break;
-			}
+		if (!fnmatch(f->glob, name, 0)) {
+			range_add(addr, addr + (size ?: 1), f);
+			return;
 		}
 	}
 }
 
 static int each_module(struct dl_phdr_info *info, void *ns, void *arg)
 {
+	/* The executable has no name (the vdso has one, and no file). */
 	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : NULL;
-	struct stat st;
-	void *file;
-	int fd;
+	struct ada_elf e;
 
 	(void)ns;
 	(void)arg;
-	if (!path) /* the executable (the vdso has a name, and no file) */
-		path = "/proc/self/exe";
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, &st) == 0 && st.st_size > 0) {
-		file = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (file != MAP_FAILED) {
-			scan_symbols(file, (size_t)st.st_size, info->dlpi_addr);
-			munmap(file, (size_t)st.st_size);
-		}
+	if (ada_elf_open(path, info->dlpi_addr, &e) == 0) {
+		ada_elf_functions(&e, match_function, NULL);
+		ada_elf_close(&e);
 	}
-	close(fd);
 	return 0;
-}
-
-static int count_loads(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	((unsigned long long *)arg)[0] = info->dlpi_adds;
-	((unsigned long long *)arg)[1] = info->dlpi_subs;
-	return 1;
 }
 
 static int by_lo(const void *a, const void *b)
@@ -150,7 +84,7 @@ void ada_trigger_resolve(void)
 
 	if (!ada_rt.cfg.trigger.nfuncs)
 		return;
-	dl_iterate_phdr(count_loads, counts);
+	ada_loader_counts(counts);
 	if (ranges.resolved && counts[0] == ranges.adds && counts[1] == ranges.subs)
 		return;
 	ranges.n = 0;

@@ -618,6 +618,7 @@ static void *writer_main(void *arg)
 		ada_writer_flush_if_asked();
 		if (ada_w.stop)
 			break;
+		ada_patch_sync(); /* ada_enable/ada_disable in patchable mode */
 		n = drain_all(&headroom);
 		now = ada_now_ns(CLOCK_MONOTONIC);
 		interval = now - pass_start;
@@ -627,6 +628,7 @@ static void *writer_main(void *arg)
 			housekeeping = now;
 			ada_modmap_scan(false);
 			ada_trigger_resolve(); /* a dlopen may bring functions to trigger on */
+			ada_patch_modules();   /* or patchable ones (without the dynamic hooks) */
 			if (ada_now_ns(CLOCK_BOOTTIME) - ada_w.last_clock_ns >= CLOCK_EVERY_NS)
 				ada_writer_clock_point();
 		}

@@ -415,6 +415,9 @@ unsigned ada_elf_hooks(const char *path)
 					found |= sym.st_shndx == SHN_UNDEF ? hooks[h].bit : ADA_HOOK_STATIC;
 		}
 	}
+	/* adacc --ada-mode=patchable: no hook is imported, the sites are listed. */
+	if (ada_elf_find_scn(elf, SHT_PROGBITS, "__patchable_function_entries"))
+		found |= ADA_HOOK_PATCHABLE;
 	ada_elf_close(fd, elf);
 	return found;
 }

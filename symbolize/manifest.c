@@ -148,17 +148,18 @@ static void put_windows(struct json_writer *w, const struct conv_process *cp)
 	json_close(w);
 }
 
-/* "cyg", "fentry", "mcount" or several joined with "+" (objects built in
+/* "cyg", "fentry", "mcount", "patchable" or several joined with "+" (objects built in
  * different modes linked together); "static runtime" when the module holds
  * libada itself; "none" when no hook says (module_mode tells "plt" apart). */
 static const char *mode_name(unsigned hooks, char *buf, size_t len)
 {
-	static const char *const names[] = { "cyg", "fentry", "mcount" };
+	/* By bit: ADA_HOOK_STATIC (8) is not a mode. */
+	static const char *const names[] = { "cyg", "fentry", "mcount", NULL, "patchable" };
 	size_t n = 0;
 
 	buf[0] = '\0';
-	for (unsigned i = 0; i < 3; i++)
-		if (hooks & (1u << i))
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i] && hooks & (1u << i))
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "+" : "", names[i]);
 	if (!n)
 		snprintf(buf, len, "%s", hooks & ADA_HOOK_STATIC ? "static runtime" : "none");

@@ -80,7 +80,8 @@ void ada_symtab_free(struct ada_symtab *st);
 
 /* The instrumentation modes a module was built with (adacc --ada-mode), as
  * read from the hooks it imports; 0 if none (not built with adacc). */
-enum { ADA_HOOK_CYG = 1, ADA_HOOK_FENTRY = 2, ADA_HOOK_MCOUNT = 4, ADA_HOOK_STATIC = 8 };
+enum { ADA_HOOK_CYG = 1, ADA_HOOK_FENTRY = 2, ADA_HOOK_MCOUNT = 4, ADA_HOOK_STATIC = 8,
+       ADA_HOOK_PATCHABLE = 16 /* a __patchable_function_entries section */ };
 unsigned ada_elf_hooks(const char *path);
 
 #endif

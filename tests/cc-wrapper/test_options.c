@@ -100,7 +100,7 @@ static void test_each_mode_adds_its_flags_and_unknown_modes_are_refused(void **s
 	expect_error(NO_ENV, LIST("adacc", "--ada-mode=fentry", "--ada-exclude-function=f", "-c", "x.c"),
 		     "works with --ada-mode=cyg only");
 	expect_error(NO_ENV, LIST("adacc", "--ada-mode=pg"),
-		     "unknown mode in --ada-mode=pg (valid: cyg, fentry, mcount)");
+		     "unknown mode in --ada-mode=pg (valid: cyg, fentry, mcount, patchable)");
 	expect_error(LIST("ADA_MODE=xray"), LIST("adacc", "-c", "x.c"), "ADA_MODE=xray");
 }
 

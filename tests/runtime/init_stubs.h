@@ -1,5 +1,6 @@
-/* init_stubs.h - init.c (the process lifecycle) is not linked into the
- * runtime's unit tests: its state and the functions the other files call. */
+/* init_stubs.h - init.c (the process lifecycle) and mcount/ (the hooks) are
+ * not linked into the runtime's unit tests: init.c's state and the
+ * functions the other files call. */
 #ifndef ADA_TEST_INIT_STUBS_H
 #define ADA_TEST_INIT_STUBS_H
 
@@ -22,6 +23,12 @@ int ada_trace_again(bool hold)
 {
 	(void)hold;
 	return 0;
+}
+void ada_patch_modules(void)
+{
+}
+void ada_patch_sync(void)
+{
 }
 
 #endif

@@ -16,6 +16,9 @@
 
 #include "ada.h"
 
+/* Not traced in any mode (patchable mode's NOPs have an attribute of their own). */
+#define NOT_TRACED __attribute__((no_instrument_function, patchable_function_entry(0, 0)))
+
 volatile long *nowhere; /* NULL: where segv writes */
 
 __attribute__((noinline)) long leaf(long x)
@@ -39,7 +42,7 @@ __attribute__((noinline)) long run(long n)
 
 static pthread_barrier_t before, after;
 
-__attribute__((no_instrument_function)) static void *worker(void *arg)
+NOT_TRACED static void *worker(void *arg)
 {
 	long sum = run(*(long *)arg);
 
@@ -48,7 +51,7 @@ __attribute__((no_instrument_function)) static void *worker(void *arg)
 	return (void *)(sum + run(100));
 }
 
-__attribute__((no_instrument_function)) int main(int argc, char **argv)
+NOT_TRACED int main(int argc, char **argv)
 {
 	long n = argc > 2 ? atol(argv[2]) : 1000, sum = 0;
 

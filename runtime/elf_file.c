@@ -1,0 +1,118 @@
+/* elf_file.c - a loaded module's file, read by the runtime: its sections
+ * and its function symbols.
+ *
+ * func: triggers (trigger_funcs.c) and patchable mode's selection
+ * (mcount/patch.c) need the names of a module's functions, which the
+ * loaded image does not keep (.symtab is not loaded): the file is mapped
+ * read-only for as long as it is read. The writer thread or the start-up
+ * pass only: it allocates and makes system calls.
+ */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf_file.h"
+
+int ada_elf_open(const char *path, uint64_t bias, struct ada_elf *e)
+{
+	const Elf64_Ehdr *eh;
+	struct stat st;
+	int fd = open(path ? path : "/proc/self/exe", O_RDONLY | O_CLOEXEC);
+
+	memset(e, 0, sizeof(*e));
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(Elf64_Ehdr)) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (p != MAP_FAILED) {
+			e->file = p;
+			e->size = (size_t)st.st_size;
+		}
+	}
+	close(fd);
+	if (!e->file)
+		return -1;
+	eh = (const void *)e->file;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > e->size) {
+		ada_elf_close(e);
+		return -1;
+	}
+	e->bias = bias;
+	return 0;
+}
+
+void ada_elf_close(struct ada_elf *e)
+{
+	if (e->file)
+		munmap((void *)e->file, e->size);
+	memset(e, 0, sizeof(*e));
+}
+
+static const Elf64_Shdr *shdr(const struct ada_elf *e, unsigned i)
+{
+	const Elf64_Ehdr *eh = (const void *)e->file;
+
+	return i < eh->e_shnum ? (const void *)(e->file + eh->e_shoff + i * sizeof(Elf64_Shdr))
+			       : NULL;
+}
+
+/* The NUL-terminated string at off in string table section i, or NULL. */
+static const char *string_at(const struct ada_elf *e, unsigned i, uint64_t off)
+{
+	const Elf64_Shdr *s = shdr(e, i);
+
+	if (!s || s->sh_offset + s->sh_size > e->size || off >= s->sh_size ||
+	    !memchr(e->file + s->sh_offset + off, '\0', s->sh_size - off))
+		return NULL;
+	return (const char *)e->file + s->sh_offset + off;
+}
+
+const Elf64_Shdr *ada_elf_section(const struct ada_elf *e, uint32_t type, const char *name)
+{
+	const Elf64_Ehdr *eh = (const void *)e->file;
+
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		const Elf64_Shdr *sh = shdr(e, i);
+		const char *n;
+
+		if (sh->sh_type != type)
+			continue;
+		if (!name)
+			return sh;
+		n = string_at(e, eh->e_shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return sh;
+	}
+	return NULL;
+}
+
+size_t ada_elf_functions(const struct ada_elf *e, ada_elf_func_fn fn, void *arg)
+{
+	const Elf64_Shdr *sym = ada_elf_section(e, SHT_SYMTAB, NULL);
+	size_t n = 0;
+
+	if (!sym)
+		sym = ada_elf_section(e, SHT_DYNSYM, NULL);
+	if (!sym || sym->sh_offset + sym->sh_size > e->size)
+		return 0;
+	for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= sym->sh_size; off += sizeof(Elf64_Sym)) {
+		const Elf64_Sym *s = (const void *)(e->file + sym->sh_offset + off);
+		unsigned type = ELF64_ST_TYPE(s->st_info);
+		const char *name;
+
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->st_shndx == SHN_UNDEF ||
+		    !s->st_value)
+			continue;
+		name = string_at(e, sym->sh_link, s->st_name);
+		if (!name)
+			continue;
+		fn(name, e->bias + s->st_value, s->st_size, arg);
+		n++;
+	}
+	return n;
+}

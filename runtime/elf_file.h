@@ -1,0 +1,30 @@
+/* elf_file.h - a loaded module's file: sections and function symbols
+ * (elf_file.c). */
+#ifndef ADA_ELF_FILE_H
+#define ADA_ELF_FILE_H
+
+#include <elf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ada_internal.h"
+
+struct ada_elf {
+	const uint8_t *file; /* mapped read-only */
+	size_t size;
+	uint64_t bias;       /* the module's load bias: file address + bias = process address */
+};
+
+/* Maps the module's file (path NULL: the executable); -1 if it is not a
+ * readable 64-bit ELF file with section headers. */
+ADA_HIDDEN int ada_elf_open(const char *path, uint64_t bias, struct ada_elf *e);
+ADA_HIDDEN void ada_elf_close(struct ada_elf *e);
+/* The first section of that type (and name, unless NULL), or NULL. */
+ADA_HIDDEN const Elf64_Shdr *ada_elf_section(const struct ada_elf *e, uint32_t type,
+					     const char *name);
+/* Calls fn for each defined function symbol of .symtab (.dynsym when the
+ * file is stripped), with its process address; returns how many. */
+typedef void (*ada_elf_func_fn)(const char *name, uint64_t addr, uint64_t size, void *arg);
+ADA_HIDDEN size_t ada_elf_functions(const struct ada_elf *e, ada_elf_func_fn fn, void *arg);
+
+#endif
