@@ -160,6 +160,28 @@ static void patching_under_running_threads(void **state)
 	tr_pass(tc);
 }
 
+/* A patchable library dlopen'ed by the program: the writer patches it
+ * when it sees the loader's counts move (the dynamic hooks are off here),
+ * and its function's 100 calls are in the trace. */
+static void a_dlopened_library_is_patched(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const lib_env[] = { "ADA_MODE=patchable", NULL };
+	const char *const lib_flags[] = { "-O2", "-shared", "-fPIC", NULL };
+	const char *const plain_args[] = { "plugin", "100", "./libwplugin.plain.so", NULL };
+	const char *const traced_args[] = { "plugin", "100", "./libwplugin.so", NULL };
+	const char *const flags[] = { "-O2", "-I" ADA_ROOT "/runtime", NULL };
+
+	tr_build(tc, NULL, "gcc", "windows_plugin", "libwplugin.plain.so", lib_flags);
+	tr_build(tc, lib_env, TR_ADACC, "windows_plugin", "libwplugin.so", lib_flags);
+	tr_build(tc, NULL, "gcc", "toggle", "toggle.plain", flags);
+	tr_build(tc, lib_env, TR_ADACC, "toggle", "toggle", flags);
+	tr_run_pair_args(tc, "toggle", plain_args, traced_args, NULL, 0);
+	tr_symbolize(tc, NULL);
+	tr_expect_tree(tc->replay.out, "plugin_target x100\n", 1);
+	tr_pass(tc);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, tr_setup, tr_teardown)
 
 int main(void)
@@ -174,6 +196,7 @@ int main(void)
 		T(the_api_unpatches_and_patches_again),
 		T(the_toggle_signal_switches_recording),
 		T(patching_under_running_threads),
+		T(a_dlopened_library_is_patched),
 	};
 
 	tr_scrub_environment();

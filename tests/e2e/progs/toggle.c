@@ -4,6 +4,8 @@
  *   signal N     phase 1, raise(SIGUSR2), phase 2, raise(SIGUSR2), phase 3
  *                (run with ADA_TOGGLE_SIGNAL=SIGUSR2: phase 2 unrecorded)
  *   api N        the same with ada_disable() and ada_enable()
+ *   plugin N LIB dlopen(LIB), wait (up to 5 s, when leaf is patched) until
+ *                its plugin_target's entry is patched too, call it N times
  *   threads      8 threads call leaf() while main switches recording off
  *                and on 20 times, waiting each time for the entries to be
  *                rewritten (patching under running threads), then until
@@ -12,6 +14,7 @@
  * leaf was patched: a 2-byte NOP (66 90) while off, the jump (eb f9) while
  * on; it says on stderr what it saw. Without ada (leaf not patched) it
  * raises no signal. Prints the sum of the results. */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -101,6 +104,21 @@ NOT_TRACED int main(int argc, char **argv)
 	bool api = argc > 1 && !strcmp(argv[1], "api");
 	bool patched = *(const volatile uint16_t *)(uintptr_t)leaf == 0xf9eb;
 
+	if (argc > 3 && !strcmp(argv[1], "plugin")) {
+		void *lib = dlopen(argv[3], RTLD_NOW);
+		long (*target)(long) = lib ? (long (*)(long))dlsym(lib, "plugin_target") : NULL;
+		struct timespec ts = { 0, 1000000 };
+
+		if (!target)
+			return 3;
+		for (int i = 0; patched && i < 5000 && *(const volatile uint16_t *)(uintptr_t)target != 0xf9eb; i++)
+			nanosleep(&ts, NULL);
+		sum = 0;
+		for (long i = 0; i < n; i++)
+			sum += target(i);
+		printf("sum %ld\n", sum);
+		return 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "threads")) {
 		threads();
 		printf("done\n");
