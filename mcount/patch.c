@@ -65,12 +65,8 @@ static struct {
 	struct globs filter, notrace;
 	uintptr_t *seen;       /* bases of the modules looked at, as of the last pass */
 	size_t nseen;
-	struct {
-		size_t modules;  /* with a __patchable_function_entries section */
-		size_t sites;    /* their functions */
-		size_t patched;  /* traced */
-		size_t refused;  /* not holding the compiler's NOPs: left alone */
-	} stats;
+	struct ada_meta_patched stats; /* what process.meta is told */
+	size_t npatched;       /* P.sites in use */
 	unsigned long long adds, subs; /* the loader's counts at the last pass */
 	uint8_t **sites;       /* patched, in address order within each module */
 	uintptr_t (*segs)[2];  /* the patched modules' executable segments, page-aligned */
@@ -265,7 +261,7 @@ static bool site_patch(uint8_t *a, const uint8_t *stub, struct code_window *w)
 /* The patched sites, for ada_disable/ada_enable to unpatch and patch again. */
 static void site_keep(uint8_t *a)
 {
-	if (P.stats.patched == P.cap) {
+	if (P.npatched == P.cap) {
 		size_t cap = P.cap ? 2 * P.cap : 1024;
 		uint8_t **s = realloc(P.sites, cap * sizeof(*s));
 
@@ -274,7 +270,8 @@ static void site_keep(uint8_t *a)
 		P.sites = s;
 		P.cap = cap;
 	}
-	P.sites[P.stats.patched++] = a;
+	P.sites[P.npatched++] = a;
+	P.stats.patched++;
 }
 
 /* ---- one module ---------------------------------------------------------------- */
@@ -378,6 +375,8 @@ void ada_patch_modules(void)
 {
 	unsigned long long counts[2] = { 0, 0 };
 	struct ada_runtime_work w;
+	uint64_t start;
+	uint32_t modules;
 
 	/* Nothing loaded or unloaded since the last pass: nothing to do. */
 	ada_loader_counts(counts);
@@ -388,11 +387,23 @@ void ada_patch_modules(void)
 	pthread_mutex_lock(&P.lock);
 	P.adds = counts[0];
 	P.subs = counts[1];
+	start = ada_now_ns(CLOCK_MONOTONIC);
+	modules = P.stats.modules;
 	if (!P.started) {
 		globs_split(&P.filter, ada_rt.cfg.filter);
 		globs_split(&P.notrace, ada_rt.cfg.notrace);
 	}
 	ada_modules_each(patch_module, NULL);
+	if (P.stats.modules != modules) {
+		/* What it cost (reading each module's sites and symbols too). */
+		uint64_t t = ada_now_ns(CLOCK_MONOTONIC) - start;
+
+		P.stats.passes++;
+		P.stats.total_ns += t;
+		if (!P.started)
+			P.stats.startup_ns = t;
+		ada_meta_write(ADA_META_PATCHED, &P.stats, sizeof(P.stats), NULL, 0);
+	}
 	free(P.seen);
 	P.seen = NULL;
 	P.nseen = 0;
@@ -425,10 +436,10 @@ void ada_patch_sync(void)
 	struct code_window w = { 0, 0 };
 	const uint8_t *bytes = off ? nop2 : jump_back;
 
-	if (off == P.off || !P.stats.patched)
+	if (off == P.off || !P.npatched)
 		return;
 	pthread_mutex_lock(&P.lock);
-	for (size_t i = 0; i < P.stats.patched; i++) {
+	for (size_t i = 0; i < P.npatched; i++) {
 		uint8_t *a = P.sites[i];
 
 		if (window_cover(&w, (uintptr_t)a + PAD, 2))

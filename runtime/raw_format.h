@@ -61,6 +61,8 @@ enum ada_meta_type {
 	ADA_META_UNLOAD = 16,     /* struct ada_meta_unload: a module is gone */
 	ADA_META_WINDOW = 17,     /* struct ada_meta_window + label: a detail window,
 				   * written when it closed */
+	ADA_META_PATCHED = 18,    /* struct ada_meta_patched: patchable mode's totals so
+				   * far (the last record in the file holds) */
 };
 
 /* Why an event was not kept. ADA_DROP_NAMES are what the manifest and the
@@ -193,6 +195,20 @@ struct ada_meta_hooked {
 
 /* The dynamic-hook fallback's totals, rewritten after every hooking pass
  * (start-up, each dlopen/dlclose): the last record holds. */
+/* Patchable mode (mcount/patch.c): after each pass that found patchable
+ * modules. */
+struct ada_meta_patched {
+	uint32_t modules;    /* modules with a __patchable_function_entries section */
+	uint32_t sites;      /* their functions */
+	uint32_t patched;    /* traced (chosen by ADA_FILTER / ADA_NOTRACE) */
+	uint32_t refused;    /* chosen, but not holding the compiler's NOPs: left alone */
+	uint32_t passes;     /* passes that found a new patchable module */
+	uint32_t reserved;   /* 0 */
+	uint64_t startup_ns; /* the pass before main: reading the modules' sites and
+			      * symbols, and patching */
+	uint64_t total_ns;   /* every pass */
+};
+
 struct ada_meta_dynhook {
 	uint32_t modules;   /* modules whose slots are hooked now */
 	uint32_t slots;     /* slots redirected, all passes */

@@ -382,6 +382,24 @@ static void put_dynamic_hooks(struct json_writer *w, const struct conv_process *
 	json_close(w);
 }
 
+/* Patchable mode's totals: the last PATCHED record. */
+static void put_patchable(struct json_writer *w, const struct conv_process *cp)
+{
+	const struct ada_meta_patched *pt = &cp->raw.patched;
+
+	if (!cp->raw.has_patched)
+		return;
+	json_open(w, "patchable", '{');
+	json_put_u64(w, "modules", pt->modules);
+	json_put_u64(w, "sites", pt->sites);
+	json_put_u64(w, "patched", pt->patched);
+	json_put_u64(w, "refused", pt->refused);
+	json_put_u64(w, "passes", pt->passes);
+	put_ms(w, "startup_ms", pt->startup_ns);
+	put_ms(w, "total_ms", pt->total_ns);
+	json_close(w);
+}
+
 /* The modes of the modules the trace points into. */
 static void put_mode(struct json_writer *w, const struct conv_process *cp)
 {
@@ -456,6 +474,7 @@ static void put_process(struct json_writer *w, const struct conv_process *cp)
 	json_put_u64(w, "events", cp->events);
 	put_latency(w, cp);
 	put_dynamic_hooks(w, cp);
+	put_patchable(w, cp);
 	put_crash(w, cp);
 	put_process_waits(w, cp);
 }

@@ -91,6 +91,8 @@ struct raw_process {
 	size_t nhooked;
 	bool has_dynhook;            /* an ADA_META_DYNHOOK record was found */
 	struct ada_meta_dynhook dynhook; /* the last one: the totals at the end */
+	bool has_patched;            /* an ADA_META_PATCHED record was found */
+	struct ada_meta_patched patched; /* the last one */
 	struct raw_ring *rings;      /* in file order */
 	size_t nrings;
 	bool crashed;                /* an ADA_META_CRASH record was found */

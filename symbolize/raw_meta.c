@@ -378,6 +378,7 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		[ADA_META_STACK] = sizeof(struct ada_meta_stack),
 		[ADA_META_UNLOAD] = sizeof(struct ada_meta_unload),
 		[ADA_META_WINDOW] = sizeof(struct ada_meta_window),
+		[ADA_META_PATCHED] = sizeof(struct ada_meta_patched),
 	};
 	if (type >= sizeof(min_size) / sizeof(min_size[0]) || type == 0)
 		return 0; /* a newer writer's record: skip it */
@@ -424,6 +425,10 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 	case ADA_META_DYNHOOK: /* rewritten after every pass: the last one holds */
 		memcpy(&p->dynhook, rec, sizeof(p->dynhook));
 		p->has_dynhook = true;
+		return 0;
+	case ADA_META_PATCHED: /* the same */
+		memcpy(&p->patched, rec, sizeof(p->patched));
+		p->has_patched = true;
 		return 0;
 	case ADA_META_RING:
 		return add_ring(p, rec, size);

@@ -31,6 +31,27 @@ static void run(struct tr_case *tc, const char *const env[])
 	tr_load_manifest(tc, NULL);
 }
 
+/* The manifest's "patchable" object: one module, one pass at start-up, its
+ * sites and how many were patched, none refused. */
+static void expect_patchable(const struct tr_case *tc, unsigned sites, unsigned patched)
+{
+	const char *o = strstr(tc->mf.text, "\"patchable\": {");
+	char want[4][32];
+
+	if (!o)
+		fail_msg("no \"patchable\" in the manifest:\n%s", tc->mf.text);
+	snprintf(want[0], sizeof(want[0]), "\"sites\": %u,", sites);
+	snprintf(want[1], sizeof(want[1]), "\"patched\": %u,", patched);
+	snprintf(want[2], sizeof(want[2]), "\"refused\": 0,");
+	snprintf(want[3], sizeof(want[3]), "\"passes\": 1,");
+	for (int i = 0; i < 4; i++) {
+		const char *at = strstr(o, want[i]);
+
+		if (!at || at > strchr(o, '}'))
+			fail_msg("no %s in the manifest's patchable object:\n%.300s", want[i], o);
+	}
+}
+
 /* Every function patched: the tree fentry mode gives, the module's mode
  * "patchable". */
 static void all_functions_are_patched_by_default(void **state)
@@ -42,6 +63,8 @@ static void all_functions_are_patched_by_default(void **state)
 	assert_int_equal(tc->mf.threads[0].events, 2 * (1 + 1000 + 2000));
 	assert_non_null(strstr(tc->mf.text, "\"mode\": \"patchable\""));
 	assert_string_equal(tc->traced.err, "");
+	/* ring.c's three functions have sites (main and worker none), all patched. */
+	expect_patchable(tc, 3, 3);
 	tr_pass(tc);
 }
 
@@ -54,6 +77,7 @@ static void a_filter_patches_only_the_functions_it_names(void **state)
 	run(tc, env);
 	tr_expect_tree(tc->replay.out, "step x1000\n", 1);
 	assert_int_equal(tc->mf.threads[0].events, 2000);
+	expect_patchable(tc, 3, 1);
 	tr_pass(tc);
 }
 
