@@ -105,18 +105,27 @@ static void parse_func(const char *v, const char *item, size_t len, struct ada_t
 	out->nfuncs++;
 }
 
-static void parse_signal(const char *v, const char *item, size_t len, struct ada_trigger_cfg *out)
+/* The mark signal named by name[0..len), with or without its SIG; 0 if none. */
+static int signal_named(const char *name, size_t len)
 {
 	for (size_t i = 0; i < sizeof(mark_signals) / sizeof(mark_signals[0]); i++) {
-		const char *name = mark_signals[i].name;
+		const char *n = mark_signals[i].name;
 
-		if ((len - 7 == strlen(name) && !strncmp(item + 7, name, len - 7)) ||
-		    (len - 7 == strlen(name) - 3 && !strncmp(item + 7, name + 3, len - 7))) {
-			out->signals |= 1ull << mark_signals[i].signo;
-			return;
-		}
+		if ((len == strlen(n) && !strncmp(name, n, len)) ||
+		    (len == strlen(n) - 3 && !strncmp(name, n + 3, len)))
+			return mark_signals[i].signo;
 	}
-	bad_item(v, len, item, "signal:SIGUSR1, signal:SIGUSR2 or signal:SIGTRAP");
+	return 0;
+}
+
+static void parse_signal(const char *v, const char *item, size_t len, struct ada_trigger_cfg *out)
+{
+	int sig = signal_named(item + 7, len - 7);
+
+	if (sig)
+		out->signals |= 1ull << sig;
+	else
+		bad_item(v, len, item, "signal:SIGUSR1, signal:SIGUSR2 or signal:SIGTRAP");
 }
 
 void ada_trigger_parse(const char *v, struct ada_trigger_cfg *out)
@@ -147,19 +156,12 @@ void ada_trigger_parse(const char *v, struct ada_trigger_cfg *out)
 
 int ada_toggle_signal_parse(const char *v)
 {
-	size_t len = v ? strlen(v) : 0;
+	int sig = v ? signal_named(v, strlen(v)) : 0;
 
-	if (!v)
-		return 0;
-	for (size_t i = 0; i < sizeof(mark_signals) / sizeof(mark_signals[0]); i++) {
-		const char *name = mark_signals[i].name;
-
-		if (!strcmp(v, name) || !strcmp(v, name + 3))
-			return mark_signals[i].signo;
-	}
-	ada_warn("ADA_TOGGLE_SIGNAL=%.*s is not valid: expected SIGUSR1, SIGUSR2 or SIGTRAP; "
-		 "no signal toggles tracing", (int)len, v);
-	return 0;
+	if (v && !sig)
+		ada_warn("ADA_TOGGLE_SIGNAL=%s is not valid: expected SIGUSR1, SIGUSR2 or SIGTRAP; "
+			 "no signal toggles tracing", v);
+	return sig;
 }
 
 const char *ada_trigger_signal_name(int signo)
