@@ -390,6 +390,7 @@ void ada_patch_modules(void)
 	start = ada_now_ns(CLOCK_MONOTONIC);
 	modules = P.stats.modules;
 	if (!P.started) {
+		P.off = __atomic_load_n(&ada_recording_off, __ATOMIC_RELAXED) != 0;
 		globs_split(&P.filter, ada_rt.cfg.filter);
 		globs_split(&P.notrace, ada_rt.cfg.notrace);
 	}

@@ -25,7 +25,7 @@ struct ada_config {
 	bool disabled;            /* ADA_DISABLE=1 */
 	char output[4096];        /* ADA_OUTPUT, made absolute at start */
 	uint64_t ring_bytes;      /* ADA_RING_KB * 1024, a power of two */
-	uint32_t max_depth;       /* ADA_MAX_DEPTH; frames deeper are not recorded */
+	uint32_t depth;           /* ADA_DEPTH: frames deeper are not recorded (by request) */
 	uint32_t shadow_depth;    /* ADA_SHADOW_DEPTH: frames checked against their exits */
 	uint32_t flush_ms;        /* ADA_FLUSH_MS: the writer's idle interval */
 	bool quiet;               /* ADA_QUIET=1: no stderr report at exit */
@@ -39,6 +39,7 @@ struct ada_config {
 	char exclude[1024];       /* ADA_EXCLUDE: module[:symbol] globs, comma-separated */
 	char filter[1024];        /* ADA_FILTER: patchable mode traces these functions only */
 	char notrace[1024];       /* ADA_NOTRACE: and never these (name globs, comma-separated) */
+	bool start_off;           /* ADA_TRACE=off: recording starts off (ada_enable turns it on) */
 	int toggle_signal;        /* ADA_TOGGLE_SIGNAL: turns recording off and on; 0 none */
 	bool on_full_drop;        /* ADA_ON_FULL=drop: a full ring drops (default wait) */
 	unsigned rings;           /* ADA_RINGS: ADA_RINGS_* */

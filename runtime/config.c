@@ -19,7 +19,7 @@ struct int_setting {
 };
 
 static const struct int_setting RING_KB = { "ADA_RING_KB", 64, 1u << 20, 16384, "KiB per thread" };
-static const struct int_setting MAX_DEPTH = { "ADA_MAX_DEPTH", 1, UINT32_MAX, UINT32_MAX, "frames" };
+static const struct int_setting DEPTH = { "ADA_DEPTH", 1, UINT32_MAX, UINT32_MAX, "frames" };
 static const struct int_setting SHADOW = { "ADA_SHADOW_DEPTH", 16, 1u << 22, 65536, "frames" };
 static const struct int_setting FLUSH_MS = { "ADA_FLUSH_MS", 1, 1000, 10, "ms" };
 static const struct int_setting STACK_BYTES = { "ADA_STACK_BYTES", 0, ADA_STACK_MAX, ADA_STACK_DEFAULT, "bytes" };
@@ -31,7 +31,7 @@ static const struct int_setting WRITER_DELAY = { "ADA_TEST_WRITER_DELAY_US", 0, 
 /* Variables of the runtime and of adacc (which a build may leave in the
  * environment of the programs it runs). */
 static const char *const known[] = {
-	"ADA_DISABLE", "ADA_OUTPUT", "ADA_RING_KB", "ADA_MAX_DEPTH", "ADA_SHADOW_DEPTH",
+	"ADA_DISABLE", "ADA_OUTPUT", "ADA_RING_KB", "ADA_DEPTH", "ADA_SHADOW_DEPTH", "ADA_TRACE",
 	"ADA_FLUSH_MS", "ADA_QUIET", "ADA_DETAIL", "ADA_RECORD", "ADA_FILTER", "ADA_NOTRACE", "ADA_TOGGLE_SIGNAL", "ADA_STACK_BYTES", "ADA_DETAIL_KB", "ADA_DYNHOOK",
 	"ADA_EXCLUDE", "ADA_ON_FULL", "ADA_RINGS", "ADA_TEST_WRITER_DELAY_US",
 	"ADA_TEST_SHARED_FDS", "ADA_CC", "ADA_CXX",
@@ -190,7 +190,7 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	snprintf(c->output, sizeof(c->output), "%s", out ? out : "ada-trace");
 	/* The ring is indexed with a mask: round up to a power of two. */
 	c->ring_bytes = round_pow2(get_int(&RING_KB, getenv_fn("ADA_RING_KB"))) * 1024;
-	c->max_depth = (uint32_t)get_int(&MAX_DEPTH, getenv_fn("ADA_MAX_DEPTH"));
+	c->depth = (uint32_t)get_int(&DEPTH, getenv_fn("ADA_DEPTH"));
 	c->shadow_depth = (uint32_t)get_int(&SHADOW, getenv_fn("ADA_SHADOW_DEPTH"));
 	c->flush_ms = (uint32_t)get_int(&FLUSH_MS, getenv_fn("ADA_FLUSH_MS"));
 	detail = get_choice("ADA_DETAIL", getenv_fn("ADA_DETAIL"), DETAIL, 3, DETAIL_WINDOW);
@@ -218,6 +218,7 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	get_exclude(getenv_fn("ADA_EXCLUDE"), c->exclude, sizeof(c->exclude));
 	get_globs("ADA_FILTER", getenv_fn("ADA_FILTER"), c->filter, sizeof(c->filter));
 	get_globs("ADA_NOTRACE", getenv_fn("ADA_NOTRACE"), c->notrace, sizeof(c->notrace));
+	c->start_off = get_choice("ADA_TRACE", getenv_fn("ADA_TRACE"), ON_OFF, 2, 0) == 1;
 	c->toggle_signal = ada_toggle_signal_parse(getenv_fn("ADA_TOGGLE_SIGNAL"));
 	if (c->toggle_signal && c->trigger.signals & 1ull << c->toggle_signal) {
 		ada_warn("ADA_TOGGLE_SIGNAL=%s is also a trigger in ADA_TRIGGER; it toggles "
@@ -235,14 +236,14 @@ int ada_config_format(const struct ada_config *c, char *buf, size_t len)
 {
 	const struct ada_trigger_cfg *t = &c->trigger;
 	int n = snprintf(buf, len,
-			 "output=%s%cring_kb=%" PRIu64 "%cmax_depth=%u%cshadow_depth=%u%cflush_ms=%u%c"
+			 "output=%s%cring_kb=%" PRIu64 "%cdepth=%u%cshadow_depth=%u%cflush_ms=%u%c"
 			 "detail=%s%cstack_bytes=%u%cdetail_kb=%" PRIu64 "%cdynhook=%s%cexclude=%s%c"
-			 "on_full=%s%crings=%s%crecord=%s%cfilter=%s%cnotrace=%s%cpre=%" PRIu64 "%s%cpost=%" PRIu64 "%s%ctrigger=",
-			 c->output, 0, c->ring_bytes / 1024, 0, c->max_depth, 0, c->shadow_depth, 0,
+			 "on_full=%s%crings=%s%crecord=%s%ctrace=%s%cfilter=%s%cnotrace=%s%cpre=%" PRIu64 "%s%cpost=%" PRIu64 "%s%ctrigger=",
+			 c->output, 0, c->ring_bytes / 1024, 0, c->depth, 0, c->shadow_depth, 0,
 			 c->flush_ms, 0,
 			 DETAIL[!c->detail ? DETAIL_OFF : c->detail_window ? DETAIL_WINDOW : DETAIL_ALL],
 			 0, c->stack_bytes, 0, c->detail_bytes / 1024, 0, c->dynhook ? "on" : "off", 0,
-			 c->exclude, 0, ON_FULL[c->on_full_drop], 0, RINGS[c->rings], 0, RECORD[c->ring_mode], 0, c->filter, 0, c->notrace, 0, t->pre.n,
+			 c->exclude, 0, ON_FULL[c->on_full_drop], 0, RINGS[c->rings], 0, RECORD[c->ring_mode], 0, ON_OFF[c->start_off], 0, c->filter, 0, c->notrace, 0, t->pre.n,
 			 roll_unit(&t->pre), 0, t->post.n, roll_unit(&t->post), 0);
 
 	/* The triggers as they were understood: the accepted items, in order. */

@@ -269,6 +269,9 @@ __attribute__((constructor(101))) static void ada_start(void)
 	__atomic_store_n(&ada_rt.active, true, __ATOMIC_RELEASE);
 	ada_crash_install();
 	ada_signal_triggers_install();
+	/* ADA_TRACE=off: before the first patch, which then leaves entries NOPs. */
+	if (ada_rt.cfg.start_off)
+		__atomic_store_n(&ada_recording_off, 1, __ATOMIC_RELAXED);
 	ada_patch_modules();
 	if (ada_rt.cfg.dynhook)
 		ada_dynhook_start();

@@ -69,7 +69,7 @@ enum ada_meta_type {
  * stderr report print, in this order. */
 enum ada_drop_reason {
 	ADA_DROP_RING_FULL = 0, /* the writer fell behind; the call's subtree was skipped */
-	ADA_DROP_MAX_DEPTH,     /* deeper than ADA_MAX_DEPTH */
+	ADA_DROP_MAX_DEPTH,     /* deeper than ADA_DEPTH */
 	ADA_DROP_REENTRANT,     /* a hook fired while this thread was inside the runtime (signal) */
 	ADA_DROP_NO_BUFFER,     /* the thread's buffers could not be allocated */
 	ADA_DROP_AFTER_EXIT,    /* recorded after the final flush at process exit */

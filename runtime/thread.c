@@ -72,7 +72,7 @@ struct ada_thread *ada_state_alloc(bool is_stack)
 	}
 	td->shadow_bytes = shadow_bytes;
 	td->shadow_cap = c->shadow_depth;
-	td->max_limit = td->record_limit = c->max_depth;
+	td->max_limit = td->record_limit = c->depth;
 	return td;
 }
 

@@ -140,7 +140,7 @@ static void test_help_names_every_option_and_variable(void **state)
 		"--ada-cc=PATH", "--ada-mode=MODE", "--ada-static", "--ada-exclude-file=LIST",
 		"--ada-exclude-function=LIST", "--ada-verbose", "--ada-help",
 		"ADA_CC", "ADA_CXX", "ADA_MODE", "ADA_VERBOSE", "ADA_LIBDIR", "ADA_OUTPUT",
-		"ADA_DISABLE", "ADA_RING_KB", "ADA_MAX_DEPTH", "ADA_FLUSH_MS",
+		"ADA_DISABLE", "ADA_RING_KB", "ADA_DEPTH", "ADA_FLUSH_MS",
 	};
 	char *text = NULL;
 	size_t len = 0;

@@ -1,6 +1,6 @@
 /* test_drops.c - events the runtime cannot keep are counted, exactly.
  *
- * A frame deeper than ADA_MAX_DEPTH, or (with ADA_ON_FULL=drop) one whose
+ * A frame deeper than ADA_DEPTH, or (with ADA_ON_FULL=drop) one whose
  * CALL finds the thread's ring full, is not recorded, and neither is
  * anything it calls; each event so skipped is counted by reason in the
  * manifest's "dropped". The invariant checked here is the one a user relies
@@ -59,7 +59,7 @@ static uint64_t printed_count(const char *out, const char *key)
 	return strtoull(p + strlen(key), NULL, 10);
 }
 
-/* ---- ADA_MAX_DEPTH ---------------------------------------------------------- */
+/* ---- ADA_DEPTH ---------------------------------------------------------- */
 
 #define DIVES 50
 #define DIVE_DEPTH 10
@@ -69,7 +69,7 @@ static void max_depth_drops_are_exact_and_the_tree_is_cut(void **state)
 {
 	struct tr_case *tc = *state;
 	const char *const args[] = { "50", NULL };
-	const char *const env[] = { "ADA_MAX_DEPTH=3", NULL };
+	const char *const env[] = { "ADA_DEPTH=3", NULL };
 	const uint64_t dropped = 2ull * (DIVE_DEPTH - MAX_DEPTH) * DIVES;
 	const struct tr_thread *th;
 
@@ -93,7 +93,7 @@ static void max_depth_drops_are_exact_and_the_tree_is_cut(void **state)
 			assert_int_equal(tc->mf.dropped[r], 0);
 	assert_int_equal(th->events, 2ull * MAX_DEPTH * DIVES);
 	assert_int_equal(th->events + th->dropped[TR_MAX_DEPTH], 2ull * DIVE_DEPTH * DIVES);
-	assert_non_null(strstr(tc->mf.config, "max_depth=3"));
+	assert_non_null(strstr(tc->mf.config, "depth=3"));
 	tr_pass(tc);
 }
 

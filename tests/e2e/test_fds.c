@@ -138,7 +138,7 @@ static void dup2_over_ada_descriptors_reads_only_its_own_bytes(void **state)
 
 #define STD_CALLS 1000
 
-/* ADA_MAX_DEPTH=1: the exit report ("events not recorded: 2000 (max_depth
+/* ADA_DEPTH=1: the exit report ("events not recorded: 2000 (max_depth
  * 2000)") has something to say, and must say it nowhere: descriptor 2 is
  * the program's file now. In the writer's own table only: sharing the
  * program's, a frame written while the program reopens 0-2 takes the
@@ -158,7 +158,7 @@ static void closed_std_descriptors_get_no_ada_line(void **state)
 		snprintf(name, sizeof(name), "trace-%s", base);
 		const char *const plain_args[] = { plain, NULL };
 		const char *const traced_args[] = { base, NULL };
-		const char *const env[] = { QUIET_ENV, "ADA_MAX_DEPTH=1",
+		const char *const env[] = { QUIET_ENV, "ADA_DEPTH=1",
 					    output_env(tc, name, env_out, trace), NULL };
 
 		tr_run_pair_args(tc, out, plain_args, traced_args, env, 0);

@@ -256,10 +256,10 @@ static void disabled_writes_nothing_and_changes_nothing(void **state)
 static void invalid_values_warn_once_each_and_use_defaults(void **state)
 {
 	struct tr_case *tc = *state;
-	const char *const env[] = { "ADA_RING_KB=abc", "ADA_MAX_DEPTH=-1", "ADA_FLUSH_MS=0", NULL };
+	const char *const env[] = { "ADA_RING_KB=abc", "ADA_DEPTH=-1", "ADA_FLUSH_MS=0", NULL };
 	const char *const any[] = { "ada: ", NULL };
 	const char *const ring[] = { "ADA_RING_KB=abc", "from 64 to 1048576", NULL };
-	const char *const depth[] = { "ADA_MAX_DEPTH=-1", "from 1 to 4294967295", NULL };
+	const char *const depth[] = { "ADA_DEPTH=-1", "from 1 to 4294967295", NULL };
 	const char *const flush[] = { "ADA_FLUSH_MS=0", "from 1 to 1000", NULL };
 
 	tr_build_pair(tc, "examples/recursion.c", "recursion", O2);
@@ -272,7 +272,7 @@ static void invalid_values_warn_once_each_and_use_defaults(void **state)
 	tr_expect_tree(tc->replay.out, recursion_tree(), 1);
 	tr_load_manifest(tc, NULL);
 	assert_non_null(strstr(tc->mf.config, "ring_kb=16384"));
-	assert_non_null(strstr(tc->mf.config, "max_depth=4294967295"));
+	assert_non_null(strstr(tc->mf.config, " depth=4294967295"));
 	assert_non_null(strstr(tc->mf.config, "flush_ms=10"));
 	tr_pass(tc);
 }

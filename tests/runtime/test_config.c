@@ -73,7 +73,7 @@ static void assert_defaults(const struct ada_config *c)
 	assert_false(c->quiet);
 	assert_string_equal(c->output, "ada-trace");
 	assert_int_equal(c->ring_bytes, 16384ull * 1024);
-	assert_int_equal(c->max_depth, UINT32_MAX);
+	assert_int_equal(c->depth, UINT32_MAX);
 	assert_int_equal(c->shadow_depth, 65536);
 	assert_int_equal(c->flush_ms, 10);
 	assert_true(c->detail);
@@ -155,23 +155,23 @@ static void test_config_integers_accept_their_whole_range(void **state)
 
 	(void)state;
 	env_set("ADA_RING_KB", "64");
-	env_set("ADA_MAX_DEPTH", "1");
+	env_set("ADA_DEPTH", "1");
 	env_set("ADA_SHADOW_DEPTH", "16");
 	env_set("ADA_FLUSH_MS", "1");
 	load_quietly(&c);
 	assert_int_equal(c.ring_bytes, 64 * 1024);
-	assert_int_equal(c.max_depth, 1);
+	assert_int_equal(c.depth, 1);
 	assert_int_equal(c.shadow_depth, 16);
 	assert_int_equal(c.flush_ms, 1);
 
 	env_n = 0;
 	env_set("ADA_RING_KB", "1048576");
-	env_set("ADA_MAX_DEPTH", "4294967295");
+	env_set("ADA_DEPTH", "4294967295");
 	env_set("ADA_SHADOW_DEPTH", "4194304");
 	env_set("ADA_FLUSH_MS", "1000");
 	load_quietly(&c);
 	assert_int_equal(c.ring_bytes, 1ull << 30);
-	assert_int_equal(c.max_depth, UINT32_MAX);
+	assert_int_equal(c.depth, UINT32_MAX);
 	assert_int_equal(c.shadow_depth, 4194304);
 	assert_int_equal(c.flush_ms, 1000);
 }
@@ -217,15 +217,15 @@ static void test_config_bad_ring_kb_keeps_the_default_with_one_line(void **state
 	expect_rejected("ADA_RING_KB", "99999999999999999999999", "from 64 to 1048576");
 }
 
-static void test_config_bad_max_depth_keeps_the_default_with_one_line(void **state)
+static void test_config_bad_depth_keeps_the_default_with_one_line(void **state)
 {
 	(void)state;
-	expect_rejected("ADA_MAX_DEPTH", "0", "from 1 to 4294967295");
-	expect_rejected("ADA_MAX_DEPTH", "4294967296", "from 1 to 4294967295");
-	expect_rejected("ADA_MAX_DEPTH", "-1", "from 1 to 4294967295");
-	expect_rejected("ADA_MAX_DEPTH", "deep", "from 1 to 4294967295");
-	expect_rejected("ADA_MAX_DEPTH", "10 ", "from 1 to 4294967295");
-	expect_rejected("ADA_MAX_DEPTH", "", "from 1 to 4294967295");
+	expect_rejected("ADA_DEPTH", "0", "from 1 to 4294967295");
+	expect_rejected("ADA_DEPTH", "4294967296", "from 1 to 4294967295");
+	expect_rejected("ADA_DEPTH", "-1", "from 1 to 4294967295");
+	expect_rejected("ADA_DEPTH", "deep", "from 1 to 4294967295");
+	expect_rejected("ADA_DEPTH", "10 ", "from 1 to 4294967295");
+	expect_rejected("ADA_DEPTH", "", "from 1 to 4294967295");
 }
 
 static void test_config_bad_shadow_depth_keeps_the_default_with_one_line(void **state)
@@ -289,12 +289,12 @@ static void test_config_one_bad_value_leaves_the_others_alone(void **state)
 	(void)state;
 	env_set("ADA_RING_KB", "256");
 	env_set("ADA_FLUSH_MS", "never");
-	env_set("ADA_MAX_DEPTH", "50");
+	env_set("ADA_DEPTH", "50");
 	err = load(&c);
 	assert_int_equal(count_lines(err), 1);
 	assert_non_null(strstr(err, "ADA_FLUSH_MS=never"));
 	assert_int_equal(c.ring_bytes, 256 * 1024);
-	assert_int_equal(c.max_depth, 50);
+	assert_int_equal(c.depth, 50);
 	assert_int_equal(c.flush_ms, 10);
 }
 
@@ -313,7 +313,7 @@ static void test_config_unknown_ada_variable_gets_one_line(void **state)
 
 static void test_config_known_and_foreign_variables_are_not_warned_about(void **state)
 {
-	char *env[] = { "ADA_DISABLE=0", "ADA_OUTPUT=/tmp", "ADA_RING_KB=64", "ADA_MAX_DEPTH=9",
+	char *env[] = { "ADA_DISABLE=0", "ADA_OUTPUT=/tmp", "ADA_RING_KB=64", "ADA_DEPTH=9",
 			"ADA_SHADOW_DEPTH=16", "ADA_FLUSH_MS=5", "ADA_QUIET=1", "ADA_CC=gcc",
 			"ADA_CXX=g++", "ADA_MODE=pg", "ADA_VERBOSE=1", "ADA_LIBDIR=/x",
 			"PATH=/bin", "LADA_X=1", "ADA=1", "HOME=/root", NULL };
@@ -418,9 +418,9 @@ static void test_config_format_lists_the_settings_in_use(void **state)
 	struct ada_config c;
 	char buf[512];
 	int n;
-	const char want[] = "output=ada-trace\0ring_kb=16384\0max_depth=4294967295\0"
+	const char want[] = "output=ada-trace\0ring_kb=16384\0depth=4294967295\0"
 			    "shadow_depth=65536\0flush_ms=10\0detail=window\0stack_bytes=128\0"
-			    "detail_kb=16384\0dynhook=on\0exclude=\0on_full=wait\0rings=trace\0record=stream\0filter=\0notrace=\0"
+			    "detail_kb=16384\0dynhook=on\0exclude=\0on_full=wait\0rings=trace\0record=stream\0trace=on\0filter=\0notrace=\0"
 			    "pre=2000ev\0post=2000ev\0trigger=crash";
 
 	(void)state;
@@ -441,7 +441,7 @@ int main(void)
 		T(test_config_integers_accept_their_whole_range),
 		T(test_config_ring_kb_rounds_up_to_a_power_of_two),
 		T(test_config_bad_ring_kb_keeps_the_default_with_one_line),
-		T(test_config_bad_max_depth_keeps_the_default_with_one_line),
+		T(test_config_bad_depth_keeps_the_default_with_one_line),
 		T(test_config_bad_shadow_depth_keeps_the_default_with_one_line),
 		T(test_config_bad_flush_ms_keeps_the_default_with_one_line),
 		T(test_config_bad_booleans_keep_the_default_with_one_line),

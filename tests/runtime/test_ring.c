@@ -1,6 +1,6 @@
 /* test_ring.c - the recording fast path (thread.h) and its slow paths
  * (thread.c) on a hand-built thread: exact slot sequences, balance by
- * construction when the ring fills or ADA_MAX_DEPTH cuts, and the resync of
+ * construction when the ring fills or ADA_DEPTH cuts, and the resync of
  * frames left without their exit hook. The reentrancy guard lives in cyg.c,
  * which unit tests do not link; the end-to-end tests cover it. */
 #include <pthread.h>
@@ -289,7 +289,7 @@ static void test_ring_reservation_leaves_a_slot_for_every_open_return(void **sta
 	       RET(F1 + 3), RET(F1 + 2), RET(F1 + 1), RET(F1 + 0));
 }
 
-/* ---- ADA_MAX_DEPTH --------------------------------------------------------------- */
+/* ---- ADA_DEPTH --------------------------------------------------------------- */
 
 static void test_ring_max_depth_skips_deeper_frames_and_stays_balanced(void **state)
 {
@@ -447,7 +447,7 @@ static void test_ring_abandoned_skipped_frame_closes_without_a_slot(void **state
 {
 	(void)state;
 	fx->td.max_limit = fx->td.record_limit = 2;
-	open_f1_f2_f3(); /* F3 is beyond ADA_MAX_DEPTH */
+	open_f1_f2_f3(); /* F3 is beyond ADA_DEPTH */
 	enter(G, SG, 900);
 	leave(G, SG);
 	leave(F1, S1);

@@ -1,7 +1,7 @@
 /* depth.c - a recursion ten frames deep, started K times (K = argv[1]).
  *
  * main is not instrumented, so dive() runs at depths 1 to 10 of the thread's
- * call stack: with ADA_MAX_DEPTH=3 only the first three levels are recorded
+ * call stack: with ADA_DEPTH=3 only the first three levels are recorded
  * and the other seven enter/exit pairs of every dive are counted as dropped.
  *
  * Prints "dives K, calls 10K" and exits 0.

@@ -1,7 +1,7 @@
 /* fds_std.c - a program closes descriptors 0-2 and opens three files of its
  * own (argv[1] with ".0", ".1", ".2" appended), which get 0, 1 and 2. Its
  * stdout now goes to the ".1" file; ada's lines (the test runs it with
- * ADA_MAX_DEPTH=1, so the exit report has something to say: the CALLS calls
+ * ADA_DEPTH=1, so the exit report has something to say: the CALLS calls
  * of step() below main) must not go to the ".2" file. */
 #include <fcntl.h>
 #include <stdio.h>
