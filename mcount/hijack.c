@@ -38,6 +38,10 @@ _Static_assert(sizeof(struct ada_return_regs) == ADA_RETURN_REGS_SIZE, "return r
 
 ADA_HIDDEN void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t ret);
 ADA_HIDDEN void ada_mcount_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t site);
+ADA_HIDDEN void ada_patch_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn);
+ADA_HIDDEN void ada_patch_graph_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn);
+ADA_HIDDEN void ada_patch_on_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn);
+ADA_HIDDEN void ada_patch_off_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn);
 
 #define TRAMPOLINE ((uintptr_t)ada_return_trampoline)
 
@@ -254,9 +258,12 @@ static uint32_t entry_resync_slow(struct ada_thread *td, uintptr_t sp)
 
 /* fn names the function: its start (fentry, dynamic hooks), or an address
  * inside it, the one after its mcount call (the symbolizer finds the function
- * holding it). tramp is what the slot gets: where the function will return. */
+ * holding it). tramp is what the slot gets: where the function will return.
+ * graph: it is an ADA_GRAPH function (patch.c gives those a stub of their
+ * own), whose call the thread records. */
 static inline __attribute__((always_inline)) void
-hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn, uintptr_t tramp)
+hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn, uintptr_t tramp,
+	     bool graph)
 {
 	struct ada_thread *td = ada_hook_begin((uintptr_t)slot, 2);
 	uintptr_t sp = (uintptr_t)slot, ret;
@@ -264,6 +271,12 @@ hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn, uintptr
 
 	if (!td)
 		return;
+	/* Outside a graph function's call, or recording off: nothing to
+	 * record, nor a return to see (ftrace's graph tracer leaves such
+	 * functions alone too). A frame entered now and left once recording
+	 * is on again is not half-recorded: it is not known at all. */
+	if (unlikely((td->graph_gate && !graph) | __atomic_load_n(&ada_recording_off, __ATOMIC_RELAXED)))
+		goto out;
 	ret = *slot;
 	depth = td->depth + 1;
 	if (unlikely(depth > 1 && depth - 1 <= td->shadow_cap && sp >= td->shadow[depth - 2].sp) &&
@@ -276,6 +289,10 @@ hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn, uintptr
 	}
 	td->depth = depth;
 	td->shadow[depth - 1] = (struct ada_frame){ fn, ret, sp };
+	if (graph && td->graph_gate) {
+		td->graph_gate = false;
+		td->graph_depth = depth;
+	}
 	/* Recorded before the hijack, so the stack window shows the slot as the
 	 * function found it; a tail call's slot was hijacked already, and its
 	 * real return address is the outermost frame's on that slot. */
@@ -290,18 +307,40 @@ void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t re
 {
 	uintptr_t fn = ada_arch_fentry_start(ret, &slot);
 
-	hijack_enter(regs, slot, fn, TRAMPOLINE);
+	hijack_enter(regs, slot, fn, TRAMPOLINE, false);
 }
 
 void ada_mcount_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t site)
 {
-	hijack_enter(regs, slot, site, TRAMPOLINE);
+	hijack_enter(regs, slot, site, TRAMPOLINE, false);
 }
 
-/* A patched function's entry (patch.c): fn is the entry itself. */
+/* A patched function's entry (patch.c): fn is the entry itself. Each kind
+ * of site has a stub and an entry of its own (mcount/<arch>/patch.S), so
+ * that no hook looks anything up. */
 void ada_patch_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
 {
-	hijack_enter(regs, slot, fn, TRAMPOLINE);
+	hijack_enter(regs, slot, fn, TRAMPOLINE, false);
+}
+
+/* An ADA_GRAPH function: the thread records inside its call. */
+void ada_patch_graph_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
+{
+	hijack_enter(regs, slot, fn, TRAMPOLINE, true);
+}
+
+/* func:GLOB:trace_on: recording on from this call (itself recorded). */
+void ada_patch_on_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
+{
+	ada_trace_switch(false);
+	hijack_enter(regs, slot, fn, TRAMPOLINE, false);
+}
+
+/* func:GLOB:trace_off: recording off from this call (itself not recorded). */
+void ada_patch_off_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
+{
+	ada_trace_switch(true);
+	hijack_enter(regs, slot, fn, TRAMPOLINE, false);
 }
 
 /* A call through a hooked PLT/GOT slot (dynhook.c): the stub named the cell,
@@ -310,7 +349,7 @@ void ada_patch_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
 uintptr_t ada_dynhook_enter(struct ada_entry_regs *regs, uintptr_t *slot,
 			    const struct ada_dyn_cell *cell)
 {
-	hijack_enter(regs, slot, cell->fn, cell->ret);
+	hijack_enter(regs, slot, cell->fn, cell->ret, false);
 	return cell->fn;
 }
 
@@ -393,6 +432,7 @@ uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
 	} else {
 		real = return_slow(td, regs, slot);
 	}
+	ada_graph_left(td);
 	ada_busy_set(busy);
 	return real;
 }

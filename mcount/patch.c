@@ -1,85 +1,83 @@
 /* patch.c - patchable mode: functions traced only once the runtime patches
- * them in.
+ * them in (how the bytes are written: patch_write.c).
  *
  * adacc --ada-mode=patchable compiles with -fpatchable-function-entry=7,5:
- * each function begins
+ * each function begins with 5 NOPs before its symbol and 2 at its entry,
+ * and its module's __patchable_function_entries section lists every site.
+ * A function nobody patched costs its two NOPs. Patched, it calls into
+ * mcount/<arch>/patch.S, which takes the fentry path (the same return
+ * hijacking, detail lane and all).
  *
- *     A:    nop x5          before the function's symbol
- *     A+5:  nop; nop        its entry
- *
- * and its module's __patchable_function_entries section lists every A. A
- * function nobody patched costs its two NOPs. To trace one, the runtime
- * writes
- *
- *     A:    call stub       the module's stub: jmp *ada_patch_entry
- *     A+5:  jmp A           eb f9
- *
- * first the call, which no thread runs (nothing jumps to A before the jump
- * is there), then the jump as one 2-byte store, atomic on x86 within a
- * cache line (XRay patches its sleds the same way). A thread that was
- * between the two NOPs when the jump was written resumes at its second
- * byte, f9: stc, which sets the carry flag, that nobody relies on at a
- * function's entry, and runs on. Unpatching stores 66 90, a single 2-byte
- * NOP, so later patches never meet a thread inside an instruction. The
- * trampoline (mcount/<arch>/patch.S) takes the fentry path (the same
- * return hijacking, detail lane and all) and returns to A+7, past the jump.
- *
- * The call reaches ±2 GiB: each module gets a stub page next to it. Code
- * pages are made writable for the writes to them only, a page at a time.
- * Which functions: all of them, or those whose names match ADA_FILTER,
- * less those matching ADA_NOTRACE (names from the module's symbol table,
- * read from its file). Modules are patched at start-up and, when a pass
- * sees the set of modules change (a dlopen), the new ones.
+ * Which functions, and as what (each kind calls an entry of its own, so no
+ * hook compares a name or an address):
+ *   trace_on / trace_off  func:GLOB:trace_on|off in ADA_TRIGGER: recording
+ *                         on or off from the call
+ *   graph                 ADA_GRAPH: the thread records inside their calls
+ *   plain                 ADA_FILTER's (all when empty), less ADA_NOTRACE's
+ * by name from each module's symbol table, read from its file. Modules are
+ * looked at at start-up and, when a pass sees the loader's counts move (a
+ * dlopen), again: the new ones are patched. ada_disable turns every entry
+ * but trace_on's back into a NOP (ada_patch_sync, the writer's); ada-ctl's
+ * filter changes ADA_FILTER / ADA_NOTRACE in a running process
+ * (ada_patch_refilter). Every write to a module's code happens inside an
+ * ada_modules_each callback for it (dl_iterate_phdr's lock): dlclose
+ * cannot unmap it meanwhile.
  */
 #include <fnmatch.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "elf_file.h"
+#include "patch.h"
 
 #define SECTION "__patchable_function_entries"
-#define PAD 5 /* NOP bytes before the entry: the call */
 #define GLOBS_MAX 64
 
-ADA_HIDDEN void ada_patch_entry(void);
-
-static const uint8_t nops[PAD + 2] = { 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90 };
-static const uint8_t jump_back[2] = { 0xeb, 0x100 - (PAD + 2) }; /* jmp A */
-static const uint8_t nop2[2] = { 0x66, 0x90 };
-
-/* The globs of ADA_FILTER and ADA_NOTRACE, and how many functions each matched. */
+/* A comma list of name globs, and how many functions each matched. */
 struct globs {
-	char buf[1024];
+	const char *var;   /* the variable it came from, for messages */
+	char src[1024];    /* as given */
+	char buf[1024];    /* split */
 	const char *g[GLOBS_MAX];
 	size_t matched[GLOBS_MAX];
 	unsigned n;
 };
 
+/* A module with a site table, as last patched. */
+struct module {
+	uintptr_t base;
+	char *path;        /* NULL: the executable */
+	uint8_t *stubs;    /* made at its first patched site */
+	uintptr_t lo, hi;  /* its extent: the stubs' reach */
+	uintptr_t *sites;  /* sorted */
+	uint8_t *kind;     /* each site's PATCH_* (NONE: not patched, or unpatched) */
+	uint8_t *next;     /* ada_patch_refilter's choice, before it is applied */
+	size_t n;
+	bool present;      /* seen by the current pass */
+};
+
 static struct {
-	pthread_mutex_t lock;  /* passes: start-up, after a dlopen, the writer's */
-	struct globs filter, notrace;
-	uintptr_t *seen;       /* bases of the modules looked at, as of the last pass */
+	pthread_mutex_t lock; /* passes: start-up, after a dlopen, the writer's, ada-ctl's */
+	struct globs filter, notrace, graph, trace_on, trace_off;
+	struct module *mods;
+	size_t nmods;
+	uintptr_t *seen;      /* bases of every module looked at, as of the last pass */
 	size_t nseen;
 	struct ada_meta_patched stats; /* what process.meta is told */
-	size_t npatched;       /* P.sites in use */
 	unsigned long long adds, subs; /* the loader's counts at the last pass */
-	uint8_t **sites;       /* patched, in address order within each module */
-	uintptr_t (*segs)[2];  /* the patched modules' executable segments, page-aligned */
-	size_t nsegs;
-	size_t cap;
-	bool off;              /* their entries are NOPs again (ada_disable) */
+	bool off;             /* entries are NOPs (recording off) */
 	bool started;
 } P = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static void globs_split(struct globs *gl, const char *list)
+static void globs_set(struct globs *gl, const char *var, const char *list)
 {
 	char *save = NULL;
 
+	memset(gl, 0, sizeof(*gl));
+	gl->var = var;
+	snprintf(gl->src, sizeof(gl->src), "%s", list);
 	snprintf(gl->buf, sizeof(gl->buf), "%s", list);
 	for (char *t = strtok_r(gl->buf, ",", &save); t && gl->n < GLOBS_MAX;
 	     t = strtok_r(NULL, ",", &save))
@@ -98,32 +96,59 @@ static bool globs_match(struct globs *gl, const char *name)
 	return any;
 }
 
-/* ---- which functions ---------------------------------------------------------- */
+/* The first glob of gl that matched nothing, or NULL. */
+static const char *globs_unmatched(const struct globs *gl)
+{
+	for (unsigned i = 0; i < gl->n; i++)
+		if (!gl->matched[i])
+			return gl->g[i];
+	return NULL;
+}
 
-struct chosen {
-	uintptr_t *addr;
+static bool any_globs(void)
+{
+	return P.filter.n || P.notrace.n || P.graph.n || P.trace_on.n || P.trace_off.n;
+}
+
+/* ---- which functions, as what ------------------------------------------------------ */
+
+static uint8_t kind_of(const char *name)
+{
+	if (globs_match(&P.trace_on, name))
+		return PATCH_TRACE_ON;
+	if (globs_match(&P.trace_off, name))
+		return PATCH_TRACE_OFF;
+	if (globs_match(&P.graph, name))
+		return PATCH_GRAPH;
+	if (P.filter.n && !globs_match(&P.filter, name))
+		return PATCH_NONE;
+	return globs_match(&P.notrace, name) ? PATCH_NONE : PATCH_PLAIN;
+}
+
+struct named {
+	struct {
+		uintptr_t addr;
+		uint8_t kind;
+	} *f;
 	size_t n, cap;
 };
 
-static void choose(const char *name, uint64_t addr, uint64_t size, void *arg)
+static void name_one(const char *name, uint64_t addr, uint64_t size, void *arg)
 {
-	struct chosen *c = arg;
+	struct named *nm = arg;
 
 	(void)size;
-	if (P.filter.n && !globs_match(&P.filter, name))
-		return;
-	if (globs_match(&P.notrace, name))
-		return;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 1024;
-		uintptr_t *a = realloc(c->addr, cap * sizeof(*a));
+	if (nm->n == nm->cap) {
+		size_t cap = nm->cap ? 2 * nm->cap : 1024;
+		void *f = realloc(nm->f, cap * sizeof(*nm->f));
 
-		if (!a)
+		if (!f)
 			return;
-		c->addr = a;
-		c->cap = cap;
+		nm->f = f;
+		nm->cap = cap;
 	}
-	c->addr[c->n++] = addr;
+	nm->f[nm->n].addr = addr;
+	nm->f[nm->n++].kind = kind_of(name);
 }
 
 static int by_addr(const void *a, const void *b)
@@ -133,242 +158,236 @@ static int by_addr(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static bool chosen_has(const struct chosen *c, uintptr_t fn)
+/* Each site's kind into out[]: from the names of the functions at its
+ * entry (the strongest kind of their aliases), or, with no name, plain
+ * unless ADA_FILTER chooses. */
+static void module_kinds(const struct module *m, const struct ada_elf *e, uint8_t *out)
 {
-	return bsearch(&fn, c->addr, c->n, sizeof(*c->addr), by_addr) != NULL;
+	struct named nm = { NULL, 0, 0 };
+	size_t j = 0;
+
+	if (any_globs()) {
+		ada_elf_functions(e, name_one, &nm);
+		qsort(nm.f, nm.n, sizeof(*nm.f), by_addr);
+	}
+	for (size_t i = 0; i < m->n; i++) {
+		uintptr_t fn = m->sites[i] + PATCH_PAD;
+		int k = -1;
+
+		while (j < nm.n && nm.f[j].addr < fn)
+			j++;
+		for (size_t a = j; a < nm.n && nm.f[a].addr == fn; a++)
+			if (nm.f[a].kind > k)
+				k = nm.f[a].kind;
+		out[i] = k >= 0 ? (uint8_t)k : P.filter.n ? PATCH_NONE : PATCH_PLAIN;
+	}
+	free(nm.f);
 }
 
-/* ---- writing code ----------------------------------------------------------------- */
+/* ---- writing a module's sites ------------------------------------------------------- */
 
-/* A page for the module's stub, within reach of a rel32 call from [lo, hi). */
-static uint8_t *stub_near(uintptr_t lo, uintptr_t hi)
+/* With trace_on / trace_off triggers, entries stay patched while
+ * recording is off: a trace_on takes effect at its call, not at the
+ * writer's next pass (the hooks return at once while it is off). */
+static bool entries_follow_recording(void)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	uintptr_t step = 1u << 20;
+	return !P.trace_on.n && !P.trace_off.n;
+}
 
-	for (uintptr_t off = step; off < (1ull << 30); off += step) {
-		uintptr_t tries[2] = { (hi + off) & ~(uintptr_t)(page - 1),
-				       lo > off + (uintptr_t)page ? (lo - off) & ~(uintptr_t)(page - 1) : 0 };
+/* Whether a site of this kind has its jump now. */
+static bool jumps(unsigned kind)
+{
+	return kind != PATCH_NONE && (!P.off || !entries_follow_recording());
+}
 
-		for (int i = 0; i < 2; i++) {
-			void *p;
+/* Sites whose kind[] differs from want[]: patched, or their entry a NOP. */
+static void module_write(struct module *m, const struct dl_phdr_info *info, const uint8_t *want)
+{
+	struct patch_window w = { info, 0, 0 };
 
-			if (!tries[i])
-				continue;
-			p = mmap((void *)tries[i], (size_t)page, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-			if (p == (void *)tries[i])
-				return p;
-			if (p != MAP_FAILED) /* a kernel that took the address as a hint */
-				munmap(p, (size_t)page);
+	for (size_t i = 0; i < m->n; i++) {
+		uint8_t *a = (uint8_t *)m->sites[i];
+
+		if (want[i] == m->kind[i])
+			continue;
+		if (want[i] == PATCH_NONE) {
+			ada_patch_entry_set(a, false, &w);
+		} else if (!m->stubs && !(m->stubs = ada_patch_stubs(m->lo, m->hi))) {
+			ada_warn("%s: no page within reach of its code for the patch stubs; its "
+				 "functions are not traced", m->path ? m->path : "the executable");
+			break;
+		} else if (!ada_patch_site(a, m->stubs, want[i], jumps(want[i]), &w)) {
+			P.stats.refused++;
+			continue;
 		}
+		m->kind[i] = want[i];
+	}
+	ada_patch_window_close(&w);
+}
+
+static struct module *module_at(const struct dl_phdr_info *info)
+{
+	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : NULL;
+
+	for (size_t i = 0; i < P.nmods; i++) {
+		struct module *m = &P.mods[i];
+
+		if (m->base == info->dlpi_addr && !m->path == !path && (!path || !strcmp(path, m->path)))
+			return m;
 	}
 	return NULL;
 }
 
-/* jmp *0(%rip); .quad ada_patch_entry */
-static uint8_t *stub_make(uintptr_t lo, uintptr_t hi)
+static void module_free(struct module *m)
 {
-	uint8_t *p = stub_near(lo, hi);
-	uintptr_t target = (uintptr_t)ada_patch_entry;
+	free(m->path);
+	free(m->sites);
+	free(m->kind);
+	free(m->next);
+	*m = (struct module){ 0 };
+}
 
-	if (!p)
-		return NULL;
-	memcpy(p, (const uint8_t[]){ 0xff, 0x25, 0, 0, 0, 0 }, 6);
-	memcpy(p + 6, &target, sizeof(target));
-	if (mprotect(p, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_EXEC) < 0) {
-		munmap(p, (size_t)sysconf(_SC_PAGESIZE));
-		return NULL;
+/* A module with a site table, found by a pass: its sites read (the section
+ * is loaded and relocated: its entries are addresses) and patched. */
+static void module_add(const struct dl_phdr_info *info, const char *path, const struct ada_elf *e,
+		       const Elf64_Shdr *sh)
+{
+	struct module *mods = realloc(P.mods, (P.nmods + 1) * sizeof(*mods)), *m;
+	uint8_t *want;
+
+	if (!mods)
+		return;
+	P.mods = mods;
+	m = &P.mods[P.nmods];
+	*m = (struct module){ .base = info->dlpi_addr, .lo = UINTPTR_MAX, .present = true };
+	m->n = sh->sh_size / sizeof(*m->sites);
+	m->path = path ? strdup(path) : NULL;
+	m->sites = malloc(m->n * sizeof(*m->sites));
+	m->kind = calloc(m->n, 1);
+	want = malloc(m->n);
+	if ((path && !m->path) || !m->sites || !m->kind || !want) {
+		module_free(m);
+		free(want);
+		return;
 	}
-	return p;
-}
-
-/* Code pages are writable (and still executable: other threads may be
- * running them) while sites in them are written, WINDOW bytes at most at
- * a time, and never beyond the module's executable segment: its other
- * pages (data, the heap after it) keep their own protection. */
-#define WINDOW (64u << 10)
-
-struct code_window {
-	uintptr_t lo, hi; /* open: [lo, hi) */
-};
-
-/* The executable segment holding a: [*lo, *hi), page-aligned; false if none. */
-static bool segment_of(uintptr_t a, uintptr_t *lo, uintptr_t *hi)
-{
-	for (size_t i = 0; i < P.nsegs; i++)
-		if (a >= P.segs[i][0] && a < P.segs[i][1]) {
-			*lo = P.segs[i][0];
-			*hi = P.segs[i][1];
-			return true;
-		}
-	return false;
-}
-
-static bool window_cover(struct code_window *w, uintptr_t a, size_t len)
-{
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), seg_lo, seg_hi;
-
-	if (w->hi && a >= w->lo && a + len <= w->hi)
-		return true;
-	if (w->hi)
-		mprotect((void *)w->lo, w->hi - w->lo, PROT_READ | PROT_EXEC);
-	w->hi = 0;
-	if (!segment_of(a, &seg_lo, &seg_hi) || a + len > seg_hi)
-		return false;
-	w->lo = a & ~(page - 1);
-	w->hi = (a + len + WINDOW + page - 1) & ~(page - 1);
-	if (w->hi > seg_hi)
-		w->hi = seg_hi;
-	if (mprotect((void *)w->lo, w->hi - w->lo, PROT_READ | PROT_WRITE | PROT_EXEC) == 0)
-		return true;
-	w->hi = 0;
-	return false;
-}
-
-static void window_close(struct code_window *w)
-{
-	if (w->hi)
-		mprotect((void *)w->lo, w->hi - w->lo, PROT_READ | PROT_EXEC);
-	w->hi = 0;
-}
-
-/* Patches the site at a to call stub; false if it does not hold what the
- * compiler put there (nor a patch or unpatch of ours). */
-static bool site_patch(uint8_t *a, const uint8_t *stub, struct code_window *w)
-{
-	intptr_t dist = (intptr_t)stub - (intptr_t)(a + PAD);
-	int32_t rel = (int32_t)dist;
-	uint8_t call[PAD] = { 0xe8 };
-
-	if (dist != rel || memcmp(a, nops, PAD) || (memcmp(a + PAD, nops, 2) && memcmp(a + PAD, nop2, 2)))
-		return false;
-	memcpy(call + 1, &rel, sizeof(rel));
-	if (!window_cover(w, (uintptr_t)a, PAD + 2))
-		return false;
-	memcpy(a, call, PAD);
-	/* The call is in place before the jump that leads to it (while
-	 * recording is off, a 2-byte NOP until it is on: ada_patch_sync). */
-	if (P.off)
-		__atomic_store_n((uint16_t *)(a + PAD), (uint16_t)(nop2[0] | nop2[1] << 8),
-				 __ATOMIC_RELEASE);
-	else
-		__atomic_store_n((uint16_t *)(a + PAD), (uint16_t)(jump_back[0] | jump_back[1] << 8),
-				 __ATOMIC_RELEASE);
-	return true;
-}
-
-/* The patched sites, for ada_disable/ada_enable to unpatch and patch again. */
-static void site_keep(uint8_t *a)
-{
-	if (P.npatched == P.cap) {
-		size_t cap = P.cap ? 2 * P.cap : 1024;
-		uint8_t **s = realloc(P.sites, cap * sizeof(*s));
-
-		if (!s)
-			return; /* patched for good */
-		P.sites = s;
-		P.cap = cap;
-	}
-	P.sites[P.npatched++] = a;
-	P.stats.patched++;
-}
-
-/* ---- one module ---------------------------------------------------------------- */
-
-static int patch_module(struct dl_phdr_info *info, void *ns, void *arg)
-{
-	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : NULL;
-	uintptr_t lo = UINTPTR_MAX, hi = 0;
-	struct chosen c = { 0 };
-	struct code_window w = { 0, 0 };
-	const Elf64_Shdr *sh;
-	uintptr_t *sites;
-	uint8_t *stub = NULL;
-	struct ada_elf e;
-	size_t n;
-
-	(void)ns;
-	(void)arg;
-	for (size_t i = 0; i < P.nseen; i++)
-		if (P.seen[i] == info->dlpi_addr)
-			return 0; /* patched by an earlier pass */
-	if (ada_elf_open(path, info->dlpi_addr, &e) < 0)
-		return 0;
-	sh = ada_elf_section(&e, SHT_PROGBITS, SECTION);
-	if (!sh || !sh->sh_size) {
-		ada_elf_close(&e);
-		return 0;
-	}
+	P.nmods++;
+	memcpy(m->sites, (const void *)(info->dlpi_addr + sh->sh_addr), m->n * sizeof(*m->sites));
+	qsort(m->sites, m->n, sizeof(*m->sites), by_addr);
 	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
 
 		if (ph->p_type != PT_LOAD)
 			continue;
-		if (a < lo)
-			lo = a;
-		if (a + ph->p_memsz > hi)
-			hi = a + ph->p_memsz;
-		if (ph->p_flags & PF_X) {
-			uintptr_t (*segs)[2] = realloc(P.segs, (P.nsegs + 1) * sizeof(*segs));
-
-			if (!segs)
-				continue;
-			P.segs = segs;
-			P.segs[P.nsegs][0] = a & ~(page - 1);
-			P.segs[P.nsegs][1] = (a + ph->p_memsz + page - 1) & ~(page - 1);
-			P.nsegs++;
-		}
+		if (a < m->lo)
+			m->lo = a;
+		if (a + ph->p_memsz > m->hi)
+			m->hi = a + ph->p_memsz;
 	}
 	P.stats.modules++;
-	if (P.filter.n || P.notrace.n) {
-		ada_elf_functions(&e, choose, &c);
-		qsort(c.addr, c.n, sizeof(*c.addr), by_addr);
-	}
-	/* The section is loaded and relocated: its entries are addresses, in
-	 * the order of the code (sorted anyway: pages are opened in order). */
-	n = sh->sh_size / sizeof(*sites);
-	sites = malloc(n * sizeof(*sites));
-	if (sites) {
-		memcpy(sites, (const void *)(info->dlpi_addr + sh->sh_addr), n * sizeof(*sites));
-		qsort(sites, n, sizeof(*sites), by_addr);
-	}
-	for (size_t i = 0; sites && i < n; i++) {
-		uint8_t *a = (uint8_t *)sites[i];
+	P.stats.sites += (uint32_t)m->n;
+	module_kinds(m, e, want);
+	module_write(m, info, want);
+	free(want);
+}
 
-		P.stats.sites++;
-		if ((P.filter.n || P.notrace.n) && !chosen_has(&c, (uintptr_t)a + PAD))
-			continue;
-		if (!stub && !(stub = stub_make(lo, hi))) {
-			ada_warn("%s: no page within reach of its code for the patch stub; its "
-				 "functions are not traced", path ? path : "the executable");
-			break;
-		}
-		if (site_patch(a, stub, &w))
-			site_keep(a);
-		else
-			P.stats.refused++;
+/* Whether m's code is still what was patched: a module unloaded and
+ * another (or the same file again) loaded at its address has fresh NOPs. */
+static bool module_intact(const struct module *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->kind[i] != PATCH_NONE)
+			return *(const uint8_t *)m->sites[i] == 0xe8;
+	return true;
+}
+
+static int pass_module(struct dl_phdr_info *info, void *ns, void *arg)
+{
+	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : NULL;
+	struct module *m = module_at(info);
+	const Elf64_Shdr *sh;
+	struct ada_elf e;
+
+	(void)ns;
+	(void)arg;
+	if (m && module_intact(m)) {
+		m->present = true;
+		return 0;
 	}
-	window_close(&w);
-	free(sites);
-	free(c.addr);
+	if (m)
+		module_free(m); /* left for the end of the pass to drop */
+	for (size_t i = 0; !m && i < P.nseen; i++)
+		if (P.seen[i] == info->dlpi_addr)
+			return 0; /* no site table: looked at by an earlier pass */
+	if (ada_elf_open(path, info->dlpi_addr, &e) < 0)
+		return 0;
+	sh = ada_elf_section(&e, SHT_PROGBITS, SECTION);
+	if (sh && sh->sh_size)
+		module_add(info, path, &e, sh);
 	ada_elf_close(&e);
 	return 0;
 }
 
 static int remember(struct dl_phdr_info *info, void *ns, void *arg)
 {
-	(void)ns;
-	(void)arg;
 	uintptr_t *s = realloc(P.seen, (P.nseen + 1) * sizeof(*s));
 
+	(void)ns;
+	(void)arg;
 	if (s) {
 		P.seen = s;
 		P.seen[P.nseen++] = info->dlpi_addr;
 	}
 	return 0;
+}
+
+/* Modules gone since the last pass (dlclose) are forgotten. */
+static void drop_absent(void)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < P.nmods; i++) {
+		if (P.mods[i].present && P.mods[i].sites)
+			P.mods[k++] = P.mods[i];
+		else
+			module_free(&P.mods[i]);
+	}
+	P.nmods = k;
+}
+
+static void count_patched(void)
+{
+	P.stats.patched = 0;
+	for (size_t i = 0; i < P.nmods; i++)
+		for (size_t j = 0; j < P.mods[i].n; j++)
+			P.stats.patched += P.mods[i].kind[j] != PATCH_NONE;
+}
+
+/* A glob that matched nothing is likely a typo: one line each, at start,
+ * with the variable's value as given. */
+static void warn_unmatched(const struct globs *gl)
+{
+	const char *g = globs_unmatched(gl), *v = getenv(gl->var);
+
+	if (g && P.stats.modules)
+		ada_warn("%s=%s: %s matches no patchable function", gl->var, v ? v : gl->src, g);
+}
+
+/* ADA_GRAPH or a trace_on/trace_off trigger, and no module to patch: the
+ * user learns it, and the threads record as without them. */
+static void nothing_patchable(void)
+{
+	if (P.graph.n) {
+		ada_warn("ADA_GRAPH=%s: no module was built with --ada-mode=patchable; "
+			 "recording every call", ada_rt.cfg.graph);
+		ada_rt.cfg.graph[0] = '\0';
+		/* Threads set up so far (before main: this one). */
+		for (struct ada_thread *td = ada_rt.threads; td; td = td->next)
+			td->graph_gate = false;
+	}
+	if (P.trace_on.n || P.trace_off.n)
+		ada_warn("ADA_TRIGGER=%s: trace_on and trace_off need a module built with "
+			 "--ada-mode=patchable; ignoring them", getenv("ADA_TRIGGER"));
 }
 
 void ada_patch_modules(void)
@@ -391,10 +410,17 @@ void ada_patch_modules(void)
 	modules = P.stats.modules;
 	if (!P.started) {
 		P.off = __atomic_load_n(&ada_recording_off, __ATOMIC_RELAXED) != 0;
-		globs_split(&P.filter, ada_rt.cfg.filter);
-		globs_split(&P.notrace, ada_rt.cfg.notrace);
+		globs_set(&P.filter, "ADA_FILTER", ada_rt.cfg.filter);
+		globs_set(&P.notrace, "ADA_NOTRACE", ada_rt.cfg.notrace);
+		globs_set(&P.graph, "ADA_GRAPH", ada_rt.cfg.graph);
+		globs_set(&P.trace_on, "ADA_TRIGGER", ada_rt.cfg.trigger.trace_on);
+		globs_set(&P.trace_off, "ADA_TRIGGER", ada_rt.cfg.trigger.trace_off);
 	}
-	ada_modules_each(patch_module, NULL);
+	for (size_t i = 0; i < P.nmods; i++)
+		P.mods[i].present = false;
+	ada_modules_each(pass_module, NULL);
+	drop_absent();
+	count_patched();
 	if (P.stats.modules != modules) {
 		/* What it cost (reading each module's sites and symbols too). */
 		uint64_t t = ada_now_ns(CLOCK_MONOTONIC) - start;
@@ -409,45 +435,126 @@ void ada_patch_modules(void)
 	P.seen = NULL;
 	P.nseen = 0;
 	ada_modules_each(remember, NULL);
+	if (!P.started && !P.stats.modules)
+		nothing_patchable();
 	if (!P.started) {
-		/* A glob that matched nothing is likely a typo: once, at start. */
-		for (unsigned i = 0; P.stats.modules && i < P.filter.n; i++)
-			if (!P.filter.matched[i])
-				ada_warn("ADA_FILTER=%s: %s matches no function", ada_rt.cfg.filter,
-					 P.filter.g[i]);
-		for (unsigned i = 0; P.stats.modules && i < P.notrace.n; i++)
-			if (!P.notrace.matched[i])
-				ada_warn("ADA_NOTRACE=%s: %s matches no function", ada_rt.cfg.notrace,
-					 P.notrace.g[i]);
+		warn_unmatched(&P.filter);
+		warn_unmatched(&P.notrace);
+		warn_unmatched(&P.graph);
+		warn_unmatched(&P.trace_on);
+		warn_unmatched(&P.trace_off);
 	}
 	__atomic_store_n(&P.started, true, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&P.lock);
 	ada_runtime_end(&w);
 }
 
+/* ---- recording off and on ----------------------------------------------------------- */
+
+static int sync_module(struct dl_phdr_info *info, void *ns, void *arg)
+{
+	struct module *m = module_at(info);
+	struct patch_window w = { info, 0, 0 };
+
+	(void)ns;
+	(void)arg;
+	if (!m || !module_intact(m))
+		return 0;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->kind[i] != PATCH_NONE)
+			ada_patch_entry_set((uint8_t *)m->sites[i], !P.off, &w);
+	ada_patch_window_close(&w);
+	return 0;
+}
+
 /* Recording turned off (ada_disable): the patched entries become a 2-byte
- * NOP, so their functions cost what an unpatched one does; on: the jumps
- * again. The writer's, a pass at most every few milliseconds: the API
- * call itself only sets the flag the hooks read. A function entered while
- * its entry was a NOP returns unrecorded; one entered through the jump
- * returns through the trampoline: the trace stays balanced. */
+ * NOP, so their functions cost what an unpatched one does (not with
+ * trace_on/trace_off triggers: see entries_follow_recording); on: the
+ * jumps again. The writer's, a pass at most
+ * every few milliseconds: the API call itself only sets the flag the hooks
+ * read. A function entered while its entry was a NOP returns unrecorded;
+ * one entered through the jump returns through the trampoline: the trace
+ * stays balanced. */
 void ada_patch_sync(void)
 {
 	bool off = __atomic_load_n(&ada_recording_off, __ATOMIC_RELAXED) != 0;
-	struct code_window w = { 0, 0 };
-	const uint8_t *bytes = off ? nop2 : jump_back;
 
-	if (off == P.off || !P.npatched)
+	if (off == P.off || !P.nmods || !entries_follow_recording())
 		return;
 	pthread_mutex_lock(&P.lock);
-	for (size_t i = 0; i < P.npatched; i++) {
-		uint8_t *a = P.sites[i];
-
-		if (window_cover(&w, (uintptr_t)a + PAD, 2))
-			__atomic_store_n((uint16_t *)(a + PAD), (uint16_t)(bytes[0] | bytes[1] << 8),
-					 __ATOMIC_RELEASE);
-	}
-	window_close(&w);
 	P.off = off;
+	ada_modules_each(sync_module, NULL);
 	pthread_mutex_unlock(&P.lock);
+}
+
+/* ---- another filter in a running process --------------------------------------------- */
+
+static int choose_again(struct dl_phdr_info *info, void *ns, void *arg)
+{
+	struct module *m = module_at(info);
+	struct ada_elf e;
+
+	(void)ns;
+	(void)arg;
+	if (!m || !module_intact(m) || !(m->next = malloc(m->n)))
+		return 0;
+	memcpy(m->next, m->kind, m->n); /* unchanged if its file cannot be read */
+	if (ada_elf_open(m->path, info->dlpi_addr, &e) == 0) {
+		module_kinds(m, &e, m->next);
+		ada_elf_close(&e);
+	}
+	return 0;
+}
+
+static int apply_choice(struct dl_phdr_info *info, void *ns, void *arg)
+{
+	struct module *m = module_at(info);
+
+	(void)ns;
+	(void)arg;
+	if (m && m->next && module_intact(m))
+		module_write(m, info, m->next);
+	return 0;
+}
+
+int ada_patch_refilter(const char *filter, const char *notrace, char *err, size_t errlen)
+{
+	char old_filter[1024], old_notrace[1024];
+	const char *bad = NULL, *var = NULL;
+	int patched = -1;
+
+	if (!P.nmods) {
+		snprintf(err, errlen, "no module of this process was built with "
+				      "--ada-mode=patchable: nothing to filter");
+		return -1;
+	}
+	pthread_mutex_lock(&P.lock);
+	memcpy(old_filter, P.filter.src, sizeof(old_filter));
+	memcpy(old_notrace, P.notrace.src, sizeof(old_notrace));
+	globs_set(&P.filter, "filter", filter ? filter : old_filter);
+	globs_set(&P.notrace, "notrace", notrace ? notrace : old_notrace);
+	/* Chosen in one pass, written in a second, if every glob named
+	 * something: a typo leaves the process as it was. */
+	ada_modules_each(choose_again, NULL);
+	if (filter && (bad = globs_unmatched(&P.filter)))
+		var = "filter";
+	else if (notrace && (bad = globs_unmatched(&P.notrace)))
+		var = "notrace";
+	if (bad) {
+		snprintf(err, errlen, "%s %s: %s matches no patchable function", var,
+			 var[0] == 'f' ? P.filter.src : P.notrace.src, bad);
+		globs_set(&P.filter, "ADA_FILTER", old_filter);
+		globs_set(&P.notrace, "ADA_NOTRACE", old_notrace);
+	} else {
+		ada_modules_each(apply_choice, NULL);
+		count_patched();
+		ada_meta_write(ADA_META_PATCHED, &P.stats, sizeof(P.stats), NULL, 0);
+		patched = (int)P.stats.patched;
+	}
+	for (size_t i = 0; i < P.nmods; i++) {
+		free(P.mods[i].next);
+		P.mods[i].next = NULL;
+	}
+	pthread_mutex_unlock(&P.lock);
+	return patched;
 }

@@ -39,6 +39,7 @@ struct ada_config {
 	char exclude[1024];       /* ADA_EXCLUDE: module[:symbol] globs, comma-separated */
 	char filter[1024];        /* ADA_FILTER: patchable mode traces these functions only */
 	char notrace[1024];       /* ADA_NOTRACE: and never these (name globs, comma-separated) */
+	char graph[1024];         /* ADA_GRAPH: record only inside these functions' calls */
 	bool start_off;           /* ADA_TRACE=off: recording starts off (ada_enable turns it on) */
 	int toggle_signal;        /* ADA_TOGGLE_SIGNAL: turns recording off and on; 0 none */
 	bool on_full_drop;        /* ADA_ON_FULL=drop: a full ring drops (default wait) */
@@ -248,6 +249,13 @@ ADA_HIDDEN void ada_patch_modules(void);
 /* The writer's, each pass: patched entries back to NOPs while recording is
  * off (ada_disable, ADA_TOGGLE_SIGNAL), the jumps again when it is on. */
 ADA_HIDDEN void ada_patch_sync(void);
+/* ada-ctl's filter / notrace (runtime/control.c): the plain patched
+ * functions become those filter chooses less notrace's (NULL: that list
+ * unchanged), patched and unpatched at once. Returns how many functions are
+ * patched now, or -1 with one line in err (a glob matching no function:
+ * nothing changed; no patchable module). */
+ADA_HIDDEN int ada_patch_refilter(const char *filter, const char *notrace, char *err,
+				  size_t errlen);
 /* In a fork child: the records of the hooked functions into its new meta. */
 ADA_HIDDEN void ada_dynhook_after_fork(void);
 

@@ -32,7 +32,7 @@ static const struct int_setting WRITER_DELAY = { "ADA_TEST_WRITER_DELAY_US", 0, 
  * environment of the programs it runs). */
 static const char *const known[] = {
 	"ADA_DISABLE", "ADA_OUTPUT", "ADA_RING_KB", "ADA_DEPTH", "ADA_SHADOW_DEPTH", "ADA_TRACE",
-	"ADA_FLUSH_MS", "ADA_QUIET", "ADA_DETAIL", "ADA_RECORD", "ADA_FILTER", "ADA_NOTRACE", "ADA_TOGGLE_SIGNAL", "ADA_STACK_BYTES", "ADA_DETAIL_KB", "ADA_DYNHOOK",
+	"ADA_FLUSH_MS", "ADA_QUIET", "ADA_DETAIL", "ADA_RECORD", "ADA_FILTER", "ADA_NOTRACE", "ADA_GRAPH", "ADA_TOGGLE_SIGNAL", "ADA_STACK_BYTES", "ADA_DETAIL_KB", "ADA_DYNHOOK",
 	"ADA_EXCLUDE", "ADA_ON_FULL", "ADA_RINGS", "ADA_TEST_WRITER_DELAY_US",
 	"ADA_TEST_SHARED_FDS", "ADA_CC", "ADA_CXX",
 	"ADA_MODE", "ADA_VERBOSE", "ADA_LIBDIR", "ADA_TRIGGER", "ADA_PRE", "ADA_POST",
@@ -218,6 +218,7 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	get_exclude(getenv_fn("ADA_EXCLUDE"), c->exclude, sizeof(c->exclude));
 	get_globs("ADA_FILTER", getenv_fn("ADA_FILTER"), c->filter, sizeof(c->filter));
 	get_globs("ADA_NOTRACE", getenv_fn("ADA_NOTRACE"), c->notrace, sizeof(c->notrace));
+	get_globs("ADA_GRAPH", getenv_fn("ADA_GRAPH"), c->graph, sizeof(c->graph));
 	c->start_off = get_choice("ADA_TRACE", getenv_fn("ADA_TRACE"), ON_OFF, 2, 0) == 1;
 	c->toggle_signal = ada_toggle_signal_parse(getenv_fn("ADA_TOGGLE_SIGNAL"));
 	if (c->toggle_signal && c->trigger.signals & 1ull << c->toggle_signal) {
@@ -238,17 +239,24 @@ int ada_config_format(const struct ada_config *c, char *buf, size_t len)
 	int n = snprintf(buf, len,
 			 "output=%s%cring_kb=%" PRIu64 "%cdepth=%u%cshadow_depth=%u%cflush_ms=%u%c"
 			 "detail=%s%cstack_bytes=%u%cdetail_kb=%" PRIu64 "%cdynhook=%s%cexclude=%s%c"
-			 "on_full=%s%crings=%s%crecord=%s%ctrace=%s%cfilter=%s%cnotrace=%s%cpre=%" PRIu64 "%s%cpost=%" PRIu64 "%s%ctrigger=",
+			 "on_full=%s%crings=%s%crecord=%s%ctrace=%s%cfilter=%s%cnotrace=%s%cgraph=%s%cpre=%" PRIu64 "%s%cpost=%" PRIu64 "%s%ctrigger=",
 			 c->output, 0, c->ring_bytes / 1024, 0, c->depth, 0, c->shadow_depth, 0,
 			 c->flush_ms, 0,
 			 DETAIL[!c->detail ? DETAIL_OFF : c->detail_window ? DETAIL_WINDOW : DETAIL_ALL],
 			 0, c->stack_bytes, 0, c->detail_bytes / 1024, 0, c->dynhook ? "on" : "off", 0,
-			 c->exclude, 0, ON_FULL[c->on_full_drop], 0, RINGS[c->rings], 0, RECORD[c->ring_mode], 0, ON_OFF[c->start_off], 0, c->filter, 0, c->notrace, 0, t->pre.n,
+			 c->exclude, 0, ON_FULL[c->on_full_drop], 0, RINGS[c->rings], 0, RECORD[c->ring_mode], 0, ON_OFF[c->start_off], 0, c->filter, 0, c->notrace, 0, c->graph, 0, t->pre.n,
 			 roll_unit(&t->pre), 0, t->post.n, roll_unit(&t->post), 0);
 
 	/* The triggers as they were understood: the accepted items, in order. */
 	for (unsigned i = 0; i < t->nfuncs && n > 0 && (size_t)n < len; i++)
 		n += snprintf(buf + n, len - (size_t)n, "%s,", t->funcs[i].spec);
+	for (int i = 0; i < 2; i++) {
+		const char *g = i ? t->trace_off : t->trace_on;
+
+		for (; *g && n > 0 && (size_t)n < len; g += strcspn(g, ","), g += *g == ',')
+			n += snprintf(buf + n, len - (size_t)n, "func:%.*s:%s,", (int)strcspn(g, ","), g,
+				      i ? "trace_off" : "trace_on");
+	}
 	for (int sig = 1; sig < 64 && n > 0 && (size_t)n < len; sig++)
 		if (t->signals & 1ull << sig)
 			n += snprintf(buf + n, len - (size_t)n, "signal:%s,", ada_trigger_signal_name(sig));

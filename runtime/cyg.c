@@ -23,7 +23,10 @@ ADA_HOOK void __cyg_profile_func_enter(void *fn, void *site)
 
 	if (!td)
 		return;
-	ada_record_enter(td, (uintptr_t)fn, (uintptr_t)site, cfa);
+	/* ADA_GRAPH: outside a graph function's call (both hooks of a function
+	 * see the same: the graph function returns before its caller). */
+	if (likely(!td->graph_gate))
+		ada_record_enter(td, (uintptr_t)fn, (uintptr_t)site, cfa);
 	ada_hook_end(td);
 }
 
@@ -33,6 +36,7 @@ ADA_HOOK void __cyg_profile_func_exit(void *fn, void *site)
 
 	if (!td)
 		return;
-	ada_record_exit(td, (uintptr_t)fn, (uintptr_t)site);
+	if (likely(!td->graph_gate))
+		ada_record_exit(td, (uintptr_t)fn, (uintptr_t)site);
 	ada_hook_end(td);
 }

@@ -154,6 +154,17 @@ void ada_enable(void)
 	ada_writer_kick();
 }
 
+void ada_trace_switch(bool off)
+{
+	/* A trace_on function called in a loop: one load, no wake-up. */
+	if ((__atomic_load_n(&ada_recording_off, __ATOMIC_RELAXED) != 0) == off)
+		return;
+	if (off)
+		ada_disable();
+	else
+		ada_enable();
+}
+
 void ada_thread_ignore(void)
 {
 	/* A thread that has recorded nothing yet gets its state now, to hold

@@ -73,6 +73,7 @@ struct ada_thread *ada_state_alloc(bool is_stack)
 	td->shadow_bytes = shadow_bytes;
 	td->shadow_cap = c->shadow_depth;
 	td->max_limit = td->record_limit = c->depth;
+	td->graph_gate = c->graph[0] != '\0';
 	return td;
 }
 
@@ -270,6 +271,7 @@ void ada_close_abandoned(struct ada_thread *td)
 			     td->shadow[depth - 1].fn | (uint64_t)ADA_RAW_EXCEPTION << 62);
 	else
 		ada_exit_skipped_slow(td, depth);
+	ada_graph_left(td);
 }
 
 /* The thread's own stack, asked once when the thread is set up (for the

@@ -99,6 +99,11 @@ struct ada_thread {
 	bool skip_by_request;   /* that skip is ada_disable's or ada_thread_ignore's:
 				 * not a loss, not counted */
 	bool ignored;           /* ada_thread_ignore(): nothing more from this thread */
+	/* ADA_GRAPH (patchable mode): outside every graph function's call, the
+	 * hooks return at once (no frame kept, no return hijacked); inside, from
+	 * the graph function's frame at graph_depth down, they record. */
+	bool graph_gate;
+	uint32_t graph_depth;   /* the graph function's frame, or 0 outside */
 	/* The stack this state records (runtime/stacks.c): a thread's own
 	 * stack, or a coroutine stack that threads switch to. A hook whose
 	 * frame position is outside it has run on another stack. */
@@ -247,6 +252,16 @@ static inline __attribute__((always_inline)) void ada_hook_end(struct ada_thread
 	ada_busy_set(0);
 }
 
+/* Called where frames close (returns, abandoned frames): once the graph
+ * function's frame is gone the thread is outside its call again. */
+static inline __attribute__((always_inline)) void ada_graph_left(struct ada_thread *td)
+{
+	if (unlikely(td->depth < td->graph_depth)) {
+		td->graph_depth = 0;
+		td->graph_gate = true;
+	}
+}
+
 /* Appends a slot. The caller has made sure there is room. */
 static inline __attribute__((always_inline)) void
 ada_ring_put(struct ada_thread *td, uint64_t tsc, uint64_t word)
@@ -266,6 +281,9 @@ ada_ring_put(struct ada_thread *td, uint64_t tsc, uint64_t word)
 
 /* ada_disable() (runtime/marks.c): calls are not recorded while it is set. */
 ADA_HIDDEN extern uint32_t ada_recording_off;
+/* func:GLOB:trace_on / trace_off (patch.c's entries): recording off or on,
+ * as ada_disable/ada_enable, when it is not so already (runtime/marks.c). */
+ADA_HIDDEN void ada_trace_switch(bool off);
 
 /* Whether the CALL of the frame at `depth` is to be written: not deeper than
  * recorded, recording not turned off (for the process or the thread: the

@@ -72,6 +72,30 @@ static void bad_item(const char *v, size_t len, const char *item, const char *ex
 		 expected);
 }
 
+/* func:GLOB:trace_on / trace_off: the glob joins its list. */
+static bool parse_switch(const char *v, const char *item, size_t len, struct ada_trigger_cfg *out)
+{
+	static const char *const actions[2] = { ":trace_on", ":trace_off" };
+
+	for (int i = 0; i < 2; i++) {
+		size_t alen = strlen(actions[i]), glen = len - 5 - alen;
+		char *list = i ? out->trace_off : out->trace_on;
+		size_t used = strlen(list);
+
+		if (len < 5 + alen || strncmp(item + len - alen, actions[i], alen))
+			continue;
+		if (!glen || memchr(item + 5, '>', glen) || memchr(item + 5, ':', glen) ||
+		    used + glen + 2 > sizeof(out->trace_on))
+			bad_item(v, len, item, "func:GLOB:trace_on or func:GLOB:trace_off (a function "
+					       "name or shell glob; 500 characters in all)");
+		else
+			snprintf(list + used, sizeof(out->trace_on) - used, "%s%.*s", used ? "," : "",
+				 (int)glen, item + 5);
+		return true;
+	}
+	return false;
+}
+
 /* func:GLOB or func:GLOB>DURATION. */
 static void parse_func(const char *v, const char *item, size_t len, struct ada_trigger_cfg *out)
 {
@@ -79,6 +103,8 @@ static void parse_func(const char *v, const char *item, size_t len, struct ada_t
 	const char *glob = item + 5, *gt = memchr(glob, '>', len - 5);
 	size_t glen = gt ? (size_t)(gt - glob) : len - 5;
 
+	if (parse_switch(v, item, len, out))
+		return;
 	if (out->nfuncs == ADA_TRIGGER_FUNCS) {
 		bad_item(v, len, item, "at most 16 func: triggers");
 		return;
@@ -133,6 +159,7 @@ void ada_trigger_parse(const char *v, struct ada_trigger_cfg *out)
 	const char *item;
 
 	out->nfuncs = 0;
+	out->trace_on[0] = out->trace_off[0] = '\0';
 	out->crash = true;
 	out->signals = 0;
 	if (!v)
@@ -149,8 +176,8 @@ void ada_trigger_parse(const char *v, struct ada_trigger_cfg *out)
 		else if (len == 7 && !strncmp(item, "nocrash", 7))
 			out->crash = false;
 		else
-			bad_item(v, len, item, "func:GLOB, func:GLOB>DURATION, signal:NAME, crash or "
-					       "nocrash");
+			bad_item(v, len, item, "func:GLOB, func:GLOB>DURATION, func:GLOB:trace_on, "
+					       "func:GLOB:trace_off, signal:NAME, crash or nocrash");
 	}
 }
 

@@ -1,7 +1,9 @@
 /* trigger.h - what opens a detail window (ADA_TRIGGER, ADA_PRE, ADA_POST).
  *
  * ADA_TRIGGER is a comma list: func:GLOB (a call of a matching function),
- * func:GLOB>DURATION (a call that lasted longer), signal:NAME (the program
+ * func:GLOB>DURATION (a call that lasted longer), func:GLOB:trace_on and
+ * func:GLOB:trace_off (recording on or off from a call of a matching
+ * function: no window; patchable mode), signal:NAME (the program
  * received SIGUSR1, SIGUSR2 or SIGTRAP), nocrash (a fatal signal opens no
  * window: it does by default). ada_mark() and ada_snapshot() (ada.h) open
  * windows whatever the list says. Function globs are resolved to address
@@ -34,6 +36,9 @@ struct ada_trigger_func {
 struct ada_trigger_cfg {
 	struct ada_trigger_func funcs[ADA_TRIGGER_FUNCS];
 	unsigned nfuncs;
+	/* func:GLOB:trace_on / trace_off, comma-joined globs: recording on or
+	 * off when such a function is called (patchable mode: mcount/patch.c) */
+	char trace_on[512], trace_off[512];
 	bool crash;                  /* on unless nocrash */
 	uint64_t signals;            /* bit n: signal n */
 	struct ada_roll pre, post;

@@ -386,10 +386,12 @@ static void bad_trigger_specs_are_named_and_the_rest_kept(void **state)
 	};
 	static const char *const lines[] = {
 		"ada: ADA_TRIGGER=func:,bogus,signal:INT,func:work>fast,func:target: \"func:\" is "
-		"not valid: expected func:GLOB, func:GLOB>DURATION, signal:NAME, crash or nocrash; "
+		"not valid: expected func:GLOB, func:GLOB>DURATION, func:GLOB:trace_on, "
+		"func:GLOB:trace_off, signal:NAME, crash or nocrash; "
 		"ignoring it\n",
 		"ada: ADA_TRIGGER=func:,bogus,signal:INT,func:work>fast,func:target: \"bogus\" is "
-		"not valid: expected func:GLOB, func:GLOB>DURATION, signal:NAME, crash or nocrash; "
+		"not valid: expected func:GLOB, func:GLOB>DURATION, func:GLOB:trace_on, "
+		"func:GLOB:trace_off, signal:NAME, crash or nocrash; "
 		"ignoring it\n",
 		"ada: ADA_TRIGGER=func:,bogus,signal:INT,func:work>fast,func:target: \"signal:INT\" "
 		"is not valid: expected signal:SIGUSR1, signal:SIGUSR2 or signal:SIGTRAP; ignoring "
