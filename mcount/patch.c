@@ -159,15 +159,18 @@ static int by_addr(const void *a, const void *b)
 }
 
 /* Each site's kind into out[]: from the names of the functions at its
- * entry (the strongest kind of their aliases), or, with no name, plain
- * unless ADA_FILTER chooses. */
-static void module_kinds(const struct module *m, const struct ada_elf *e, uint8_t *out)
+ * entry (the strongest kind of their aliases; the file's symbol table is
+ * read only when some glob is set), or, with no name, plain unless
+ * ADA_FILTER chooses. */
+static void module_kinds(const struct module *m, uintptr_t bias, uint8_t *out)
 {
 	struct named nm = { NULL, 0, 0 };
+	struct ada_elf e;
 	size_t j = 0;
 
-	if (any_globs()) {
-		ada_elf_functions(e, name_one, &nm);
+	if (any_globs() && ada_elf_open(m->path, bias, &e) == 0) {
+		ada_elf_functions(&e, name_one, &nm);
+		ada_elf_close(&e);
 		qsort(nm.f, nm.n, sizeof(*nm.f), by_addr);
 	}
 	for (size_t i = 0; i < m->n; i++) {
@@ -249,8 +252,7 @@ static void module_free(struct module *m)
 
 /* A module with a site table, found by a pass: its sites read (the section
  * is loaded and relocated: its entries are addresses) and patched. */
-static void module_add(const struct dl_phdr_info *info, const char *path, const struct ada_elf *e,
-		       const Elf64_Shdr *sh)
+static void module_add(const struct dl_phdr_info *info, const char *path, const Elf64_Shdr *sh)
 {
 	struct module *mods = realloc(P.mods, (P.nmods + 1) * sizeof(*mods)), *m;
 	uint8_t *want;
@@ -286,7 +288,7 @@ static void module_add(const struct dl_phdr_info *info, const char *path, const 
 	}
 	P.stats.modules++;
 	P.stats.sites += (uint32_t)m->n;
-	module_kinds(m, e, want);
+	module_kinds(m, info->dlpi_addr, want);
 	module_write(m, info, want);
 	free(want);
 }
@@ -305,8 +307,7 @@ static int pass_module(struct dl_phdr_info *info, void *ns, void *arg)
 {
 	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : NULL;
 	struct module *m = module_at(info);
-	const Elf64_Shdr *sh;
-	struct ada_elf e;
+	Elf64_Shdr sh;
 
 	(void)ns;
 	(void)arg;
@@ -319,12 +320,8 @@ static int pass_module(struct dl_phdr_info *info, void *ns, void *arg)
 	for (size_t i = 0; !m && i < P.nseen; i++)
 		if (P.seen[i] == info->dlpi_addr)
 			return 0; /* no site table: looked at by an earlier pass */
-	if (ada_elf_open(path, info->dlpi_addr, &e) < 0)
-		return 0;
-	sh = ada_elf_section(&e, SHT_PROGBITS, SECTION);
-	if (sh && sh->sh_size)
-		module_add(info, path, &e, sh);
-	ada_elf_close(&e);
+	if (ada_elf_find_section(path, SHT_PROGBITS, SECTION, &sh) == 0 && sh.sh_size)
+		module_add(info, path, &sh);
 	return 0;
 }
 
@@ -492,17 +489,11 @@ void ada_patch_sync(void)
 static int choose_again(struct dl_phdr_info *info, void *ns, void *arg)
 {
 	struct module *m = module_at(info);
-	struct ada_elf e;
 
 	(void)ns;
 	(void)arg;
-	if (!m || !module_intact(m) || !(m->next = malloc(m->n)))
-		return 0;
-	memcpy(m->next, m->kind, m->n); /* unchanged if its file cannot be read */
-	if (ada_elf_open(m->path, info->dlpi_addr, &e) == 0) {
-		module_kinds(m, &e, m->next);
-		ada_elf_close(&e);
-	}
+	if (m && module_intact(m) && (m->next = malloc(m->n)))
+		module_kinds(m, info->dlpi_addr, m->next);
 	return 0;
 }
 

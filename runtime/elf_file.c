@@ -8,6 +8,7 @@
  * pass only: it allocates and makes system calls.
  */
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -115,4 +116,36 @@ size_t ada_elf_functions(const struct ada_elf *e, ada_elf_func_fn fn, void *arg)
 		n++;
 	}
 	return n;
+}
+
+int ada_elf_find_section(const char *path, uint32_t type, const char *name, Elf64_Shdr *out)
+{
+	size_t want = strlen(name) + 1;
+	Elf64_Shdr *sh = NULL;
+	Elf64_Ehdr eh;
+	char *names = NULL;
+	int fd = open(path ? path : "/proc/self/exe", O_RDONLY | O_CLOEXEC), found = -1;
+
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+	    !eh.e_shnum || eh.e_shstrndx >= eh.e_shnum || !(sh = calloc(eh.e_shnum, sizeof(*sh))) ||
+	    pread(fd, sh, eh.e_shnum * sizeof(*sh), (off_t)eh.e_shoff) !=
+		    (ssize_t)(eh.e_shnum * sizeof(*sh)) ||
+	    !(names = malloc(sh[eh.e_shstrndx].sh_size + 1)) ||
+	    pread(fd, names, sh[eh.e_shstrndx].sh_size, (off_t)sh[eh.e_shstrndx].sh_offset) !=
+		    (ssize_t)sh[eh.e_shstrndx].sh_size)
+		goto out;
+	for (unsigned i = 0; i < eh.e_shnum && found < 0; i++)
+		if (sh[i].sh_type == type && sh[i].sh_name + want <= sh[eh.e_shstrndx].sh_size &&
+		    !memcmp(names + sh[i].sh_name, name, want)) {
+			*out = sh[i];
+			found = 0;
+		}
+out:
+	free(names);
+	free(sh);
+	close(fd);
+	return found;
 }

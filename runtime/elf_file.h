@@ -22,6 +22,11 @@ ADA_HIDDEN void ada_elf_close(struct ada_elf *e);
 /* The first section of that type (and name, unless NULL), or NULL. */
 ADA_HIDDEN const Elf64_Shdr *ada_elf_section(const struct ada_elf *e, uint32_t type,
 					     const char *name);
+/* The section header of that type and name, read with a few preads (no
+ * mapping: every module is asked at start whether it is patchable); -1 if
+ * there is none or the file is not a readable 64-bit ELF file. */
+ADA_HIDDEN int ada_elf_find_section(const char *path, uint32_t type, const char *name,
+				    Elf64_Shdr *out);
 /* Calls fn for each defined function symbol of .symtab (.dynsym when the
  * file is stripped), with its process address; returns how many. */
 typedef void (*ada_elf_func_fn)(const char *name, uint64_t addr, uint64_t size, void *arg);
