@@ -6,12 +6,15 @@
  * times, each calling leaf() twice (main is not traced): the trees below
  * are exact.
  */
+#include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -180,6 +183,56 @@ static void without_patchable_modules_they_are_ignored(void **state)
 	tr_pass(tc);
 }
 
+/* Built with clang: the same sites, the same trees. */
+static void clang_builds_patch_the_same(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const args[] = { "exit", "1000", NULL };
+	const char *const build_env[] = { "ADA_MODE=patchable", "ADA_CC=clang", NULL };
+	const char *const flags[] = { "-O2", "-I" ADA_ROOT "/runtime", "-pthread", NULL };
+	const char *const env[] = { "ADA_GRAPH=step", NULL };
+
+	tr_require_tool(tc, "clang");
+	tr_build(tc, NULL, "clang", "ring", "ring.plain", flags);
+	tr_build(tc, build_env, TR_ADACC, "ring", "ring", flags);
+	tr_run_pair(tc, "ring", args, env, 0);
+	tr_symbolize(tc, NULL);
+	tr_expect_tree(tc->replay.out, "step x1000\n  leaf x2\n", 1);
+	tr_pass(tc);
+}
+
+/* A patchable executable calling into a library built in fentry mode:
+ * the library's hooks are gated by the executable's graph function too
+ * (tests/e2e/progs/shlib*.c; -O0: at -O2 gcc calls measure's clone). */
+static void patchable_and_fentry_modules_mix(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const lib[] = { "-O2", "-shared", "-fPIC", "-Wl,-soname,libshape.so", NULL };
+	const char *const fentry[] = { "ADA_MODE=fentry", NULL };
+	const char *const patchable[] = { "ADA_MODE=patchable", NULL };
+	const char *const plain[] = { "-O0", "-Lplain", "-lshape", "-Wl,-rpath,$ORIGIN/plain", NULL };
+	const char *const traced[] = { "-O0", "-Ltraced", "-lshape", "-Wl,-rpath,$ORIGIN/traced",
+				       NULL };
+	const char *const env[] = { "ADA_GRAPH=measure", NULL };
+	char dir[PATH_MAX];
+
+	if (mkdir(tr_path(tc, "plain", dir), 0755) < 0 || mkdir(tr_path(tc, "traced", dir), 0755) < 0)
+		fail_msg("mkdir in %s: %s", tc->dir, strerror(errno));
+	tr_build(tc, NULL, "gcc", "shlib", "plain/libshape.so", lib);
+	tr_build(tc, fentry, TR_ADACC, "shlib", "traced/libshape.so", lib);
+	tr_build(tc, NULL, "gcc", "shlib_main", "shmain.plain", plain);
+	tr_build(tc, patchable, TR_ADACC, "shlib_main", "shmain", traced);
+	tr_run_pair(tc, "shmain", NULL, env, 0);
+	assert_string_equal(tc->traced.out, "area 24\n");
+	tr_symbolize(tc, NULL);
+	tr_expect_tree(tc->replay.out, "measure\n  lib_area\n    lib_square x2\n", 1);
+	tr_load_manifest(tc, NULL);
+	if (!strstr(tc->mf.text, "\"mode\": \"patchable\"}") ||
+	    !strstr(tc->mf.text, "\"mode\": \"fentry\"}"))
+		fail_msg("the manifest does not tell the modes (patchable, fentry):\n%s", tc->mf.text);
+	tr_pass(tc);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, tr_setup, tr_teardown)
 
 int main(void)
@@ -195,6 +248,8 @@ int main(void)
 		T(unknown_names_are_said),
 		T(a_bad_switch_is_said),
 		T(without_patchable_modules_they_are_ignored),
+		T(clang_builds_patch_the_same),
+		T(patchable_and_fentry_modules_mix),
 	};
 
 	tr_scrub_environment();
