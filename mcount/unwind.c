@@ -89,6 +89,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unwind.h>
 
@@ -110,8 +111,9 @@ static __thread uintptr_t walk_sp __attribute__((tls_model("initial-exec")));
 
 /* ---- the real functions ------------------------------------------------------ */
 
-enum real_id { R_RAISE, R_RESUME, R_RETHROW, R_FORCED, R_BACKTRACE_UW, R_CATCH,
-	       R_FIND_FDE, R_BACKTRACE, R_PTHREAD_EXIT, R_N };
+/* Those of one library next to each other: lookup asks each absent one once. */
+enum real_id { R_RAISE, R_RESUME, R_RETHROW, R_FORCED, R_BACKTRACE_UW, R_FIND_FDE,
+	       R_CATCH, R_BACKTRACE, R_PTHREAD_EXIT, R_N };
 
 static const struct {
 	const char *name, *lib; /* lib: where to look if RTLD_NEXT does not find it */
@@ -147,17 +149,22 @@ static void *static_fallback(enum real_id id)
 
 /* The next definition after libada's. A C++ library dlopen'ed with
  * RTLD_LOCAL brings libgcc_s or libstdc++ outside the global scope, where
- * RTLD_NEXT does not look: then the library itself is asked. */
-static void *lookup(enum real_id id)
+ * RTLD_NEXT does not look: then the library itself is asked. *absent names
+ * a library such a dlopen found not loaded, not asked again (each asking
+ * searches the library path and opens files: a C program has neither). */
+static void *lookup(enum real_id id, const char **absent)
 {
 	void *fn = dlsym(RTLD_NEXT, real_names[id].name);
+	const char *lib = real_names[id].lib;
 
-	if (!fn && real_names[id].lib) {
-		void *h = dlopen(real_names[id].lib, RTLD_NOW | RTLD_NOLOAD);
+	if (!fn && lib && !(*absent && !strcmp(*absent, lib))) {
+		void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
 
 		if (h) {
 			fn = dlsym(h, real_names[id].name);
 			dlclose(h);
+		} else {
+			*absent = lib;
 		}
 	}
 	return fn ? fn : static_fallback(id);
@@ -168,10 +175,11 @@ static void *lookup(enum real_id id)
 __attribute__((constructor)) static void unwind_resolve(void)
 {
 	struct ada_runtime_work w;
+	const char *absent = NULL;
 
 	ada_runtime_begin(&w);
 	for (int i = 0; i < R_N; i++)
-		__atomic_store_n(&real_fn[i], lookup(i), __ATOMIC_RELAXED);
+		__atomic_store_n(&real_fn[i], lookup(i, &absent), __ATOMIC_RELAXED);
 	ada_runtime_end(&w);
 }
 
@@ -180,7 +188,9 @@ static void *real(enum real_id id)
 	void *fn = __atomic_load_n(&real_fn[id], __ATOMIC_RELAXED);
 
 	if (unlikely(!fn)) {
-		fn = lookup(id);
+		const char *absent = NULL;
+
+		fn = lookup(id, &absent);
 		if (!fn) {
 			ada_warn("cannot find the real %s; aborting (a static executable "
 				 "needs -Wl,-u,__%s)", real_names[id].name, real_names[id].name);
