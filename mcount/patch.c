@@ -133,11 +133,12 @@ struct named {
 	size_t n, cap;
 };
 
-static void name_one(const char *name, uint64_t addr, uint64_t size, void *arg)
+static void name_one(const char *name, uint64_t addr, uint64_t size, int rank, void *arg)
 {
 	struct named *nm = arg;
 
 	(void)size;
+	(void)rank;
 	if (nm->n == nm->cap) {
 		size_t cap = nm->cap ? 2 * nm->cap : 1024;
 		void *f = realloc(nm->f, cap * sizeof(*nm->f));

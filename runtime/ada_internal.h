@@ -223,6 +223,14 @@ ADA_HIDDEN int ada_meta_write_encoded(const void *buf, size_t len);
 /* Records every loaded image not recorded yet. Cheap when nothing was loaded
  * since the last scan, unless all (after dlopen/dlmopen returned). */
 ADA_HIDDEN void ada_modmap_scan(bool all);
+/* The build-id in a run of ELF notes (a PT_NOTE segment, a note section):
+ * its length, 0 if none. */
+ADA_HIDDEN uint32_t ada_build_id_from_note(const uint8_t *p, size_t len, uint8_t out[32]);
+/* Symbols kept with the trace (symbols_keep.c): a module was recorded
+ * (any thread); the writer keeps its symbol table, once per build-id in the
+ * output directory, so the trace outlives its build. */
+ADA_HIDDEN void ada_symbols_note(const char *path, const uint8_t *build_id, uint32_t len);
+ADA_HIDDEN void ada_symbols_keep(void);
 ADA_HIDDEN void ada_modmap_reset(void);
 struct dl_phdr_info;
 /* The process addresses [*lo, *hi) a loaded module's PT_LOAD segments span,

@@ -92,6 +92,11 @@ const Elf64_Shdr *ada_elf_section(const struct ada_elf *e, uint32_t type, const 
 	return NULL;
 }
 
+static int bind_rank(unsigned bind)
+{
+	return bind == STB_GLOBAL || bind == STB_GNU_UNIQUE ? 0 : bind == STB_WEAK ? 1 : 2;
+}
+
 size_t ada_elf_functions(const struct ada_elf *e, ada_elf_func_fn fn, void *arg)
 {
 	const Elf64_Shdr *sym = ada_elf_section(e, SHT_SYMTAB, NULL);
@@ -112,7 +117,7 @@ size_t ada_elf_functions(const struct ada_elf *e, ada_elf_func_fn fn, void *arg)
 		name = string_at(e, sym->sh_link, s->st_name);
 		if (!name)
 			continue;
-		fn(name, e->bias + s->st_value, s->st_size, arg);
+		fn(name, e->bias + s->st_value, s->st_size, bind_rank(ELF64_ST_BIND(s->st_info)), arg);
 		n++;
 	}
 	return n;

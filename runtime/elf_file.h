@@ -28,8 +28,10 @@ ADA_HIDDEN const Elf64_Shdr *ada_elf_section(const struct ada_elf *e, uint32_t t
 ADA_HIDDEN int ada_elf_find_section(const char *path, uint32_t type, const char *name,
 				    Elf64_Shdr *out);
 /* Calls fn for each defined function symbol of .symtab (.dynsym when the
- * file is stripped), with its process address; returns how many. */
-typedef void (*ada_elf_func_fn)(const char *name, uint64_t addr, uint64_t size, void *arg);
+ * file is stripped), with its process address and how it is bound (0
+ * global, 1 weak, 2 local: which alias names a function); returns how many. */
+typedef void (*ada_elf_func_fn)(const char *name, uint64_t addr, uint64_t size, int rank,
+				void *arg);
 ADA_HIDDEN size_t ada_elf_functions(const struct ada_elf *e, ada_elf_func_fn fn, void *arg);
 
 #endif

@@ -129,6 +129,8 @@ static void final_flush(uint32_t how)
 	end_record(how);
 	if (!ada_w.streams)
 		ada_trace_remove();
+	else
+		ada_symbols_keep();
 	if (!ada_rt.cfg.quiet)
 		ada_drop_report(ada_w.totals, ada_w.kept, ada_w.waits, ada_w.wait_ns);
 	if (ada_marks_overflowed())

@@ -97,7 +97,7 @@ static void live_sweep(bool complete, uint64_t now)
 	M.n = kept;
 }
 
-static uint32_t build_id_from_note(const uint8_t *p, size_t len, uint8_t out[32])
+uint32_t ada_build_id_from_note(const uint8_t *p, size_t len, uint8_t out[32])
 {
 	while (len >= sizeof(ElfW(Nhdr))) {
 		const ElfW(Nhdr) *nh = (const void *)p;
@@ -269,7 +269,7 @@ static void describe(const struct dl_phdr_info *info, struct ada_meta_module *m)
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
 		if (ph->p_type == PT_NOTE)
-			m->build_id_len = build_id_from_note(
+			m->build_id_len = ada_build_id_from_note(
 				(const uint8_t *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz, m->build_id);
 	}
 	ada_modmap_range(info, &lo, &hi);
@@ -343,6 +343,7 @@ static int visit(struct dl_phdr_info *info, void *ns, void *arg)
 	M.next_no++;
 	m.load_tsc = ada_arch_ticks();
 	ada_meta_write(ADA_META_MODULE, &m, sizeof(m), path, strlen(path) + 1);
+	ada_symbols_note(path, m.build_id, m.build_id_len);
 	return 0;
 }
 

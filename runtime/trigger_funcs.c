@@ -43,9 +43,10 @@ static void range_add(uint64_t lo, uint64_t hi, const struct ada_trigger_func *t
 }
 
 /* A function of a module: a range if its name matches a glob. */
-static void match_function(const char *name, uint64_t addr, uint64_t size, void *arg)
+static void match_function(const char *name, uint64_t addr, uint64_t size, int rank, void *arg)
 {
 	(void)arg;
+	(void)rank;
 	for (unsigned i = 0; i < ada_rt.cfg.trigger.nfuncs; i++) {
 		const struct ada_trigger_func *f = &ada_rt.cfg.trigger.funcs[i];
 

@@ -627,6 +627,8 @@ static void *writer_main(void *arg)
 		if (now - housekeeping >= HOUSEKEEPING_NS) {
 			housekeeping = now;
 			ada_modmap_scan(false);
+			if (ada_w.streams) /* a process that records nothing leaves nothing */
+				ada_symbols_keep();
 			ada_trigger_resolve(); /* a dlopen may bring functions to trigger on */
 			ada_patch_modules();   /* or patchable ones (without the dynamic hooks) */
 			if (ada_now_ns(CLOCK_BOOTTIME) - ada_w.last_clock_ns >= CLOCK_EVERY_NS)

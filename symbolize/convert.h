@@ -18,6 +18,8 @@ struct conv_module {
 	bool owns_st;                  /* st was loaded for this module, not shared */
 	unsigned hooks;                /* ADA_HOOK_*: how it was instrumented */
 	char hash[17];
+	char *kept;                    /* owns_st, read from its own file: where its
+					* symbols are kept for later (kept_symbols.c) */
 };
 
 /* What a fid names while one load holds its address. A fid's choices are

@@ -98,16 +98,6 @@ bool ada_elf_has_dwarf(Elf *elf)
 
 /* ---- function symbols ---------------------------------------------------- */
 
-/* A candidate symbol while aliases are sorted out; name points into the
- * ELF string table, so only the survivors are copied. */
-struct raw_sym {
-	GElf_Addr addr;
-	GElf_Xword size;
-	const char *name;
-	size_t len;
-	int rank;
-};
-
 /* Which alias names a function: the exported name over a weak one over a
  * file-local one (symtab.h). */
 static int bind_rank(unsigned char bind)
@@ -222,6 +212,12 @@ static int collapse_aliases(const struct raw_sym *syms, size_t n, struct ada_fun
 	return 0;
 }
 
+int ada_funcs_from_syms(struct raw_sym *syms, size_t n, struct ada_func **funcs, size_t *nfuncs)
+{
+	qsort(syms, n, sizeof(*syms), raw_sym_cmp);
+	return collapse_aliases(syms, n, funcs, nfuncs);
+}
+
 /* Reads the functions of one symbol table (.symtab or .dynsym), sorted by
  * address, one entry per address. */
 int ada_elf_read_funcs(Elf *elf, Elf_Scn *symtab, const char *path, struct ada_func **funcs,
@@ -234,8 +230,7 @@ int ada_elf_read_funcs(Elf *elf, Elf_Scn *symtab, const char *path, struct ada_f
 	err = collect_syms(elf, symtab, path, &syms, &nsyms);
 	if (err)
 		return err;
-	qsort(syms, nsyms, sizeof(*syms), raw_sym_cmp);
-	err = collapse_aliases(syms, nsyms, funcs, nfuncs);
+	err = ada_funcs_from_syms(syms, nsyms, funcs, nfuncs);
 	free(syms);
 	return err;
 }

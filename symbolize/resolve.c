@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "convert.h"
 
@@ -61,6 +62,12 @@ static void hex(char *out, const uint8_t *b, size_t n)
 	out[2 * n] = '\0';
 }
 
+static bool same_build(const struct raw_module *rm, const struct ada_symtab *st)
+{
+	return st->build_id_len == rm->m.build_id_len &&
+	       !memcmp(st->build_id, rm->m.build_id, rm->m.build_id_len);
+}
+
 /* The file must be the one that ran: same build-id, same architecture. */
 static int check_identity(const struct raw_process *p, const struct raw_module *rm,
 			  const struct ada_symtab *st)
@@ -72,9 +79,7 @@ static int check_identity(const struct raw_process *p, const struct raw_module *
 			rm->path, st->machine, p->arch);
 		return -EINVAL;
 	}
-	if (rm->m.build_id_len &&
-	    (st->build_id_len != rm->m.build_id_len ||
-	     memcmp(st->build_id, rm->m.build_id, rm->m.build_id_len))) {
+	if (rm->m.build_id_len && st->build_id_len && !same_build(rm, st)) {
 		hex(want, rm->m.build_id, rm->m.build_id_len);
 		hex(got, st->build_id, st->build_id_len);
 		fprintf(stderr, "ada-symbolize: %s: the binary changed since the run (build-id %s, recorded %s)\n",
@@ -141,10 +146,29 @@ static struct conv_module *same_file(struct conv_process *cp, const struct raw_m
 	return NULL;
 }
 
-/* The module's function table: its file's, loaded once per file. */
+/* The symbols kept with the trace for a module whose file is gone or is
+ * not the one that ran: one line says so. */
+static int load_kept(struct conv_process *cp, struct conv_module *cm, const char *kept,
+		     const char *why)
+{
+	int err = kept ? ada_kept_load(kept, cm->raw->path, &cm->st, &cm->hooks) : -ENOENT;
+
+	if (err)
+		return err;
+	cm->owns_st = true;
+	fprintf(stderr, "ada-symbolize: %s: %s; named from the symbols kept with the trace (%s)%s\n",
+		cm->raw->path, why, kept,
+		ada_symtab_has_lines(cm->st) ? "" : ", without source lines");
+	return check_identity(&cp->raw, cm->raw, cm->st);
+}
+
+/* The module's function table: its file's, loaded once per file; the
+ * symbols kept with the trace when the file is gone or was rebuilt. */
 static int load_table(struct conv_process *cp, struct conv_module *cm)
 {
 	struct conv_module *first = same_file(cp, cm->raw);
+	const struct raw_module *rm = cm->raw;
+	char *kept;
 	int err;
 
 	if (first) {
@@ -152,15 +176,38 @@ static int load_table(struct conv_process *cp, struct conv_module *cm)
 		cm->hooks = first->hooks;
 		return 0;
 	}
-	err = ada_symtab_load(cm->raw->path, &cm->st);
+	kept = rm->m.build_id_len ? ada_kept_path(cp->raw.dir, rm->m.build_id, rm->m.build_id_len)
+				  : NULL;
+	if (kept && access(rm->path, F_OK) != 0 &&
+	    !load_kept(cp, cm, kept, "the binary is gone since the run"))
+		goto out;
+	err = ada_symtab_load(rm->path, &cm->st);
 	if (err)
-		return err;
+		goto fail;
 	cm->owns_st = true;
-	err = check_identity(&cp->raw, cm->raw, cm->st);
+	if (kept && !same_build(rm, cm->st)) {
+		ada_symtab_free(cm->st);
+		cm->st = NULL;
+		cm->owns_st = false;
+		if (!load_kept(cp, cm, kept, "the binary changed since the run"))
+			goto out;
+		err = ada_symtab_load(rm->path, &cm->st);
+		if (err)
+			goto fail;
+		cm->owns_st = true;
+	}
+	err = check_identity(&cp->raw, rm, cm->st);
 	if (err)
-		return err;
-	cm->hooks = ada_elf_hooks(cm->raw->path);
+		goto fail;
+	cm->hooks = ada_elf_hooks(rm->path);
+	cm->kept = kept; /* written once its lines are known (finalize_table) */
 	return 0;
+out:
+	free(kept);
+	return 0;
+fail:
+	free(kept);
+	return err;
 }
 
 /* Assigns module_ids to the loads choices point into, loading their
@@ -238,6 +285,8 @@ static int finalize_table(struct conv_process *cp, const uint32_t *mod_of, size_
 	}
 	err = ada_symtab_finalize(owner->st, want, n);
 	free(want);
+	if (!err && owner->kept)
+		ada_kept_save(owner->kept, owner->st, owner->hooks);
 	if (!err)
 		ada_symtab_hash(owner->st, owner->hash);
 	return err;
@@ -322,9 +371,11 @@ void resolve_free(struct conv_process *cp)
 {
 	size_t i;
 
-	for (i = 0; i < cp->nmodules; i++)
+	for (i = 0; i < cp->nmodules; i++) {
 		if (cp->modules[i].owns_st)
 			ada_symtab_free(cp->modules[i].st);
+		free(cp->modules[i].kept);
+	}
 	free(cp->modules);
 	free(cp->choices);
 	free(cp->fid_choices);

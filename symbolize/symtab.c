@@ -164,6 +164,34 @@ struct ada_symtab *ada_symtab_empty(const char *name)
 	return symtab_alloc(name);
 }
 
+bool ada_symtab_has_lines(const struct ada_symtab *st)
+{
+	for (size_t i = 0; i < st->nfuncs; i++)
+		if (st->funcs[i].file)
+			return true;
+	return false;
+}
+
+int ada_symtab_of_funcs(const char *path, struct ada_func *funcs, size_t nfuncs,
+			struct ada_symtab **out)
+{
+	struct ada_symtab *st = symtab_alloc(path);
+
+	*out = NULL;
+	if (!st) {
+		ada_funcs_free(funcs, nfuncs);
+		return -ENOMEM;
+	}
+	st->funcs = funcs;
+	st->nfuncs = nfuncs;
+	if (index_reach(st) < 0) {
+		ada_symtab_free(st);
+		return -ENOMEM;
+	}
+	*out = st;
+	return 0;
+}
+
 int ada_symtab_load(const char *path, struct ada_symtab **out)
 {
 	struct ada_symtab *st;

@@ -44,6 +44,31 @@ struct ada_symtab {
  * the file and libelf's message, and *out is NULL. */
 int ada_symtab_load(const char *path, struct ada_symtab **out);
 
+/* A table of funcs (sorted, one per address; taken over, freed on failure)
+ * with no file behind it: symbols kept with a trace (kept_symbols.c). */
+int ada_symtab_of_funcs(const char *path, struct ada_func *funcs, size_t nfuncs,
+			struct ada_symtab **out);
+
+/* Whether any function has a source line. */
+bool ada_symtab_has_lines(const struct ada_symtab *st);
+
+/* ---- symbols kept with the trace (runtime/kept_symbols.h; kept_symbols.c) ---- */
+
+/* The kept file of build-id id for the trace whose raw/ directory is
+ * raw_dir (<output>/session_…/pid_…/raw): malloc'd, NULL if no memory. */
+char *ada_kept_path(const char *raw_dir, const uint8_t *id, uint32_t len);
+/* A table from a kept file, named module_path: its symbols and the source
+ * lines it has; *hooks the module's hooks if the file says (else 0).
+ * -ENOENT if there is no such file, another negative errno if it is not
+ * one (a line printed). */
+int ada_kept_load(const char *file, const char *module_path, struct ada_symtab **out,
+		  unsigned *hooks);
+/* Writes the finalized table st, read from the module's own file, into
+ * file: its functions with the source lines found, and the lines an
+ * earlier file had for functions st has none for (another trace wanted
+ * them). Silent if it cannot: the trace converts anyway. */
+void ada_kept_save(const char *file, struct ada_symtab *st, unsigned hooks);
+
 /* A table with no ELF file behind it (addresses in no loaded module): it
  * holds only the synthetic entries added to it. NULL if out of memory. */
 struct ada_symtab *ada_symtab_empty(const char *name);

@@ -43,6 +43,21 @@ static inline uint64_t ada_func_end(const struct ada_func *f)
 void ada_funcs_free(struct ada_func *funcs, size_t nfuncs);
 
 /* elf_symbols.c */
+
+/* A candidate symbol while aliases are sorted out; name points into the
+ * ELF string table (or a kept symbols file's text), so only the survivors
+ * are copied. */
+struct raw_sym {
+	GElf_Addr addr;
+	GElf_Xword size;
+	const char *name;
+	size_t len;
+	int rank; /* 0 global, 1 weak, 2 local, 3 other: the lowest names a function */
+};
+
+/* Sorts syms and keeps one entry per address (the preferred alias, the
+ * largest size), names copied and demangled. */
+int ada_funcs_from_syms(struct raw_sym *syms, size_t n, struct ada_func **funcs, size_t *nfuncs);
 int ada_elf_open(const char *path, int *fd, Elf **elf);
 void ada_elf_close(int fd, Elf *elf);
 Elf_Scn *ada_elf_find_scn(Elf *elf, GElf_Word type, const char *name);

@@ -325,6 +325,18 @@ static void wrong_architecture_is_one_error_naming_the_binary(void **state)
 
 /* ---- the binary ----------------------------------------------------------------- */
 
+/* Without the symbols kept with the trace (their directory removed: the
+ * cases where they name the trace are tests/e2e/test_kept.c's), a changed
+ * or deleted binary is an error naming it. */
+static void forget_kept_symbols(const char *trace)
+{
+	char kept[PATH_MAX + 32];
+
+	snprintf(kept, sizeof(kept), "%s/.ada-symbols", trace);
+	if (proc_rm_rf(kept) < 0)
+		fail_msg("rm -r %s: %s", kept, strerror(errno));
+}
+
 static void changed_binary_is_one_error_naming_it(void **state)
 {
 	static const char *const phrases[] = { "changed", NULL };
@@ -335,6 +347,7 @@ static void changed_binary_is_one_error_naming_it(void **state)
 	dt_need_fixture();
 	if (dt_build_and_run("changed", "-DVARIANT=0", "short", trace, sizeof(trace)) < 0)
 		fail_msg("could not build or run the program");
+	forget_kept_symbols(trace);
 	/* The same path, different code: a different build-id. */
 	if (tracee_build(dt_fx.dir, "changed", dt_program, TRACEE_ADACC, flags) < 0)
 		fail_msg("could not rebuild the program");
@@ -352,6 +365,7 @@ static void deleted_binary_is_one_error_naming_it(void **state)
 	dt_need_fixture();
 	if (dt_build_and_run("deleted", "-DVARIANT=0", "short", trace, sizeof(trace)) < 0)
 		fail_msg("could not build or run the program");
+	forget_kept_symbols(trace);
 	snprintf(prog, sizeof(prog), "%s/deleted", dt_fx.dir);
 	if (unlink(prog) < 0)
 		fail_msg("rm %s: %s", prog, strerror(errno));

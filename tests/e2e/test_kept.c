@@ -1,0 +1,166 @@
+/* test_kept.c - a trace outlives its build: the symbols kept with it
+ * (runtime/kept_symbols.h) name it after the binary is rebuilt, deleted,
+ * or the trace moved elsewhere.
+ *
+ * tests/e2e/progs/ring.c "exit 10": run(10) calls step(i) 10 times, each
+ * calling leaf() twice; built with -g, so its functions have source lines.
+ */
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "lib/proc.h"
+#include "lib/tracerun.h"
+
+#define TREE "run\n  step x10\n    leaf x2\n"
+static const char *const flags[] = { "-O2", "-I" ADA_ROOT "/runtime", "-pthread", NULL };
+
+static void run(struct tr_case *tc)
+{
+	const char *const args[] = { "exit", "10", NULL };
+
+	tr_build_pair(tc, "ring", "ring", flags);
+	tr_run_pair(tc, "ring", args, NULL, 0);
+}
+
+/* ada-symbolize ARGS... on the trace: its exit status, stderr in *err. */
+static int symbolize(const char *const argv[], char **err)
+{
+	struct proc_result res;
+	int code;
+
+	assert_int_equal(proc_run(argv, NULL, NULL, TR_TOOL_TIMEOUT_MS, &res), 0);
+	code = proc_exit_code(&res);
+	*err = strdup(res.err ? res.err : "");
+	proc_result_free(&res);
+	return code;
+}
+
+/* The first line of err says where the names came from, and no other. */
+static void expect_kept_line(const char *err, const char *exe, const char *why,
+			     const char *trace, bool lines)
+{
+	const char *suffix = lines ? ".syms)" : ".syms), without source lines";
+	size_t len = strcspn(err, "\n"), k = strlen(suffix);
+	char want[PATH_MAX * 2 + 256];
+
+	snprintf(want, sizeof(want),
+		 "ada-symbolize: %s: %s; named from the symbols kept with the trace (%s/.ada-symbols/",
+		 exe, why, trace);
+	if (strncmp(err, want, strlen(want)) || len < k || strncmp(err + len - k, suffix, k) ||
+	    strstr(err + len, "kept with the trace"))
+		fail_msg("expected one line\n%s<build-id>%s\ngot:\n%s", want, suffix, err);
+}
+
+static void rebuild(struct tr_case *tc)
+{
+	const char *const other[] = { "-O2", "-I" ADA_ROOT "/runtime", "-pthread",
+				      "-fno-omit-frame-pointer", NULL };
+
+	tr_build(tc, NULL, TR_ADACC, "ring", "ring", other);
+}
+
+/* Named once with the binary (which keeps its source lines), rebuilt, then
+ * converted: the same tree, the lines, one line saying so. */
+static void a_rebuild_keeps_the_trace_readable(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const report[] = { ADA_ROOT "/bin/ada-symbolize", "report", tc->trace, NULL };
+	const char *const convert[] = { ADA_ROOT "/bin/ada-symbolize", tc->trace, NULL };
+	char exe[PATH_MAX], *err;
+
+	run(tc);
+	assert_int_equal(symbolize(report, &err), 0);
+	assert_string_equal(err, "");
+	free(err);
+	rebuild(tc);
+	assert_int_equal(symbolize(convert, &err), 0);
+	expect_kept_line(err, tr_path(tc, "ring", exe), "the binary changed since the run",
+			 tc->trace, true);
+	free(err);
+	tr_symbolize(tc, NULL);
+	tr_expect_tree(tc->replay.out, TREE, 1);
+	tr_load_manifest(tc, NULL);
+	if (!strstr(tc->mf.text, "ring.c"))
+		fail_msg("no source file in the manifest:\n%s", tc->mf.text);
+	tr_pass(tc);
+}
+
+/* Deleted before any conversion (configure's conftest): the runtime's
+ * symbols name it, without source lines. */
+static void a_deleted_binary_is_named_from_the_runtimes_symbols(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const convert[] = { ADA_ROOT "/bin/ada-symbolize", tc->trace, NULL };
+	char exe[PATH_MAX], *err;
+
+	run(tc);
+	assert_int_equal(unlink(tr_path(tc, "ring", exe)), 0);
+	assert_int_equal(symbolize(convert, &err), 0);
+	expect_kept_line(err, exe, "the binary is gone since the run", tc->trace, false);
+	free(err);
+	tr_symbolize(tc, NULL);
+	tr_expect_tree(tc->replay.out, TREE, 1);
+	tr_pass(tc);
+}
+
+/* The output directory moved (another machine) and the binary gone. */
+static void a_moved_trace_is_named(void **state)
+{
+	struct tr_case *tc = *state;
+	char moved[PATH_MAX], exe[PATH_MAX], *err;
+	const char *const convert[] = { ADA_ROOT "/bin/ada-symbolize", moved, NULL };
+
+	run(tc);
+	tr_path(tc, "moved", moved);
+	assert_int_equal(rename(tc->trace, moved), 0);
+	assert_int_equal(unlink(tr_path(tc, "ring", exe)), 0);
+	assert_int_equal(symbolize(convert, &err), 0);
+	expect_kept_line(err, exe, "the binary is gone since the run", moved, false);
+	free(err);
+	tr_symbolize(tc, moved);
+	tr_expect_tree(tc->replay.out, TREE, 1);
+	tr_pass(tc);
+}
+
+/* Nothing kept (the directory removed) and the binary gone: the error it
+ * always was, one line naming the file. */
+static void without_kept_symbols_a_gone_binary_is_an_error(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const convert[] = { ADA_ROOT "/bin/ada-symbolize", tc->trace, NULL };
+	char kept[4300], exe[PATH_MAX], *err;
+
+	run(tc);
+	snprintf(kept, sizeof(kept), "%s/.ada-symbols", tc->trace);
+	assert_int_equal(proc_rm_rf(kept), 0);
+	assert_int_equal(unlink(tr_path(tc, "ring", exe)), 0);
+	assert_int_not_equal(symbolize(convert, &err), 0);
+	if (!strstr(err, exe) || strstr(err, "kept with the trace"))
+		fail_msg("expected a line naming %s:\n%s", exe, err);
+	free(err);
+	tr_pass(tc);
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, tr_setup, tr_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(a_rebuild_keeps_the_trace_readable),
+		T(a_deleted_binary_is_named_from_the_runtimes_symbols),
+		T(a_moved_trace_is_named),
+		T(without_kept_symbols_a_gone_binary_is_an_error),
+	};
+
+	tr_scrub_environment();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
