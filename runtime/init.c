@@ -97,6 +97,7 @@ static int process_records(void)
 	err = ada_meta_open(ada_rt.raw_dir);
 	if (err < 0)
 		return err;
+	ada_control_findable();
 	ada_clock_sample(&c);
 	p.pid = ada_rt.pid;
 	p.ppid = (uint32_t)getppid();
