@@ -152,7 +152,7 @@ static int send_request(const char *dir, const char *id, const struct request *r
 	char tmp[4200], path[4200], line[ADA_CTL_LINE_MAX];
 	int len = snprintf(line, sizeof(line), "%s %s%s%s\n", id, ada_ctl_cmds[rq->cmd].word,
 			   rq->arg ? " " : "", rq->arg ? rq->arg : "");
-	int fd, err = 0;
+	int fd, err;
 
 	file_name(tmp, sizeof(tmp), dir, ADA_CTL_REQUEST_TMP, id);
 	snprintf(path, sizeof(path), "%s/" ADA_CTL_REQUEST, dir);
@@ -166,7 +166,7 @@ static int send_request(const char *dir, const char *id, const struct request *r
 		return 1;
 	}
 	close(fd);
-	while (link(tmp, path) < 0 && (err = errno) == EEXIST && now_ns() < deadline)
+	while ((err = link(tmp, path) < 0 ? errno : 0) == EEXIST && now_ns() < deadline)
 		pause_poll();
 	unlink(tmp);
 	if (err == EEXIST)

@@ -205,6 +205,41 @@ static void filter_and_notrace_change_the_functions_recorded(void **state)
 	tr_pass(tc);
 }
 
+/* Three ada-ctl at once: each command waits for its turn and gets its own
+ * reply; nothing is left in the trace directory. */
+static void commands_at_once_each_get_their_reply(void **state)
+{
+	struct tr_case *tc = *state;
+	struct ctl_run r;
+	struct proc_result res;
+	char script[512], *dir;
+	const char *const argv[] = { "sh", "-c", script, NULL };
+	const char *const on[] = { "recording on", NULL }, *const off[] = { "recording off", NULL };
+
+	start(tc, "patchable", "off", "off", &r);
+	snprintf(script, sizeof(script),
+		 "%s %s enable & a=$!; %s %s status & b=$!; %s %s disable & c=$!; "
+		 "wait $a && wait $b && wait $c", ADA_CTL, r.pid, ADA_CTL, r.pid, ADA_CTL, r.pid);
+	for (int round = 0; round < 10; round++) {
+		assert_int_equal(proc_run(argv, NULL, NULL, 20000, &res), 0);
+		assert_int_equal(proc_exit_code(&res), 0);
+		assert_string_equal(res.err, "");
+		assert_int_equal(tr_count_lines(res.out, on) + tr_count_lines(res.out, off), 3);
+		proc_result_free(&res);
+	}
+	dir = tracee_pid_dir(tc->trace);
+	assert_non_null(dir);
+	assert_int_equal(tr_count_entries(dir, "control"), 0);
+	free(dir);
+	ctl(&r, "disable", NULL, &res); /* the rounds left it on or off */
+	assert_int_equal(proc_exit_code(&res), 0);
+	proc_result_free(&res);
+	expect_ctl(&r, "enable", NULL, "recording on");
+	phase(&r, 10, "eb f9");
+	finish(tc, &r);
+	tr_pass(tc);
+}
+
 /* ada-ctl finds the process by the page of process.meta it maps, which
  * is there whatever holds the rings and whether or not the writer has a
  * descriptor table of its own. */
@@ -360,6 +395,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(enable_records_exactly_the_phases_between),
 		T(filter_and_notrace_change_the_functions_recorded),
+		T(commands_at_once_each_get_their_reply),
 		T(the_process_is_found_in_every_setting),
 		T(enable_and_disable_in_fentry_mode),
 		T(enable_and_disable_in_cyg_mode),
