@@ -83,9 +83,9 @@ static int parse_args(int argc, char **argv, struct request *rq)
 		return usage_error("%s: unexpected argument '%s'", argv[2], rq->arg);
 	if (argc > 4)
 		return usage_error("%s: unexpected argument '%s'", argv[2], argv[4]);
-	if (rq->arg && (strchr(rq->arg, '\n') || strlen(rq->arg) > ADA_CTL_LINE_MAX / 2))
+	if (rq->arg && (strchr(rq->arg, '\n') || strlen(rq->arg) > ADA_CTL_ARG_MAX))
 		return usage_error("%s: GLOBS must be one line of at most %d bytes", argv[2],
-				   ADA_CTL_LINE_MAX / 2);
+				   ADA_CTL_ARG_MAX);
 	return 0;
 }
 

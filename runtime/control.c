@@ -28,8 +28,6 @@
 #include "ada_internal.h"
 #include "control.h"
 
-#pragma weak ada_patch_refilter /* TEMP until the lead's patch.c lands */
-
 /* The page ada-ctl finds, and the process it was mapped in: a fork child
  * has the variables but not the mapping (MADV_DONTFORK). */
 static void *finder;
@@ -113,10 +111,6 @@ static bool apply(int cmd, const char *arg, char *text, size_t len)
 		snprintf(text, len, "recording %s", was_on ? "on" : "off");
 		return true;
 	default: /* filter, notrace */
-		if (!ada_patch_refilter) { /* TEMP */
-			snprintf(text, len, "not yet");
-			return false;
-		}
 		patched = ada_patch_refilter(cmd == ADA_CTL_FILTER ? arg : NULL,
 					     cmd == ADA_CTL_NOTRACE ? arg : NULL, text, len);
 		if (patched < 0)

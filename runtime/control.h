@@ -32,6 +32,7 @@
 #define ADA_CTL_REPLY_TMP "control.%s.reply.tmp"
 #define ADA_CTL_LINE_MAX 2048 /* a request or a reply, its newline included */
 #define ADA_CTL_ID_MAX 20     /* the digits of the requester's id */
+#define ADA_CTL_ARG_MAX 1023  /* an argument: what ADA_FILTER and ADA_NOTRACE hold */
 
 enum ada_ctl_cmd { ADA_CTL_ENABLE, ADA_CTL_DISABLE, ADA_CTL_STATUS, ADA_CTL_FILTER,
 		   ADA_CTL_NOTRACE, ADA_CTL_NCMDS };
