@@ -148,14 +148,16 @@ static void finish(struct tr_case *tc, struct ctl_run *r)
 
 /* Started off (ADA_TRACE=off), its entries NOPs: enable puts the jumps in
  * before it replies, so exactly the next phase is recorded; disable puts
- * the NOPs back, and the phase after is not. */
+ * the NOPs back, and the phase after is not. The writer sleeps 100 ms
+ * after each pass: its next pass, which would rewrite the entries too, is
+ * well after the phase. */
 static void enable_records_exactly_the_phases_between(void **state)
 {
 	struct tr_case *tc = *state;
 	struct ctl_run r;
 	char said[4400], *dir;
 
-	start(tc, "patchable", "off", "off", &r);
+	start_with(tc, "patchable", "off", "off", "ADA_TEST_WRITER_DELAY_US=100000", &r);
 	phase(&r, 100, "66 90");
 	expect_ctl(&r, "enable", NULL, "recording on");
 	phase(&r, 100, "eb f9");
@@ -341,10 +343,15 @@ static void a_stopped_process_gets_no_command(void **state)
 	struct ctl_run r;
 	struct proc_result res;
 	char err[128];
+	int ws;
 
 	start(tc, "patchable", "off", "off", &r);
 	phase(&r, 10, "66 90");
 	assert_int_equal(kill(r.t.pid, SIGSTOP), 0);
+	/* Every thread stopped (the writer runs on until the group stop is
+	 * complete, which a loaded machine may take milliseconds to reach). */
+	assert_int_equal(waitpid(r.t.pid, &ws, WUNTRACED), r.t.pid);
+	assert_true(WIFSTOPPED(ws));
 	ctl(&r, "enable", NULL, &res);
 	snprintf(err, sizeof(err), "ada-ctl: %s: no reply in 2 s (is the process stopped, or "
 		 "ending?)\n", r.pid);
