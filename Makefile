@@ -1,6 +1,6 @@
 # ada — one Makefile for the whole tree.
 #
-#   make            build bin/adacc, bin/adac++, bin/ada-symbolize, lib/libada.so, lib/libada.a
+#   make            build bin/adacc, bin/adac++, bin/ada-symbolize, bin/ada-ctl, lib/libada.so, lib/libada.a
 #   make check      build and run every test (unit + end-to-end)
 #   make demo       build, trace an example, symbolize it, show the result
 #   make bench      the benchmark (not a test: prints medians and ratios)
@@ -60,6 +60,7 @@ SYM_RT_SRCS := runtime/encode.c
 SYM_OBJS   := $(SYM_SRCS:%.c=$(B)/%.o) $(SYM_RT_SRCS:%.c=$(B)/tool/%.o)
 CCW_SRCS   := $(wildcard cc-wrapper/*.c)
 CCW_OBJS   := $(CCW_SRCS:%.c=$(B)/%.o)
+CTL_OBJS   := $(patsubst %.c,$(B)/%.o,$(wildcard ctl/*.c))
 
 # Unit tests mirror the tree: tests/<component>/test_*.c links that component's
 # objects (rebuilt with sanitizers), except the file holding main() or, for the
@@ -78,7 +79,7 @@ unit_objs   = $(patsubst %.c,$(B)/t/%.o,$(filter-out %/main.c %/init.c %/cyg.c,$
 # The symbolizer's tests round-trip what the runtime's encoder writes.
 TEST_EXTRA_symbolize := runtime/encode.c runtime/drop.c runtime/util.c
 
-TOOLS := bin/adacc bin/adac++ bin/ada-symbolize
+TOOLS := bin/adacc bin/adac++ bin/ada-symbolize bin/ada-ctl
 LIBS  := lib/libada.so lib/libada.a
 
 .PHONY: all deps check unit e2e demo bench realworld clean install fuzz
@@ -137,11 +138,16 @@ $(B)/tool/runtime/%.o: runtime/%.c
 	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(TOOL_CFLAGS) -c $< -o $@
 $(B)/cc-wrapper/%.o: cc-wrapper/%.c
 	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(TOOL_CFLAGS) -c $< -o $@
+$(B)/ctl/%.o: ctl/%.c
+	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(TOOL_CFLAGS) -c $< -o $@
 
 bin/ada-symbolize: $(SYM_OBJS)
 	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) -o $@ $^ $(TOOL_LIBS)
 
 bin/adacc: $(CCW_OBJS)
+	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) -o $@ $^
+
+bin/ada-ctl: $(CTL_OBJS)
 	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) -o $@ $^
 
 # The C++ twin is the same program; it picks g++/clang++ from its own name.
@@ -190,7 +196,7 @@ include mk/browser.mk
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/ada
-	install -m 755 bin/adacc bin/ada-symbolize $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 bin/adacc bin/ada-symbolize bin/ada-ctl $(DESTDIR)$(PREFIX)/bin/
 	ln -sf adacc $(DESTDIR)$(PREFIX)/bin/adac++
 	install -m 644 lib/libada.so lib/libada.a $(DESTDIR)$(PREFIX)/lib/
 	install -d $(DESTDIR)$(PREFIX)/include

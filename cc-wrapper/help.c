@@ -64,6 +64,10 @@ void ada_cc_print_help(FILE *f, const char *prog)
 	      "                    trace, in /dev/shm, or in memory only (not recoverable\n"
 	      "                    after a SIGKILL)\n"
 	      "\n"
+	      "Tools: ada-symbolize TRACE_DIR converts and shows a trace; ada-ctl PID\n"
+	      "enable|disable|status|filter GLOBS|notrace GLOBS changes what a running\n"
+	      "traced process records (see README).\n"
+	      "\n"
 	      "CMake: -DCMAKE_TOOLCHAIN_FILE=<prefix>/share/ada/ada.cmake\n"
 	      "make:  make CC=adacc CXX=adac++\n", f);
 }

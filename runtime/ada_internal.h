@@ -287,6 +287,14 @@ ADA_HIDDEN void ada_writer_fork_prepare(void);
 ADA_HIDDEN void ada_writer_fork_parent(void);
 ADA_HIDDEN void ada_writer_after_fork(void);
 
+/* ---- ada-ctl's commands (control.c, control.h) --------------------------------
+ * findable: maps a page of raw/process.meta, which ada-ctl looks for in
+ * /proc/<pid>/maps (start, a fork child, the trace made again). poll: the
+ * writer's housekeeping applies the command ada-ctl left, if any, and
+ * replies. */
+ADA_HIDDEN void ada_control_findable(void);
+ADA_HIDDEN void ada_control_poll(void);
+
 /* ---- event-to-disk latency (latency.c), writer thread only ------------------- */
 ADA_HIDDEN void ada_latency_add(uint64_t ticks);
 ADA_HIDDEN void ada_latency_record(void);

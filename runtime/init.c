@@ -97,6 +97,7 @@ static int process_records(void)
 	err = ada_meta_open(ada_rt.raw_dir);
 	if (err < 0)
 		return err;
+	ada_control_findable();
 	ada_clock_sample(&c);
 	p.pid = ada_rt.pid;
 	p.ppid = (uint32_t)getppid();
@@ -261,6 +262,10 @@ __attribute__((constructor(101))) static void ada_start(void)
 		return;
 	if (pthread_key_create(&ada_rt.exit_key, ada_thread_exit) != 0)
 		return;
+	/* ADA_TRACE=off: before the first patch, which then leaves entries
+	 * NOPs, be it this thread's below or the writer's, which starts now. */
+	if (ada_rt.cfg.start_off)
+		__atomic_store_n(&ada_recording_off, 1, __ATOMIC_RELAXED);
 	make_session_dir();
 	if (process_begin(0) < 0)
 		return;
@@ -269,9 +274,6 @@ __attribute__((constructor(101))) static void ada_start(void)
 	__atomic_store_n(&ada_rt.active, true, __ATOMIC_RELEASE);
 	ada_crash_install();
 	ada_signal_triggers_install();
-	/* ADA_TRACE=off: before the first patch, which then leaves entries NOPs. */
-	if (ada_rt.cfg.start_off)
-		__atomic_store_n(&ada_recording_off, 1, __ATOMIC_RELAXED);
 	ada_patch_modules();
 	if (ada_rt.cfg.dynhook)
 		ada_dynhook_start();

@@ -631,6 +631,7 @@ static void *writer_main(void *arg)
 				ada_symbols_keep();
 			ada_trigger_resolve(); /* a dlopen may bring functions to trigger on */
 			ada_patch_modules();   /* or patchable ones (without the dynamic hooks) */
+			ada_control_poll();    /* a command from ada-ctl */
 			if (ada_now_ns(CLOCK_BOOTTIME) - ada_w.last_clock_ns >= CLOCK_EVERY_NS)
 				ada_writer_clock_point();
 		}

@@ -1,0 +1,256 @@
+/* ada_ctl.c - ada-ctl PID COMMAND: recording on or off, or other functions
+ * patched, in a process built with adacc that is running now: no restart.
+ *
+ * It finds the process's trace directory in /proc/PID/maps (the runtime
+ * keeps a page of its raw/process.meta mapped), leaves the command there
+ * and waits up to 2 s for the reply, which the process's writer thread
+ * writes once the command is in effect (runtime/control.h: the protocol).
+ * Prints "PID: <what is in effect> (took N ms)". Exit status: 0 done; 1
+ * the process could not do it, is not traced by ada, or is not there; 2
+ * the command line is wrong. Every error is one line on stderr.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "control.h"
+
+#define REPLY_TIMEOUT_NS 2000000000ull
+#define POLL_NS 1000000L
+
+static const char usage[] = "usage: ada-ctl PID enable|disable|status|filter GLOBS|notrace GLOBS";
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void pause_poll(void)
+{
+	struct timespec ts = { 0, POLL_NS };
+
+	nanosleep(&ts, NULL);
+}
+
+/* ---- the command line --------------------------------------------------------------- */
+
+struct request {
+	const char *pid;
+	int cmd;
+	const char *arg; /* NULL: the command takes none */
+};
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ada-ctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+/* 0, or the exit status of a usage error (said). */
+static int parse_args(int argc, char **argv, struct request *rq)
+{
+	if (argc < 3)
+		return usage_error("%s", usage);
+	rq->pid = argv[1];
+	if (strspn(rq->pid, "0123456789") != strlen(rq->pid) || strlen(rq->pid) > 9 ||
+	    atoi(rq->pid) <= 0)
+		return usage_error("PID %s: expected a process id (a positive number)", rq->pid);
+	rq->cmd = ada_ctl_cmd_find(argv[2], strlen(argv[2]));
+	if (rq->cmd < 0)
+		return usage_error("%s: unknown command (expected enable, disable, status, "
+				   "filter GLOBS or notrace GLOBS)", argv[2]);
+	rq->arg = argc > 3 ? argv[3] : NULL;
+	if (ada_ctl_cmds[rq->cmd].arg && !rq->arg)
+		return usage_error("%s: missing GLOBS (function-name globs, comma-separated; "
+				   "\"\" for none)", argv[2]);
+	if (!ada_ctl_cmds[rq->cmd].arg && rq->arg)
+		return usage_error("%s: unexpected argument '%s'", argv[2], rq->arg);
+	if (argc > 4)
+		return usage_error("%s: unexpected argument '%s'", argv[2], argv[4]);
+	if (rq->arg && (strchr(rq->arg, '\n') || strlen(rq->arg) > ADA_CTL_ARG_MAX))
+		return usage_error("%s: GLOBS must be one line of at most %d bytes", argv[2],
+				   ADA_CTL_ARG_MAX);
+	return 0;
+}
+
+/* ---- the process's trace directory --------------------------------------------------- */
+
+/* The directory whose raw/process.meta the process maps, into dir. 0, or
+ * 1 with the reason said. */
+static int find_dir(const char *pid, char *dir, size_t len)
+{
+	char maps[64], *line = NULL;
+	size_t cap = 0, flen = strlen(ADA_CTL_FINDER);
+	ssize_t n;
+	FILE *f;
+	int found = 0;
+
+	snprintf(maps, sizeof(maps), "/proc/%s/maps", pid);
+	f = fopen(maps, "re");
+	if (!f) {
+		if (errno == ENOENT)
+			fprintf(stderr, "ada-ctl: %s: no such process\n", pid);
+		else
+			fprintf(stderr, "ada-ctl: %s: %s\n", maps, strerror(errno));
+		return 1;
+	}
+	while (!found && (n = getline(&line, &cap, f)) > 0) {
+		char *path = strchr(line, '/');
+		size_t plen;
+
+		if (!path)
+			continue;
+		plen = strcspn(path, "\n");
+		/* A trace removed ("... (deleted)") takes no command. */
+		if (plen > flen && !memcmp(path + plen - flen, ADA_CTL_FINDER, flen) &&
+		    plen - flen < len) {
+			memcpy(dir, path, plen - flen);
+			dir[plen - flen] = '\0';
+			found = 1;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (!found) {
+		fprintf(stderr, "ada-ctl: %s: not traced by ada (no ada trace in %s)\n", pid, maps);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- request and reply ---------------------------------------------------------------- */
+
+static void file_name(char *buf, size_t len, const char *dir, const char *fmt, const char *id)
+{
+	int n = snprintf(buf, len, "%s/", dir);
+
+	snprintf(buf + n, len - (size_t)n, fmt, id);
+}
+
+/* Writes the request whole, then links it to its name: a command another
+ * ada-ctl left and the process has not taken yet stays, and this one
+ * waits for its turn until the deadline. 0, or 1 with the reason said. */
+static int send_request(const char *dir, const char *id, const struct request *rq,
+			uint64_t deadline)
+{
+	char tmp[4200], path[4200], line[ADA_CTL_LINE_MAX];
+	int len = snprintf(line, sizeof(line), "%s %s%s%s\n", id, ada_ctl_cmds[rq->cmd].word,
+			   rq->arg ? " " : "", rq->arg ? rq->arg : "");
+	int fd, err;
+
+	file_name(tmp, sizeof(tmp), dir, ADA_CTL_REQUEST_TMP, id);
+	snprintf(path, sizeof(path), "%s/" ADA_CTL_REQUEST, dir);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, line, (size_t)len) != len) {
+		fprintf(stderr, "ada-ctl: %s: %s\n", tmp, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return 1;
+	}
+	close(fd);
+	while ((err = link(tmp, path) < 0 ? errno : 0) == EEXIST && now_ns() < deadline)
+		pause_poll();
+	unlink(tmp);
+	if (err == EEXIST)
+		fprintf(stderr, "ada-ctl: %s: another command waits there: the process took none "
+			"in 2 s\n", path);
+	else if (err)
+		fprintf(stderr, "ada-ctl: %s: %s\n", path, strerror(err));
+	return err ? 1 : 0;
+}
+
+/* The request, if the process has not taken it: removed, so that it is not
+ * applied after ada-ctl said it failed. */
+static void withdraw(const char *dir, const char *id)
+{
+	char path[4200], line[ADA_CTL_ID_MAX + 2] = "";
+	size_t idlen = strlen(id);
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/" ADA_CTL_REQUEST, dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, line, idlen + 1);
+		close(fd);
+	}
+	if (n == (ssize_t)idlen + 1 && !memcmp(line, id, idlen) && line[idlen] == ' ')
+		unlink(path);
+}
+
+/* Waits for the reply until the deadline; its line into buf. 0, or 1 with
+ * the reason said. */
+static int wait_reply(const char *dir, const char *id, const char *pid, uint64_t deadline,
+		      char *buf, size_t len)
+{
+	char path[4200];
+	ssize_t n = -1;
+	int fd;
+
+	file_name(path, sizeof(path), dir, ADA_CTL_REPLY, id);
+	while ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 && now_ns() < deadline)
+		pause_poll();
+	if (fd < 0) {
+		withdraw(dir, id);
+		fprintf(stderr, "ada-ctl: %s: no reply in 2 s (is the process stopped, or "
+			"ending?)\n", pid);
+		return 1;
+	}
+	n = read(fd, buf, len - 1);
+	close(fd);
+	unlink(path);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct request rq = { NULL, -1, NULL };
+	char dir[4096], id[ADA_CTL_ID_MAX + 1], path[4200], reply[ADA_CTL_LINE_MAX];
+	uint64_t start, deadline;
+	int status;
+
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		puts(usage);
+		return 0;
+	}
+	status = parse_args(argc, argv, &rq);
+	if (status || (status = find_dir(rq.pid, dir, sizeof(dir))))
+		return status;
+	snprintf(id, sizeof(id), "%d", (int)getpid());
+	file_name(path, sizeof(path), dir, ADA_CTL_REPLY, id);
+	unlink(path); /* an earlier ada-ctl's of the same pid, given up on */
+	start = now_ns();
+	deadline = start + REPLY_TIMEOUT_NS;
+	if (send_request(dir, id, &rq, deadline) ||
+	    wait_reply(dir, id, rq.pid, deadline, reply, sizeof(reply)))
+		return 1;
+	if (!strncmp(reply, "ok ", 3)) {
+		printf("%s: %s%s%s (took %.1f ms)\n", rq.pid, reply + 3,
+		       rq.cmd == ADA_CTL_STATUS ? ", trace in " : "",
+		       rq.cmd == ADA_CTL_STATUS ? dir : "", (double)(now_ns() - start) / 1e6);
+		return 0;
+	}
+	fprintf(stderr, "ada-ctl: %s: %s\n", rq.pid,
+		!strncmp(reply, "error ", 6) ? reply + 6 : "a reply ada-ctl does not understand");
+	return 1;
+}
