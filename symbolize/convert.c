@@ -24,6 +24,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,10 +38,13 @@
 
 #define PROGRESS_EVERY (1u << 20) /* events between looks at the clock */
 
+/* Shared by the threads converting (convert_threads): events counted a
+ * batch at a time, one of them printing at a time. */
 struct progress {
 	bool on, shown;
 	double start, last;
 	uint64_t events;
+	pthread_mutex_t lock;
 };
 
 static double now_s(void)
@@ -54,14 +58,19 @@ static double now_s(void)
 /* Shown on a terminal only, from the second second on, twice a second. */
 static void progress_tick(struct progress *pg, uint32_t pid, uint32_t thread)
 {
-	double t = now_s();
+	uint64_t events = __atomic_add_fetch(&pg->events, PROGRESS_EVERY, __ATOMIC_RELAXED);
+	double t;
 
-	if (!pg->on || t - pg->start < 1.0 || t - pg->last < 0.5)
+	if (!pg->on || pthread_mutex_trylock(&pg->lock))
 		return;
-	pg->last = t;
-	pg->shown = true;
-	fprintf(stderr, "\rada-symbolize: pid %u thread %u: %.1f M events, %.1f M/s   ", pid, thread,
-		(double)pg->events / 1e6, (double)pg->events / 1e6 / (t - pg->start));
+	t = now_s();
+	if (t - pg->start >= 1.0 && t - pg->last >= 0.5) {
+		pg->last = t;
+		pg->shown = true;
+		fprintf(stderr, "\rada-symbolize: pid %u thread %u: %.1f M events, %.1f M/s   ", pid,
+			thread, (double)events / 1e6, (double)events / 1e6 / (t - pg->start));
+	}
+	pthread_mutex_unlock(&pg->lock);
 }
 
 static int make_dirs(const char *path)
@@ -143,8 +152,8 @@ static int emit(struct thread_conv *tc, const struct src_event *sev)
 	};
 	int err;
 
-	if (sev->kind == SRC_CALL)
-		c->used = true; /* the manifest lists it */
+	if (sev->kind == SRC_CALL) /* the manifest lists it (threads convert in parallel) */
+		__atomic_store_n(&c->used, true, __ATOMIC_RELAXED);
 	if (sev->kind == SRC_OPEN_AT_END)
 		tc->ct->open_at_end++;
 	if (!tc->ct->events)
@@ -159,6 +168,7 @@ static int emit(struct thread_conv *tc, const struct src_event *sev)
 static int convert_stream(struct thread_conv *tc, struct src_stream *s, struct progress *pg)
 {
 	struct src_event ev;
+	uint64_t n = 0;
 	int r;
 
 	while ((r = src_next_sync(s, &ev)) > 0) {
@@ -166,7 +176,7 @@ static int convert_stream(struct thread_conv *tc, struct src_stream *s, struct p
 
 		if (err)
 			return err;
-		if (!(++pg->events % PROGRESS_EVERY))
+		if (!(++n % PROGRESS_EVERY))
 			progress_tick(pg, tc->cp->raw.proc.pid, tc->ct->id);
 	}
 	return r;
@@ -358,9 +368,57 @@ static int check_no_window(const struct raw_process *p, uint32_t ordinal)
 	return 0;
 }
 
+/* The threads' conversions, one per CPU at a time: each thread file is
+ * read, named and written on its own (the function table is read-only by
+ * now; a thread's windows are its own). */
+struct pool {
+	struct conv_process *cp;
+	const char *out_dir;
+	struct progress *pg;
+	size_t next;
+	int *errs;
+};
+
+static void *pool_worker(void *arg)
+{
+	struct pool *p = arg;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->cp->nthreads)
+		p->errs[i] = convert_thread(p->cp, &p->cp->threads[i], p->out_dir, p->pg);
+	return NULL;
+}
+
+static int convert_all(struct conv_process *cp, const char *out_dir, struct progress *pg)
+{
+	struct pool p = { cp, out_dir, pg, 0, calloc(cp->nthreads + 1, sizeof(int)) };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = cp->nthreads < (size_t)(cpus > 1 ? cpus : 1) ? cp->nthreads : (size_t)cpus;
+	pthread_t *t = calloc(n + 1, sizeof(*t));
+	size_t started = 0;
+	int err = 0;
+
+	if (!p.errs || !t) {
+		free(p.errs);
+		free(t);
+		return -ENOMEM;
+	}
+	/* The calling thread is one of the workers. */
+	while (started + 1 < n && pthread_create(&t[started], NULL, pool_worker, &p) == 0)
+		started++;
+	pool_worker(&p);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	for (size_t i = 0; i < cp->nthreads && !err; i++)
+		err = p.errs[i];
+	free(p.errs);
+	free(t);
+	return err;
+}
+
 static int convert_threads(struct conv_process *cp, const char *out_dir, const struct conv_options *o)
 {
-	struct progress pg = { .on = o->progress, .start = now_s() };
+	struct progress pg = { .on = o->progress, .start = now_s(), .lock = PTHREAD_MUTEX_INITIALIZER };
 	size_t i;
 	int err = 0;
 
@@ -392,8 +450,13 @@ static int convert_threads(struct conv_process *cp, const char *out_dir, const s
 		ct->raw = &cp->raw.threads[i];
 		ct->id = ct->raw->t.ordinal;
 		ct->end = conv_thread_end(&cp->raw, ct->raw);
-		err = convert_thread(cp, ct, out_dir, &pg);
 		cp->nthreads++;
+	}
+	if (!err)
+		err = convert_all(cp, out_dir, &pg);
+	for (i = 0; i < cp->nthreads && !err; i++) {
+		const struct conv_thread *ct = &cp->threads[i];
+
 		if (!ct->events)
 			continue;
 		if (!cp->events || ct->time_start_ns < cp->time_start_ns)
