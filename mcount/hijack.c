@@ -147,7 +147,7 @@ static inline void record_call(struct ada_thread *td, uint32_t depth, uintptr_t 
 {
 	uint64_t word = fn | (uint64_t)ADA_RAW_CALL << 62, regs[8];
 
-	if (!ada_call_admitted(td, depth))
+	if (!ada_call_room(td, depth))
 		return;
 	if (ada_rt.cfg.detail) {
 		ada_arch_call_args(r, regs);
@@ -271,11 +271,12 @@ hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn, uintptr
 
 	if (!td)
 		return;
-	/* Outside a graph function's call, or recording off: nothing to
-	 * record, nor a return to see (ftrace's graph tracer leaves such
-	 * functions alone too). A frame entered now and left once recording
-	 * is on again is not half-recorded: it is not known at all. */
-	if (unlikely((td->graph_gate && !graph) | __atomic_load_n(&ada_recording_off, __ATOMIC_RELAXED)))
+	/* Outside a graph function's call, or recording off (for the process
+	 * or this thread): nothing to record, nor a return to see (ftrace's
+	 * graph tracer leaves such functions alone too). A frame entered now
+	 * and left once recording is on again is not half-recorded: it is not
+	 * known at all. */
+	if (unlikely((td->graph_gate && !graph) | ada_recording_is_off(td)))
 		goto out;
 	ret = *slot;
 	depth = td->depth + 1;

@@ -285,16 +285,22 @@ ADA_HIDDEN extern uint32_t ada_recording_off;
  * as ada_disable/ada_enable, when it is not so already (runtime/marks.c). */
 ADA_HIDDEN void ada_trace_switch(bool off);
 
-/* Whether the CALL of the frame at `depth` is to be written: not deeper than
- * recorded, recording not turned off (for the process or the thread: the
- * frame and what it calls are then skipped, not counted), and room for it
- * and the RETURN of every open frame, this one included (depth counts
- * unrecorded frames too: a safe overestimate). */
-static inline __attribute__((always_inline)) int
-ada_call_admitted(struct ada_thread *td, uint32_t depth)
+/* Whether recording is off for this thread: for the process (ada_disable)
+ * or the thread (ada_thread_ignore). */
+static inline __attribute__((always_inline)) bool ada_recording_is_off(const struct ada_thread *td)
 {
-	if (unlikely(depth > td->record_limit ||
-		     (__atomic_load_n(&ada_recording_off, __ATOMIC_RELAXED) | td->ignored))) {
+	return __atomic_load_n(&ada_recording_off, __ATOMIC_RELAXED) | td->ignored;
+}
+
+/* Whether the CALL of the frame at `depth` is to be written, recording
+ * being on: not deeper than recorded, and room for it and the RETURN of
+ * every open frame, this one included (depth counts unrecorded frames too:
+ * a safe overestimate). The fentry path checks recording first, at entry
+ * (mcount/hijack.c); cyg's through ada_call_admitted. */
+static inline __attribute__((always_inline)) int
+ada_call_room(struct ada_thread *td, uint32_t depth)
+{
+	if (unlikely(depth > td->record_limit)) {
 		ada_enter_skipped_slow(td, depth);
 		return 0;
 	}
@@ -302,6 +308,18 @@ ada_call_admitted(struct ada_thread *td, uint32_t depth)
 	    !ada_ring_refresh_slow(td, depth))
 		return 0;
 	return 1;
+}
+
+/* ada_call_room, and recording on: when it is off, the frame and what it
+ * calls are skipped, not counted. */
+static inline __attribute__((always_inline)) int
+ada_call_admitted(struct ada_thread *td, uint32_t depth)
+{
+	if (unlikely(ada_recording_is_off(td))) {
+		ada_enter_skipped_slow(td, depth);
+		return 0;
+	}
+	return ada_call_room(td, depth);
 }
 
 /* The CALL of the frame at `depth`, unless it is deeper than recorded. */
