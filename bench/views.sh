@@ -25,7 +25,8 @@
 #   chrome    ada-symbolize chrome          uftrace dump --chrome
 #   perfetto  ada-symbolize perfetto
 #   replay    ada-symbolize replay
-#   atf       ada-symbolize -q -o DIR (the ATF conversion, for contrast)
+#   atf       ada-symbolize -q -o DIR (the ATF conversion; issue 15's budget:
+#             25 M events/s on these index-only traces)
 # first on an idle machine, then loaded: nproc busy processes (bench/spin.c)
 # started before each run and killed after it, as run.sh's loaded rows.
 # A view this build of ada-symbolize does not have yet (a first run on a
