@@ -484,7 +484,9 @@ static void summary_crash(const struct raw_process *p)
 		printf("thread %u\n", c->ordinal);
 }
 
-/* Frames open at the end are no unwinds: said with what ended them. */
+/* Frames a crash or a kill left open: said with what ended them. A normal
+ * end leaves frames open too (exit() inside main's caller, an exec) and
+ * says nothing: the views mark them "(open at exit)". */
 static void summary_open(const struct conv_process *cp, uint64_t open)
 {
 	const struct raw_process *p = &cp->raw;
@@ -495,9 +497,7 @@ static void summary_open(const struct conv_process *cp, uint64_t open)
 	else
 		printf("pid %u: %llu frames open %s, closed at the thread's last event\n", p->proc.pid,
 		       (unsigned long long)open,
-		       p->crashed ? "at the crash" :
-		       p->clean_end && p->end.how == ADA_END_EXEC ? "at exec" :
-		       p->clean_end ? "at exit" : "when the process was killed");
+		       p->crashed ? "at the crash" : "when the process was killed");
 }
 
 static void summary(const struct conv_process *cp, const char *out_dir)
@@ -526,7 +526,7 @@ static void summary(const struct conv_process *cp, const char *out_dir)
 		       cp->raw.proc.pid, (unsigned long long)details);
 	if (cp->raw.crashed)
 		summary_crash(&cp->raw);
-	if (open)
+	if (open && (cp->raw.crashed || !cp->raw.clean_end))
 		summary_open(cp, open);
 }
 

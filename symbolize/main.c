@@ -1,15 +1,19 @@
 /* main.c - ada-symbolize: raw trace → ATF v2, and the views over ATF.
  *
- * With no view option, every traced process under each PATH is converted
- * (again, if it was before). With --check, --replay or --dump, processes
- * that have no ATF yet are converted first, then the views read the ATF.
+ * With no view option, every traced process under each PATH is converted,
+ * but for those whose ATF is newer than their raw trace (--force converts
+ * them again). A PATH holding several sessions stands for its latest
+ * (--all: every one). With --check, --replay or --dump, processes that have
+ * no ATF yet are converted first, then the views read the ATF.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -26,9 +30,13 @@ static const char usage[] =
 	"Converts the raw traces that programs built with adacc wrote (by default in\n"
 	"./ada-trace) into ATF v2: per process, manifest.json and thread_<N>/index.atf,\n"
 	"next to the raw/ directory of each pid_<pid>. TRACE_DIR may be the output\n"
-	"directory, a session_<time> directory or a pid_<pid> directory.\n"
+	"directory (its latest session_<time>, or --all), a session_<time> directory\n"
+	"or a pid_<pid> directory. A process whose ATF is newer than its raw trace\n"
+	"is left as it is.\n"
 	"\n"
 	"options:\n"
+	"  --all              every session of an output directory, not its latest\n"
+	"  --force            convert processes already converted again\n"
 	"  -o, --output DIR   write the ATF under DIR/session_<time>/pid_<pid> instead\n"
 	"  --check            validate the ATF (structure, CRC, balance, depths, links,\n"
 	"                     manifest); exit 1 if anything violates the format\n"
@@ -52,15 +60,22 @@ static const char usage[] =
 	"  -h, --help         this text\n"
 	"\n"
 	"A conversion needs the binaries that ran, unchanged (their GNU build-id is\n"
-	"checked), for symbol names and source lines. A raw trace cut short by a crash\n"
-	"or kill converts up to its last complete record, plus what its threads' ring\n"
-	"files still held (recovered once the process is gone); frames left open are\n"
-	"closed with EXCEPTION events, counted as open_at_end in the manifest. Exit\n"
-	"status: 0 success, 1 invalid trace or ATF violations, 2 usage.\n";
+	"checked), for symbol names and source lines; a process whose binary is gone\n"
+	"is skipped with one line naming it and the file, and the others converted.\n"
+	"A raw trace cut short by a crash or kill converts up to its last complete\n"
+	"record, plus what its threads' ring files still held (recovered once the\n"
+	"process is gone). Frames a thread's record ended in (exit() called inside\n"
+	"them, an exec, a crash, a kill) are closed at its last event, counted as\n"
+	"open_at_end in the manifest; the summary mentions them after a crash or a\n"
+	"kill only. Exit status: 0 success (processes skipped for a missing binary\n"
+	"included, if another was converted or up to date), 1 an invalid trace, ATF\n"
+	"violations, or nothing converted, 2 usage.\n";
 
 struct opts {
 	const char *output;
 	bool check, replay, dump, quiet;
+	bool all;    /* --all: every session of an output root */
+	bool force;  /* --force: convert processes whose ATF is up to date too */
 	struct ada_dump_options dump_opts;
 };
 
@@ -88,12 +103,57 @@ static bool exists(const char *dir, const char *name)
 	return access(path, F_OK) == 0;
 }
 
-static int convert_all(const struct opts *o, const char *path, bool only_missing)
+/* The newest modification time of the files in dir (0 if none). */
+static struct timespec newest_in(const char *dir)
+{
+	struct timespec t = { 0, 0 };
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	while (d && (de = readdir(d))) {
+		struct stat st;
+
+		if (fstatat(dirfd(d), de->d_name, &st, 0) || !S_ISREG(st.st_mode))
+			continue;
+		if (st.st_mtim.tv_sec > t.tv_sec ||
+		    (st.st_mtim.tv_sec == t.tv_sec && st.st_mtim.tv_nsec > t.tv_nsec))
+			t = st.st_mtim;
+	}
+	if (d)
+		closedir(d);
+	return t;
+}
+
+/* Converted already: a manifest.json written after every file of raw/ (a
+ * process still running, or recovered since, is converted again). */
+static bool up_to_date(const char *pid_dir, const char *out)
+{
+	char path[8448];
+	struct timespec raw;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", out);
+	if (stat(path, &st))
+		return false;
+	snprintf(path, sizeof(path), "%s/raw", pid_dir);
+	raw = newest_in(path);
+	return st.st_mtim.tv_sec > raw.tv_sec ||
+	       (st.st_mtim.tv_sec == raw.tv_sec && st.st_mtim.tv_nsec >= raw.tv_nsec);
+}
+
+struct tally {
+	size_t converted, current, skipped, failed;
+};
+
+/* Each process under path with a raw trace: converted, left as it is
+ * (only_missing: it has ATF; otherwise: its ATF is up to date, unless
+ * --force), skipped (a file it needs is gone: one line said so) or failed. */
+static int convert_all(const struct opts *o, const char *path, bool only_missing, struct tally *t)
 {
 	struct conv_options co = { .quiet = o->quiet, .progress = isatty(STDERR_FILENO) };
 	struct ada_trace_pid *pids;
-	size_t n, i, done = 0;
-	int err = ada_trace_find_pids(path, &pids, &n), failed = 0;
+	size_t n, i, seen = 0;
+	int err = ada_trace_find_pids(path, &pids, &n);
 
 	if (err)
 		return err;
@@ -102,35 +162,50 @@ static int convert_all(const struct opts *o, const char *path, bool only_missing
 
 		if (!exists(pids[i].dir, "raw"))
 			continue; /* ATF only, or not ours */
+		seen++;
 		out_dir_for(o, pids[i].dir, out, sizeof(out));
-		if (only_missing && exists(out, "manifest.json"))
+		if (only_missing ? exists(out, "manifest.json") : !o->force && up_to_date(pids[i].dir, out)) {
+			t->current++;
 			continue;
+		}
 		if (!exists(pids[i].dir, "raw/process.meta")) {
 			fprintf(stderr, "ada-symbolize: %s/raw/process.meta: missing; the raw trace cannot be read without it\n",
 				pids[i].dir);
-			failed++;
-			done++;
+			t->failed++;
 			continue;
 		}
-		if (convert_process(pids[i].dir, out, &co) < 0)
-			failed++;
-		done++;
+		err = convert_process(pids[i].dir, out, &co);
+		if (err == -ENOENT)
+			t->skipped++;
+		else if (err < 0)
+			t->failed++;
+		else
+			t->converted++;
 	}
 	ada_trace_free_pids(pids, n);
-	if (!done && !only_missing) {
+	if (!seen && !only_missing) {
 		fprintf(stderr, "ada-symbolize: %s: no raw trace (no pid_<pid>/raw/process.meta)\n", path);
 		return -ENOENT;
 	}
-	return failed ? -EINVAL : 0;
+	return 0;
 }
 
 static int run_views(const struct opts *o, const char *path)
 {
-	const char *atf = path;
+	const char *atf = path, *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char where[8400];
 	int violations = 0, err;
 
+	/* With -o, the ATF of a session is DIR/session_<time>, of a pid
+	 * directory DIR/session_<time>/pid_<pid>; of an output root, DIR. */
+	if (o->output && !strncmp(base, "session_", 8))
+		snprintf(where, sizeof(where), "%s/%s", o->output, base);
+	else if (o->output && !strncmp(base, "pid_", 4))
+		out_dir_for(o, path, where, sizeof(where));
+	else if (o->output)
+		snprintf(where, sizeof(where), "%s", o->output);
 	if (o->output)
-		atf = o->output;
+		atf = where;
 	if (o->check) {
 		err = ada_check_path(atf, stdout, &violations);
 		if (err < 0)
@@ -142,6 +217,22 @@ static int run_views(const struct opts *o, const char *path)
 		return err;
 	if (o->dump)
 		return ada_view_dump(atf, &o->dump_opts, stdout);
+	return 0;
+}
+
+/* Converts what path holds (only what has no ATF yet, quietly, for a
+ * view: views read ATF), then runs the views. */
+static int convert_path(const struct opts *o, const char *path, bool view, struct tally *t)
+{
+	struct opts co = *o;
+	struct tally before = *t;
+
+	co.quiet = o->quiet || view;
+	if (convert_all(&co, path, view, t) < 0)
+		return -1;
+	/* A process that could not be converted has no ATF to view. */
+	if (view && t->failed == before.failed && t->skipped == before.skipped)
+		return run_views(o, path);
 	return 0;
 }
 
@@ -171,10 +262,13 @@ int main(int argc, char **argv)
 		{ "dump-stack", no_argument, NULL, 's' },
 		{ "limit", required_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { 0 };
+	struct tally t = { 0 };
 	int c, i, status = 0;
 
 	if (argc > 1 && view_cli_is_view(argv[1]))
@@ -195,6 +289,8 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'q': o.quiet = true; break;
+		case 'a': o.all = true; break;
+		case 'f': o.force = true; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fputs(usage, stderr); return 2;
 		}
@@ -205,14 +301,23 @@ int main(int argc, char **argv)
 	}
 	for (i = optind; i < argc; i++) {
 		bool view = o.check || o.replay || o.dump;
+		char **paths;
+		int n = ada_trace_choose(argv[i], o.all, &paths);
 
-		/* Views read ATF: convert only what has none yet (quietly). */
-		struct opts co = o;
-
-		co.quiet = o.quiet || view;
-		if (convert_all(&co, argv[i], view) < 0 || (view && run_views(&o, argv[i]) < 0))
+		if (n < 0)
 			status = 1;
+		for (int k = 0; k < n; k++)
+			if (convert_path(&o, paths[k], view, &t) < 0)
+				status = 1;
+		ada_trace_free_paths(paths);
 	}
+	if (t.current && !o.quiet && !(o.check || o.replay || o.dump))
+		printf("%zu process%s converted already, left as %s (--force converts again)\n", t.current,
+		       t.current == 1 ? "" : "es", t.current == 1 ? "it is" : "they are");
+	/* A process skipped for a file that is gone fails the run only when
+	 * nothing else could be read. */
+	if (t.failed || (t.skipped && !t.converted && !t.current))
+		status = 1;
 	fflush(stdout);
 	return status;
 }

@@ -181,6 +181,18 @@ static int load_table(struct conv_process *cp, struct conv_module *cm)
 	if (kept && access(rm->path, F_OK) != 0 &&
 	    !load_kept(cp, cm, kept, "the binary is gone since the run"))
 		goto out;
+	/* Gone, and no symbols kept for it (a trace from before they were, or
+	 * they were removed): one line naming the process and the file; the
+	 * callers go on with the other processes. */
+	if (access(rm->path, F_OK) && errno == ENOENT) {
+		size_t n = strlen(cp->raw.dir);
+
+		n -= n >= 4 && !strcmp(cp->raw.dir + n - 4, "/raw") ? 4 : 0;
+		fprintf(stderr, "ada-symbolize: %.*s: skipped: %s no longer exists\n", (int)n,
+			cp->raw.dir, rm->path);
+		err = -ENOENT;
+		goto fail;
+	}
 	err = ada_symtab_load(rm->path, &cm->st);
 	if (err)
 		goto fail;

@@ -73,9 +73,11 @@ static int by_pid(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
+/* Session names order by time: session_<YYYYMMDD_HHMMSS>, then the _<N>
+ * the runtime adds for a second session within one second (_2 before _10). */
 static int by_name(const struct dirent **a, const struct dirent **b)
 {
-	return strcmp((*a)->d_name, (*b)->d_name);
+	return strverscmp((*a)->d_name, (*b)->d_name);
 }
 
 /* Adds the pid_<N> children of a session directory, ascending by pid. */
@@ -122,6 +124,141 @@ static int add_root(struct pid_list *l, const char *root)
 	if (n >= 0)
 		free(names);
 	return ret;
+}
+
+static int is_session(const struct dirent *de)
+{
+	return !strncmp(de->d_name, "session_", 8);
+}
+
+static void free_list(struct pid_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].dir);
+	free(l->v);
+}
+
+/* Whether two ascending pid lists share a pid. */
+static bool share_pid(const struct pid_list *a, const struct pid_list *b)
+{
+	size_t i = 0, j = 0;
+
+	while (i < a->n && j < b->n) {
+		if (a->v[i].pid == b->v[j].pid)
+			return true;
+		if (a->v[i].pid < b->v[j].pid)
+			i++;
+		else
+			j++;
+	}
+	return false;
+}
+
+/* Picks the latest of n sessions, and the earlier ones whose pids a picked
+ * one has: an exec'd image keeps its pid and starts a session of its own.
+ * Returns how many are picked. */
+static int pick_latest(const char *root, struct dirent **names, int n, bool *pick)
+{
+	struct pid_list *pl = calloc((size_t)n, sizeof(*pl));
+	int i, j, count = 1;
+
+	if (!pl)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		char *session = join(root, names[i]->d_name);
+
+		if (session)
+			add_session(&pl[i], session); /* unreadable: shares nothing */
+		free(session);
+	}
+	pick[n - 1] = true;
+	for (i = n - 2; i >= 0; i--)
+		for (j = i + 1; j < n && !pick[i]; j++)
+			if (pick[j] && share_pid(&pl[i], &pl[j]))
+				pick[i] = true, count++;
+	for (i = 0; i < n; i++)
+		free_list(&pl[i]);
+	free(pl);
+	return count;
+}
+
+/* *out = { the paths, NULL }: 1 or n of them. */
+static int paths_of(char ***out, char **paths, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!paths[i]) {
+			ada_trace_free_paths(paths);
+			return -ENOMEM;
+		}
+	*out = paths;
+	return n;
+}
+
+/* The picked sessions' paths, oldest first, and one line saying so. */
+static int picked_paths(const char *root, struct dirent **names, int n, const bool *pick,
+			int count, char ***out)
+{
+	char **paths = calloc((size_t)count + 1, sizeof(*paths));
+	size_t len = strlen(root);
+	int i, k = 0;
+
+	if (!paths)
+		return -ENOMEM;
+	while (len > 1 && root[len - 1] == '/')
+		len--;
+	for (i = 0; i < n; i++)
+		if (pick[i] && asprintf(&paths[k++], "%.*s/%s", (int)len, root, names[i]->d_name) < 0)
+			paths[k - 1] = NULL;
+	if (count == 1)
+		fprintf(stderr, "ada-symbolize: %s: reading %s, the latest of %d sessions (--all reads them all)\n",
+			root, names[n - 1]->d_name, n);
+	else
+		fprintf(stderr, "ada-symbolize: %s: reading %s and the %d earlier session%s its processes were exec'd from, of %d sessions (--all reads them all)\n",
+			root, names[n - 1]->d_name, count - 1, count == 2 ? "" : "s", n);
+	return paths_of(out, paths, count);
+}
+
+int ada_trace_choose(const char *path, bool all, char ***out)
+{
+	struct dirent **names = NULL;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	bool *pick = NULL;
+	uint64_t pid;
+	int n = 0, count = 0, ret, i;
+
+	*out = NULL;
+	if (!all && !parse_suffix(base, "pid_", &pid) && !has_manifest(path))
+		n = scandir(path, &names, is_session, by_name);
+	if (n > 1 && !(pick = calloc((size_t)n, sizeof(*pick))))
+		count = -ENOMEM;
+	else if (n > 1)
+		count = pick_latest(path, names, n, pick);
+	if (count < 0) {
+		ret = count;
+	} else if (count == 0 || count == n) {
+		/* Not a root, one session, or every one picked: PATH itself. */
+		char **one = calloc(2, sizeof(*one));
+
+		if (one)
+			one[0] = strdup(path);
+		ret = one ? paths_of(out, one, 1) : -ENOMEM;
+	} else {
+		ret = picked_paths(path, names, n, pick, count, out);
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(pick);
+	if (ret < 0)
+		fprintf(stderr, "ada-symbolize: %s: %s\n", path, strerror(-ret));
+	return ret;
+}
+
+void ada_trace_free_paths(char **paths)
+{
+	for (size_t i = 0; paths && paths[i]; i++)
+		free(paths[i]);
+	free(paths);
 }
 
 int ada_trace_find_pids(const char *path, struct ada_trace_pid **out, size_t *n)
@@ -240,6 +377,16 @@ int ada_trace_load_symbols(const struct json_value *manifest, struct ada_trace_s
 		if (!ada_trace_parse_hex(json_string(json_get(e, "function_id")), &s->function_id))
 			continue;
 		s->display = demangled ? demangled : name ? name : "?";
+		s->own = NULL;
+		/* The views print names without their symbol version (as the
+		 * raw views do, names.c): the manifest keeps the symbol's. */
+		if (strchr(s->display, '@')) {
+			if (!(s->own = strndup(s->display, strcspn(s->display, "@")))) {
+				ada_trace_free_symbols(out);
+				return -ENOMEM;
+			}
+			s->display = s->own;
+		}
 		s->json = e;
 		out->n++;
 	}
@@ -265,6 +412,8 @@ const struct ada_trace_symbol *ada_trace_find_symbol(const struct ada_trace_symb
 
 void ada_trace_free_symbols(struct ada_trace_symbols *s)
 {
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i].own);
 	free(s->v);
 	s->v = NULL;
 	s->n = 0;

@@ -22,6 +22,18 @@ struct ada_trace_pid {
  * directories, sessions in name order and pids ascending within each.
  * Returns 0 or a negative errno (-ENOENT with a message when there are none). */
 int ada_trace_find_pids(const char *path, struct ada_trace_pid **out, size_t *n);
+
+/* What the tools read for a PATH given on their command line: an output root
+ * holding several session_<time> directories stands for its latest session
+ * (the last by name: the runtime names a session by its start time, second
+ * and _<N>) and the earlier sessions holding a pid_<P> of a session picked
+ * (an exec'd image keeps its pid and starts a session of its own), said in
+ * one line on stderr, unless all; any other PATH (a session, a pid
+ * directory, a root of one session or all of whose sessions are picked) is
+ * itself. *out is a NULL-terminated malloc'd array (ada_trace_free_paths).
+ * Returns how many paths, or a negative errno (message printed). */
+int ada_trace_choose(const char *path, bool all, char ***out);
+void ada_trace_free_paths(char **paths);
 void ada_trace_free_pids(struct ada_trace_pid *pids, size_t n);
 
 /* Thread directories of a pid directory: the N of every "thread_<N>" entry
@@ -41,7 +53,9 @@ bool ada_trace_parse_hex(const char *s, uint64_t *out);
  * valid hex string are left out (the validator reports them). */
 struct ada_trace_symbol {
 	uint64_t function_id;
-	const char *display;            /* "demangled" if present, else "name" */
+	const char *display;            /* "demangled" if present, else "name";
+					 * without a symbol version ("@GLIBC_2.2.5") */
+	char *own;                      /* display's copy, when it had a version */
 	const struct json_value *json;  /* the manifest entry */
 };
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace_dir.h"
 #include "view_cli.h"
 
 static const struct {
@@ -42,7 +43,9 @@ static const char usage[] =
 	"  -r, --time-range A~B   only calls that started in [A, B)\n"
 	"  --tid LIST, --thread LIST, --pid LIST\n"
 	"                         only these OS thread ids, ada thread numbers, pids\n"
+	"  --all-frames           the C++ runtime's internals too (hidden by default)\n"
 	"options:\n"
+	"  --all                  every session of an output directory, not its latest\n"
 	"  -o, --output FILE      write to FILE instead of standard output\n"
 	"  --merge                replay: threads of a process merged in time order\n"
 	"  --fold                 replay: runs of identical leaf calls as \"name xN\"\n"
@@ -76,7 +79,7 @@ bool view_cli_is_view(const char *name)
 
 enum {
 	O_TID = 256, O_THREAD, O_PID, O_MERGE, O_FOLD, O_NO_ARGS, O_THREADS, O_NS, O_FULL,
-	O_COUNT, O_FORMAT,
+	O_COUNT, O_FORMAT, O_ALL, O_ALL_FRAMES,
 };
 
 static const struct option longopts[] = {
@@ -99,6 +102,8 @@ static const struct option longopts[] = {
 	{ "full-names", no_argument, NULL, O_FULL },
 	{ "count", no_argument, NULL, O_COUNT },
 	{ "format", required_argument, NULL, O_FORMAT },
+	{ "all", no_argument, NULL, O_ALL },
+	{ "all-frames", no_argument, NULL, O_ALL_FRAMES },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -134,6 +139,8 @@ static int parse(int argc, char **argv, struct view_args *a)
 		case O_FULL: a->full_names = true; break;
 		case O_COUNT: a->count = true; break;
 		case O_FORMAT: a->format = optarg; break;
+		case O_ALL: a->all_sessions = true; break;
+		case O_ALL_FRAMES: a->filter.all_frames = true; break;
 		case 'h': print_usage(stdout); return 0;
 		default: print_usage(stderr); return 2;
 		}
@@ -152,11 +159,40 @@ static int parse(int argc, char **argv, struct view_args *a)
 	return -1;
 }
 
+/* a->paths as ada_trace_choose reads each (an output root: its latest
+ * session), into *chosen (NULL-terminated), which a->paths then points at. */
+static int choose_paths(struct view_args *a, char ***chosen)
+{
+	size_t n = 0;
+
+	*chosen = NULL;
+	for (int k = 0; k < a->npaths; k++) {
+		char **some, **all;
+		int m = ada_trace_choose(a->paths[k], a->all_sessions, &some);
+
+		if (m < 0)
+			return m;
+		if (!(all = realloc(*chosen, (n + (size_t)m + 1) * sizeof(*all)))) {
+			ada_trace_free_paths(some);
+			return -ENOMEM;
+		}
+		memcpy(all + n, some, (size_t)m * sizeof(*all));
+		n += (size_t)m;
+		all[n] = NULL;
+		free(some); /* the strings are all's now */
+		*chosen = all;
+	}
+	a->paths = *chosen;
+	a->npaths = (int)n;
+	return 0;
+}
+
 int view_cli_main(int argc, char **argv)
 {
 	struct view_args a = { 0 };
 	const char *name = argv[0];
 	FILE *out = stdout;
+	char **chosen = NULL;  /* the paths as ada_trace_choose reads them */
 	size_t i;
 	int status, err = 0;
 
@@ -178,6 +214,8 @@ int view_cli_main(int argc, char **argv)
 		fprintf(stderr, "ada-symbolize %s: no trace directory given (try ./ada-trace)\n", name);
 		goto done;
 	}
+	if (choose_paths(&a, &chosen) < 0)
+		goto done;
 	if (a.output && !(out = fopen(a.output, "w"))) {
 		fprintf(stderr, "ada-symbolize %s: -o %s: cannot create: %s\n", name, a.output,
 			strerror(errno));
@@ -194,6 +232,7 @@ int view_cli_main(int argc, char **argv)
 		fclose(out);
 	status = err ? 1 : 0;
 done:
+	ada_trace_free_paths(chosen);
 	view_filter_free(&a.filter);
 	return status;
 }

@@ -17,6 +17,7 @@ struct view_args {
 	char **paths;            /* the trace directories */
 	int npaths;
 	const char *output;      /* -o FILE; NULL: standard output */
+	bool all_sessions;       /* --all: every session of an output root, not its latest */
 	/* replay */
 	bool merge;              /* --merge: all threads in one time order */
 	bool fold;               /* --fold: identical sibling subtrees as "name xN" */
@@ -53,6 +54,9 @@ int view_report_sort_key(const char *key);
 char *view_duration(char *buf, size_t len, uint64_t ns, bool as_ns);
 /* The same at out (32 bytes of room), not terminated: its length. */
 size_t view_duration_fmt(char *out, uint64_t ns, bool as_ns);
+/* "# pid P COMMAND LINE: N threads" and a newline (the executable's path
+ * when the trace has no command line). */
+void view_process_header(FILE *out, const struct src_process *p, size_t nthreads);
 /* "# pid P thread N tid T[ stack LO-HI of thread H][ (name)]" and a newline. */
 void view_thread_header(FILE *out, const struct src_process *p, const struct src_thread *t);
 

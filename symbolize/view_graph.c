@@ -157,7 +157,8 @@ static int process_end(void *ctx, struct src_process *p)
 		g->called = true;
 		view_duration(d[0], sizeof(d[0]), g->self[s].total, g->a->ns);
 		view_duration(d[1], sizeof(d[1]), g->self_ns[s], g->a->ns);
-		fprintf(g->out, "# pid %u %s: %s: %llu call%s, total %s, self %s\n", p->pid, p->exe,
+		fprintf(g->out, "# pid %u %s: %s: %llu call%s, total %s, self %s\n", p->pid,
+			*p->cmdline ? p->cmdline : p->exe,
 			g->a->full_names ? f->full : f->name, (unsigned long long)g->self[s].calls,
 			g->self[s].calls == 1 ? "" : "s", d[0] + strspn(d[0], " "),
 			d[1] + strspn(d[1], " "));

@@ -352,9 +352,13 @@ static int replay_process(struct replay *r, const char *dir, struct view_progres
 				goto out;
 			}
 		outbuf_flush(&r->ob);
-		fprintf(r->out, "# pid %u %s: %zu thread%s\n", r->p->pid, r->p->exe, n, n == 1 ? "" : "s");
+		view_process_header(r->out, r->p, n);
 		column_header(r);
 		err = replay_threads(r, ts, n, pg, done);
+	}
+	if (!r->a->merge && n) {
+		outbuf_flush(&r->ob);
+		view_process_header(r->out, r->p, n);
 	}
 	for (i = 0; i < n && !r->a->merge && !err; i++) { /* one at a time: a core decodes */
 		if (!(ts[i].w = walk_open_async(r->p, (size_t)(ts[i].t - r->p->threads), f))) {
@@ -388,12 +392,16 @@ int view_replay_main(const struct view_args *a, FILE *out)
 	view_progress_init(&pg, 0);
 	for (int i = 0; i < a->npaths && !err; i++) {
 		struct ada_trace_pid *pids;
-		size_t n, k;
+		size_t n, k, skipped;
 
 		if ((err = ada_trace_find_pids(a->paths[i], &pids, &n)))
 			break;
-		for (k = 0; k < n && !err; k++)
+		for (k = 0, skipped = 0; k < n && !err; k++) {
 			err = replay_process(&r, pids[k].dir, &pg, &done);
+			/* A binary gone since the run: as view_run. */
+			if (err == -ENOENT && ++skipped < n)
+				err = 0;
+		}
 		ada_trace_free_pids(pids, n);
 	}
 	view_progress_end(&pg);

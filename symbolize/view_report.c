@@ -161,8 +161,7 @@ static int process_end(void *ctx, struct src_process *p)
 
 	if (r->a->per_thread)
 		return 0;
-	fprintf(r->out, "# pid %u %s: %zu thread%s\n", p->pid, p->exe, r->threads,
-		r->threads == 1 ? "" : "s");
+	view_process_header(r->out, p, r->threads);
 	return print_table(r);
 }
 

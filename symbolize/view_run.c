@@ -120,14 +120,19 @@ int view_run(const char *path, const struct view_filter *f, const struct view_op
 	struct ada_trace_pid *pids;
 	struct view_progress pg;
 	uint64_t done = 0;
-	size_t n, i;
+	size_t n, i, skipped = 0;
 	int err = ada_trace_find_pids(path, &pids, &n);
 
 	if (err)
 		return err;
 	view_progress_init(&pg, 0);
-	for (i = 0; i < n && !err; i++)
+	for (i = 0; i < n && !err; i++) {
 		err = run_process(pids[i].dir, f, ops, &pg, &done);
+		/* A binary gone since the run: said, and the others shown;
+		 * an error only if none is. */
+		if (err == -ENOENT && ++skipped < n)
+			err = 0;
+	}
 	view_progress_end(&pg);
 	ada_trace_free_pids(pids, n);
 	return err;

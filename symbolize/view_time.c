@@ -51,6 +51,14 @@ char *view_duration(char *buf, size_t len, uint64_t ns, bool as_ns)
 	return buf;
 }
 
+void view_process_header(FILE *out, const struct src_process *p, size_t nthreads)
+{
+	/* The command names the run (./app --size 4) better than the file it
+	 * ran; a trace that did not record it has the executable's path. */
+	fprintf(out, "# pid %u %s: %zu thread%s\n", p->pid, *p->cmdline ? p->cmdline : p->exe,
+		nthreads, nthreads == 1 ? "" : "s");
+}
+
 void view_thread_header(FILE *out, const struct src_process *p, const struct src_thread *t)
 {
 	fprintf(out, "# pid %u thread %u tid %u", p->pid, t->id, t->tid);

@@ -12,13 +12,14 @@
 
 #include "walk.h"
 
-enum { F_INCLUDE = 1, F_EXCLUDE = 2, F_MODULE = 4 }; /* per function */
+enum { F_INCLUDE = 1, F_EXCLUDE = 2, F_MODULE = 4, F_RUNTIME = 8, F_SYSTEM = 16 }; /* per function */
 
 struct wframe {
 	uint64_t start_ns;
 	uint64_t child_ns;     /* shown frames it called, in total */
 	uint32_t func;
 	uint32_t shown;        /* its depth among shown frames; 0: not shown */
+	bool in_runtime;       /* the C++ runtime's frame, or the C library's under one */
 	uint64_t regs[8];
 	bool has_regs;
 };
@@ -57,6 +58,11 @@ static uint8_t func_flags(const struct view_filter *f, const struct src_func *fn
 		fl |= F_EXCLUDE;
 	if (!f->modules || view_glob_any(f->modules, fn->module, NULL))
 		fl |= F_MODULE;
+	if (!f->all_frames) {
+		unsigned c = view_cxx_runtime_class(fn);
+
+		fl |= c == VIEW_CXX_RUNTIME ? F_RUNTIME : c == VIEW_CXX_SYSTEM ? F_SYSTEM : 0;
+	}
 	return fl;
 }
 
@@ -181,7 +187,14 @@ static bool shown(struct walk *w, const struct src_event *ev)
 	uint8_t fl = w->flags[ev->func];
 	uint64_t call = w->calls++;
 	uint64_t t = ev->ns - w->p->t0_ns;
+	bool inside = ev->depth > 1 && w->frames[ev->depth - 2].in_runtime;
+	bool runtime = (fl & F_RUNTIME) || (inside && (fl & F_SYSTEM));
 
+	/* A C++ runtime frame shows where the program entered the runtime;
+	 * what it calls is hidden, but for the program called back. */
+	w->frames[ev->depth - 1].in_runtime = runtime;
+	if (inside && runtime)
+		return false;
 	if (w->exclude_at || w->cut_at)
 		return false;
 	if (fl & F_EXCLUDE) {

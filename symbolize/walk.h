@@ -17,6 +17,10 @@
  *   --time-range A~B   frames that started in [A, B) (times since the
  *               process's first event; either side may be left out)
  *   --tid, --thread, --pid   which threads and processes
+ *   (default)   the C++ runtime's frames called from the program are shown,
+ *               the frames they call are not, unless the program's own
+ *               code (a callback: it is shown under them); --all-frames
+ *               shows every frame (cxx_runtime.c)
  *
  * Globs are fnmatch(3) patterns against the simple name (and the full one).
  */
@@ -37,6 +41,7 @@ struct view_filter {
 	bool has_range;
 	uint32_t *tids, *threads, *pids;      /* lists, or NULL: all */
 	size_t ntids, nthreads, npids;
+	bool all_frames;                      /* --all-frames: the C++ runtime's internals too */
 };
 
 /* Parses one filter option (its long name without "--": "filter",
@@ -49,6 +54,12 @@ void view_filter_free(struct view_filter *f);
 bool view_filter_any(const struct view_filter *f);
 bool view_filter_wants_pid(const struct view_filter *f, uint32_t pid);
 bool view_filter_wants_thread(const struct view_filter *f, const struct src_thread *t);
+/* cxx_runtime.c: VIEW_CXX_RUNTIME for a function of the C++ runtime (its
+ * libraries, std:: and __gnu_cxx:: templates, __cxa_ and _Unwind_ entry
+ * points), VIEW_CXX_SYSTEM for one of the C library and the loader (hidden
+ * only under a runtime frame), 0 for the program's own. */
+enum { VIEW_CXX_RUNTIME = 1, VIEW_CXX_SYSTEM = 2 };
+unsigned view_cxx_runtime_class(const struct src_func *fn);
 /* Whether a or b (may be NULL) matches a glob of the NULL-terminated list. */
 bool view_glob_any(char *const *list, const char *a, const char *b);
 /* "1.5ms" → 1500000: a number with a unit ns, us, ms, s (ns if none).

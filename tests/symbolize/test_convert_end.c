@@ -210,7 +210,6 @@ static void expect_replay(const char *mark)
 static void test_convert_end_at_exit_is_open_at_exit_not_unwound(void **state)
 {
 	struct json_doc *doc;
-	char want[200];
 
 	(void)state;
 	make_trace(EXIT, 0);
@@ -220,9 +219,8 @@ static void test_convert_end_at_exit_is_open_at_exit_not_unwound(void **state)
 	expect_thread_end(json_root(doc), 1, "running at exit", 3);
 	assert_null(json_get(json_root(doc), "crash"));
 	json_free(doc);
-	snprintf(want, sizeof(want), "pid %u: 3 frames open at exit, closed at the thread's last event\n",
-		 PID);
-	assert_non_null(strstr(w->out, want));
+	/* A normal exit leaves frames open and says nothing of it. */
+	assert_null(strstr(w->out, "frames open"));
 	assert_null(strstr(w->out, "EXCEPTION"));
 	expect_replay("(open at exit)");
 }

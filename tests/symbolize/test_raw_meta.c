@@ -191,7 +191,8 @@ static void test_raw_meta_loads_every_record(void **state)
 	assert_int_equal(proc.proc.start_realtime_ns, 9000000);
 	assert_int_equal(proc.proc.tsc_hz, 3000000000ull);
 	assert_string_equal(proc.exe, "/usr/bin/prog");
-	assert_string_equal(proc.cmdline, "prog -v two words");
+	/* An argument with a space reads as one: quoted as a shell would. */
+	assert_string_equal(proc.cmdline, "prog -v 'two words'");
 
 	assert_int_equal(proc.nclocks, 2); /* in file order; clock_map sorts them */
 	assert_int_equal(proc.clocks[0].tsc, 3005000);

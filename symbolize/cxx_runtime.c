@@ -1,0 +1,62 @@
+/* cxx_runtime.c - which frames are the C++ runtime's, hidden by the views
+ * unless --all-frames (walk.c does the hiding).
+ *
+ * A small C++ program's trace is mostly the standard library: std::vector's
+ * constructor is twenty frames of allocators and iterators at -O0, a throw
+ * is __cxa_throw and a dozen _Unwind_ frames. A reader asks what the
+ * program did, so a view shows where the program enters the runtime
+ * (std::sort, operator new, __cxa_throw) with its whole time, and nothing
+ * the runtime does inside, except where it calls the program back (a
+ * comparator, a destructor run by unwinding, a std::thread's function). The
+ * recording is unchanged; --all-frames shows everything.
+ */
+#include <fnmatch.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "walk.h"
+
+/* The C++ runtime's libraries (GNU's and LLVM's). */
+static const char *const RUNTIME_MODULES[] = {
+	"libstdc++.so*", "libgcc_s.so*", "libc++.so*", "libc++abi.so*", "libunwind.so*",
+};
+
+/* The standard library's templates, instantiated in the program's own
+ * module, and the ABI's entry points when linked statically. */
+static const char *const RUNTIME_NAMES[] = {
+	"std::*", "__gnu_cxx::*", "__cxxabiv1::*", "__cxa_*", "__gxx_*", "_Unwind_*",
+};
+
+/* Libraries the runtime calls into (malloc under operator new): hidden
+ * under a runtime frame, shown when the program calls them itself. */
+static const char *const SYSTEM_MODULES[] = {
+	"libc.so*", "libm.so*", "ld-linux*.so*", "libpthread.so*", "libdl.so*", "librt.so*",
+};
+
+#define ANY(list, s) any(list, sizeof(list) / sizeof(list[0]), s)
+
+static bool any(const char *const *globs, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!fnmatch(globs[i], s, 0))
+			return true;
+	return false;
+}
+
+/* An operator's simple name keeps its return type ("bool
+ * __gnu_cxx::operator!=<...>"): the namespace follows the first space that
+ * comes before any '<' or '('. */
+static const char *past_return_type(const char *name)
+{
+	size_t n = strcspn(name, " <(");
+
+	return name[n] == ' ' ? name + n + 1 : name;
+}
+
+unsigned view_cxx_runtime_class(const struct src_func *fn)
+{
+	if (ANY(RUNTIME_MODULES, fn->module) || ANY(RUNTIME_NAMES, fn->name) ||
+	    ANY(RUNTIME_NAMES, past_return_type(fn->name)))
+		return VIEW_CXX_RUNTIME;
+	return ANY(SYSTEM_MODULES, fn->module) ? VIEW_CXX_SYSTEM : 0;
+}
