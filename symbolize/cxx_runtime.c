@@ -27,6 +27,14 @@ static const char *const RUNTIME_NAMES[] = {
 	"std::*", "__gnu_cxx::*", "__cxxabiv1::*", "__cxa_*", "__gxx_*", "_Unwind_*",
 };
 
+/* What only the runtime calls (the unwinder's queries from the personality
+ * routine, which is not traced, so they would stand at the level of the
+ * frame that caught the exception): hidden wherever they are. */
+static const char *const INTERNAL_NAMES[] = {
+	"_Unwind_Get*", "_Unwind_Set*", "_Unwind_Find*", "__gxx_personality*",
+	"__cxa_get_globals*", "_dl_find_object",
+};
+
 /* Libraries the runtime calls into (malloc under operator new): hidden
  * under a runtime frame, shown when the program calls them itself. */
 static const char *const SYSTEM_MODULES[] = {
@@ -55,6 +63,8 @@ static const char *past_return_type(const char *name)
 
 unsigned view_cxx_runtime_class(const struct src_func *fn)
 {
+	if (ANY(INTERNAL_NAMES, fn->name))
+		return VIEW_CXX_INTERNAL;
 	if (ANY(RUNTIME_MODULES, fn->module) || ANY(RUNTIME_NAMES, fn->name) ||
 	    ANY(RUNTIME_NAMES, past_return_type(fn->name)))
 		return VIEW_CXX_RUNTIME;

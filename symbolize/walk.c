@@ -12,7 +12,8 @@
 
 #include "walk.h"
 
-enum { F_INCLUDE = 1, F_EXCLUDE = 2, F_MODULE = 4, F_RUNTIME = 8, F_SYSTEM = 16 }; /* per function */
+enum { F_INCLUDE = 1, F_EXCLUDE = 2, F_MODULE = 4, F_RUNTIME = 8, F_SYSTEM = 16,
+       F_INTERNAL = 32 }; /* per function */
 
 struct wframe {
 	uint64_t start_ns;
@@ -61,7 +62,8 @@ static uint8_t func_flags(const struct view_filter *f, const struct src_func *fn
 	if (!f->all_frames) {
 		unsigned c = view_cxx_runtime_class(fn);
 
-		fl |= c == VIEW_CXX_RUNTIME ? F_RUNTIME : c == VIEW_CXX_SYSTEM ? F_SYSTEM : 0;
+		fl |= c == VIEW_CXX_RUNTIME ? F_RUNTIME : c == VIEW_CXX_SYSTEM ? F_SYSTEM :
+		      c == VIEW_CXX_INTERNAL ? F_RUNTIME | F_INTERNAL : 0;
 	}
 	return fl;
 }
@@ -193,7 +195,7 @@ static bool shown(struct walk *w, const struct src_event *ev)
 	/* A C++ runtime frame shows where the program entered the runtime;
 	 * what it calls is hidden, but for the program called back. */
 	w->frames[ev->depth - 1].in_runtime = runtime;
-	if (inside && runtime)
+	if ((inside && runtime) || (fl & F_INTERNAL))
 		return false;
 	if (w->exclude_at || w->cut_at)
 		return false;

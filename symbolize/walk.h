@@ -56,9 +56,11 @@ bool view_filter_wants_pid(const struct view_filter *f, uint32_t pid);
 bool view_filter_wants_thread(const struct view_filter *f, const struct src_thread *t);
 /* cxx_runtime.c: VIEW_CXX_RUNTIME for a function of the C++ runtime (its
  * libraries, std:: and __gnu_cxx:: templates, __cxa_ and _Unwind_ entry
- * points), VIEW_CXX_SYSTEM for one of the C library and the loader (hidden
- * only under a runtime frame), 0 for the program's own. */
-enum { VIEW_CXX_RUNTIME = 1, VIEW_CXX_SYSTEM = 2 };
+ * points), VIEW_CXX_INTERNAL for one only the runtime calls (hidden even
+ * where the trace has no runtime frame around it), VIEW_CXX_SYSTEM for one
+ * of the C library and the loader (hidden only under a runtime frame), 0
+ * for the program's own. */
+enum { VIEW_CXX_RUNTIME = 1, VIEW_CXX_SYSTEM = 2, VIEW_CXX_INTERNAL = 3 };
 unsigned view_cxx_runtime_class(const struct src_func *fn);
 /* Whether a or b (may be NULL) matches a glob of the NULL-terminated list. */
 bool view_glob_any(char *const *list, const char *a, const char *b);
