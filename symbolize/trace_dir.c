@@ -172,10 +172,11 @@ static int pick_latest(const char *root, struct dirent **names, int n, bool *pic
 		free(session);
 	}
 	pick[n - 1] = true;
-	for (i = n - 2; i >= 0; i--)
+	for (i = n - 2; i >= 0; i--) {
 		for (j = i + 1; j < n && !pick[i]; j++)
-			if (pick[j] && share_pid(&pl[i], &pl[j]))
-				pick[i] = true, count++;
+			pick[i] = pick[j] && share_pid(&pl[i], &pl[j]);
+		count += pick[i];
+	}
 	for (i = 0; i < n; i++)
 		free_list(&pl[i]);
 	free(pl);

@@ -356,9 +356,11 @@ static void changed_binary_is_one_error_naming_it(void **state)
 	PASSED();
 }
 
+/* The process is skipped with one line; with nothing else to convert,
+ * the run fails (a deleted binary among others: tests/e2e/test_sessions.c). */
 static void deleted_binary_is_one_error_naming_it(void **state)
 {
-	static const char *const phrases[] = { "No such file", "missing", NULL };
+	static const char *const phrases[] = { "no longer exists", NULL };
 	char trace[PATH_MAX], prog[PATH_MAX];
 
 	(void)state;
