@@ -265,12 +265,18 @@ static void a_process_whose_binary_is_gone_is_skipped_with_one_line(void **state
 	unsigned kept, lost;
 
 	trace_dir(fx, "gone", trace);
+	/* Another build (its own build-id: the symbols the conversion keeps
+	 * for the other one do not name it). */
+	tr_build(fx->tc, NULL, TR_ADACC, "sessions", "conftest", (const char *[]){ "-O1", NULL });
 	tr_path(fx->tc, "conftest", gone);
-	assert_int_equal(link(fx->prog, gone), 0);
 	kept = run_traced(fx, fx->prog, trace, (const char *[]){ "x", NULL });
 	lost = run_traced(fx, gone, trace, (const char *[]){ "y", NULL });
 	one_session(trace);
 	assert_int_equal(unlink(gone), 0);
+	/* Without the symbols kept with the trace (which would name it:
+	 * tests/e2e/test_kept.c): a trace recorded before they were kept. */
+	snprintf(pid_dir, sizeof(pid_dir), "%s/.ada-symbols", trace);
+	assert_int_equal(proc_rm_rf(pid_dir), 0);
 	snprintf(pid_dir, sizeof(pid_dir), "%s/" OLD_SESSION "/pid_%u", trace, lost);
 	snprintf(line, sizeof(line), "ada-symbolize: %s: skipped: %s no longer exists\n", pid_dir, gone);
 
