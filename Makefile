@@ -9,7 +9,7 @@
 #   make sanitize   every test with the tools and the runtime under ASan, UBSan and TSan
 #   make fuzz       libFuzzer on the raw-trace, ATF and JSON readers (FUZZ_MINUTES each)
 #   make browser    the views in headless Chromium: the SVG flame graph, speedscope
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (DESTDIR too; make uninstall: mk/install.mk)
 #
 # Quiet unless V=1. Sources are found by glob: a new .c file in a component
 # directory is part of that component with no edit here.
@@ -30,7 +30,10 @@ DEB_PKGS := pkg-config libelf-dev libdw-dev liblz4-dev zlib1g-dev libcmocka-dev
 # --- flags --------------------------------------------------------------------
 WARN    := -Wall -Wextra -Wstrict-prototypes -Wshadow -Wundef $(if $(CI),-Werror)
 ARCH    := $(shell uname -m)
-BASE    := -std=gnu11 -g -O2 -D_GNU_SOURCE -MMD -MP -Iruntime -Imcount/$(ARCH) $(WARN)
+# The project's version, in one place: VERSION, given to every binary (mk/version.mk).
+VERSION := $(shell cat VERSION)
+BASE    := -std=gnu11 -g -O2 -D_GNU_SOURCE -MMD -MP -Iruntime -Imcount/$(ARCH) $(WARN) \
+           -DADA_VERSION='"$(VERSION)"'
 
 # The runtime is linked into the traced program. It must never be instrumented
 # itself: a hook that fired inside the runtime would recurse into the hook (the
@@ -87,13 +90,17 @@ LIBS  := lib/libada.so lib/libada.a
 ifeq ($(ADA_INNER),)
 # The outer make only makes sure the Debian packages are there, then runs the
 # inner make, which reads the pkg-config flags of what 'deps' just installed.
-all check unit e2e demo bench realworld install stress fuzz sanitize sanitize-check browser browser-check: deps
+all check unit e2e demo bench realworld install uninstall stress fuzz sanitize sanitize-check browser browser-check: deps
 	$(Q)$(MAKE) --no-print-directory ADA_INNER=1 $@
 
 # Install what the build needs from Debian when it is missing: apt-get when we
-# are root, otherwise one line naming the packages.
+# are root, otherwise one line naming the packages. Building and installing
+# need no cmocka (only the tests do), uninstalling nothing.
+GOALS     := $(or $(MAKECMDGOALS),all)
+NEED_PKGS := $(if $(filter-out all install uninstall demo bench realworld,$(GOALS)),$(PKGS),$(filter-out cmocka,$(PKGS)))
+NEED_PKGS := $(if $(filter-out uninstall,$(GOALS)),$(NEED_PKGS))
 deps:
-	$(Q)missing=; for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
+	$(Q)missing=; for p in $(NEED_PKGS); do pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "ada: installing$$missing from Debian ($(DEB_PKGS))"; \
@@ -174,7 +181,7 @@ e2e: all $(E2E_BINS)
 
 check: all $(UNIT_BINS) $(E2E_BINS)
 	$(Q)tests/run.sh $(UNIT_BINS) $(E2E_BINS) tests/cc-wrapper/build_systems.sh \
-		tests/realworld/smoke.sh
+		tests/packaging/install.sh tests/realworld/smoke.sh
 
 # --- demo, bench, install -----------------------------------------------------
 demo: all
@@ -193,15 +200,8 @@ include mk/fuzz.mk
 include mk/sanitize.mk
 include mk/exports.mk
 include mk/browser.mk
-
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/ada
-	install -m 755 bin/adacc bin/ada-symbolize bin/ada-ctl $(DESTDIR)$(PREFIX)/bin/
-	ln -sf adacc $(DESTDIR)$(PREFIX)/bin/adac++
-	install -m 644 lib/libada.so lib/libada.a $(DESTDIR)$(PREFIX)/lib/
-	install -d $(DESTDIR)$(PREFIX)/include
-	install -m 644 runtime/ada.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 cc-wrapper/ada.cmake mcount/gdb/ada-unwind.py $(DESTDIR)$(PREFIX)/share/ada/
+include mk/install.mk
+include mk/version.mk
 
 endif
 

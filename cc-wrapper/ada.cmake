@@ -3,11 +3,12 @@
 #   cmake -DCMAKE_TOOLCHAIN_FILE=<ada>/cc-wrapper/ada.cmake ...         (build tree)
 #   cmake -DCMAKE_TOOLCHAIN_FILE=<prefix>/share/ada/ada.cmake ...       (installed)
 #
-# The compilers become adacc and adac++, which add -finstrument-functions to
-# each compile and the ada runtime to each link. They are found next to this
-# file, never on PATH, so a project always uses the ada it was pointed at:
-# bin/ is ../bin from cc-wrapper/ in the source tree and ../../bin from
-# <prefix>/share/ada. The real compilers are gcc and g++ unless ADA_CC and
+# The compilers become adacc and adac++, which add the instrumentation mode's
+# flags to each compile (-pg -mfentry on x86_64 by default; ADA_MODE or
+# --ada-mode= choose another: adacc --ada-help) and the ada runtime to each
+# link. They are found next to this file, never on PATH, so a project always
+# uses the ada it was pointed at: bin/ is ../bin from cc-wrapper/ in the
+# source tree and ../../bin from <prefix>/share/ada. The real compilers are gcc and g++ unless ADA_CC and
 # ADA_CXX name others; set them for the configure and the build alike.
 
 set(_ada_bin "")

@@ -140,7 +140,7 @@ int ada_cc_rewrite(const struct ada_cc_input *in, struct ada_cc_plan *plan)
 
 	err = ada_cc_opts_parse(&plan->opts, in->argc, in->argv, in->env,
 				plan->err, sizeof(plan->err));
-	if (err || plan->opts.help)
+	if (err || plan->opts.help || plan->opts.version)
 		return err;
 	err = expand_args(plan, &expanded);
 	if (!err) {

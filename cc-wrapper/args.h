@@ -27,7 +27,7 @@ struct ada_cc_plan {
 };
 
 /* Fills a zeroed plan; the caller frees it with ada_cc_plan_free() whatever
- * this returns. With --ada-help, only plan->opts is filled. Returns 0,
+ * this returns. With --ada-help or --ada-version, only plan->opts is filled. Returns 0,
  * -ENOMEM, or -EINVAL for a usage error; plan->err says which. */
 int ada_cc_rewrite(const struct ada_cc_input *in, struct ada_cc_plan *plan);
 void ada_cc_plan_free(struct ada_cc_plan *plan);

@@ -1,5 +1,26 @@
-/* help.c - the text of adacc --ada-help. */
+/* help.c - the text of adacc --ada-help. The variables come from the
+ * runtime's own table (runtime/vars.h), which its unknown-variable check
+ * uses too. */
 #include "args.h"
+#include "vars.h"
+
+#include <string.h>
+
+/* One group of the table: the name and its meaning, then what it takes. */
+static void print_vars(FILE *f, enum ada_var_reader reader, const char *title)
+{
+	fprintf(f, "%s\n", title);
+	for (size_t i = 0; i < ADA_NVARS; i++) {
+		const struct ada_var *v = &ada_vars[i];
+
+		if (v->reader != reader)
+			continue;
+		fprintf(f, "  %-18s%s%s\n", v->name, strlen(v->name) < 18 ? " " : "\n                     ",
+			v->meaning);
+		fprintf(f, "  %-18s %s (default %s)\n", "", v->accepted, v->def);
+	}
+	fputc('\n', f);
+}
 
 void ada_cc_print_help(FILE *f, const char *prog)
 {
@@ -7,11 +28,14 @@ void ada_cc_print_help(FILE *f, const char *prog)
 		"usage: %s [--ada-OPTION...] [compiler arguments...]\n"
 		"\n"
 		"Runs gcc (g++ when invoked as adac++) with every argument unchanged,\n"
-		"adding -finstrument-functions to each compile and the ada runtime to each\n"
-		"link, so that the program records its function calls when it runs.\n"
-		"Preprocessing (-E, -M, -MM) and queries (--version, -print-*, ...) are\n"
-		"passed through untouched. --ada-* options are read from the command line\n"
-		"only, never from @response files, and never reach the compiler.\n"
+		"adding the instrumentation mode's flags (-pg -mfentry by default on\n"
+		"x86_64, -finstrument-functions elsewhere) to each compile and the ada\n"
+		"runtime to each link, so that the program records its function calls\n"
+		"when it runs. Preprocessing (-E, -M, -MM) and queries (--version,\n"
+		"-print-*, ...) are passed through untouched: --version is the\n"
+		"compiler's, --ada-version ada's. --ada-* options are read from the\n"
+		"command line only, never from @response files, and never reach the\n"
+		"compiler.\n"
 		"\n"
 		"Options:\n", prog);
 	ada_cc_opts_help(f);
@@ -25,49 +49,17 @@ void ada_cc_print_help(FILE *f, const char *prog)
 	      "-finstrument-functions-exclude-{file,function}-list (cyg mode and gcc\n"
 	      "only: given without --ada-mode, they select cyg). --ada-static links the hooks into the executable and exports\n"
 	      "them, for instrumented shared libraries to use.\n"
-	      "\n"
-	      "Environment, read by adacc:\n"
-	      "  ADA_CC        real C compiler (default gcc); --ada-cc= overrides it\n"
-	      "  ADA_CXX       real C++ compiler for adac++ (default g++)\n"
-	      "  ADA_MODE      instrumentation mode, as --ada-mode= (which overrides it)\n"
-	      "  ADA_VERBOSE   1: as --ada-verbose\n"
-	      "  ADA_LIBDIR    directory holding libada.so and libada.a (default: ../lib\n"
-	      "                from the directory of the adacc executable)\n"
-	      "\n"
-	      "Environment, read by the traced program (runtime variables, see README):\n"
-	      "  ADA_OUTPUT        directory for traces (default ./ada-trace)\n"
-	      "  ADA_DISABLE       1: run without tracing\n"
-	      "  ADA_RING_KB       each thread's ring buffer, KiB (64..1048576, default 16384)\n"
-	      "  ADA_DEPTH         deepest call nesting recorded (default: no limit)\n"
-	      "  ADA_TRACE         on (default) | off: recording starts off until ada_enable(),\n"
-	      "                    ADA_TOGGLE_SIGNAL, ada-ctl or a trace_on trigger\n"
-	      "  ADA_SHADOW_DEPTH  frames checked for longjmp/unwinding (default 65536)\n"
-	      "  ADA_FLUSH_MS      writer interval when idle, ms (1..1000, default 10)\n"
-	      "  ADA_QUIET         1: no report of dropped events on stderr at exit\n"
-	      "  ADA_DETAIL        window (default) | all | off: registers and stack (fentry,\n"
-	      "                    mcount), written in windows around triggers, all, or none\n"
-	      "  ADA_RECORD        stream (default) | ring: every event written, or rolling\n"
-	      "                    rings written at snapshots (triggers, exit, crash)\n"
-	      "  ADA_TRIGGER       what opens a window: func:GLOB, func:GLOB>5ms, signal:USR1,\n"
-	      "                    nocrash (a crash does by default); func:GLOB:trace_on|off\n"
-	      "                    switch recording (patchable); comma-separated\n"
-	      "  ADA_GRAPH         patchable: record only inside these functions' calls\n"
-	      "  ADA_PRE, ADA_POST a window's events before and after its trigger: 2000ev\n"
-	      "                    (default) or a time (500us, 5ms)\n"
-	      "  ADA_STACK_BYTES   stack window per detail record, 0..512 (default 128)\n"
-	      "  ADA_DETAIL_KB     each thread's detail ring, KiB (default 16384)\n"
-	      "  ADA_DYNHOOK       on (default) | off: calls into libraries not built with adacc\n"
-	      "  ADA_EXCLUDE       MODULE[:SYMBOL] globs of library functions not to hook\n"
-	      "  ADA_ON_FULL       wait (default) | drop: a thread whose ring is full waits\n"
-	      "                    for the writer, or skips (and counts) what it calls\n"
-	      "  ADA_RINGS         trace (default) | shm | anon: rings in files next to the\n"
-	      "                    trace, in /dev/shm, or in memory only (not recoverable\n"
-	      "                    after a SIGKILL)\n"
-	      "\n"
-	      "Tools: ada-symbolize TRACE_DIR converts and shows a trace; ada-ctl PID\n"
+	      "\n", f);
+	print_vars(f, ADA_VAR_ADACC, "Environment, read by adacc:");
+	print_vars(f, ADA_VAR_RUNTIME, "Environment, read by the traced program (README: Configuration):");
+	print_vars(f, ADA_VAR_TEST, "Environment, for ada's own tests:");
+	fputs("Tools: ada-symbolize TRACE_DIR converts and shows a trace; ada-ctl PID\n"
 	      "enable|disable|status|filter GLOBS|notrace GLOBS changes what a running\n"
 	      "traced process records (see README).\n"
 	      "\n"
-	      "CMake: -DCMAKE_TOOLCHAIN_FILE=<prefix>/share/ada/ada.cmake\n"
-	      "make:  make CC=adacc CXX=adac++\n", f);
+	      "CMake: -DCMAKE_TOOLCHAIN_FILE=<prefix>/share/ada/ada.cmake, or find_package(ada)\n"
+	      "       (ada::runtime, ada_TOOLCHAIN_FILE; README: Installing)\n"
+	      "make:  make CC=adacc CXX=adac++\n"
+	      "pkg-config --cflags --libs ada: ada.h and the runtime, for a program that calls\n"
+	      "       ada_enable() and the like (instrumenting needs adacc)\n", f);
 }

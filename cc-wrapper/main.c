@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "path_len.h"
 
 /* adacc's usage errors, like gcc's, are distinct from a failed compile. */
 #define EXIT_USAGE 2
@@ -34,7 +35,7 @@ static int find_libdir(const char *prog, char *buf, size_t size)
 	 * that does not exist stays as given, for check_runtime to report. */
 	if (dir && *dir) {
 		if (!realpath(dir, exe))
-			snprintf(exe, sizeof(exe), "%s", dir);
+			snprintf(exe, sizeof(exe), "%.*s", ada_path_dir_len(dir, strlen(dir)), dir);
 		snprintf(buf, size, "%s", exe);
 		return 0;
 	}
@@ -95,6 +96,9 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 	} else if (plan.opts.help) {
 		ada_cc_print_help(stdout, prog);
+		status = EXIT_SUCCESS;
+	} else if (plan.opts.version) {
+		printf("%s (ada) %s\n", prog, ADA_VERSION);
 		status = EXIT_SUCCESS;
 	} else {
 		status = run(prog, &plan);

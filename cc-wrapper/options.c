@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "vars.h"
+
 #define ADA_OPT_PREFIX "--ada-"
 
 struct parse {
@@ -87,6 +89,13 @@ static int opt_help(struct parse *p, const char *v)
 	return 0;
 }
 
+static int opt_version(struct parse *p, const char *v)
+{
+	(void)v;
+	p->o->version = true;
+	return 0;
+}
+
 /* The options, in the order --ada-help lists them. metavar is NULL for a
  * flag and names the value of an option written --ada-NAME=VALUE. */
 static const struct ada_opt {
@@ -102,6 +111,7 @@ static const struct ada_opt {
 	{ "exclude-function", "LIST", opt_exclude_function, "do not trace the functions named in LIST" },
 	{ "verbose", NULL, opt_verbose, "print the compiler's command line to stderr" },
 	{ "help", NULL, opt_help, "print this help and exit" },
+	{ "version", NULL, opt_version, "print ada's version and exit (--version is the compiler's)" },
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -150,8 +160,11 @@ static int read_environment(struct parse *p, ada_getenv_fn *env)
 {
 	const char *verbose = env_value(env, "ADA_VERBOSE");
 	const char *mode = env_value(env, "ADA_MODE");
+	int yes = verbose ? ada_bool_word(verbose) : 0;
 
-	p->o->verbose = verbose && strcmp(verbose, "0") != 0;
+	if (yes < 0)
+		return usage_error(p, "ADA_VERBOSE=%s is not valid: expected " ADA_BOOL_WORDS, verbose);
+	p->o->verbose = yes;
 	return mode ? set_mode(p, mode, "ADA_MODE=") : 0;
 }
 

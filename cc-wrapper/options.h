@@ -43,6 +43,7 @@ struct ada_cc_opts {
 	bool static_runtime;		/* --ada-static */
 	bool verbose;			/* --ada-verbose or ADA_VERBOSE */
 	bool help;			/* --ada-help */
+	bool version;			/* --ada-version */
 	struct ada_strv exclude_files;	/* one entry per --ada-exclude-file= */
 	struct ada_strv exclude_funcs;	/* one entry per --ada-exclude-function= */
 	struct ada_strv args;		/* argv[1..] without the --ada-* options */

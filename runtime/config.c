@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "ada_internal.h"
+#include "path_len.h"
+#include "vars.h"
 
 struct int_setting {
 	const char *name;
@@ -27,16 +29,6 @@ static const struct int_setting DETAIL_KB = { "ADA_DETAIL_KB", 64, 1u << 20, 163
 /* For the tests only: the writer sleeps this long after each pass, so that
  * rings fill and backpressure can be checked on any machine. */
 static const struct int_setting WRITER_DELAY = { "ADA_TEST_WRITER_DELAY_US", 0, 1000000, 0, "us" };
-
-/* Variables of the runtime and of adacc (which a build may leave in the
- * environment of the programs it runs). */
-static const char *const known[] = {
-	"ADA_DISABLE", "ADA_OUTPUT", "ADA_RING_KB", "ADA_DEPTH", "ADA_SHADOW_DEPTH", "ADA_TRACE",
-	"ADA_FLUSH_MS", "ADA_QUIET", "ADA_DETAIL", "ADA_RECORD", "ADA_FILTER", "ADA_NOTRACE", "ADA_GRAPH", "ADA_TOGGLE_SIGNAL", "ADA_STACK_BYTES", "ADA_DETAIL_KB", "ADA_DYNHOOK",
-	"ADA_EXCLUDE", "ADA_ON_FULL", "ADA_RINGS", "ADA_TEST_WRITER_DELAY_US",
-	"ADA_TEST_SHARED_FDS", "ADA_CC", "ADA_CXX",
-	"ADA_MODE", "ADA_VERBOSE", "ADA_LIBDIR", "ADA_TRIGGER", "ADA_PRE", "ADA_POST",
-};
 
 static uint64_t get_int(const struct int_setting *s, const char *v)
 {
@@ -55,14 +47,18 @@ static uint64_t get_int(const struct int_setting *s, const char *v)
 	return x;
 }
 
+/* A yes/no variable (vars.h's words); unset or empty, or a bad value, gives
+ * the table's default. */
 static bool get_bool(const char *name, const char *v)
 {
-	if (!v || !strcmp(v, "0") || !*v)
-		return false;
-	if (!strcmp(v, "1"))
-		return true;
-	ada_warn("%s=%s is not valid: expected 0 or 1; using 0", name, v);
-	return false;
+	const char *def = ada_var_find(name, SIZE_MAX)->def;
+	int yes = v && *v ? ada_bool_word(v) : -1;
+
+	if (yes >= 0)
+		return yes;
+	if (v && *v)
+		ada_warn("%s=%s is not valid: expected " ADA_BOOL_WORDS "; using %s", name, v, def);
+	return ada_bool_word(def) == 1;
 }
 
 /* A variable that takes one of a few words: the index of v in choices,
@@ -160,17 +156,13 @@ static uint64_t round_pow2(uint64_t x)
 void ada_config_warn_unknown(char *const *env)
 {
 	char *const *e;
-	size_t i;
 
 	for (e = env; e && *e; e++) {
 		size_t len = strcspn(*e, "=");
-		bool ok = false;
 
 		if (strncmp(*e, "ADA_", 4))
 			continue;
-		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-			ok |= strlen(known[i]) == len && !strncmp(*e, known[i], len);
-		if (!ok)
+		if (!ada_var_find(*e, len))
 			ada_warn("unknown variable %.*s ignored (see adacc --ada-help)", (int)len, *e);
 	}
 }
@@ -179,6 +171,7 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 {
 	const char *out = getenv_fn("ADA_OUTPUT");
 	unsigned detail;
+	int n;
 
 	memset(c, 0, sizeof(*c));
 	c->disabled = get_bool("ADA_DISABLE", getenv_fn("ADA_DISABLE"));
@@ -187,7 +180,9 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 		ada_warn("ADA_OUTPUT=%s is not valid: expected a directory path; using ada-trace", out);
 		out = NULL;
 	}
-	snprintf(c->output, sizeof(c->output), "%s", out ? out : "ada-trace");
+	/* Every trace path is joined to it: no "dir//session_..." for "dir/". */
+	n = snprintf(c->output, sizeof(c->output), "%s", out ? out : "ada-trace");
+	c->output[ada_path_dir_len(c->output, (size_t)n)] = '\0';
 	/* The ring is indexed with a mask: round up to a power of two. */
 	c->ring_bytes = round_pow2(get_int(&RING_KB, getenv_fn("ADA_RING_KB"))) * 1024;
 	c->depth = (uint32_t)get_int(&DEPTH, getenv_fn("ADA_DEPTH"));
@@ -210,7 +205,7 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	/* The window is copied in whole words. */
 	c->stack_bytes &= ~7u;
 	c->detail_bytes = round_pow2(get_int(&DETAIL_KB, getenv_fn("ADA_DETAIL_KB"))) * 1024;
-	c->dynhook = get_choice("ADA_DYNHOOK", getenv_fn("ADA_DYNHOOK"), ON_OFF, 2, 0) == 0;
+	c->dynhook = get_bool("ADA_DYNHOOK", getenv_fn("ADA_DYNHOOK"));
 	c->on_full_drop = get_choice("ADA_ON_FULL", getenv_fn("ADA_ON_FULL"), ON_FULL, 2, 0) == 1;
 	c->rings = get_choice("ADA_RINGS", getenv_fn("ADA_RINGS"), RINGS, 3, ADA_RINGS_TRACE);
 	c->writer_delay_us = (uint32_t)get_int(&WRITER_DELAY, getenv_fn("ADA_TEST_WRITER_DELAY_US"));
@@ -219,7 +214,7 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	get_globs("ADA_FILTER", getenv_fn("ADA_FILTER"), c->filter, sizeof(c->filter));
 	get_globs("ADA_NOTRACE", getenv_fn("ADA_NOTRACE"), c->notrace, sizeof(c->notrace));
 	get_globs("ADA_GRAPH", getenv_fn("ADA_GRAPH"), c->graph, sizeof(c->graph));
-	c->start_off = get_choice("ADA_TRACE", getenv_fn("ADA_TRACE"), ON_OFF, 2, 0) == 1;
+	c->start_off = !get_bool("ADA_TRACE", getenv_fn("ADA_TRACE"));
 	c->toggle_signal = ada_toggle_signal_parse(getenv_fn("ADA_TOGGLE_SIGNAL"));
 	if (c->toggle_signal && c->trigger.signals & 1ull << c->toggle_signal) {
 		ada_warn("ADA_TOGGLE_SIGNAL=%s is also a trigger in ADA_TRIGGER; it toggles "

@@ -111,6 +111,7 @@ static int process_records(void)
 	n = (size_t)snprintf(extra, sizeof(extra), "%s", ada_rt.exe) + 1;
 	n += read_cmdline(extra + n, sizeof(extra) - n);
 	ada_meta_write(ADA_META_PROCESS, &p, sizeof(p), extra, n);
+	ada_meta_write(ADA_META_PRODUCER, ADA_VERSION, sizeof(ADA_VERSION), NULL, 0);
 	n = (size_t)ada_config_format(&ada_rt.cfg, cfg, sizeof(cfg));
 	ada_meta_write(ADA_META_CONFIG, cfg, n < sizeof(cfg) ? n : sizeof(cfg), NULL, 0);
 	ada_modmap_scan(true);

@@ -63,6 +63,7 @@ enum ada_meta_type {
 				   * written when it closed */
 	ADA_META_PATCHED = 18,    /* struct ada_meta_patched: patchable mode's totals so
 				   * far (the last record in the file holds) */
+	ADA_META_PRODUCER = 19,   /* the recording libada's version, "0.15.0\0" */
 };
 
 /* Why an event was not kept. ADA_DROP_NAMES are what the manifest and the

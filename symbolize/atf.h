@@ -106,6 +106,10 @@ struct atf_index_file {
  * caller prefixes (e.g. "footer CRC 0x1234abcd != computed 0x89ef0123").
  * -EBADMSG means the file is there but is not valid ATF. */
 int atf_index_map(const char *path, struct atf_index_file *f, char *err, size_t errlen);
+/* As atf_index_map without the CRC, for a reader of the first events only
+ * (--dump --limit): the header, the footer and the events read are all of
+ * the file it touches. */
+int atf_index_map_head(const char *path, struct atf_index_file *f, char *err, size_t errlen);
 void atf_index_get(const struct atf_index_file *f, uint64_t i, struct atf_event *ev);
 void atf_index_unmap(struct atf_index_file *f);
 
@@ -133,6 +137,13 @@ int atf_detail_map(const char *path, struct atf_detail_file *f, char *err, size_
 /* Iterates: start with *pos = 0; fills d (d->stack points into the mapping)
  * and advances *pos; false after the last record. */
 bool atf_detail_next(const struct atf_detail_file *f, uint64_t *pos, struct atf_detail *d);
+/* As atf_detail_map without the CRC and the chain's walk; read with
+ * atf_detail_next_checked, which checks the framing of each record (the nth
+ * from 0, at *pos) as atf_detail_map does: 0 with d filled, 1 after the last
+ * record, or -EBADMSG with the reason in err. */
+int atf_detail_map_head(const char *path, struct atf_detail_file *f, char *err, size_t errlen);
+int atf_detail_next_checked(const struct atf_detail_file *f, uint64_t *pos, uint64_t nth,
+			    struct atf_detail *d, char *err, size_t errlen);
 void atf_detail_unmap(struct atf_detail_file *f);
 
 /* write() until all n bytes are written (EINTR retried): 0 or -errno. */

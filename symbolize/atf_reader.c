@@ -165,11 +165,14 @@ static int check_index_footer(const uint8_t *ft, const struct atf_index_file *f,
 			   get_le64(ft + 32), n);
 	if (!all_zero(ft + 40, 24))
 		return bad(err, errlen, "footer reserved bytes not zero");
-	return check_crc(f->events, n * ATF_INDEX_EVENT_SIZE, get_le32(ft + 4), err, errlen);
+	return 0;
 }
 
-int atf_index_map(const char *path, struct atf_index_file *f, char *err, size_t errlen)
+/* whole: the CRC too, which reads every event. */
+static int index_map(const char *path, struct atf_index_file *f, bool whole, char *err,
+		     size_t errlen)
 {
+	const uint8_t *ft;
 	int ret;
 
 	memset(f, 0, sizeof(*f));
@@ -178,12 +181,25 @@ int atf_index_map(const char *path, struct atf_index_file *f, char *err, size_t 
 		return ret;
 	f->events = (const uint8_t *)f->map + ATF_HEADER_SIZE;
 	ret = check_index_header(f->map, f->map_len, f, err, errlen);
+	ft = f->events + (size_t)f->event_count * ATF_INDEX_EVENT_SIZE;
 	if (!ret)
-		ret = check_index_footer(f->events + (size_t)f->event_count * ATF_INDEX_EVENT_SIZE,
-					 f, err, errlen);
+		ret = check_index_footer(ft, f, err, errlen);
+	if (!ret && whole)
+		ret = check_crc(f->events, f->event_count * ATF_INDEX_EVENT_SIZE, get_le32(ft + 4),
+				err, errlen);
 	if (ret)
 		atf_index_unmap(f);
 	return ret;
+}
+
+int atf_index_map(const char *path, struct atf_index_file *f, char *err, size_t errlen)
+{
+	return index_map(path, f, true, err, errlen);
+}
+
+int atf_index_map_head(const char *path, struct atf_index_file *f, char *err, size_t errlen)
+{
+	return index_map(path, f, false, err, errlen);
 }
 
 void atf_index_get(const struct atf_index_file *f, uint64_t i, struct atf_event *ev)
@@ -250,7 +266,7 @@ static int check_detail_footer(const uint8_t *ft, struct atf_detail_file *f, cha
 		return bad(err, errlen, "footer reserved bytes not zero");
 	f->time_start_ns = get_le64(ft + 24);
 	f->time_end_ns = get_le64(ft + 32);
-	return check_crc(f->events, f->bytes_length, get_le32(ft + 4), err, errlen);
+	return 0;
 }
 
 /* One record's framing, at byte `pos` of the events section. */
@@ -311,8 +327,11 @@ static int check_detail_chain(const struct atf_detail_file *f, char *err, size_t
 	return 0;
 }
 
-int atf_detail_map(const char *path, struct atf_detail_file *f, char *err, size_t errlen)
+/* whole: the CRC and the chain too, which read every record. */
+static int detail_map(const char *path, struct atf_detail_file *f, bool whole, char *err,
+		      size_t errlen)
 {
+	const uint8_t *ft;
 	int ret;
 
 	memset(f, 0, sizeof(*f));
@@ -321,12 +340,38 @@ int atf_detail_map(const char *path, struct atf_detail_file *f, char *err, size_
 		return ret;
 	f->events = (const uint8_t *)f->map + ATF_HEADER_SIZE;
 	ret = check_detail_header(f->map, f->map_len, f, err, errlen);
+	ft = f->events + f->bytes_length;
 	if (!ret)
-		ret = check_detail_footer(f->events + f->bytes_length, f, err, errlen);
-	if (!ret)
+		ret = check_detail_footer(ft, f, err, errlen);
+	if (!ret && whole)
+		ret = check_crc(f->events, f->bytes_length, get_le32(ft + 4), err, errlen);
+	if (!ret && whole)
 		ret = check_detail_chain(f, err, errlen);
 	if (ret)
 		atf_detail_unmap(f);
+	return ret;
+}
+
+int atf_detail_map(const char *path, struct atf_detail_file *f, char *err, size_t errlen)
+{
+	return detail_map(path, f, true, err, errlen);
+}
+
+int atf_detail_map_head(const char *path, struct atf_detail_file *f, char *err, size_t errlen)
+{
+	return detail_map(path, f, false, err, errlen);
+}
+
+int atf_detail_next_checked(const struct atf_detail_file *f, uint64_t *pos, uint64_t nth,
+			    struct atf_detail *d, char *err, size_t errlen)
+{
+	int ret;
+
+	if (*pos >= f->bytes_length)
+		return 1;
+	ret = check_detail_record(f, *pos, nth, err, errlen);
+	if (!ret)
+		atf_detail_next(f, pos, d);
 	return ret;
 }
 

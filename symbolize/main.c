@@ -18,6 +18,7 @@
 
 #include "check.h"
 #include "convert.h"
+#include "path_len.h"
 #include "trace_dir.h"
 #include "view_cli.h"
 #include "views.h"
@@ -55,9 +56,11 @@ static const char usage[] =
 	"                     event without them prints \"name()\" or \"name returns\"\n"
 	"  --dump-stack       --dump, and after each event with registers its sp, fp,\n"
 	"                     lr and stack window as hex, 16 bytes a line\n"
-	"  --limit N          --dump shows at most N events per thread\n"
+	"  --limit N          --dump shows at most N events per thread, and reads no\n"
+	"                     further (needs --dump or --dump-stack)\n"
 	"  -q, --quiet        no summary lines\n"
 	"  -h, --help         this text\n"
+	"  --version          ada-symbolize's version\n"
 	"\n"
 	"A conversion names functions from the binaries that ran (their GNU build-id\n"
 	"is checked), or from the symbols kept with the trace (<output>/.ada-symbols)\n"
@@ -92,7 +95,8 @@ static void out_dir_for(const struct opts *o, const char *pid_dir, char *out, si
 	snprintf(a, sizeof(a), "%s", pid_dir);
 	snprintf(b, sizeof(b), "%s", dirname(a)); /* the session */
 	snprintf(a, sizeof(a), "%s", pid_dir);
-	snprintf(out, len, "%s/%s/%s", o->output, basename(b), basename(a));
+	snprintf(out, len, "%.*s/%s/%s", ada_path_dir_len(o->output, strlen(o->output)), o->output,
+		 basename(b), basename(a));
 }
 
 static bool exists(const char *dir, const char *name)
@@ -266,6 +270,7 @@ int main(int argc, char **argv)
 		{ "all", no_argument, NULL, 'a' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { 0 };
@@ -293,8 +298,14 @@ int main(int argc, char **argv)
 		case 'a': o.all = true; break;
 		case 'f': o.force = true; break;
 		case 'h': fputs(usage, stdout); return 0;
+		case 'V': puts("ada-symbolize (ada) " ADA_VERSION); return 0;
 		default: fputs(usage, stderr); return 2;
 		}
+	}
+	if (o.dump_opts.limit && !o.dump) {
+		fputs("ada-symbolize: --limit works with --dump only (it caps the events --dump prints per thread)\n",
+		      stderr);
+		return 2;
 	}
 	if (optind == argc) {
 		fprintf(stderr, "ada-symbolize: no trace directory given (try ./ada-trace)\n\n%s", usage);

@@ -452,12 +452,24 @@ static void put_process_waits(struct json_writer *w, const struct conv_process *
 		put_waits(w, count, ns);
 }
 
+/* Who wrote what: this ada-symbolize the ATF, the program's libada the raw
+ * trace (its PRODUCER record; none before 0.15.0, and then no key). */
+static void put_producer(struct json_writer *w, const struct raw_process *p)
+{
+	json_open(w, "producer", '{');
+	json_put_str(w, "tool", "ada-symbolize");
+	json_put_str(w, "version", ADA_VERSION);
+	if (p->producer)
+		json_put_str(w, "runtime_version", p->producer);
+	json_close(w);
+}
+
 static void put_process(struct json_writer *w, const struct conv_process *cp)
 {
 	const struct raw_process *p = &cp->raw;
 
 	json_put_str(w, "format_version", "2.1");
-	json_put_str(w, "producer", "ada-symbolize");
+	put_producer(w, &cp->raw);
 	put_mode(w, cp);
 	json_put_u64(w, "pid", p->proc.pid);
 	json_put_u64(w, "ppid", p->proc.ppid);

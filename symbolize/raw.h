@@ -73,6 +73,7 @@ struct raw_process {
 	char *exe;
 	char *cmdline;               /* argv joined with spaces */
 	char *config;                /* "key=value" strings joined with spaces */
+	char *producer;              /* the recording libada's version; NULL before 0.15.0 */
 	struct ada_meta_clock *clocks;
 	size_t nclocks;
 	struct raw_module *modules;  /* in file order: the order they were loaded */

@@ -424,6 +424,7 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		[ADA_META_UNLOAD] = sizeof(struct ada_meta_unload),
 		[ADA_META_WINDOW] = sizeof(struct ada_meta_window),
 		[ADA_META_PATCHED] = sizeof(struct ada_meta_patched),
+		[ADA_META_PRODUCER] = 2, /* a version and its NUL */
 	};
 	if (type >= sizeof(min_size) / sizeof(min_size[0]) || type == 0)
 		return 0; /* a newer writer's record: skip it */
@@ -475,6 +476,14 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		memcpy(&p->patched, rec, sizeof(p->patched));
 		p->has_patched = true;
 		return 0;
+	case ADA_META_PRODUCER: /* one per file, after PROCESS */
+		if (p->producer || !memchr(rec, 0, size) || !rec[0]) {
+			snprintf(why, why_len, "%s", p->producer ? "a second PRODUCER record"
+								  : "expected a version and its NUL");
+			return -EINVAL;
+		}
+		p->producer = strdup((const char *)rec);
+		return p->producer ? 0 : -ENOMEM;
 	case ADA_META_RING:
 		return add_ring(p, rec, size);
 	case ADA_META_CRASH: /* the first fatal signal is the one that ended it */
@@ -645,6 +654,7 @@ void raw_process_free(struct raw_process *p)
 	free(p->exe);
 	free(p->cmdline);
 	free(p->config);
+	free(p->producer);
 	free(p->clocks);
 	free(p->fid_addr);
 	free(p->threads);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "path_len.h"
 #include "trace_dir.h"
 
 /* "<prefix><decimal>" with no sign, no leading zero and no trailing bytes. */
@@ -31,9 +32,10 @@ static bool parse_suffix(const char *name, const char *prefix, uint64_t *out)
 
 static char *join(const char *dir, const char *name)
 {
+	int len = ada_path_dir_len(dir, strlen(dir));
 	char *s;
 
-	return asprintf(&s, "%s/%s", dir, name) < 0 ? NULL : s;
+	return asprintf(&s, "%.*s/%s", len, dir, name) < 0 ? NULL : s;
 }
 
 static bool has_manifest(const char *dir)
@@ -262,13 +264,18 @@ void ada_trace_free_paths(char **paths)
 	free(paths);
 }
 
-int ada_trace_find_pids(const char *path, struct ada_trace_pid **out, size_t *n)
+int ada_trace_find_pids(const char *given, struct ada_trace_pid **out, size_t *n)
 {
 	struct pid_list l = { 0 };
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	/* "pid_1/" is pid_1, and every path joined under it has one slash. */
+	char *path = strndup(given, (size_t)ada_path_dir_len(given, strlen(given)));
+	const char *base;
 	uint64_t pid = 0;
 	int ret;
 
+	if (!path)
+		return -ENOMEM;
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	if (parse_suffix(base, "pid_", &pid) || has_manifest(path))
 		ret = add_pid(&l, path, pid);
 	else if (!(ret = add_session(&l, path)) && l.n == 0)
@@ -284,6 +291,7 @@ int ada_trace_find_pids(const char *path, struct ada_trace_pid **out, size_t *n)
 		l.v = NULL;
 		l.n = 0;
 	}
+	free(path);
 	*out = l.v;
 	*n = l.n;
 	return ret;

@@ -26,8 +26,10 @@ struct dump {
 /* The detail records of one thread, read in step with its index. */
 struct detail_walk {
 	const struct atf_detail_file *f; /* NULL: the thread has none */
-	uint64_t pos;
-	bool valid;
+	const char *path;
+	bool head;                       /* mapped with atf_detail_map_head: check as read */
+	uint64_t pos, nth;
+	bool valid, failed;
 	struct atf_detail rec;
 };
 
@@ -36,7 +38,18 @@ static const char *const arm64_call_regs[] = { "x0", "x1", "x2", "x3", "x4", "x5
 
 static void walk_next(struct detail_walk *d)
 {
-	d->valid = d->f && atf_detail_next(d->f, &d->pos, &d->rec);
+	char err[256];
+	int ret;
+
+	if (!d->f || !d->head) {
+		d->valid = d->f && atf_detail_next(d->f, &d->pos, &d->rec);
+		return;
+	}
+	ret = atf_detail_next_checked(d->f, &d->pos, d->nth++, &d->rec, err, sizeof(err));
+	if (ret < 0)
+		fprintf(stderr, "ada-symbolize: %s: %s\n", d->path, err);
+	d->valid = ret == 0;
+	d->failed |= ret < 0;
 }
 
 /* The detail record linked to index event i, or NULL. */
@@ -112,10 +125,11 @@ static void put_event(struct dump *dp, uint8_t arch, const struct atf_event *ev,
  * The indentation follows the events' nesting, counted here as --replay
  * counts it, not their call_depth field: in a damaged file that could ask
  * for four billion levels (found by make fuzz). In a valid one they agree. */
-static void dump_events(struct dump *dp, const struct atf_index_file *f,
-			const struct atf_detail_file *df, const char *open_mark, uint64_t open)
+static int dump_events(struct dump *dp, const struct atf_index_file *f,
+		       const struct atf_detail_file *df, const char *detail_path,
+		       const char *open_mark, uint64_t open)
 {
-	struct detail_walk dw = { .f = df };
+	struct detail_walk dw = { .f = df, .path = detail_path, .head = dp->o->limit != 0 };
 	uint64_t n = f->event_count, first_open = open < n ? n - open : 0, depth = 0;
 	struct atf_event ev;
 
@@ -133,27 +147,29 @@ static void dump_events(struct dump *dp, const struct atf_index_file *f,
 	}
 	if (n < f->event_count)
 		fprintf(dp->out, "# %" PRIu64 " more events not shown\n", (uint64_t)f->event_count - n);
+	return dw.failed ? -EBADMSG : 0;
 }
 
-static int map_thread(const char *pid_dir, uint64_t id, struct atf_index_file *f,
-		      struct atf_detail_file *df, bool *has_detail)
+/* With head (--limit), only what is read of the files is touched: no CRC,
+ * the detail chain checked as it is walked. */
+static int map_thread(const char *pid_dir, uint64_t id, bool head, struct atf_index_file *f,
+		      struct atf_detail_file *df, bool *has_detail, char path[PATH_MAX])
 {
-	char path[PATH_MAX], err[256];
+	char err[256];
 	int ret;
 
 	*has_detail = false;
-	if (snprintf(path, sizeof(path), "%s/thread_%" PRIu64 "/index.atf", pid_dir, id) >=
-	    (int)sizeof(path))
+	if (snprintf(path, PATH_MAX, "%s/thread_%" PRIu64 "/index.atf", pid_dir, id) >= PATH_MAX)
 		return -ENAMETOOLONG;
-	ret = atf_index_map(path, f, err, sizeof(err));
+	ret = (head ? atf_index_map_head : atf_index_map)(path, f, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ada-symbolize: %s: %s\n", path, err);
 		return ret;
 	}
 	if (!(f->flags & ATF_FLAG_HAS_DETAIL))
 		return 0;
-	snprintf(path, sizeof(path), "%s/thread_%" PRIu64 "/detail.atf", pid_dir, id);
-	ret = atf_detail_map(path, df, err, sizeof(err));
+	snprintf(path, PATH_MAX, "%s/thread_%" PRIu64 "/detail.atf", pid_dir, id);
+	ret = (head ? atf_detail_map_head : atf_detail_map)(path, df, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ada-symbolize: %s: %s\n", path, err);
 		atf_index_unmap(f);
@@ -171,17 +187,18 @@ static int dump_thread(struct dump *dp, const char *pid_dir, uint64_t pid,
 	uint64_t id, open;
 	const char *open_mark = ada_trace_open_mark(thread, &open);
 	bool has_detail;
+	char path[PATH_MAX];
 	int ret;
 
 	id = ada_trace_thread_header(dp->out, pid, thread);
-	ret = map_thread(pid_dir, id, &f, &df, &has_detail);
+	ret = map_thread(pid_dir, id, dp->o->limit != 0, &f, &df, &has_detail, path);
 	if (ret)
 		return ret;
-	dump_events(dp, &f, has_detail ? &df : NULL, open_mark, open);
+	ret = dump_events(dp, &f, has_detail ? &df : NULL, path, open_mark, open);
 	if (has_detail)
 		atf_detail_unmap(&df);
 	atf_index_unmap(&f);
-	return 0;
+	return ret;
 }
 
 static int dump_threads(struct dump *dp, const struct ada_trace_pid *p,

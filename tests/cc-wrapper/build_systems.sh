@@ -143,6 +143,15 @@ missing_compiler_exits_127() {
 		{ echo "message: $err"; return 1; }
 }
 
+# ADA_LIBDIR=dir/ names dir/libada.so, not dir//libada.so.
+missing_runtime_is_named_once() {
+	err=$(ADA_LIBDIR=$TMP/nolib/ "$BIN/adacc" x.c 2>&1)
+	status=$?
+	[ "$status" = 2 ] || { echo "status $status"; return 1; }
+	[ "$err" = "adacc: runtime not found: $TMP/nolib/libada.so: No such file or directory (build it with make, or set ADA_LIBDIR)" ] ||
+		{ echo "message: $err"; return 1; }
+}
+
 check "make CC=adacc: traced, loads libada.so" make_shared
 check "make CC='adacc --ada-static': runtime inside, hooks exported" make_static
 check "cmake with cc-wrapper/ada.cmake" cmake_toolchain
@@ -156,5 +165,6 @@ check "installed layout: share/ada/ada.cmake, bin/, lib/" installed_layout
 check "adacc --version is gcc's" version_passes_through
 check "a failing compile keeps gcc's status and stderr" compile_error_status_is_the_compilers
 check "a missing compiler: one line, status 127" missing_compiler_exits_127
+check "a missing runtime: one line naming it, status 2" missing_runtime_is_named_once
 
 checks_summary

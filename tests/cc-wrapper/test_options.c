@@ -1,6 +1,7 @@
 /* test_options.c - adacc's own options and environment: which compiler runs,
  * which --ada-* options are accepted, and how refusals read. */
 #include "rewrite.h"
+#include "vars.h"
 
 #define CYG "-finstrument-functions"
 /* clang instruments after inlining (cc-wrapper/mode.c says why). */
@@ -123,6 +124,37 @@ static void test_verbose_comes_from_option_or_environment(void **state)
 	ada_cc_plan_free(&plan);
 }
 
+static void test_verbose_takes_the_yes_no_words(void **state)
+{
+	struct ada_cc_plan plan;
+
+	(void)state;
+	assert_int_equal(rewrite(LIST("ADA_VERBOSE=Yes"), LIST("adacc", "-c", "x.c"), &plan), 0);
+	assert_true(plan.opts.verbose);
+	ada_cc_plan_free(&plan);
+	assert_int_equal(rewrite(LIST("ADA_VERBOSE=off"), LIST("adacc", "-c", "x.c"), &plan), 0);
+	assert_false(plan.opts.verbose);
+	ada_cc_plan_free(&plan);
+	assert_int_equal(rewrite(LIST("ADA_VERBOSE=please"), LIST("adacc", "-c", "x.c"), &plan),
+			 -EINVAL);
+	assert_string_equal(plan.err, "ADA_VERBOSE=please is not valid: expected "
+				      "1/yes/true/on or 0/no/false/off");
+	ada_cc_plan_free(&plan);
+}
+
+static void test_version_builds_no_command(void **state)
+{
+	struct ada_cc_plan plan;
+
+	(void)state;
+	assert_int_equal(rewrite(NO_ENV, LIST("adacc", "--ada-version", "-c", "x.c"), &plan), 0);
+	assert_true(plan.opts.version);
+	assert_null(plan.argv.v);
+	ada_cc_plan_free(&plan);
+	/* --version is a query for the compiler, passed through. */
+	expect_argv(NO_ENV, LIST("adacc", "--version"), LIST("gcc", "--version"));
+}
+
 static void test_help_builds_no_command(void **state)
 {
 	struct ada_cc_plan plan;
@@ -134,14 +166,15 @@ static void test_help_builds_no_command(void **state)
 	ada_cc_plan_free(&plan);
 }
 
+/* Every option, and every variable of the runtime's table on a line of its
+ * own (tests/runtime/test_vars.c checks the table against the sources). */
 static void test_help_names_every_option_and_variable(void **state)
 {
 	const char *const names[] = {
 		"--ada-cc=PATH", "--ada-mode=MODE", "--ada-static", "--ada-exclude-file=LIST",
-		"--ada-exclude-function=LIST", "--ada-verbose", "--ada-help",
-		"ADA_CC", "ADA_CXX", "ADA_MODE", "ADA_VERBOSE", "ADA_LIBDIR", "ADA_OUTPUT",
-		"ADA_DISABLE", "ADA_RING_KB", "ADA_DEPTH", "ADA_FLUSH_MS",
+		"--ada-exclude-function=LIST", "--ada-verbose", "--ada-help", "--ada-version",
 	};
+	char line[64];
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -153,6 +186,14 @@ static void test_help_names_every_option_and_variable(void **state)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strstr(text, names[i]))
 			fail_msg("--ada-help does not mention %s", names[i]);
+	for (size_t i = 0; i < ADA_NVARS; i++) {
+		snprintf(line, sizeof(line), "\n  %s", ada_vars[i].name);
+		if (!strstr(text, line))
+			fail_msg("--ada-help does not list %s", ada_vars[i].name);
+	}
+	/* The default mode as adacc applies it, not -finstrument-functions. */
+	assert_non_null(strstr(text, "(-pg -mfentry by default on\nx86_64"));
+	assert_non_null(strstr(text, "fentry, mcount, cyg, patchable (default fentry)"));
 	free(text);
 }
 
@@ -185,6 +226,8 @@ int main(void)
 		cmocka_unit_test(test_option_values_are_checked),
 		cmocka_unit_test(test_each_mode_adds_its_flags_and_unknown_modes_are_refused),
 		cmocka_unit_test(test_verbose_comes_from_option_or_environment),
+		cmocka_unit_test(test_verbose_takes_the_yes_no_words),
+		cmocka_unit_test(test_version_builds_no_command),
 		cmocka_unit_test(test_help_builds_no_command),
 		cmocka_unit_test(test_help_names_every_option_and_variable),
 		cmocka_unit_test(test_print_cmd_quotes_what_a_shell_would_split),

@@ -484,7 +484,7 @@ static void bad_values_warn_once_and_keep_the_defaults(void **state)
 	static const struct {
 		const char *env, *name;
 	} bad[] = {
-		{ "ADA_DYNHOOK=yes", "ADA_DYNHOOK=yes" },
+		{ "ADA_DYNHOOK=maybe", "ADA_DYNHOOK=maybe" },
 		{ "ADA_EXCLUDE=libc.so.6:", "ADA_EXCLUDE=libc.so.6:" },
 		{ "ADA_EXCLUDE=,libplain*", "ADA_EXCLUDE=,libplain*" },
 	};

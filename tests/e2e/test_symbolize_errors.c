@@ -65,6 +65,67 @@ static void unknown_option_exits_2_with_usage(void **state)
 	PASSED();
 }
 
+/* --limit caps what --dump prints: alone it means nothing, and says so. */
+static void limit_without_dump_exits_2_with_one_line(void **state)
+{
+	struct proc_result res;
+
+	(void)state;
+	dt_need_fixture();
+	dt_symbolize("--limit=5", dt_fx.trace, &res);
+	dt_expect_no_signal(&res, "ada-symbolize --limit=5");
+	assert_int_equal(WEXITSTATUS(res.wstatus), 2);
+	assert_string_equal(res.err, "ada-symbolize: --limit works with --dump only (it caps the "
+				     "events --dump prints per thread)\n");
+	assert_int_equal(res.out_len, 0);
+	proc_result_free(&res);
+	PASSED();
+}
+
+static void version_is_one_line(void **state)
+{
+	const char *const argv[] = { TRACEE_SYMBOLIZE, "--version", NULL };
+	struct proc_result res;
+
+	(void)state;
+	if (proc_run(argv, NULL, NULL, DT_TOOL_TIMEOUT_MS, &res) < 0)
+		fail_msg("cannot run %s", TRACEE_SYMBOLIZE);
+	assert_int_equal(WEXITSTATUS(res.wstatus), 0);
+	assert_string_equal(res.out, "ada-symbolize (ada) " ADA_VERSION "\n");
+	assert_string_equal(res.err, "");
+	proc_result_free(&res);
+	PASSED();
+}
+
+/* A directory given as "dir/" (or "dir//") is dir: every path printed under
+ * it has one slash between its parts, a pid directory given so is one. */
+static void directories_given_with_slashes_print_with_one(void **state)
+{
+	static const char *const phrases[] = { "missing", "No such file", NULL };
+	char path[PATH_MAX + 300];
+	struct proc_result res;
+	struct damaged d;
+
+	(void)state;
+	dt_copy_case("slashes-missing-meta", &d);
+	if (unlink(d.meta) < 0)
+		fail_msg("rm %s: %s", d.meta, strerror(errno));
+	snprintf(path, sizeof(path), "%s/", d.pid);
+	dt_expect_error_both_ways(path, d.meta, phrases);
+	snprintf(path, sizeof(path), "%s/", d.root);
+	dt_expect_error_both_ways(path, d.meta, phrases);
+
+	dt_copy_case("slashes", &d);
+	snprintf(path, sizeof(path), "%s//", d.root);
+	dt_symbolize(NULL, path, &res);
+	dt_expect_no_signal(&res, "ada-symbolize DIR//");
+	assert_int_equal(WEXITSTATUS(res.wstatus), 0);
+	if (!strstr(res.out, d.pid) || strstr(res.out, "//"))
+		fail_msg("the summary does not name %s with single slashes:\n%s", d.pid, res.out);
+	proc_result_free(&res);
+	PASSED();
+}
+
 static void directory_without_trace_is_one_error_naming_it(void **state)
 {
 	static const char *const phrases[] = { "no pid_", "no raw trace", "no trace", NULL };
@@ -383,6 +444,9 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup(fn, dt_test_setup)
 		T(no_arguments_exit_2_with_usage),
 		T(unknown_option_exits_2_with_usage),
+		T(limit_without_dump_exits_2_with_one_line),
+		T(version_is_one_line),
+		T(directories_given_with_slashes_print_with_one),
 		T(directory_without_trace_is_one_error_naming_it),
 		T(missing_directory_is_one_error_naming_it),
 		T(missing_process_meta_is_one_error_naming_it),

@@ -120,23 +120,51 @@ static void test_config_nothing_set_gives_the_defaults_silently(void **state)
 	assert_defaults(&c);
 }
 
-static void test_config_disable_and_quiet_accept_0_1_and_empty(void **state)
+/* Each yes/no variable, set to word: what the config holds, read silently. */
+static bool bool_read(const char *name, const char *word)
 {
 	struct ada_config c;
 
-	(void)state;
-	env_set("ADA_DISABLE", "1");
-	env_set("ADA_QUIET", "1");
-	load_quietly(&c);
-	assert_true(c.disabled);
-	assert_true(c.quiet);
-
 	env_n = 0;
-	env_set("ADA_DISABLE", "0");
-	env_set("ADA_QUIET", "");
+	env_set(name, word);
 	load_quietly(&c);
-	assert_false(c.disabled);
-	assert_false(c.quiet);
+	if (!strcmp(name, "ADA_DISABLE"))
+		return c.disabled;
+	if (!strcmp(name, "ADA_QUIET"))
+		return c.quiet;
+	if (!strcmp(name, "ADA_TEST_SHARED_FDS"))
+		return c.shared_fds;
+	if (!strcmp(name, "ADA_DYNHOOK"))
+		return c.dynhook;
+	return !c.start_off; /* ADA_TRACE */
+}
+
+static const char *const bool_vars[] = { "ADA_DISABLE", "ADA_QUIET", "ADA_TEST_SHARED_FDS",
+					 "ADA_DYNHOOK", "ADA_TRACE" };
+
+static void test_config_booleans_accept_the_words_people_write(void **state)
+{
+	static const char *const yes[] = { "1", "yes", "YES", "True", "true", "on", "On", "ON" };
+	static const char *const no[] = { "0", "no", "No", "false", "FALSE", "off", "oFF" };
+
+	(void)state;
+	for (size_t v = 0; v < sizeof(bool_vars) / sizeof(bool_vars[0]); v++) {
+		for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+			if (!bool_read(bool_vars[v], yes[i]))
+				fail_msg("%s=%s did not mean yes", bool_vars[v], yes[i]);
+		for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+			if (bool_read(bool_vars[v], no[i]))
+				fail_msg("%s=%s did not mean no", bool_vars[v], no[i]);
+	}
+}
+
+static void test_config_empty_booleans_are_unset(void **state)
+{
+	(void)state;
+	assert_false(bool_read("ADA_DISABLE", ""));
+	assert_false(bool_read("ADA_QUIET", ""));
+	assert_true(bool_read("ADA_DYNHOOK", ""));
+	assert_true(bool_read("ADA_TRACE", ""));
 }
 
 static void test_config_output_takes_any_path(void **state)
@@ -147,6 +175,21 @@ static void test_config_output_takes_any_path(void **state)
 	env_set("ADA_OUTPUT", "/tmp/some where/traces");
 	load_quietly(&c);
 	assert_string_equal(c.output, "/tmp/some where/traces");
+}
+
+/* The trace's paths are joined to it: "dir/" would print "dir//session_...". */
+static void test_config_output_loses_its_trailing_slashes(void **state)
+{
+	struct ada_config c;
+
+	(void)state;
+	env_set("ADA_OUTPUT", "/tmp/traces//");
+	load_quietly(&c);
+	assert_string_equal(c.output, "/tmp/traces");
+	env_n = 0;
+	env_set("ADA_OUTPUT", "/");
+	load_quietly(&c);
+	assert_string_equal(c.output, "/");
 }
 
 static void test_config_integers_accept_their_whole_range(void **state)
@@ -249,13 +292,35 @@ static void test_config_bad_flush_ms_keeps_the_default_with_one_line(void **stat
 	expect_rejected("ADA_FLUSH_MS", "", "from 1 to 1000");
 }
 
+/* Exactly one line, naming the variable, the value, the words and the default kept. */
+static void expect_bad_bool(const char *name, const char *value, const char *line)
+{
+	struct ada_config c;
+
+	env_n = 0;
+	env_set(name, value);
+	assert_string_equal(load(&c), line);
+}
+
 static void test_config_bad_booleans_keep_the_default_with_one_line(void **state)
 {
 	(void)state;
-	expect_rejected("ADA_DISABLE", "yes", "expected 0 or 1");
-	expect_rejected("ADA_DISABLE", "2", "expected 0 or 1");
-	expect_rejected("ADA_QUIET", "true", "expected 0 or 1");
-	expect_rejected("ADA_QUIET", "01", "expected 0 or 1");
+	expect_bad_bool("ADA_DISABLE", "maybe", "ada: ADA_DISABLE=maybe is not valid: expected "
+			"1/yes/true/on or 0/no/false/off; using 0\n");
+	expect_bad_bool("ADA_DISABLE", "2", "ada: ADA_DISABLE=2 is not valid: expected "
+			"1/yes/true/on or 0/no/false/off; using 0\n");
+	expect_bad_bool("ADA_QUIET", "01", "ada: ADA_QUIET=01 is not valid: expected "
+			"1/yes/true/on or 0/no/false/off; using 0\n");
+	expect_bad_bool("ADA_QUIET", "yess", "ada: ADA_QUIET=yess is not valid: expected "
+			"1/yes/true/on or 0/no/false/off; using 0\n");
+	expect_bad_bool("ADA_TEST_SHARED_FDS", "y", "ada: ADA_TEST_SHARED_FDS=y is not valid: "
+			"expected 1/yes/true/on or 0/no/false/off; using 0\n");
+	expect_bad_bool("ADA_DYNHOOK", "enabled", "ada: ADA_DYNHOOK=enabled is not valid: "
+			"expected 1/yes/true/on or 0/no/false/off; using on\n");
+	expect_bad_bool("ADA_TRACE", "o", "ada: ADA_TRACE=o is not valid: expected "
+			"1/yes/true/on or 0/no/false/off; using on\n");
+	expect_rejected("ADA_DISABLE", "maybe", "using 0");
+	expect_rejected("ADA_DYNHOOK", "enabled", "using on");
 }
 
 static void test_config_empty_output_keeps_the_default_with_one_line(void **state)
@@ -393,7 +458,6 @@ static void test_config_bad_detail_settings_keep_the_default_with_one_line(void 
 	expect_rejected("ADA_POST", "5 ms", "or a time up to 10s");
 	expect_rejected("ADA_STACK_BYTES", "513", "from 0 to 512");
 	expect_rejected("ADA_DETAIL_KB", "32", "from 64 to 1048576");
-	expect_rejected("ADA_DYNHOOK", "1", "expected on or off");
 	expect_rejected("ADA_EXCLUDE", "libc.so.6:", "expected MODULE[:SYMBOL] globs");
 	expect_rejected("ADA_EXCLUDE", "a,,b", "expected MODULE[:SYMBOL] globs");
 }
@@ -436,8 +500,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_config_nothing_set_gives_the_defaults_silently),
-		T(test_config_disable_and_quiet_accept_0_1_and_empty),
+		T(test_config_booleans_accept_the_words_people_write),
+		T(test_config_empty_booleans_are_unset),
 		T(test_config_output_takes_any_path),
+		T(test_config_output_loses_its_trailing_slashes),
 		T(test_config_integers_accept_their_whole_range),
 		T(test_config_ring_kb_rounds_up_to_a_power_of_two),
 		T(test_config_bad_ring_kb_keeps_the_default_with_one_line),

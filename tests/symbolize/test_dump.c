@@ -2,6 +2,7 @@
  * exact format views.h states: arguments of calls, return values, frames
  * left by EXCEPTION, events without a detail record, x86_64 and arm64
  * register names, the stack window, and --limit. */
+#include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "lib/capture.h"
 #include "trace_fixture.h"
 #include "views.h"
 
@@ -216,6 +218,65 @@ static void test_dump_stack_windows_and_limit(void **state)
 		    "# 1 more events not shown\n");
 }
 
+/* Overwrites the byte at off of thread tid's file name with value. */
+static void damage(const struct fixture *fx, uint32_t tid, const char *name, long off, int value)
+{
+	char path[300];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/thread_%u/%s", fx->pid_dir, tid, name);
+	f = fopen(path, "r+");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, off, SEEK_SET), 0);
+	assert_int_equal(fputc(value, f), value);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* --limit reads no further than its events: damage past them (an index
+ * event, so the CRC fails; a detail record's length) does not stop it, as
+ * it stops a whole dump; damage within them is still found, in one line. */
+static void test_dump_limit_reads_no_further(void **state)
+{
+	const struct ada_dump_options all = { 0 }, three = { .limit = 3 };
+	struct fixture fx;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	fx_init(&fx);
+	write_manifest(&fx, "{\"id\": 1, \"os_tid\": 4243, \"has_detail\": true}");
+	write_thread(&fx, 1, ATF_ARCH_X86_64, true);
+	damage(&fx, 1, "index.atf", 64 + 32 * 7, 0x77);     /* event 7's time */
+	damage(&fx, 1, "detail.atf", 64 + 3 * 124, 0x01);   /* the 4th record's length */
+	out = open_memstream(&text, &len);
+	assert_int_equal(ada_view_dump(fx.pid_dir, &three, out), 0);
+	fclose(out);
+	assert_string_equal(text, "# pid 4242 thread 1 tid 4243\n"
+		"12.345678 main(rdi=0x1 rsi=0x7ffd5c1e2a38 rdx=0x7ffd5c1e2a48 rcx=0x0 r8=0x0 r9=0x7f1c00001000)\n"
+		"12.345690   compute(rdi=0x2a rsi=0x7 rdx=0x0 rcx=0x0 r8=0x0 r9=0x0)\n"
+		"12.345691   compute = 0x54 (rdx=0x0)\n"
+		"# 5 more events not shown\n");
+	free(text);
+
+	out = open_memstream(&text, &len);
+	capture_begin();
+	assert_int_equal(ada_view_dump(fx.pid_dir, &all, out), -EBADMSG);
+	assert_non_null(strstr(capture_end(), "/thread_1/index.atf: footer CRC"));
+	fclose(out);
+	free(text);
+
+	/* The 2nd record's length, within the limit. */
+	damage(&fx, 1, "detail.atf", 64 + 124, 0x01);
+	out = open_memstream(&text, &len);
+	capture_begin();
+	assert_int_equal(ada_view_dump(fx.pid_dir, &three, out), -EBADMSG);
+	assert_int_equal(count_lines(capture_end()), 1);
+	fclose(out);
+	free(text);
+	fx_cleanup(&fx);
+}
+
 /* A function the manifest does not name is printed by its id. */
 static void test_dump_unknown_function_by_id(void **state)
 {
@@ -269,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_dump_x86_64_arguments_and_return_values),
 		cmocka_unit_test(test_dump_arm64_register_names),
 		cmocka_unit_test(test_dump_stack_windows_and_limit),
+		cmocka_unit_test(test_dump_limit_reads_no_further),
 		cmocka_unit_test(test_dump_unknown_function_by_id),
 		cmocka_unit_test(test_dump_indents_by_the_nesting_not_a_damaged_depth_field),
 	};

@@ -3,7 +3,8 @@
  * carries waits; version 2 files (80-byte THREAD_END, none of the new
  * records) still load; UNLOAD ends the load it names; a new record shorter than its struct, or a RING whose
  * path is unterminated or empty, is refused with one line naming the file,
- * the record's type, size and offset. */
+ * the record's type, size and offset. PRODUCER (0.15.0) gives the runtime's
+ * version, once. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -346,6 +347,50 @@ static void test_raw_meta_end_is_after_the_last_whole_record(void **state)
 	assert_false(raw_process_thread(&proc, 0)->recovered);
 }
 
+/* ---- PRODUCER (0.15.0) ------------------------------------------------------------ */
+
+static void test_raw_meta_producer_gives_the_runtime_version(void **state)
+{
+	(void)state;
+	start(ADA_RAW_VERSION);
+	rf_meta_record(&meta, ADA_META_PRODUCER, "0.15.0", 7, NULL, 0);
+	assert_int_equal(load(), 0);
+	assert_string_equal(proc.producer, "0.15.0");
+}
+
+static void test_raw_meta_without_producer_has_no_version(void **state)
+{
+	(void)state;
+	start(ADA_RAW_VERSION);
+	assert_int_equal(load(), 0);
+	assert_null(proc.producer);
+}
+
+static void test_raw_meta_bad_producer_is_refused_with_one_line(void **state)
+{
+	char want[256];
+	size_t at;
+
+	(void)state;
+	start(ADA_RAW_VERSION);
+	at = meta.len;
+	rf_meta_record(&meta, ADA_META_PRODUCER, "0.15.0", 6, NULL, 0); /* no NUL */
+	assert_int_equal(load(), -EINVAL);
+	snprintf(want, sizeof(want), "ada-symbolize: %s: corrupt record (type 19, 6 bytes) at offset "
+		 "%zu: expected a version and its NUL\n", md.path, at);
+	assert_string_equal(captured, want);
+	raw_process_free(&proc);
+
+	start(ADA_RAW_VERSION);
+	rf_meta_record(&meta, ADA_META_PRODUCER, "0.15.0", 7, NULL, 0);
+	at = meta.len;
+	rf_meta_record(&meta, ADA_META_PRODUCER, "0.16.0", 7, NULL, 0);
+	assert_int_equal(load(), -EINVAL);
+	snprintf(want, sizeof(want), "ada-symbolize: %s: corrupt record (type 19, 7 bytes) at offset "
+		 "%zu: a second PRODUCER record\n", md.path, at);
+	assert_string_equal(captured, want);
+}
+
 #define T(name) cmocka_unit_test_teardown(name, teardown)
 
 int main(void)
@@ -367,6 +412,9 @@ int main(void)
 		T(test_raw_meta_unload_ends_the_load_it_names),
 		T(test_raw_meta_unload_of_no_recorded_module_is_refused),
 		T(test_raw_meta_unload_twice_is_refused),
+		T(test_raw_meta_producer_gives_the_runtime_version),
+		T(test_raw_meta_without_producer_has_no_version),
+		T(test_raw_meta_bad_producer_is_refused_with_one_line),
 	};
 
 	return cmocka_run_group_tests(tests, setup_group, teardown_group);

@@ -1,0 +1,64 @@
+# mk/install.mk - make install, make uninstall (PREFIX, DESTDIR).
+#
+#   PREFIX/bin/          adacc, adac++ (a link to adacc), ada-symbolize: every tool in TOOLS
+#   PREFIX/lib/          libada.so, libada.a; pkgconfig/ada.pc; cmake/ada/ (find_package(ada))
+#   PREFIX/include/      ada.h
+#   PREFIX/share/ada/    ada.cmake (the toolchain file), ada-unwind.py (gdb)
+#   PREFIX/share/man/man1/  adacc.1, adac++.1, ada-symbolize.1
+#
+# adacc finds the runtime as ../lib from its own directory and the CMake files
+# find everything from their own place, so an install can be moved; ada.pc
+# names PREFIX. uninstall removes exactly these files, then the directories
+# that are left empty (PREFIX itself stays). The version (VERSION) goes into
+# ada.pc, the CMake version file and the man pages.
+
+.PHONY: uninstall
+
+DEST := $(DESTDIR)$(PREFIX)
+
+# The tools: whatever TOOLS builds (a new bin/ada-* added there is installed
+# and uninstalled with no edit here); adac++ is a link, made below.
+INSTALL_BINS := $(filter-out bin/adac++,$(TOOLS))
+INSTALL_FILES := $(INSTALL_BINS) bin/adac++ \
+	lib/libada.so lib/libada.a lib/pkgconfig/ada.pc \
+	lib/cmake/ada/ada-config.cmake lib/cmake/ada/ada-config-version.cmake \
+	include/ada.h share/ada/ada.cmake share/ada/ada-unwind.py \
+	share/man/man1/adacc.1 share/man/man1/adac++.1 share/man/man1/ada-symbolize.1
+# Deepest first, for rmdir.
+INSTALL_DIRS := lib/cmake/ada lib/cmake lib/pkgconfig lib include share/ada share/man/man1 \
+	share/man share bin
+
+# packaging/NAME.in to FILE, with @PREFIX@ and @VERSION@ filled in.
+fill = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' packaging/$(1).in > $(DEST)/$(2)
+
+install: all
+	$(call msg,INSTALL,$(DEST))install -d $(DEST)/bin $(DEST)/lib/pkgconfig $(DEST)/lib/cmake/ada $(DEST)/include \
+		$(DEST)/share/ada $(DEST)/share/man/man1
+	$(Q)install -m 755 $(INSTALL_BINS) $(DEST)/bin/
+	$(Q)ln -sf adacc $(DEST)/bin/adac++
+	$(Q)install -m 644 lib/libada.so lib/libada.a $(DEST)/lib/
+	$(Q)$(call fill,ada.pc,lib/pkgconfig/ada.pc)
+	$(Q)install -m 644 packaging/ada-config.cmake $(DEST)/lib/cmake/ada/
+	$(Q)$(call fill,ada-config-version.cmake,lib/cmake/ada/ada-config-version.cmake)
+	$(Q)install -m 644 runtime/ada.h $(DEST)/include/
+	$(Q)install -m 644 cc-wrapper/ada.cmake mcount/gdb/ada-unwind.py $(DEST)/share/ada/
+	$(Q)$(call fill,adacc.1,share/man/man1/adacc.1)
+	$(Q)$(call fill,ada-symbolize.1,share/man/man1/ada-symbolize.1)
+	$(Q)ln -sf adacc.1 $(DEST)/share/man/man1/adac++.1
+
+uninstall:
+	$(call msg,RM,$(DEST))rm -f $(INSTALL_FILES:%=$(DEST)/%)
+	$(Q)rmdir --ignore-fail-on-non-empty $(INSTALL_DIRS:%=$(DEST)/%) 2>/dev/null || true
+
+# tests/packaging/install.sh builds a CMake project with the installed
+# find_package(ada): make check installs cmake when it runs as root, as the
+# build does its own packages; elsewhere that check skips with a message.
+.PHONY: cmake-deps
+check: cmake-deps
+cmake-deps:
+	$(Q)command -v cmake >/dev/null || \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "ada: installing cmake from Debian (for the install test's find_package(ada))"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake \
+	    >/dev/null || echo "ada: could not install cmake: the install test's CMake check will skip"; \
+	else echo "ada: no cmake (apt-get install cmake): the install test's CMake check will skip"; fi
