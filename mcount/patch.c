@@ -407,7 +407,8 @@ void ada_patch_modules(void)
 	start = ada_now_ns(CLOCK_MONOTONIC);
 	modules = P.stats.modules;
 	if (!P.started) {
-		P.off = __atomic_load_n(&ada_recording_off, __ATOMIC_RELAXED) != 0;
+		__atomic_store_n(&P.off, __atomic_load_n(&ada_recording_off, __ATOMIC_RELAXED) != 0,
+				 __ATOMIC_RELAXED);
 		globs_set(&P.filter, "ADA_FILTER", ada_rt.cfg.filter);
 		globs_set(&P.notrace, "ADA_NOTRACE", ada_rt.cfg.notrace);
 		globs_set(&P.graph, "ADA_GRAPH", ada_rt.cfg.graph);
@@ -477,11 +478,14 @@ void ada_patch_sync(void)
 {
 	bool off = __atomic_load_n(&ada_recording_off, __ATOMIC_RELAXED) != 0;
 
-	if (off == P.off || !P.nmods || !entries_follow_recording())
+	/* Each writer pass: without the lock while nothing changed (P.off is
+	 * written under it, atomically, for this look). */
+	if (off == __atomic_load_n(&P.off, __ATOMIC_RELAXED))
 		return;
 	pthread_mutex_lock(&P.lock);
-	P.off = off;
-	ada_modules_each(sync_module, NULL);
+	__atomic_store_n(&P.off, off, __ATOMIC_RELAXED);
+	if (P.nmods && entries_follow_recording())
+		ada_modules_each(sync_module, NULL);
 	pthread_mutex_unlock(&P.lock);
 }
 
