@@ -14,11 +14,6 @@
 
 #include "window.h"
 
-/* The longest the writer holds a thread's newest events back for a count
- * pre-roll: a trigger it takes later than this was not a function call's
- * (those it finds before it writes them), and is late anyway. */
-#define HOLD_MAX_NS 50000000ull
-
 bool ada_window_mode(const struct ada_thread *td)
 {
 	return ada_rt.cfg.detail_window && __atomic_load_n(&td->dring, __ATOMIC_ACQUIRE);
@@ -73,14 +68,11 @@ uint64_t ada_window_hold(const struct ada_thread *td, const struct ada_windows *
 	uint64_t now, back, hold;
 
 	if (!pre->time) {
+		/* However long ago: a thread idle since its last events (one
+		 * waiting while another calls ada_snapshot) has them as its
+		 * pre-roll. They reach the disk when it records more, ends, or
+		 * the process does (ring files keep them through a SIGKILL). */
 		hold = head - tail > pre->n ? head - pre->n : tail;
-		/* Not for long, though: an idle thread's last events reach the
-		 * disk after HOLD_MAX_NS (a trigger the writer takes later than
-		 * that gets a pre-roll cut short, counted as lost). */
-		now = ada_arch_ticks();
-		back = ns_to_ticks(HOLD_MAX_NS);
-		if (hold < head && now > back && ada_slot_tsc(td, hold) < now - back)
-			hold = ada_window_first_after(td, hold, head, now - back);
 	} else {
 		/* Keep what is younger than the pre-roll: an event before that
 		 * is too old for any window a trigger could still open. */

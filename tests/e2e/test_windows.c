@@ -162,16 +162,20 @@ static void build(struct tr_case *tc)
 
 /* One run of windows.c with args and env (NULL-terminated), converted and
  * read back. */
-static void run(struct tr_case *tc, const char *what, const char *n, const char *const env[],
-		int status, struct windows_seen *w)
+static void run_args(struct tr_case *tc, const char *const args[], const char *const env[],
+		     int status, struct windows_seen *w)
 {
-	const char *const args[] = { what, n, NULL };
-
 	build(tc);
 	tr_run_pair(tc, "windows", args, env, status);
 	tr_symbolize(tc, NULL);
 	tr_load_manifest(tc, NULL);
 	read_thread(tc, w);
+}
+
+static void run(struct tr_case *tc, const char *what, const char *n, const char *const env[],
+		int status, struct windows_seen *w)
+{
+	run_args(tc, (const char *const[]){ what, n, NULL }, env, status, w);
 }
 
 /* target() is called once, its CALL at position 1002: records for
@@ -298,13 +302,14 @@ static void a_function_trigger_reaches_a_dlopened_library(void **state)
 
 /* ada_snapshot() while both threads wait between their 1000 calls: each
  * thread's window is around its first event after it (position 2000). */
-static void ada_snapshot_opens_a_window_on_every_thread(void **state)
+/* Both threads wait idle_ms before main's ada_snapshot: their pre-roll is
+ * their last events however long ago (held in their rings meanwhile). */
+static void snapshot_windows(struct tr_case *tc, const char *idle_ms)
 {
-	struct tr_case *tc = *state;
 	const char *const env[] = { ROLL_ENV, NULL };
 	struct windows_seen w;
 
-	run(tc, "snapshot", N, env, 0, &w);
+	run_args(tc, (const char *const[]){ "snapshot", N, idle_ms, NULL }, env, 0, &w);
 	assert_int_equal(tc->mf.nthreads, 2);
 	for (unsigned t = 0; t < 2; t++) {
 		if (t)
@@ -319,6 +324,19 @@ static void ada_snapshot_opens_a_window_on_every_thread(void **state)
 						 "\"last_position\": 2010", "\"details_kept\": 21", NULL }),
 			 2);
 	tr_pass(tc);
+}
+
+static void ada_snapshot_opens_a_window_on_every_thread(void **state)
+{
+	snapshot_windows(*state, "0");
+}
+
+/* 200 ms idle: the writer held each thread's last 10 events back all along
+ * (it once wrote them out after 50 ms, and a snapshot after that, or a
+ * thread slower to reach the barrier under load, found no pre-roll). */
+static void a_snapshot_of_idle_threads_keeps_their_pre_roll(void **state)
+{
+	snapshot_windows(*state, "200");
 }
 
 /* ada_disable() from the start, ada_enable() before leaf(250), ada_disable()
@@ -434,6 +452,7 @@ int main(void)
 		T(no_trigger_no_details),
 		T(a_function_trigger_reaches_a_dlopened_library),
 		T(ada_snapshot_opens_a_window_on_every_thread),
+		T(a_snapshot_of_idle_threads_keeps_their_pre_roll),
 		T(enable_and_disable_record_only_the_region),
 		T(an_ignored_thread_records_nothing),
 		T(bad_trigger_specs_are_named_and_the_rest_kept),

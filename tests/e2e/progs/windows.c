@@ -14,8 +14,9 @@
  *                times, the main thread leaf() N times
  *   plugin N LIB leaf() N times, dlopen(LIB) and its plugin_target(),
  *                leaf() N times
- *   snapshot N   two threads call leaf() N times each, then main calls
- *                ada_snapshot() while both wait, then leaf() N times each
+ *   snapshot N [MS] two threads call leaf() N times each, then main calls
+ *                ada_snapshot() while both wait (MS milliseconds after they
+ *                began to: idle threads), then leaf() N times each
  * Prints the sum of the results, which the plain build prints too. */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -61,6 +62,7 @@ __attribute__((no_instrument_function)) static void *ignored(void *arg)
 }
 
 static pthread_barrier_t before, after;
+static long idle_ms;
 
 /* snapshot: N calls, then wait while main takes the snapshot, N more. */
 __attribute__((no_instrument_function)) static long around_snapshot(long n, bool is_main)
@@ -70,8 +72,12 @@ __attribute__((no_instrument_function)) static long around_snapshot(long n, bool
 	for (long i = 0; i < n; i++)
 		sum += leaf(i);
 	pthread_barrier_wait(&before);
-	if (is_main)
+	if (is_main) {
+		struct timespec ts = { idle_ms / 1000, idle_ms % 1000 * 1000000 };
+
+		nanosleep(&ts, NULL);
 		ada_snapshot();
+	}
 	pthread_barrier_wait(&after);
 	for (long i = 0; i < n; i++)
 		sum += leaf(i);
@@ -118,6 +124,7 @@ __attribute__((no_instrument_function)) int main(int argc, char **argv)
 		pthread_t t;
 		void *theirs;
 
+		idle_ms = argc > 3 ? atol(argv[3]) : 0;
 		pthread_barrier_init(&before, NULL, 2);
 		pthread_barrier_init(&after, NULL, 2);
 		if (pthread_create(&t, NULL, snapshot_worker, &n) != 0)
