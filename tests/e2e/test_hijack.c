@@ -242,11 +242,15 @@ static void abort_keeps_the_signal_and_the_frames_so_far(void **state)
 {
 	struct tr_case *tc = *state;
 	const char *const wait_args[] = { "wait", NULL };
+	/* The writer holds a thread's last ADA_PRE events back (a trigger's
+	 * pre-roll): with 10, all but the last 10 of the program's ~100 reach
+	 * the disk before it aborts, and the crash's flush writes the rest. */
+	const char *const env[] = { "ADA_PRE=10", NULL };
 	struct rlimit no_core = { 0, 0 };
 
 	setrlimit(RLIMIT_CORE, &no_core); /* inherited by the programs */
 	hj_build(tc, "hijack_abort", "-O2");
-	tr_run_pair_args(tc, "hijack_abort", NULL, wait_args, NULL, 128 + SIGABRT);
+	tr_run_pair_args(tc, "hijack_abort", NULL, wait_args, env, 128 + SIGABRT);
 	assert_string_equal(tc->traced.out, "boom: 4950\n");
 	hj_expect_no_gmon(tc);
 	tr_symbolize(tc, NULL);
