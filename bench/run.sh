@@ -57,9 +57,10 @@
 #   enable   bench/enable_latency.c: bench/enable_loop.c (patchable, started
 #            with ADA_TRACE=off) calling a function every microsecond, its
 #            recording switched on and off BENCH_ENABLE_CYCLES times by a
-#            command (kill -USR1 PID, ADA_TOGGLE_SIGNAL=SIGUSR1): the time
-#            from the command to the function's first recorded event
-#            (budget: 100 ms), idle and under load
+#            command (kill -USR1 PID with ADA_TOGGLE_SIGNAL=SIGUSR1, or
+#            bin/ada-ctl PID enable|disable): the time from the command to
+#            the function's first recorded event (budget: 100 ms), idle and
+#            under load
 #
 #   BENCH_ITERS  loop iterations of micro (4 events each)   default 15000000
 #   BENCH_RUNS   rounds; each runs every configuration once default 5
@@ -132,11 +133,13 @@
 #                trigger_latency flat out, paced (a sleep of
 #                BENCH_WIN_PAUSE_US every 512 events) and flat out with the
 #                loaded rows' busy processes
-#      enable    enable-signal enable-signal-loaded: enable_latency with
-#                ADA_TOGGLE_SIGNAL=SIGUSR1 and kill -USR1 as the enable and
-#                disable commands, idle and with the loaded rows' busy
-#                processes (bench/lib/patchable.sh's enable_row: one line a
-#                mechanism)
+#      enable    enable-signal enable-signal-loaded enable-ctl
+#                enable-ctl-loaded: enable_latency with ADA_TOGGLE_SIGNAL=
+#                SIGUSR1 and kill -USR1 as the enable and disable commands,
+#                or bin/ada-ctl PID enable and disable (left out, with a
+#                note, while bin/ada-ctl is not built), idle and with the
+#                loaded rows' busy processes (bench/lib/patchable.sh's
+#                enable_row: one line a mechanism)
 #                A workload's baselines always run, first, when any of its
 #                configurations does: plain and ada (micro), nested-plain, lib-plain,
 #                start-plain and start-now-plain, lua-plain and
@@ -176,6 +179,9 @@
 #                     and sqlite and of their baseline (*plain-large): runs
 #                     long enough that the runtime's start-up (a few ms, paid
 #                     once) does not hide the per-call cost   default 4000, 20
+#   BENCH_OFF_REPS    runs of each of those a round (runstat -n: its CPU
+#                     figure is their mean, which a busy machine moves less
+#                     than one run's)                                 default 3
 #   BENCH_ENABLE_CYCLES, BENCH_ENABLE_ON_MS, BENCH_ENABLE_OFF_MS  the enable
 #                     rows' enables a run, how long each stays on, and off
 #                     before it (plus 0-9 ms)          default 20, 200, 100
@@ -284,6 +290,7 @@ WIN_PAUSE_US=${BENCH_WIN_PAUSE_US:-50}
 KILL_THREADS=${BENCH_KILL_THREADS:-4}
 LUA_LARGE=${BENCH_LUA_LARGE:-4000}
 SQL_LARGE=${BENCH_SQL_LARGE:-20}
+OFF_REPS=${BENCH_OFF_REPS:-3}
 ENABLE_CYCLES=${BENCH_ENABLE_CYCLES:-20}
 ENABLE_ON_MS=${BENCH_ENABLE_ON_MS:-200}
 ENABLE_OFF_MS=${BENCH_ENABLE_OFF_MS:-100}
@@ -319,7 +326,7 @@ for v in BENCH_ITERS=$ITERS BENCH_RUNS=$RUNS BENCH_LIB_CALLS=$LIB_CALLS BENCH_SL
 	BENCH_LUA_SIZE=$LUA_SIZE BENCH_SQL_SIZE=$SQL_SIZE BENCH_XRAY_BASIC_ITERS=$XB_ITERS BENCH_LUA_SMALL=$LUA_SMALL \
 	BENCH_SQL_SMALL=$SQL_SMALL BENCH_LOADED_ITERS=$LOADED_ITERS BENCH_KILL_THREADS=$KILL_THREADS \
 	BENCH_MARK_EVERY=$MARK_EVERY BENCH_WIN_MARKS=$WIN_MARKS BENCH_WIN_INTERVAL_MS=$WIN_INTERVAL_MS \
-	BENCH_WIN_PAUSE_US=$WIN_PAUSE_US BENCH_LUA_LARGE=$LUA_LARGE BENCH_SQL_LARGE=$SQL_LARGE \
+	BENCH_WIN_PAUSE_US=$WIN_PAUSE_US BENCH_LUA_LARGE=$LUA_LARGE BENCH_SQL_LARGE=$SQL_LARGE BENCH_OFF_REPS=$OFF_REPS \
 	BENCH_ENABLE_CYCLES=$ENABLE_CYCLES BENCH_ENABLE_ON_MS=$ENABLE_ON_MS BENCH_ENABLE_OFF_MS=$ENABLE_OFF_MS; do
 	case ${v#*=} in '' | *[!0-9]* | 0) die "$v: expected a positive integer" ;; esac
 done
@@ -476,6 +483,7 @@ rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 	printf 'win_pause_us\t%s\n' "$WIN_PAUSE_US"
 	printf 'lua_large\t%s\n' "$LUA_LARGE"
 	printf 'sql_large\t%s\n' "$SQL_LARGE"
+	printf 'off_reps\t%s\n' "$OFF_REPS"
 	printf 'enable_cycles\t%s\n' "$ENABLE_CYCLES"
 	printf 'enable_on_ms\t%s\n' "$ENABLE_ON_MS"
 	printf 'enable_off_ms\t%s\n' "$ENABLE_OFF_MS"

@@ -156,7 +156,8 @@ measure() { # config run
 		bin=$OUT/rw/$(variant "$v")/lua
 		size=$LUA_SIZE
 		[ "$v" = plain-small ] || [ "$v" = xray-basic ] && size=$LUA_SMALL
-		case $v in plain-large | patchable-off* | patchable-disabled) size=$LUA_LARGE ;; esac
+		# The tracing-off comparison: larger runs, OFF_REPS of them a round.
+		case $v in plain-large | patchable-off* | patchable-disabled) size=$LUA_LARGE reps=$OFF_REPS ;; esac
 		set -- "$bin" "$BENCH/lua/workload.lua" "$size"
 		case $cc in sql-*)
 			size=$SQL_SIZE

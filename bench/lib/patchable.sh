@@ -24,6 +24,7 @@ build_patchable() {
 enable_row() {
 	case ${1%-loaded} in
 	enable-signal) ROW_ENV=ADA_TOGGLE_SIGNAL=SIGUSR1 ROW_ON="kill -USR1 %p" ROW_OFF="kill -USR1 %p" ;;
+	enable-ctl) ROW_ENV= ROW_ON="$ROOT/bin/ada-ctl %p enable" ROW_OFF="$ROOT/bin/ada-ctl %p disable" ;;
 	*) die "enable_row: no commands for $1" ;;
 	esac
 }
@@ -51,7 +52,8 @@ measure_enable() { # config run
 	[ "$st" = 0 ] || { cat "$log.err" >&2; die "$c (run $r) failed"; }
 	set -- $(awk '$1 == "enable_latency" { print $3, $5, $7, $9, $11, $13, $15 }' "$log.err") # split on purpose
 	[ $# = 7 ] || die "$c (run $r): no enable_latency line on stderr (see $log.err)"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$r" "$@" "$ROW_ON" "$ROW_OFF" "${ROW_ENV:--}" >>enable.tsv
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$r" "$@" "${ROW_ON#"$ROOT/"}" \
+		"${ROW_OFF#"$ROOT/"}" "${ROW_ENV:--}" >>enable.tsv
 	rm -rf "$dir"
 	sync
 	printf ' %s p50 %sms' "$c" "$(awk -v n="$3" 'BEGIN { if (n ~ /^[0-9]+$/) printf "%.1f", n / 1e6; else print n }')" >&2

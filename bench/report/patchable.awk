@@ -123,7 +123,8 @@ function off_text(    row, c, ok, i, l, d, p, n) {
 	printf "**Lua and SQLite** (built patchable, workload.lua %s and speedtest1 --size %s: BENCH_LUA_LARGE,\n", meta["lua_large"], meta["sql_large"]
 	print "BENCH_SQL_LARGE, larger than the other rows' so that the runtime's start-up, a few ms paid"
 	print "once, does not stand for the cost of the NOPs): total CPU against the plain build's of"
-	print "the same size and round (*-plain-large)."
+	printf "the same size and round (*-plain-large), each row's figure the mean of %s runs a round\n", meta["off_reps"]
+	print "(BENCH_OFF_REPS), to smooth this shared machine's swings."
 	print ""
 	header("config|what|CPU × plain|CPU over plain, ms|budget")
 	row = 1
@@ -217,8 +218,9 @@ function startup_text(    row, c, i, l, n, ok, mx) {
 	print "### Patching every site at start-up"
 	print ""
 	print "The manifest's `patchable.startup_ms`: the runtime's start-up pass, reading each module's"
-	print "site table and symbol table from its file and patching every chosen site (all of them"
-	print "here: no filter), from the rows that record (ADA_DETAIL=off, ADA_DYNHOOK=off)."
+	print "site table from its file (and its symbol table, when a filter is set) and patching every"
+	print "chosen site (all of them here: no filter), from the rows that record (ADA_DETAIL=off,"
+	print "ADA_DYNHOOK=off)."
 	print ""
 	header("config|sites|patched|refused|start-up pass ms|max ms|budget")
 	row = 1
@@ -329,7 +331,8 @@ function patchable_runs(    iters, j, c, i) {
 	if (("lua-patchable-off" in seen) || ("sql-patchable-off" in seen)) {
 		print "*-patchable            rw/ada-patchable/<program>, ADA_DETAIL=off ADA_DYNHOOK=off (the sizes above)"
 		print "*-patchable-off        rw/ada-patchable/<program> with ADA_TRACE=off ADA_DYNHOOK=off, -off-dynhook ADA_TRACE=off,"
-		print "                       -disabled ADA_DISABLE=1; *-plain-large rw/plain/<program>: workload.lua " meta["lua_large"] ", speedtest1 --size " meta["sql_large"] " --memdb"
+		print "                       -disabled ADA_DISABLE=1; *-plain-large rw/plain/<program>: workload.lua " meta["lua_large"] ", speedtest1 --size " meta["sql_large"] " --memdb,"
+		print "                       these four under runstat -n " meta["off_reps"]
 	}
 	for (j = 1; j <= nenconf; j++) {
 		c = enorder[j]
