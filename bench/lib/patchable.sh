@@ -24,7 +24,7 @@ build_patchable() {
 enable_row() {
 	case ${1%-loaded} in
 	enable-signal) ROW_ENV=ADA_TOGGLE_SIGNAL=SIGUSR1 ROW_ON="kill -USR1 %p" ROW_OFF="kill -USR1 %p" ;;
-	enable-ctl) ROW_ENV= ROW_ON="$ROOT/bin/ada-ctl %p enable" ROW_OFF="$ROOT/bin/ada-ctl %p disable" ;;
+	enable-ctl) ROW_ENV='' ROW_ON="$ROOT/bin/ada-ctl %p enable" ROW_OFF="$ROOT/bin/ada-ctl %p disable" ;;
 	*) die "enable_row: no commands for $1" ;;
 	esac
 }
