@@ -35,8 +35,8 @@
  * the CALLs in the trace; D the longest a disable took to stop them: its
  * last CALL before the next enable, less the time it was sent, 0 when none
  * came after it; a disable not taken shows as the whole off span). Exits 1
- * when TARGET, a command or the symbolizer fails or the trace cannot be
- * read, 2 on bad arguments.
+ * when TARGET, a command or the symbolizer fails, TARGET ends before the
+ * last enable or the trace cannot be read, 2 on bad arguments.
  *
  * Built by run.sh: gcc -Itests enable_latency.c tests/lib/atf_read.c
  * tests/lib/proc.c
@@ -252,6 +252,10 @@ int main(int argc, char **argv)
 	pid = start_target(argv + 8, &to);
 	for (long k = 0; k < cycles; k++) {
 		sleep_ms(off_ms + k % 10);
+		/* Still running: a signal sent to a process that has exited (a
+		 * zombie until waited for) would be taken, and count as unseen. */
+		if (waitpid(pid, &status, WNOHANG) != 0)
+			die("%s ended before the last enable", argv[8]);
 		enable_ns[k] = boottime_ns();
 		run_command(argv[6], pid);
 		sleep_ms(on_ms);

@@ -15,6 +15,7 @@
  * "enable_loop calls N" on stderr. Run it with ADA_DYNHOOK=off: the pacing's
  * clock_gettime would otherwise be a hooked library call.
  */
+#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <time.h>
@@ -45,8 +46,13 @@ NOT_TRACED int main(void)
 
 	printf("ready\n");
 	fflush(stdout);
-	/* Standard input readable: its end (or anything written) stops the loop. */
-	while (poll(&in, 1, 0) == 0) {
+	/* Standard input readable: its end (or anything written) stops the
+	 * loop; a signal (the toggle) interrupting poll does not. */
+	for (;;) {
+		int ready = poll(&in, 1, 0);
+
+		if (ready > 0 || (ready < 0 && errno != EINTR))
+			break;
 		for (int i = 0; i < CALLS_PER_LOOK; i++) {
 			s = el_hot(s);
 			do
