@@ -46,18 +46,37 @@
 #            and under load: p50, p99 and max against the budget (25 ms,
 #            250 ms). The window mode's cost is micro's ada-fentry-window rows
 #
+# and issue 14's (patchable mode: adacc --ada-mode=patchable; report section
+# "Patchable mode", bench/report/patchable.awk):
+#
+#   micro, lua, sqlite  tracing off (ADA_TRACE=off: every site patched, its
+#            entry a 2-byte NOP; ADA_DISABLE=1: the runtime does nothing)
+#            against the plain build, every site on, and (micro) ADA_FILTER
+#            choosing one of the loop's two functions or neither; the
+#            start-up pass's time (manifest patchable.startup_ms)
+#   enable   bench/enable_latency.c: bench/enable_loop.c (patchable, started
+#            with ADA_TRACE=off) calling a function every microsecond, its
+#            recording switched on and off BENCH_ENABLE_CYCLES times by a
+#            command (kill -USR1 PID with ADA_TOGGLE_SIGNAL=SIGUSR1, or
+#            bin/ada-ctl PID enable|disable): the time from the command to
+#            the function's first recorded event (budget: 100 ms), idle and
+#            under load
+#
 #   BENCH_ITERS  loop iterations of micro (4 events each)   default 15000000
 #   BENCH_RUNS   rounds; each runs every configuration once default 5
 #   BENCH_CONFIGS  which configurations                      default all:
 #                micro nested libcall startup lua sqlite loaded lua-loaded
-#                sql-loaded rings recovery windows views. A workload's name stands for all
-#                of its configurations; "xray" for the XRay ones of micro,
+#                sql-loaded rings recovery windows patchable views. A workload's name
+#                stands for all of its configurations; "patchable" for issue
+#                14's of micro, lua and sqlite and the enable rows, "enable"
+#                for the enable rows; "xray" for the XRay ones of micro,
 #                nested, lua and sqlite; "loaded" for micro's loaded rows,
 #                "lua-loaded" and "sql-loaded" for the real programs'. micro's
 #                run in the order given, the others in this order:
 #      micro     plain ada ada-fentry ada-fentry-detail ada-fentry-window
 #                ada-fentry-window-mark ada-record-ring ada-record-ring-cyg
-#                uftrace-fentry
+#                patchable-off patchable-disabled patchable-on
+#                patchable-filter patchable-filter-cold uftrace-fentry
 #                uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr
 #                xray-basic plain-small
 #                (ada-fentry-window is issue 13's default mode, ADA_DETAIL=
@@ -67,6 +86,12 @@
 #                (ada-record-ring is issue 13's ring mode, ADA_RECORD=ring,
 #                index lane only, fentry; -cyg the same in cyg mode, which
 #                hijacks no return)
+#                (patchable-*: micro built with --ada-mode=patchable; -off
+#                ADA_TRACE=off, -disabled ADA_DISABLE=1, -on every site
+#                patched, -filter ADA_FILTER=bench_f, -filter-cold
+#                ADA_FILTER=main (neither loop function patched, recording
+#                on); all but -disabled with ADA_DYNHOOK=off, -on and the
+#                filters ADA_DETAIL=off, as ada-fentry, their comparison)
 #      nested    nested-plain nested-ada-fentry nested-ada-fentry-window
 #                nested-uftrace-fentry nested-xray-fdr: micro's nested shape,
 #                run as ada-fentry, ada-fentry-window, uftrace-fentry and
@@ -79,7 +104,13 @@
 #                lua-ada-fentry-detail lua-uftrace-fentry
 #                lua-uftrace-fentry-libcall lua-uftrace-fentry-args
 #                lua-uftrace-mcount lua-uftrace-cyg lua-xray-fdr
-#                lua-xray-basic lua-plain-small
+#                lua-xray-basic lua-plain-small lua-patchable lua-plain-large
+#                lua-patchable-off lua-patchable-off-dynhook
+#                lua-patchable-disabled
+#                (lua-patchable: every site on, ADA_DETAIL=off; -off
+#                ADA_TRACE=off, -off-dynhook the same with the dynamic hooks
+#                on (the default), -disabled ADA_DISABLE=1: these three at
+#                BENCH_LUA_LARGE, against lua-plain-large, the same size)
 #      sqlite    the same with the prefix sql- (sql-plain, sql-ada...)
 #      loaded    ada-loaded ada-loaded-drop ada-fentry-loaded
 #                ada-fentry-loaded-drop ada-fentry-detail-loaded
@@ -102,17 +133,28 @@
 #                trigger_latency flat out, paced (a sleep of
 #                BENCH_WIN_PAUSE_US every 512 events) and flat out with the
 #                loaded rows' busy processes
+#      enable    enable-signal enable-signal-loaded enable-ctl
+#                enable-ctl-loaded: enable_latency with ADA_TOGGLE_SIGNAL=
+#                SIGUSR1 and kill -USR1 as the enable and disable commands,
+#                or bin/ada-ctl PID enable and disable (left out, with a
+#                note, while bin/ada-ctl is not built), idle and with the
+#                loaded rows' busy processes (bench/lib/patchable.sh's
+#                enable_row: one line a mechanism)
 #                A workload's baselines always run, first, when any of its
 #                configurations does: plain and ada (micro), nested-plain, lib-plain,
 #                start-plain and start-now-plain, lua-plain and
 #                lua-ada-fentry (sql-plain, sql-ada-fentry); the *-small
-#                baseline with xray-basic; plain with the rings rows (the
-#                loaded and recovery rows have none). Examples:
+#                baseline with xray-basic, the *-large one with the
+#                patchable-off and -disabled rows of lua and sqlite; plain,
+#                ada, ada-fentry and patchable-off with micro's patchable-*;
+#                plain with the rings rows (the loaded, recovery, windows
+#                and enable rows have none). Examples:
 #                  BENCH_CONFIGS="libcall startup" BENCH_RUNS=3 make bench
 #                  BENCH_CONFIGS="lua" BENCH_RUNS=2 BENCH_LUA_SIZE=100 sh bench/run.sh
 #                  BENCH_CONFIGS="xray" BENCH_RUNS=2 BENCH_ITERS=2000000 sh bench/run.sh
 #                  BENCH_CONFIGS="loaded rings recovery" BENCH_RUNS=2 BENCH_ITERS=2000000 \
 #                      BENCH_LOADED_ITERS=1000000 sh bench/run.sh
+#                  BENCH_CONFIGS=patchable BENCH_RUNS=2 make bench
 #                A run of fewer than all configurations writes its report to
 #                bench/out/report.md only: BENCHMARKS.md is left alone.
 #   BENCH_LIB_CALLS   library calls per libcall run (2 events each) default 5000000
@@ -133,6 +175,16 @@
 #   BENCH_WIN_MARKS, BENCH_WIN_INTERVAL_MS, BENCH_WIN_PAUSE_US  trigger_latency's
 #                     marks per run, the time between them and the paced
 #                     row's sleep every 512 events        default 100, 20, 50
+#   BENCH_LUA_LARGE, BENCH_SQL_LARGE  the size of the tracing-off rows of lua
+#                     and sqlite and of their baseline (*plain-large): runs
+#                     long enough that the runtime's start-up (a few ms, paid
+#                     once) does not hide the per-call cost   default 4000, 20
+#   BENCH_OFF_REPS    runs of each of those a round (runstat -n: its CPU
+#                     figure is their mean, which a busy machine moves less
+#                     than one run's)                                 default 3
+#   BENCH_ENABLE_CYCLES, BENCH_ENABLE_ON_MS, BENCH_ENABLE_OFF_MS  the enable
+#                     rows' enables a run, how long each stays on, and off
+#                     before it (plus 0-9 ms)          default 20, 200, 100
 #   The loaded rows of lua and sqlite run BENCH_LUA_SIZE and BENCH_SQL_SIZE;
 #   the rings rows BENCH_ITERS.
 #
@@ -212,6 +264,8 @@
 #                 the recovery rows (measure_kill)
 #   windows.sh    issue 13: the detail windows' trigger-to-disk latency
 #                 (measure_window)
+#   patchable.sh  issue 14: patchable mode's programs, the enable latency
+#                 (measure_enable)
 # and writes the report with bench/report/*.awk (main.awk lists them).
 set -u
 
@@ -234,6 +288,12 @@ WIN_MARKS=${BENCH_WIN_MARKS:-100}
 WIN_INTERVAL_MS=${BENCH_WIN_INTERVAL_MS:-20}
 WIN_PAUSE_US=${BENCH_WIN_PAUSE_US:-50}
 KILL_THREADS=${BENCH_KILL_THREADS:-4}
+LUA_LARGE=${BENCH_LUA_LARGE:-4000}
+SQL_LARGE=${BENCH_SQL_LARGE:-20}
+OFF_REPS=${BENCH_OFF_REPS:-3}
+ENABLE_CYCLES=${BENCH_ENABLE_CYCLES:-20}
+ENABLE_ON_MS=${BENCH_ENABLE_ON_MS:-200}
+ENABLE_OFF_MS=${BENCH_ENABLE_OFF_MS:-100}
 NPROC=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)
 # Issue 10's waits in manifest.json, per thread (threads[].<key>): the only
 # place that names them.
@@ -260,12 +320,14 @@ note() { echo "bench: $*" >&2; }
 . "$BENCH/lib/measure.sh"
 . "$BENCH/lib/loaded.sh"
 . "$BENCH/lib/windows.sh"
+. "$BENCH/lib/patchable.sh"
 
 for v in BENCH_ITERS=$ITERS BENCH_RUNS=$RUNS BENCH_LIB_CALLS=$LIB_CALLS BENCH_SLOTS=$SLOTS BENCH_START_REPS=$START_REPS \
 	BENCH_LUA_SIZE=$LUA_SIZE BENCH_SQL_SIZE=$SQL_SIZE BENCH_XRAY_BASIC_ITERS=$XB_ITERS BENCH_LUA_SMALL=$LUA_SMALL \
 	BENCH_SQL_SMALL=$SQL_SMALL BENCH_LOADED_ITERS=$LOADED_ITERS BENCH_KILL_THREADS=$KILL_THREADS \
 	BENCH_MARK_EVERY=$MARK_EVERY BENCH_WIN_MARKS=$WIN_MARKS BENCH_WIN_INTERVAL_MS=$WIN_INTERVAL_MS \
-	BENCH_WIN_PAUSE_US=$WIN_PAUSE_US; do
+	BENCH_WIN_PAUSE_US=$WIN_PAUSE_US BENCH_LUA_LARGE=$LUA_LARGE BENCH_SQL_LARGE=$SQL_LARGE BENCH_OFF_REPS=$OFF_REPS \
+	BENCH_ENABLE_CYCLES=$ENABLE_CYCLES BENCH_ENABLE_ON_MS=$ENABLE_ON_MS BENCH_ENABLE_OFF_MS=$ENABLE_OFF_MS; do
 	case ${v#*=} in '' | *[!0-9]* | 0) die "$v: expected a positive integer" ;; esac
 done
 [ -x "$ROOT/bin/adacc" ] && [ -x "$ROOT/bin/ada-symbolize" ] || die "bin/adacc or bin/ada-symbolize missing: run make first"
@@ -273,6 +335,9 @@ command -v gcc >/dev/null || die "gcc not found"
 [ "$KILL_THREADS" -le 16 ] || die "BENCH_KILL_THREADS=$KILL_THREADS: at most 16"
 [ "$MARK_EVERY" -ge 4 ] || die "BENCH_MARK_EVERY=$MARK_EVERY: at least 4 (one iteration of micro)"
 [ "$WIN_MARKS" -le 10000 ] || die "BENCH_WIN_MARKS=$WIN_MARKS: at most 10000"
+[ "$ENABLE_CYCLES" -le 1000 ] || die "BENCH_ENABLE_CYCLES=$ENABLE_CYCLES: at most 1000"
+[ "$ENABLE_ON_MS" -le 10000 ] && [ "$ENABLE_OFF_MS" -le 10000 ] ||
+	die "BENCH_ENABLE_ON_MS=$ENABLE_ON_MS, BENCH_ENABLE_OFF_MS=$ENABLE_OFF_MS: at most 10000 each"
 # nested's iterations (6 events each): micro's events (4 an iteration); the
 # floors run as many events.
 NESTED_ITERS=$((2 * ITERS / 3))
@@ -308,6 +373,7 @@ build gcc -O2 -Wall -o runstat "$BENCH/runstat.c"
 [ -n "$WIN" ] && build_trigger_latency
 [ -n "$KILL" ] && build_killme
 if [ -n "$MICRO$NESTED" ] || wants 'ada-*loaded*'; then build_micro; fi
+build_patchable
 probe_ring_mode
 wants '*xray-*' && xray_build
 [ -n "$LIB" ] && build_libcall
@@ -319,6 +385,7 @@ wants 'sql-*' && { note "building speedtest1: $(for c in $CONFIGS; do case $c in
 # --- the rounds ---------------------------------------------------------------
 results_init
 windows_init
+enable_init
 BUILD_S=$(($(date +%s) - TB))
 loadavg() { cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown; }
 # About where the kernel starts writing dirty pages back in the background,
@@ -348,6 +415,7 @@ note "$RUNS rounds of: $CONFIGS${FLOOR:+ clock-floor}"
 [ -n "$LOADED" ] && note "loaded: $NPROC busy processes around each run; micro $LOADED_ITERS iterations"
 [ -n "$KILL" ] && note "recovery: killme with $KILL_THREADS threads, SIGKILL after 100-400 ms"
 [ -n "$WIN" ] && note "windows: trigger_latency, $WIN_MARKS marks ${WIN_INTERVAL_MS} ms apart a run"
+[ -n "$ENABLE" ] && note "enable: $ENABLE_CYCLES enables a run, ${ENABLE_ON_MS} ms on, ${ENABLE_OFF_MS}-$((ENABLE_OFF_MS + 9)) ms off"
 r=1
 while [ "$r" -le "$RUNS" ]; do
 	printf 'bench: round %s/%s:' "$r" "$RUNS" >&2
@@ -413,16 +481,23 @@ rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 	printf 'win_marks\t%s\n' "$WIN_MARKS"
 	printf 'win_interval_ms\t%s\n' "$WIN_INTERVAL_MS"
 	printf 'win_pause_us\t%s\n' "$WIN_PAUSE_US"
+	printf 'lua_large\t%s\n' "$LUA_LARGE"
+	printf 'sql_large\t%s\n' "$SQL_LARGE"
+	printf 'off_reps\t%s\n' "$OFF_REPS"
+	printf 'enable_cycles\t%s\n' "$ENABLE_CYCLES"
+	printf 'enable_on_ms\t%s\n' "$ENABLE_ON_MS"
+	printf 'enable_off_ms\t%s\n' "$ENABLE_OFF_MS"
 } >meta.tsv
 [ -f xray_check.tsv ] || : >xray_check.tsv
 set --
-for f in main common micro floor nested libcall startup realprogs peers loaded rings recovery windows commands; do
+for f in main common micro floor nested libcall startup realprogs peers loaded rings recovery windows patchable commands; do
 	set -- "$@" -f "$BENCH/report/$f.awk"
 done
 : >budgets.txt
 : >report.md
 if [ -n "$CONFIGS" ]; then
-	LC_ALL=C awk "$@" meta.tsv results.tsv clock.tsv uftrace_check.tsv xray_check.tsv failed.tsv kill.tsv windows.tsv >report.md || die "report failed"
+	LC_ALL=C awk "$@" meta.tsv results.tsv clock.tsv uftrace_check.tsv xray_check.tsv failed.tsv kill.tsv windows.tsv \
+		enable.tsv >report.md || die "report failed"
 fi
 if [ "$VIEWS_RUN" = 1 ]; then
 	sh "$BENCH/views.sh" || die "bench/views.sh failed"

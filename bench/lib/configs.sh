@@ -15,19 +15,24 @@ wants() { for c in $CONFIGS; do case $c in $1) return 0 ;; esac; done; return 1;
 # rows' rotation), FULL (1: every configuration was asked for, and the
 # views), WORKLOADS, VIEWS_RUN (1: run bench/views.sh) and each workload's
 # list: MICRO UFTRACE_CONFIGS XRAY_CONFIGS NESTED RINGS LIB LIB_UFTRACE START
-# LUA SQL LOADED KILL WIN.
+# LUA SQL LOADED KILL WIN ENABLE.
 select_configs() {
 	# ada-record-ring(-cyg): ring mode (ADA_RECORD=ring) in fentry and
 	# cyg mode, left out by probe_ring_mode if the runtime refuses it.
 	# ada-fentry-window: issue 13's default mode (ADA_DETAIL=window), no
 	# trigger; -mark: an ada_mark every MARK_EVERY events.
-	MICRO_ALL="plain ada ada-fentry ada-fentry-detail ada-fentry-window ada-fentry-window-mark ada-record-ring ada-record-ring-cyg uftrace-fentry uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr xray-basic plain-small"
+	# patchable-*: issue 14's patchable mode (bench/lib/patchable.sh).
+	PATCHABLE_MICRO="patchable-off patchable-disabled patchable-on patchable-filter patchable-filter-cold"
+	MICRO_ALL="plain ada ada-fentry ada-fentry-detail ada-fentry-window ada-fentry-window-mark ada-record-ring ada-record-ring-cyg $PATCHABLE_MICRO uftrace-fentry uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr xray-basic plain-small"
 	# Issue 13: micro's nested call shape (micro ITERATIONS nested).
 	NESTED_ALL="nested-plain nested-ada-fentry nested-ada-fentry-window nested-uftrace-fentry nested-xray-fdr"
 	LIB_ALL="lib-plain lib-ada lib-ada-detail lib-uftrace-mcount lib-uftrace-cyg"
 	START_ALL="start-plain start-ada-nohook start-ada start-now-plain start-now-ada-nohook start-now-ada"
-	# The real programs' configurations, without their lua- or sql- prefix.
-	RW_ALL="plain ada ada-fentry ada-fentry-libcall ada-fentry-detail uftrace-fentry uftrace-fentry-libcall uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr plain-small xray-basic"
+	# The real programs' configurations, without their lua- or sql- prefix;
+	# issue 14's (patchable mode) last, the tracing-off rows with their own
+	# larger baseline, plain-large.
+	PATCHABLE_RW="patchable plain-large patchable-off patchable-off-dynhook patchable-disabled"
+	RW_ALL="plain ada ada-fentry ada-fentry-libcall ada-fentry-detail uftrace-fentry uftrace-fentry-libcall uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr plain-small xray-basic $PATCHABLE_RW"
 	LUA_ALL=$(for c in $RW_ALL; do printf 'lua-%s ' $c; done)
 	SQL_ALL=$(for c in $RW_ALL; do printf 'sql-%s ' $c; done)
 	# Issue 10: each ada mode under load, with ADA_ON_FULL left at its default
@@ -43,10 +48,14 @@ select_configs() {
 	# trigger_latency): flat out, paced, and flat out among the busy
 	# processes of the loaded rows.
 	WIN_ALL="window-latency window-latency-paced window-latency-loaded"
-	ALL="$MICRO_ALL $NESTED_ALL $LIB_ALL $START_ALL $LUA_ALL $SQL_ALL $LOADED_MICRO $LOADED_LUA $LOADED_SQL $RING_ALL $KILL_ALL $WIN_ALL"
+	# Issue 14: switching tracing on in a running process (lib/patchable.sh's
+	# enable_row says how each row does it), idle and among the loaded rows'
+	# busy processes; the ada-ctl rows left out while bin/ada-ctl is not built.
+	ENABLE_ALL="enable-signal enable-signal-loaded enable-ctl enable-ctl-loaded"
+	ALL="$MICRO_ALL $NESTED_ALL $LIB_ALL $START_ALL $LUA_ALL $SQL_ALL $LOADED_MICRO $LOADED_LUA $LOADED_SQL $RING_ALL $KILL_ALL $WIN_ALL $ENABLE_ALL"
 	WANT=
 	VIEWS_RUN=0
-	for w in ${BENCH_CONFIGS:-micro nested libcall startup lua sqlite loaded lua-loaded sql-loaded rings recovery windows views}; do
+	for w in ${BENCH_CONFIGS:-micro nested libcall startup lua sqlite loaded lua-loaded sql-loaded rings recovery windows patchable views}; do
 		case $w in
 		views) VIEWS_RUN=1 ;; # bench/views.sh, after the rounds
 		micro) WANT="$WANT $MICRO_ALL" ;;
@@ -62,9 +71,11 @@ select_configs() {
 		rings) WANT="$WANT $RING_ALL" ;;
 		recovery) WANT="$WANT $KILL_ALL" ;;
 		windows) WANT="$WANT $WIN_ALL" ;;
+		enable) WANT="$WANT $ENABLE_ALL" ;;
+		patchable) WANT="$WANT $PATCHABLE_MICRO $(for c in $PATCHABLE_RW; do printf 'lua-%s sql-%s ' $c $c; done) $ENABLE_ALL" ;;
 		*) case " $ALL " in
 			*" $w "*) WANT="$WANT $w" ;;
-			*) die "BENCH_CONFIGS: unknown configuration $w (micro nested libcall startup lua sqlite xray loaded lua-loaded sql-loaded rings recovery windows views, or one of: $ALL)" ;;
+			*) die "BENCH_CONFIGS: unknown configuration $w (micro nested libcall startup lua sqlite xray loaded lua-loaded sql-loaded rings recovery windows enable patchable views, or one of: $ALL)" ;;
 			esac ;;
 		esac
 	done
@@ -85,10 +96,18 @@ select_configs() {
 		esac
 		WANT=$(for c in $WANT; do case $c in lua-* | sql-*) ;; *) printf '%s ' $c ;; esac; done)
 	fi
-	MICRO= NESTED= LIB= START= LUA= SQL= UFTRACE_CONFIGS= XRAY_CONFIGS= LIB_UFTRACE= LOADED= RINGS= KILL= WIN=
+	if [ ! -x "$ROOT/bin/ada-ctl" ]; then
+		case "$WANT" in *enable-ctl*)
+			NOTES="${NOTES}bin/ada-ctl is not built yet: the enable-ctl rows are left out. "
+			note "bin/ada-ctl missing: enable-ctl rows left out" ;;
+		esac
+		WANT=$(for c in $WANT; do case $c in enable-ctl*) ;; *) printf '%s ' $c ;; esac; done)
+	fi
+	MICRO= NESTED= LIB= START= LUA= SQL= UFTRACE_CONFIGS= XRAY_CONFIGS= LIB_UFTRACE= LOADED= RINGS= KILL= WIN= ENABLE=
 	for c in $WANT; do
 		case $c in
 		window-*) WIN=$(add "$WIN" $c) ;;
+		enable-*) ENABLE=$(add "$ENABLE" $c) ;;
 		# Window mode is judged against index-only fentry, same round.
 		nested-ada-fentry-window) NESTED=$(add "$(add "$(add "$NESTED" nested-plain)" nested-ada-fentry)" $c) ;;
 		nested-*) NESTED=$(add "$(add "$NESTED" nested-plain)" $c) ;;
@@ -98,6 +117,8 @@ select_configs() {
 		plain | ada) MICRO=$(add "$MICRO" plain); MICRO=$(add "$MICRO" ada) ;;
 		ada-fentry | ada-fentry-detail | ada-record-ring*) MICRO=$(add "$(add "$(add "$MICRO" plain)" ada)" $c) ;;
 		ada-fentry-window*) MICRO=$(add "$(add "$(add "$(add "$MICRO" plain)" ada)" ada-fentry)" $c) ;;
+		# Judged against plain, tracing off and fentry mode, same round.
+		patchable-*) MICRO=$(add "$(add "$(add "$(add "$(add "$MICRO" plain)" ada)" ada-fentry)" patchable-off)" $c) ;;
 		uftrace-*)
 			MICRO=$(add "$(add "$MICRO" plain)" ada)
 			UFTRACE_CONFIGS=$(add "$UFTRACE_CONFIGS" $c) ;;
@@ -116,6 +137,7 @@ select_configs() {
 			eval "l=\$$(echo $p | tr a-z A-Z)"
 			l=$(add "$(add "$(add "$l" $p-plain)" $p-ada-fentry)" $c)
 			[ $c = $p-xray-basic ] && l=$(add "$l" $p-plain-small)
+			case $c in $p-patchable-off* | $p-patchable-disabled) l=$(add "$l" $p-plain-large) ;; esac
 			eval "$(echo $p | tr a-z A-Z)=\$l" ;;
 		esac
 	done
@@ -126,8 +148,8 @@ select_configs() {
 	XRAY_CONFIGS=$(keep "$XRAY_CONFIGS" "xray-fdr plain-small xray-basic")
 	LUA=$(keep "$LUA" "$LUA_ALL") SQL=$(keep "$SQL" "$SQL_ALL") NESTED=$(keep "$NESTED" "$NESTED_ALL")
 	LOADED=$(keep "$LOADED" "$LOADED_MICRO $LOADED_LUA $LOADED_SQL") RINGS=$(keep "$RINGS" "$RING_ALL") KILL=$(keep "$KILL" "$KILL_ALL")
-	WIN=$(keep "$WIN" "$WIN_ALL")
-	CONFIGS=$(echo $MICRO $UFTRACE_CONFIGS $XRAY_CONFIGS $NESTED $RINGS $LIB $LIB_UFTRACE $START $LUA $SQL $LOADED $KILL $WIN)
+	WIN=$(keep "$WIN" "$WIN_ALL") ENABLE=$(keep "$ENABLE" "$ENABLE_ALL")
+	CONFIGS=$(echo $MICRO $UFTRACE_CONFIGS $XRAY_CONFIGS $NESTED $RINGS $LIB $LIB_UFTRACE $START $LUA $SQL $LOADED $KILL $WIN $ENABLE)
 	# Workloads run, for the report.
 	WORKLOADS=
 	case " $MICRO " in *" ada "*) WORKLOADS="micro" ;; esac # not for plain alone (rings' baseline)
@@ -140,6 +162,7 @@ select_configs() {
 	[ -n "$RINGS" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }rings"
 	[ -n "$KILL" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }recovery"
 	[ -n "$WIN" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }windows"
+	[ -n "$ENABLE" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }enable"
 	[ "$VIEWS_RUN" = 1 ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }views"
 }
 

@@ -14,7 +14,10 @@ field() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1
 # dynamic hooks' figures (manifest dynamic_hooks,
 # "-" where absent): slots and functions (fewest of any process), start-up
 # pass ms and total ms (median over the processes), passes (most), and
-# where the start-up figure came from (see below).
+# where the start-up figure came from (see below); then patchable mode's
+# (manifest patchable, "-" where absent): sites, patched and refused (those
+# of the process with the most sites) and its start-up pass ms (the
+# slowest process's).
 ada_manifest() {
 	find "$1" -name manifest.json | while read -r m; do awk -f "$BENCH/jsonflat.awk" "$m"; done |
 		awk -F '\t' -v wck="$WAITS_COUNT_KEY" -v wnk="$WAITS_NS_KEY" '
@@ -39,6 +42,10 @@ ada_manifest() {
 		$1 == "dynamic_hooks.passes"       { pa[n] = $2 }
 		$1 == "dynamic_hooks.startup_ms"   { st[n] = $2 }
 		$1 == "dynamic_hooks.total_ms"     { to[n] = $2 }
+		$1 == "patchable.sites" && $2 + 0 >= psites { psites = $2 + 0; pnew = 1 }
+		pnew && $1 == "patchable.patched"  { ppatched = $2 }
+		pnew && $1 == "patchable.refused"  { prefused = $2; pnew = 0 }
+		$1 == "patchable.startup_ms" && (pstart == "" || $2 + 0 > pstart) { pstart = $2 + 0 }
 		function med(a, k,    i, j, t) {
 			for (i = 2; i <= k; i++)
 				for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -48,7 +55,8 @@ ada_manifest() {
 			printf "%.0f %s %s %s %s %s", ev, seen ? sprintf("%.0f", dr) : "-", p50 == "" ? "-" : p50,
 				p99 == "" ? "-" : p99, why == "" ? "-" : why, conf == "" ? "-" : conf
 			printf " %.0f %s %s", tlost, wseen ? sprintf("%.0f", wc) : "-", wseen ? sprintf("%.0f", wns) : "-"
-			if (!n) { print " - - - - - -"; exit }
+			pat = pstart == "" ? " - - - -" : sprintf(" %d %d %d %.3f", psites, ppatched, prefused, pstart)
+			if (!n) { print " - - - - - -" pat; exit }
 			# A start-up figure of 0 with a single pass is taken from
 			# total_ms (the same pass): "total_ms" says it was.
 			src = "startup_ms"
@@ -60,14 +68,14 @@ ada_manifest() {
 				if (e[i] == 0 && pa[i] == 1 && to[i] + 0 > 0) { e[i] = to[i] + 0; src = "total_ms" }
 				t[i] = to[i] + 0
 			}
-			printf " %d %d %.3f %.3f %d %s\n", smin, fmin, med(e, n), med(t, n), pmax, src
+			printf " %d %d %.3f %.3f %d %s%s\n", smin, fmin, med(e, n), med(t, n), pmax, src, pat
 		}'
 }
 
 # results_init: the files measure and measure_kill append to (in bench/out/),
 # results.tsv's and kill.tsv's with their header line.
 results_init() {
-	printf 'config\trun\twall_ns\tcpu_ns\tapp_ns\tevents_workload\tevents_recorded\tbytes\tdropped\tp50_ns\tp99_ns\tsym_wall_ns\tdrop_reasons\tdyn_slots\tdyn_functions\tdyn_startup_ms\tdyn_total_ms\tdyn_passes\tdyn_startup_src\treps\twall_min_ns\twall_max_ns\tlost_threads\twaits\twait_ns\tignored_env\trings_left\tsys_ns\n' >results.tsv
+	printf 'config\trun\twall_ns\tcpu_ns\tapp_ns\tevents_workload\tevents_recorded\tbytes\tdropped\tp50_ns\tp99_ns\tsym_wall_ns\tdrop_reasons\tdyn_slots\tdyn_functions\tdyn_startup_ms\tdyn_total_ms\tdyn_passes\tdyn_startup_src\treps\twall_min_ns\twall_max_ns\tlost_threads\twaits\twait_ns\tignored_env\trings_left\tsys_ns\tpatch_sites\tpatch_patched\tpatch_refused\tpatch_startup_ms\n' >results.tsv
 	: >clock.tsv
 	: >uftrace_check.tsv
 	: >failed.tsv
@@ -93,6 +101,7 @@ measure() { # config run
 	cc=$c extra= load=0 iters=$ITERS
 	case $c in
 	window-*) measure_window "$c" "$r"; return ;;
+	enable-*) measure_enable "$c" "$r"; return ;;
 	*-loaded) cc=${c%-loaded} load=1 ;;
 	*-loaded-drop) cc=${c%-loaded-drop} load=1 extra=ADA_ON_FULL=drop ;;
 	ring-fentry-*) cc=ada-fentry extra=ADA_RINGS=${c#ring-fentry-} ;;
@@ -111,6 +120,14 @@ measure() { # config run
 	ada-fentry-window-mark) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=window ./micro_ada_fentry "$iters" flat "$MARK_EVERY" ;;
 	ada-record-ring) set -- env ADA_OUTPUT="$dir" ADA_RECORD=ring ADA_DETAIL=off ./micro_ada_fentry "$iters" ;;
 	ada-record-ring-cyg) set -- env ADA_OUTPUT="$dir" ADA_RECORD=ring ADA_DETAIL=off ./micro_ada "$iters" ;;
+	# Issue 14: tracing off (sites patched, entries 2-byte NOPs), the
+	# runtime doing nothing (entries as gcc left them), every site on,
+	# ADA_FILTER choosing one of the loop's two functions, or none of them.
+	patchable-off) set -- env ADA_OUTPUT="$dir" ADA_TRACE=off ADA_DYNHOOK=off ./micro_patchable "$iters" ;;
+	patchable-disabled) set -- env ADA_OUTPUT="$dir" ADA_DISABLE=1 ./micro_patchable "$iters" ;;
+	patchable-on) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ADA_DYNHOOK=off ./micro_patchable "$iters" ;;
+	patchable-filter) set -- env ADA_OUTPUT="$dir" ADA_FILTER=bench_f ADA_DETAIL=off ADA_DYNHOOK=off ./micro_patchable "$iters" ;;
+	patchable-filter-cold) set -- env ADA_OUTPUT="$dir" ADA_FILTER=main ADA_DETAIL=off ADA_DYNHOOK=off ./micro_patchable "$iters" ;;
 	nested-plain) set -- ./micro_plain "$iters" nested ;;
 	nested-ada-fentry) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ./micro_ada_fentry "$iters" nested ;;
 	nested-ada-fentry-window) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=window ./micro_ada_fentry "$iters" nested ;;
@@ -139,10 +156,13 @@ measure() { # config run
 		bin=$OUT/rw/$(variant "$v")/lua
 		size=$LUA_SIZE
 		[ "$v" = plain-small ] || [ "$v" = xray-basic ] && size=$LUA_SMALL
+		# The tracing-off comparison: larger runs, OFF_REPS of them a round.
+		case $v in plain-large | patchable-off* | patchable-disabled) size=$LUA_LARGE reps=$OFF_REPS ;; esac
 		set -- "$bin" "$BENCH/lua/workload.lua" "$size"
 		case $cc in sql-*)
 			size=$SQL_SIZE
 			[ "$v" = plain-small ] || [ "$v" = xray-basic ] && size=$SQL_SMALL
+			case $v in plain-large | patchable-off* | patchable-disabled) size=$SQL_LARGE ;; esac
 			set -- "$OUT/rw/$(variant "$v")/speedtest1" --size "$size" --memdb ;;
 		esac
 		case $v in
@@ -150,6 +170,10 @@ measure() { # config run
 		ada-fentry) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ADA_DYNHOOK=off "$@" ;;
 		ada-fentry-libcall) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ADA_DYNHOOK=on "$@" ;;
 		ada-fentry-detail) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=all ADA_DYNHOOK=off "$@" ;;
+		patchable) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ADA_DYNHOOK=off "$@" ;;
+		patchable-off) set -- env ADA_OUTPUT="$dir" ADA_TRACE=off ADA_DYNHOOK=off "$@" ;;
+		patchable-off-dynhook) set -- env ADA_OUTPUT="$dir" ADA_TRACE=off "$@" ;;
+		patchable-disabled) set -- env ADA_OUTPUT="$dir" ADA_DISABLE=1 "$@" ;;
 		uftrace-fentry-libcall) set -- uftrace record -d "$dir" "$@" ;;
 		uftrace-fentry-args) set -- uftrace record -d "$dir" --no-libcall \
 			-A '.@arg1,arg2,arg3,arg4,arg5,arg6' -R '.@retval' "$@" ;;
@@ -191,7 +215,7 @@ measure() { # config run
 		[ -n "$app" ] && [ -n "$wev" ] || die "$c (run $r): no app_thread_ns line on stderr (see $log.err)"
 		;;
 	esac
-	bytes=- rec=- drop=- p50=- p99=- sym=- why=- dyn="- - - - - -" tlost=- wc=- wns=- left=-
+	bytes=- rec=- drop=- p50=- p99=- sym=- why=- dyn="- - - - - -" pat="- - - -" tlost=- wc=- wns=- left=-
 	ign=$(ignored_vars "$log.err")
 	case $c in
 	*xray-*)
@@ -200,6 +224,12 @@ measure() { # config run
 		[ -n "$rec" ] || die "$c (run $r): no XRay log in $dir (see $log.err)"
 		;;
 	*plain*) ;;
+	# Tracing off: nothing recorded, so no trace to symbolize (the runtime
+	# makes none), and nothing on disk if it kept to that.
+	*patchable-off* | *patchable-disabled)
+		bytes=0
+		[ -d "$dir" ] && bytes=$(du -sb "$dir" | cut -f1)
+		;;
 	ring-*)
 		# Not symbolized (time): the drops are those of ada's report at
 		# exit on stderr, "ada: events not recorded: N (...)", none if absent.
@@ -211,19 +241,21 @@ measure() { # config run
 		left=$(rings_left "$dir")
 		bytes=$(du -sb "$dir" | cut -f1)
 		;;
-	ada* | nested-ada* | lib-ada* | start-ada | start-now-ada | lua-ada* | sql-ada*)
+	ada* | nested-ada* | lib-ada* | start-ada | start-now-ada | lua-ada* | sql-ada* | *patchable*)
 		left=$(rings_left "$dir")
 		bytes=$(du -sb "$dir" | cut -f1) # raw only: measured before symbolizing
 		./runstat "$log.sym.stat" "$ROOT/bin/ada-symbolize" -q "$dir" >"$log.sym.out" 2>&1 ||
 			{ cat "$log.sym.out" >&2; die "ada-symbolize failed on $c, run $r"; }
 		sym=$(field "$log.sym.stat" wall_ns)
-		set -- $(ada_manifest "$dir") # fifteen words, split on purpose
+		set -- $(ada_manifest "$dir") # nineteen words, split on purpose
 		rec=$1 drop=$2 p50=$3 p99=$4 why=$5 tlost=$7 wc=$8 wns=$9
 		[ "$r" = 1 ] && [ -z "$ADA_CONFIG" ] && case $c in
 			ada | lib-ada | *-ada-fentry | ada-fentry-loaded | *-ada-fentry-loaded) ADA_CONFIG="$6 (of $c)" ;;
 		esac
 		shift 9
-		dyn="$*"
+		dyn="$1 $2 $3 $4 $5 $6"
+		shift 6
+		pat="$*"
 		case $c in start-*) bytes=- sym=- ;; esac # $reps processes: not comparable
 		;;
 	*uftrace-*)
@@ -256,7 +288,7 @@ measure() { # config run
 	sync
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s' "$c" "$r" "$wall" "$cpu" "$app" "$wev" \
 		"$rec" "$bytes" "$drop" "$p50" "$p99" "$sym" "$why" >>results.tsv
-	printf '\t%s' $dyn "$reps" "${wmin:--}" "${wmax:--}" "$tlost" "$wc" "$wns" "$ign" "$left" "$sys" >>results.tsv
+	printf '\t%s' $dyn "$reps" "${wmin:--}" "${wmax:--}" "$tlost" "$wc" "$wns" "$ign" "$left" "$sys" $pat >>results.tsv
 	printf '\n' >>results.tsv
 	case $c in
 	start-*) printf ' %s %.1fms' "$c" "$(awk -v w="$wall" 'BEGIN { print w / 1e6 }')" >&2 ;;

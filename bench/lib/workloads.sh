@@ -68,13 +68,15 @@ build_startup() {
 
 # lua and sqlite: one build per instrumentation, by tests/realworld/build.sh,
 # into rw/<variant>/, two builds at a time. The variants the configurations
-# need: plain (gcc -O2), ada-cyg, ada-fentry (adacc), fentry, pg, cyg (gcc
-# with -pg -mfentry, -pg, -finstrument-functions, for uftrace) and xray.
+# need: plain (gcc -O2), ada-cyg, ada-fentry, ada-patchable (adacc), fentry,
+# pg, cyg (gcc with -pg -mfentry, -pg, -finstrument-functions, for uftrace)
+# and xray.
 variant() { # configuration without its prefix -> variant
 	case $1 in
-	plain | plain-small) echo plain ;;
+	plain | plain-small | plain-large) echo plain ;;
 	ada | ada-loaded*) echo ada-cyg ;;
 	ada-fentry*) echo ada-fentry ;;
+	patchable*) echo ada-patchable ;;
 	uftrace-fentry*) echo fentry ;;
 	uftrace-mcount) echo pg ;;
 	uftrace-cyg) echo cyg ;;
@@ -86,6 +88,7 @@ rw_cc() { # variant -> the compiler command
 	plain) echo gcc ;;
 	ada-cyg) echo "$ROOT/bin/adacc --ada-mode=cyg" ;;
 	ada-fentry) echo "$ROOT/bin/adacc --ada-mode=fentry" ;;
+	ada-patchable) echo "$ROOT/bin/adacc --ada-mode=patchable" ;;
 	fentry) echo "gcc -pg -mfentry" ;;
 	pg) echo "gcc -pg" ;;
 	cyg) echo "gcc -finstrument-functions" ;;

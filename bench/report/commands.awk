@@ -20,7 +20,8 @@ function commands(    i) {
 		print "gcc -O2 -pg -Iruntime -o micro_pg bench/micro.c"
 		print "gcc -O2 -finstrument-functions -Iruntime -o micro_cyg bench/micro.c"
 	}
-	if (nloaded || nwin) print "gcc -O2 -Wall -o spin bench/spin.c"
+	if (nloaded || nwin || nen) print "gcc -O2 -Wall -o spin bench/spin.c"
+	patchable_builds()
 	if (nwin) print "bin/adacc --ada-mode=fentry -O2 -Iruntime -o trigger_latency bench/trigger_latency.c"
 	if (nkill) {
 		print "bin/adacc --ada-mode=cyg|fentry -O2 -pthread -o killme_cyg|killme_fentry bench/killme.c"
@@ -42,6 +43,7 @@ function commands(    i) {
 		print "  plain       gcc"
 		print "  ada-cyg     bin/adacc --ada-mode=cyg"
 		print "  ada-fentry  bin/adacc --ada-mode=fentry"
+		print "  ada-patchable  bin/adacc --ada-mode=patchable"
 		print "  fentry      gcc -pg -mfentry"
 		print "  pg          gcc -pg"
 		print "  cyg         gcc -finstrument-functions"
@@ -142,6 +144,7 @@ function commands(    i) {
 		print "kill-M          ADA_OUTPUT=<fresh dir> ./killme_M <dir>/counts " k_threads[1] " 30 &   sleep 0.100..0.400; kill -KILL"
 		print "                bin/ada-symbolize <dir>; bin/ada-symbolize --check <dir>; atfstat <dir>/session_*/pid_*"
 	}
+	patchable_runs()
 	print "```"
 	print ""
 	if (micro) {

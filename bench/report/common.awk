@@ -9,6 +9,7 @@ function sortv(n,    i, j, t) {
 # The untraced run c is measured against, in the same round.
 function base(c) {
 	if (c ~ /xray-basic$/) return substr(c, 1, length(c) - 10) "plain-small"
+	if (c ~ /^(lua|sql)-patchable-(off|disabled)/) return substr(c, 1, 4) "plain-large"
 	if (c ~ /^lua-/) return "lua-plain"
 	if (c ~ /^sql-/) return "sql-plain"
 	if (c ~ /^lib-/) return "lib-plain"
@@ -89,14 +90,16 @@ function collect(c, m,    r, n, pw, pc, b, calls, a) {
 	return n
 }
 function median(n) { return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
-# "median [min–max]" of metric m of config c with p decimals; "—" if none.
-function stat(c, m, p,    n, f) {
-	n = collect(c, m)
+# "median [min–max]" of the n sorted values in v[] with p decimals (the
+# median alone when they print the same); "—" if none.
+function vtxt(n, p,    f) {
 	if (!n) return "—"
 	f = "%." p "f"
 	if (n == 1 || sprintf(f, v[1]) == sprintf(f, v[n])) return sprintf(f, median(n))
 	return sprintf(f " [" f "–" f "]", median(n), v[1], v[n])
 }
+# "median [min–max]" of metric m of config c with p decimals; "—" if none.
+function stat(c, m, p) { return vtxt(collect(c, m), p) }
 function med(c, m,    n) { n = collect(c, m); return n ? median(n) : "" }
 # Metric m of config c in round r alone, "" if none. The config "ring-floor"
 # is bench/clockfloor.c's ring floor, ns per event (clock.tsv), whatever m.
@@ -121,12 +124,7 @@ function rcollect(a, b, m,    r, n, va, vb, w, i) {
 }
 function rmed(a, b, m,    n) { n = rcollect(a, b, m); return n ? median(n) : "" }
 # "median [min–max]" of those ratios, two decimals; "—" if none.
-function rstat(a, b, m,    n) {
-	n = rcollect(a, b, m)
-	if (!n) return "—"
-	if (n == 1 || sprintf("%.2f", v[1]) == sprintf("%.2f", v[n])) return sprintf("%.2f", median(n))
-	return sprintf("%.2f [%.2f–%.2f]", median(n), v[1], v[n])
-}
+function rstat(a, b, m) { return vtxt(rcollect(a, b, m), 2) }
 function ring_anon(c,    a) { a = c; sub(/-[a-z]+$/, "-anon", a); return a }
 function vmax(c, m,    n) { n = collect(c, m); return n ? v[n] : "" }
 function vmin(c, m,    n) { n = collect(c, m); return n ? v[1] : "" }

@@ -14,11 +14,13 @@
 #   rings.awk     issue 10: ring files against anonymous rings
 #   recovery.awk  issue 10: recovery after SIGKILL
 #   windows.awk   issue 13: the detail windows' cost and trigger-to-disk latency
+#   patchable.awk issue 14: patchable mode (tracing off, filters, start-up
+#                 pass, enable latency)
 #   commands.awk  the commands that were built and run
 #
 #   awk -f main.awk -f common.awk -f micro.awk ... (every file, main.awk
 #       first) meta.tsv results.tsv clock.tsv uftrace_check.tsv \
-#       xray_check.tsv failed.tsv kill.tsv windows.tsv
+#       xray_check.tsv failed.tsv kill.tsv windows.tsv enable.tsv
 #
 # meta.tsv: key<TAB>value. results.tsv: one row per configuration and round
 # (header first). clock.tsv: round<TAB>ns per clock read<TAB>its cheapest
@@ -29,14 +31,16 @@
 # for the runs of another tracer that failed. kill.tsv: one row per
 # recovery round (header first; see measure_kill in bench/lib/loaded.sh).
 # windows.tsv: one row per trigger_latency run (header first; see
-# measure_window in bench/lib/windows.sh).
+# measure_window in bench/lib/windows.sh). enable.tsv: one row per
+# enable_latency run (header first; see measure_enable in
+# bench/lib/patchable.sh).
 # Every figure is the median over rounds, with [min–max] after it; a figure
 # relative to the untraced run (slowdown, tracer-only CPU) is taken against
 # the baseline of its workload (plain, nested-plain, lib-plain, start-plain,
 # start-now-plain, lua-plain, sql-plain; *plain-small for xray-basic) in the
 # same round first; a ratio between two configurations is the median of
 # their same-round ratios. The sections of a workload that did not run
-# (micro, nested, libcall, startup, lua, sqlite, loaded, rings, recovery, windows: see run.sh) are
+# (micro, nested, libcall, startup, lua, sqlite, loaded, rings, recovery, windows, enable: see run.sh) are
 # left out.
 BEGIN { FS = "\t" }
 
@@ -61,6 +65,8 @@ FILENAME == ARGV[2] {
 	ignored[c, r] = $26 == "" ? "-" : $26; left[c, r] = $27 == "" ? "-" : $27
 	# The system part of cpu (the kernel's work for the process tree).
 	sys[c, r] = $28 == "" ? "-" : $28
+	# Issue 14: patchable mode's sites, patched, refused, start-up pass ms.
+	psites[c, r] = $29; ppatched[c, r] = $30; prefused[c, r] = $31; pstart[c, r] = $32
 	next
 }
 FILENAME == ARGV[3] {
@@ -94,6 +100,15 @@ FILENAME == ARGV[8] {
 	win_seen_conf[$1] = 1
 	next
 }
+FILENAME == ARGV[9] && FNR == 1 { next }
+FILENAME == ARGV[9] {
+	nen++
+	e_conf[nen] = $1; e_round[nen] = $2; e_enables[nen] = $3; e_seen[nen] = $4
+	e_p50[nen] = $5; e_p99[nen] = $6; e_max[nen] = $7; e_calls[nen] = $8; e_dis[nen] = $9; e_cmd[nen] = $10
+	e_disable[nen] = $11; e_setting[nen] = $12
+	if (!($1 in en_seen_conf)) { en_seen_conf[$1] = 1; enorder[++nenconf] = $1 }
+	next
+}
 # The order of each workload's configurations, as first seen.
 function note_order(c,    p) {
 	if (c ~ /-loaded(-drop)?$/) ldorder[++nloaded] = c
@@ -107,7 +122,7 @@ function note_order(c,    p) {
 
 END {
 	micro = ("plain" in seen) && ("ada" in seen)
-	if (!micro && !nnested && !nlib && !nstart && !nrw["lua"] && !nrw["sql"] && !nloaded && !nring && !nkill && !nwin) { print "report.awk: no rows of any workload" > "/dev/stderr"; exit 1 }
+	if (!micro && !nnested && !nlib && !nstart && !nrw["lua"] && !nrw["sql"] && !nloaded && !nring && !nkill && !nwin && !nen) { print "report.awk: no rows of any workload" > "/dev/stderr"; exit 1 }
 	if (nclock) {
 		for (i = 1; i <= nclock; i++) v[i] = clock[i]
 		sortv(nclock)
@@ -151,6 +166,8 @@ END {
 		printf "- Ring files: bench/micro.c, %s iterations (BENCH_ITERS), ADA_RINGS=anon, trace, shm\n", iters
 	if (nwin)
 		printf "- Detail windows: bench/trigger_latency.c, %s marks %s ms apart a run (BENCH_WIN_MARKS, BENCH_WIN_INTERVAL_MS), paced %s µs every 512 events (BENCH_WIN_PAUSE_US), ADA_PRE and ADA_POST at their defaults\n", meta["win_marks"], meta["win_interval_ms"], meta["win_pause_us"]
+	if (nen)
+		printf "- Enable latency: bench/enable_loop.c (patchable), %s enables a run, each %s ms on after %s–%s ms off (BENCH_ENABLE_CYCLES, BENCH_ENABLE_ON_MS, BENCH_ENABLE_OFF_MS)\n", meta["enable_cycles"], meta["enable_on_ms"], meta["enable_off_ms"], meta["enable_off_ms"] + 9
 	if (nkill)
 		printf "- Recovery: bench/killme.c, %s threads (BENCH_KILL_THREADS), SIGKILL after a random 100–400 ms\n", k_threads[1]
 	printf "- Rounds: %s (BENCH_RUNS); each round runs every configuration once, in the order %s%s; %s s of measuring after %s s of building\n", meta["runs"], meta["configs"], nclock ? ", then the clock and ring floors" : "", meta["elapsed"], meta["build_s"]
@@ -170,5 +187,6 @@ END {
 	if (nring) rings_section()
 	if (nkill) kill_section()
 	if (nwin || ("ada-fentry-window" in seen)) windows_section()
+	if (nen || ("patchable-off" in seen) || ("lua-patchable-off" in seen) || ("sql-patchable" in seen)) patchable_section()
 	commands()
 }

@@ -17,6 +17,11 @@ function desc(v) {
 	if (v == "uftrace-cyg") return "uftrace, -finstrument-functions, --no-libcall"
 	if (v == "xray-fdr") return "XRay FDR mode (clang-14)"
 	if (v == "xray-basic") return "XRay basic mode (clang-14), smaller run"
+	if (v == "patchable") return "ada patchable, every site on, index only, ADA_DYNHOOK=off"
+	if (v == "plain-large") return "untraced, the tracing-off rows' size"
+	if (v == "patchable-off") return "ada patchable, ADA_TRACE=off, ADA_DYNHOOK=off, larger run"
+	if (v == "patchable-off-dynhook") return "ada patchable, ADA_TRACE=off, dynamic hooks on, larger run"
+	if (v == "patchable-disabled") return "ada patchable, ADA_DISABLE=1, larger run"
 	return v
 }
 
@@ -81,6 +86,8 @@ function rw_section(p, title,    i, c, v, n, pre) {
 		printf "uftrace's count checked on round 1 against `uftrace report` (calls × 2): %s %s from the files, %s from the report%s.\n", c, ucheck_dat[c], ucheck_rep[c], ucheck_dat[c] == ucheck_rep[c] ? " (equal)" : " (different: the report's call counts miss calls still open at exit and count some twice)"
 	if ((pre "xray-basic") in seen)
 		printf "xray-basic runs the smaller size above with its own untraced baseline (%splain-small) every round: XRay's basic mode makes two system calls per event.\n", pre
+	if ((pre "plain-large") in seen)
+		printf "The tracing-off rows (%spatchable-off, -off-dynhook, -disabled) run %s (BENCH_%s_LARGE) with their own untraced baseline of that size, %splain-large, every round: see \"Patchable mode\" below.\n", pre, p == "lua" ? "workload.lua " meta["lua_large"] : "speedtest1 --size " meta["sql_large"], toupper(p), pre
 	print ""
 	budget5(pre, title)
 }

@@ -16,12 +16,7 @@ function wcollect(c, m,    i, n, f) {
 	sortv(n)
 	return n
 }
-function wstat(c, m,    n) {
-	n = wcollect(c, m)
-	if (!n) return "—"
-	if (n == 1 || sprintf("%.1f", v[1]) == sprintf("%.1f", v[n])) return sprintf("%.1f", median(n))
-	return sprintf("%.1f [%.1f–%.1f]", median(n), v[1], v[n])
-}
+function wstat(c, m) { return vtxt(wcollect(c, m), 1) }
 function wmed(c, m,    n) { n = wcollect(c, m); return n ? median(n) : "" }
 # Windows seen of the marks, round by round ("100/100, 99/100").
 function wseen(c,    i, s) {
