@@ -38,6 +38,55 @@ static bool pid_dir_exists(void)
 	return access(path, F_OK) == 0;
 }
 
+/* The session of the nearest traced ancestor writing into the same output
+ * directory (a program started by a traced one, through posix_spawn,
+ * system's shell or a make): its process.meta stays mapped (control.c), so
+ * /proc/<ancestor>/maps names its session. A program and the programs it
+ * starts are one session, whatever second each started in. */
+static bool ancestor_session(const char *out, char *dst, size_t len)
+{
+	char want[PATH_MAX], line[PATH_MAX + 128], path[64], have[PATH_MAX];
+	pid_t p = getppid();
+
+	if (!realpath(out, want))
+		return false; /* no output directory yet: nobody traced into it */
+	for (int up = 0; up < 4 && p > 1; up++) {
+		char suffix[48];
+		FILE *f;
+		int ppid = 0;
+
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)p);
+		snprintf(suffix, sizeof(suffix), "/pid_%d/raw/process.meta\n", (int)p);
+		if ((f = fopen(path, "re"))) {
+			while (fgets(line, sizeof(line), f)) {
+				char *file = strchr(line, '/');
+				size_t n = file ? strlen(file) : 0, k = strlen(suffix);
+
+				if (n <= k || strcmp(file + n - k, suffix))
+					continue;
+				file[n - k] = '\0'; /* the session directory */
+				if (strrchr(file, '/') && (*strrchr(file, '/') = '\0', realpath(file, have)) &&
+				    !strcmp(have, want)) {
+					file[strlen(file)] = '/';
+					snprintf(dst, len, "%s", file);
+					fclose(f);
+					return true;
+				}
+			}
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)p);
+		if (!(f = fopen(path, "re")))
+			break;
+		/* pid (comm) state ppid: comm may hold spaces, not ')'s after it */
+		if (fgets(line, sizeof(line), f) && strrchr(line, ')'))
+			sscanf(strrchr(line, ')') + 1, " %*c %d", &ppid);
+		fclose(f);
+		p = ppid;
+	}
+	return false;
+}
+
 static void make_session_dir(void)
 {
 	char cwd[PATH_MAX] = "";
@@ -54,12 +103,28 @@ static void make_session_dir(void)
 		cwd[0] = '\0';
 	snprintf(session_dir, sizeof(session_dir), "%s%s%s/session_%s", cwd, *cwd ? "/" : "", out,
 		 stamp);
+	{
+		char joined[PATH_MAX];
+		char abs[sizeof(out) + PATH_MAX + 2];
+
+		snprintf(abs, sizeof(abs), "%s%s%s", cwd, *cwd ? "/" : "", out);
+		if (ancestor_session(abs, joined, sizeof(joined))) {
+			snprintf(session_dir, sizeof(session_dir), "%s", joined);
+			if (!pid_dir_exists())
+				goto named;
+			/* This pid traced there already (a forked child that
+			 * execs): a session of its own, as below. */
+			snprintf(session_dir, sizeof(session_dir), "%s%s%s/session_%s", cwd,
+				 *cwd ? "/" : "", out, stamp);
+		}
+	}
 	/* A program that execs itself keeps its pid: within the same second it
 	 * would find its own pid_<pid> and overwrite the trace of the image
 	 * before the exec. Such an image starts a session of its own. */
 	for (unsigned n = 1; n < 1000 && pid_dir_exists(); n++)
 		snprintf(session_dir, sizeof(session_dir), "%s%s%s/session_%s_%u", cwd,
 			 *cwd ? "/" : "", out, stamp, n);
+named:
 	/* The manifest shows where the trace went, not how it was asked for. */
 	if (snprintf(ada_rt.cfg.output, sizeof(ada_rt.cfg.output), "%s%s%s", cwd, *cwd ? "/" : "",
 		     out) >= (int)sizeof(ada_rt.cfg.output))

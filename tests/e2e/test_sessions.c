@@ -33,7 +33,7 @@
 #include "lib/tracerun.h"
 
 #define OLD_SESSION "session_20000101_000000"
-#define NTESTS 6
+#define NTESTS 7
 
 struct fixture {
 	struct tr_case *tc;
@@ -51,6 +51,7 @@ static int setup(void **state)
 	fx.tc = s;
 	tr_build(fx.tc, NULL, TR_ADACC, "sessions", "sessions", flags);
 	tr_build(fx.tc, NULL, TR_ADACXX, "tests/e2e/progs/cxx_fold.cc", "cxx_fold", flags);
+	tr_build(fx.tc, NULL, TR_ADACC, "spawn_later", "spawn_later", flags);
 	tr_path(fx.tc, "sessions", fx.prog);
 	*state = &fx;
 	return 0;
@@ -154,6 +155,42 @@ static char *session_of(const char *trace, unsigned pid)
 	name = strdup(strrchr(g.gl_pathv[0], '/') + 1);
 	globfree(&g);
 	return name;
+}
+
+/* A traced program started by a traced one, in a later second (posix_spawn
+ * after 1.1 s): it joins its parent's session (found through the parent's
+ * mapped process.meta), so the default view, the latest session, shows
+ * both. */
+static void a_started_program_joins_its_parents_session(void **state)
+{
+	struct fixture *fx = *state;
+	char trace[PATH_MAX], output[PATH_MAX + 16], pattern[PATH_MAX + 32], later[PATH_MAX];
+	const char *const env[] = { output, NULL };
+	struct proc_result res = { 0 };
+	glob_t g;
+	char *out;
+
+	trace_dir(fx, "joined", trace);
+	tr_path(fx->tc, "spawn_later", later);
+	snprintf(output, sizeof(output), "ADA_OUTPUT=%s", trace);
+	tr_run(fx->tc, (const char *const[]){ later, fx->prog, "a", NULL }, env, &res);
+	assert_int_equal(proc_exit_code(&res), 0);
+	assert_string_equal(res.out, "sessions: 1 words\nspawned: 0\n");
+	proc_result_free(&res);
+	snprintf(pattern, sizeof(pattern), "%s/session_*/pid_*", trace);
+	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+	assert_int_equal(g.gl_pathc, 2);
+	globfree(&g);
+	snprintf(pattern, sizeof(pattern), "%s/session_*", trace);
+	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+	assert_int_equal(g.gl_pathc, 1);
+	globfree(&g);
+	out = view_ok((const char *[]){ "report", trace, NULL });
+	assert_int_equal(tr_count_lines(out, (const char *const[]){ "# pid ", NULL }), 2);
+	assert_int_equal(tr_count_lines(out, (const char *const[]){ " start", NULL }), 1);
+	assert_int_equal(tr_count_lines(out, (const char *const[]){ " measure", NULL }), 1);
+	free(out);
+	fx->passed++;
 }
 
 /* ada-symbolize args: its exit status, stdout and stderr. */
@@ -478,6 +515,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(latest_session_by_default_every_one_with_all),
+		cmocka_unit_test(a_started_program_joins_its_parents_session),
 		cmocka_unit_test(a_second_conversion_leaves_the_atf_alone),
 		cmocka_unit_test(a_process_whose_binary_is_gone_is_skipped_with_one_line),
 		cmocka_unit_test(views_name_the_command_line_and_no_symbol_version),
