@@ -233,6 +233,10 @@ int main(int argc, char **argv)
 		puts(usage);
 		return 0;
 	}
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		puts("ada-ctl (ada) " ADA_VERSION);
+		return 0;
+	}
 	status = parse_args(argc, argv, &rq);
 	if (status || (status = find_dir(rq.pid, dir, sizeof(dir))))
 		return status;

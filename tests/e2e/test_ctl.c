@@ -316,6 +316,15 @@ static void a_bad_command_line_is_named(void **state)
 				"comma-separated; \"\" for none)\n", 2);
 	expect_refused(extra, "ada-ctl: enable: unexpected argument 'now'\n", 2);
 	expect_refused(lines, "ada-ctl: notrace: GLOBS must be one line of at most 1023 bytes\n", 2);
+	{
+		const char *const version[] = { ADA_CTL, "--version", NULL };
+		struct proc_result res;
+
+		assert_int_equal(proc_run(version, NULL, NULL, TR_TOOL_TIMEOUT_MS, &res), 0);
+		assert_int_equal(proc_exit_code(&res), 0);
+		assert_string_equal(res.out, "ada-ctl (ada) " ADA_VERSION "\n");
+		proc_result_free(&res);
+	}
 	tr_pass(*state);
 }
 

@@ -65,6 +65,7 @@ static void test_vars_every_name_the_sources_read_is_in_the_table(void **state)
 	assert_true(check_sources("runtime") >= 23);
 	check_sources("mcount");
 	assert_true(check_sources("cc-wrapper") >= 5);
+	check_sources("ctl");
 }
 
 static void test_vars_each_name_once_every_column_filled(void **state)
