@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "ada_internal.h"
+#include "control.h" /* ADA_CTL_FINDER: the page of process.meta kept mapped */
 
 struct ada_runtime ada_rt;
 static char session_dir[4300];
@@ -56,24 +57,28 @@ static bool ancestor_session(const char *out, char *dst, size_t len)
 		int ppid = 0;
 
 		snprintf(path, sizeof(path), "/proc/%d/maps", (int)p);
-		snprintf(suffix, sizeof(suffix), "/pid_%d/raw/process.meta\n", (int)p);
+		snprintf(suffix, sizeof(suffix), "/pid_%d" ADA_CTL_FINDER "\n", (int)p);
 		if ((f = fopen(path, "re"))) {
-			while (fgets(line, sizeof(line), f)) {
-				char *file = strchr(line, '/');
-				size_t n = file ? strlen(file) : 0, k = strlen(suffix);
+			bool found = false;
 
-				if (n <= k || strcmp(file + n - k, suffix))
+			while (!found && fgets(line, sizeof(line), f)) {
+				char *session = strchr(line, '/'), *slash;
+				size_t n = session ? strlen(session) : 0, k = strlen(suffix);
+
+				if (n <= k || strcmp(session + n - k, suffix))
 					continue;
-				file[n - k] = '\0'; /* the session directory */
-				if (strrchr(file, '/') && (*strrchr(file, '/') = '\0', realpath(file, have)) &&
-				    !strcmp(have, want)) {
-					file[strlen(file)] = '/';
-					snprintf(dst, len, "%s", file);
-					fclose(f);
-					return true;
-				}
+				session[n - k] = '\0';
+				if (!(slash = strrchr(session, '/')))
+					continue;
+				*slash = '\0'; /* its output directory, to compare */
+				found = realpath(session, have) && !strcmp(have, want);
+				*slash = '/';
+				if (found)
+					snprintf(dst, len, "%s", session);
 			}
 			fclose(f);
+			if (found)
+				return true;
 		}
 		snprintf(path, sizeof(path), "/proc/%d/stat", (int)p);
 		if (!(f = fopen(path, "re")))

@@ -90,8 +90,10 @@ static void lines_apply(struct ada_func *funcs, size_t n, const struct kept_line
 	}
 }
 
-int ada_kept_load(const char *file, const char *module_path, struct ada_symtab **out,
-		  unsigned *hooks)
+/* ada_kept_load; *ours (if not NULL): the file was written here, one
+ * symbol a function and a hooks line (the runtime lists every alias). */
+static int kept_read(const char *file, const char *module_path, struct ada_symtab **out,
+		     unsigned *hooks, bool *ours)
 {
 	FILE *f = fopen(file, "re");
 	struct raw_sym *syms = NULL;
@@ -105,6 +107,8 @@ int ada_kept_load(const char *file, const char *module_path, struct ada_symtab *
 
 	*out = NULL;
 	*hooks = 0;
+	if (ours)
+		*ours = false;
 	if (!f)
 		return -errno;
 	if (getline(&line, &linecap, f) < 0 || strncmp(line, ADA_KEPT_MAGIC "\n", strlen(ADA_KEPT_MAGIC) + 1)) {
@@ -117,8 +121,13 @@ int ada_kept_load(const char *file, const char *module_path, struct ada_symtab *
 		char *src;
 		uint32_t srcline;
 
-		if (sscanf(line, "machine %u", &machine) == 1 || sscanf(line, "hooks %u", hooks) == 1 ||
-		    !strncmp(line, "lines ", 6) || !strncmp(line, "path ", 5))
+		if (sscanf(line, "hooks %u", hooks) == 1) {
+			if (ours)
+				*ours = true;
+			continue;
+		}
+		if (sscanf(line, "machine %u", &machine) == 1 || !strncmp(line, "lines ", 6) ||
+		    !strncmp(line, "path ", 5))
 			continue;
 		if (!parse_line(line, &rs, &src, &srcline))
 			continue;
@@ -166,32 +175,24 @@ int ada_kept_load(const char *file, const char *module_path, struct ada_symtab *
 	return err;
 }
 
-/* Whether file was written here (one symbol a function): the runtime's
- * lists every alias. */
-static bool old_collapsed(const char *file)
+int ada_kept_load(const char *file, const char *module_path, struct ada_symtab **out,
+		  unsigned *hooks)
 {
-	char line[64] = "";
-	FILE *f = fopen(file, "re");
-	bool ours = false;
-
-	while (f && fgets(line, sizeof(line), f) && !ours)
-		ours = !strncmp(line, "hooks ", 6);
-	if (f)
-		fclose(f);
-	return ours;
+	return kept_read(file, module_path, out, hooks, NULL);
 }
 
 void ada_kept_save(const char *file, struct ada_symtab *st, unsigned hooks)
 {
 	struct ada_symtab *old = NULL;
 	unsigned old_hooks;
+	bool ours;
 	char tmp[PATH_MAX + 32], dir[PATH_MAX];
 	bool lines = false;
 	FILE *f;
 
 	/* Lines another trace of this build found: kept. Nothing new (the
 	 * same lines and hooks, no aliases left to settle): not rewritten. */
-	if (ada_kept_load(file, st->path, &old, &old_hooks) == 0) {
+	if (kept_read(file, st->path, &old, &old_hooks, &ours) == 0) {
 		struct kept_line *kl = calloc(old->nfuncs ? old->nfuncs : 1, sizeof(*kl));
 		size_t had = 0, have = 0;
 		bool same;
@@ -205,7 +206,7 @@ void ada_kept_save(const char *file, struct ada_symtab *st, unsigned hooks)
 			lines_apply(st->funcs, st->nfuncs, kl, old->nfuncs);
 		for (size_t i = 0; i < st->nfuncs; i++)
 			have += st->funcs[i].file != NULL;
-		same = had == have && old_hooks == hooks && old_collapsed(file);
+		same = had == have && old_hooks == hooks && ours;
 		free(kl);
 		ada_symtab_free(old);
 		if (same)
