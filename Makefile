@@ -24,8 +24,8 @@ CXX     := g++
 B       := build
 
 # --- dependencies (Debian packages) -------------------------------------------
-PKGS     := libelf libdw liblz4 zlib cmocka
-DEB_PKGS := pkg-config libelf-dev libdw-dev liblz4-dev zlib1g-dev libcmocka-dev
+PKGS     := libelf libdw liblz4 libisal cmocka
+DEB_PKGS := pkg-config libelf-dev libdw-dev liblz4-dev libisal-dev libcmocka-dev
 
 # --- flags --------------------------------------------------------------------
 WARN    := -Wall -Wextra -Wstrict-prototypes -Wshadow -Wundef $(if $(CI),-Werror)
@@ -43,15 +43,15 @@ RT_CFLAGS := $(BASE) -fPIC -fvisibility=hidden -fno-instrument-functions \
              -ftls-model=initial-exec -fno-stack-protector $(EXTRA_RT_CFLAGS)
 RT_LIBS   := -llz4 -lpthread -ldl
 
-TOOL_CFLAGS := $(BASE) -Isymbolize $(shell pkg-config --cflags libelf libdw liblz4 zlib 2>/dev/null)
-TOOL_LIBS   := $(shell pkg-config --libs libelf libdw liblz4 zlib 2>/dev/null) -lstdc++
+TOOL_CFLAGS := $(BASE) -Isymbolize $(shell pkg-config --cflags libelf libdw liblz4 libisal 2>/dev/null)
+TOOL_LIBS   := $(shell pkg-config --libs libelf libdw liblz4 libisal 2>/dev/null) -lstdc++
 
 # Tests get the sanitizers; the code under test is recompiled for them.
 SAN         := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 TEST_CFLAGS := $(BASE) -O1 $(SAN) -Isymbolize -Icc-wrapper -Itests \
-               $(shell pkg-config --cflags cmocka libelf libdw liblz4 zlib 2>/dev/null) \
+               $(shell pkg-config --cflags cmocka libelf libdw liblz4 libisal 2>/dev/null) \
                -DADA_ROOT='"$(CURDIR)"'
-TEST_LIBS   := $(shell pkg-config --libs cmocka libelf libdw liblz4 zlib 2>/dev/null) -lstdc++ -lpthread -ldl
+TEST_LIBS   := $(shell pkg-config --libs cmocka libelf libdw liblz4 libisal 2>/dev/null) -lstdc++ -lpthread -ldl
 
 # --- sources ------------------------------------------------------------------
 RT_SRCS    := $(wildcard runtime/*.c mcount/*.c)

@@ -1,42 +1,29 @@
 /* atf_writer.c - streaming writers for ATF v2 index.atf and detail.atf.
  *
- * Memory stays fixed however long the trace: records are serialized into one
- * 256 KiB buffer, which is checksummed and written out when full. The header
- * goes out first as 64 zero bytes and is patched with pwrite at close, when
- * the counts and times are known. Every field is serialized byte by byte in
+ * Memory stays fixed however long the trace: records are serialized into the
+ * sink's buffers (atf_sink.c), checksummed and written out as they fill. The
+ * header goes out first as 64 zero bytes and is patched with pwrite at close,
+ * when the counts and times are known. Every field is serialized byte by byte in
  * little-endian order, so the layout never depends on the host or on struct
  * padding.
  */
 #include <errno.h>
-#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "atf.h"
+#include "atf_sink.h"
 
-#define ATF_BUF_SIZE (256 * 1024)
 #define ATF_DETAIL_FIXED (ATF_DETAIL_HEADER_SIZE + ATF_DETAIL_PAYLOAD_SIZE)
 
 _Static_assert(ATF_HEADER_SIZE == 64 && ATF_FOOTER_SIZE == 64, "ATF v2 header/footer");
 _Static_assert(ATF_INDEX_EVENT_SIZE == 32, "ATF v2 index event");
 _Static_assert(ATF_DETAIL_FIXED == 124, "ATF v2 detail event without stack");
-_Static_assert(ATF_BUF_SIZE % ATF_INDEX_EVENT_SIZE == 0, "index events fill the buffer exactly");
-_Static_assert(ATF_BUF_SIZE >= ATF_DETAIL_FIXED + ATF_DETAIL_MAX_STACK, "a detail event fits");
+_Static_assert(ATF_SINK_BUF % ATF_INDEX_EVENT_SIZE == 0, "index events fill a buffer exactly");
+_Static_assert(ATF_SINK_BUF >= ATF_DETAIL_FIXED + ATF_DETAIL_MAX_STACK, "a detail event fits");
 
 #define unlikely(x) __builtin_expect(!!(x), 0)
-
-/* The file being written and the bytes not yet written to it. The CRC and the
- * byte count cover the events section only, never the header or footer. */
-struct atf_sink {
-	int fd;
-	int err;           /* first error, sticky: later calls return it */
-	char *path;
-	uint32_t crc;
-	uint64_t bytes;    /* events-section bytes flushed so far */
-	size_t len;
-	uint8_t buf[ATF_BUF_SIZE];
-};
 
 struct atf_index_writer {
 	struct atf_sink *sink;
@@ -76,118 +63,6 @@ static inline void put_le64(uint8_t *p, uint64_t v)
 	put_le32(p + 4, (uint32_t)(v >> 32));
 }
 
-/* ---- the sink ---------------------------------------------------------------- */
-
-/* Records the first error and prints the one message the caller will see. */
-static int sink_fail(struct atf_sink *s, int err)
-{
-	if (!s->err) {
-		s->err = err;
-		fprintf(stderr, "ada-symbolize: %s: %s\n", s->path, strerror(-err));
-	}
-	return s->err;
-}
-
-int atf_write_all(int fd, const void *buf, size_t n)
-{
-	const uint8_t *p = buf;
-
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-static struct atf_sink *sink_open(const char *path)
-{
-	static const uint8_t placeholder[ATF_HEADER_SIZE];
-	struct atf_sink *s = calloc(1, sizeof(*s));
-	int err;
-
-	if (!s || !(s->path = strdup(path))) {
-		fprintf(stderr, "ada-symbolize: %s: %s\n", path, strerror(ENOMEM));
-		free(s);
-		return NULL;
-	}
-	s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	err = s->fd < 0 ? -errno : atf_write_all(s->fd, placeholder, sizeof(placeholder));
-	if (err) {
-		sink_fail(s, err);
-		if (s->fd >= 0)
-			close(s->fd);
-		free(s->path);
-		free(s);
-		return NULL;
-	}
-	return s;
-}
-
-static int sink_flush(struct atf_sink *s)
-{
-	int err;
-
-	if (s->err)
-		return s->err;
-	s->crc = atf_crc32(s->crc, s->buf, s->len);
-	err = atf_write_all(s->fd, s->buf, s->len);
-	if (err)
-		return sink_fail(s, err);
-	s->bytes += s->len;
-	s->len = 0;
-	return 0;
-}
-
-/* Room for n more bytes in the buffer, or the sticky error. */
-static inline int sink_reserve(struct atf_sink *s, size_t n)
-{
-	if (unlikely(s->err))
-		return s->err;
-	if (unlikely(s->len + n > sizeof(s->buf)))
-		return sink_flush(s);
-	return 0;
-}
-
-static int patch_header(int fd, const uint8_t header[ATF_HEADER_SIZE])
-{
-	ssize_t k;
-
-	do
-		k = pwrite(fd, header, ATF_HEADER_SIZE, 0);
-	while (k < 0 && errno == EINTR);
-	if (k < 0)
-		return -errno;
-	return k == ATF_HEADER_SIZE ? 0 : -EIO;
-}
-
-/* Appends the footer to a flushed sink, patches the header, closes and frees.
- * On any failure the partial file is removed: it could only fail validation
- * later. */
-static int sink_close(struct atf_sink *s, const uint8_t header[ATF_HEADER_SIZE],
-		      const uint8_t footer[ATF_FOOTER_SIZE])
-{
-	int err = s->err;
-
-	if (!err)
-		err = atf_write_all(s->fd, footer, ATF_FOOTER_SIZE);
-	if (!err)
-		err = patch_header(s->fd, header);
-	if (close(s->fd) && !err)
-		err = -errno;
-	if (err) {
-		sink_fail(s, err);
-		unlink(s->path);
-	}
-	free(s->path);
-	free(s);
-	return err;
-}
-
 /* ---- index.atf ----------------------------------------------------------------- */
 
 struct atf_index_writer *atf_index_open(const char *path, uint32_t thread_id, uint8_t arch)
@@ -198,7 +73,7 @@ struct atf_index_writer *atf_index_open(const char *path, uint32_t thread_id, ui
 		fprintf(stderr, "ada-symbolize: %s: %s\n", path, strerror(ENOMEM));
 		return NULL;
 	}
-	w->sink = sink_open(path);
+	w->sink = atf_sink_open(path);
 	if (!w->sink) {
 		free(w);
 		return NULL;
@@ -212,13 +87,13 @@ struct atf_index_writer *atf_index_open(const char *path, uint32_t thread_id, ui
 int atf_index_append(struct atf_index_writer *w, const struct atf_event *ev)
 {
 	struct atf_sink *s = w->sink;
-	int err = sink_reserve(s, ATF_INDEX_EVENT_SIZE);
+	int err = atf_sink_reserve(s, ATF_INDEX_EVENT_SIZE);
 	uint8_t *p;
 
 	if (unlikely(err))
 		return err;
 	if (unlikely(w->count == UINT32_MAX))
-		return sink_fail(s, -EOVERFLOW);
+		return atf_sink_fail(s, -EOVERFLOW);
 	p = s->buf + s->len;
 	put_le64(p, ev->timestamp_ns);
 	put_le64(p + 8, ev->function_id);
@@ -281,10 +156,10 @@ int atf_index_close(struct atf_index_writer *w)
 	struct atf_sink *s = w->sink;
 	int err;
 
-	sink_flush(s); /* an error stays in s->err for sink_close */
+	atf_sink_drain(s); /* an error stays in s->err for atf_sink_close */
 	index_header(w, header);
 	index_footer(w, s->crc, footer);
-	err = sink_close(s, header, footer);
+	err = atf_sink_close(s, header, footer);
 	free(w);
 	return err;
 }
@@ -299,7 +174,7 @@ struct atf_detail_writer *atf_detail_open(const char *path, uint32_t thread_id, 
 		fprintf(stderr, "ada-symbolize: %s: %s\n", path, strerror(ENOMEM));
 		return NULL;
 	}
-	w->sink = sink_open(path);
+	w->sink = atf_sink_open(path);
 	if (!w->sink) {
 		free(w);
 		return NULL;
@@ -340,8 +215,8 @@ int atf_detail_append(struct atf_detail_writer *w, const struct atf_detail *d)
 	int err;
 
 	if (d->stack_size > ATF_DETAIL_MAX_STACK)
-		return sink_fail(s, -EINVAL);
-	err = sink_reserve(s, total);
+		return atf_sink_fail(s, -EINVAL);
+	err = atf_sink_reserve(s, total);
 	if (err)
 		return err;
 	detail_record(w, d, s->buf + s->len);
@@ -397,10 +272,10 @@ int atf_detail_close(struct atf_detail_writer *w)
 	struct atf_sink *s = w->sink;
 	int err;
 
-	sink_flush(s); /* an error stays in s->err for sink_close */
+	atf_sink_drain(s); /* an error stays in s->err for atf_sink_close */
 	detail_header(w, s->bytes, header);
 	detail_footer(w, s->crc, s->bytes, footer);
-	err = sink_close(s, header, footer);
+	err = atf_sink_close(s, header, footer);
 	free(w);
 	return err;
 }
