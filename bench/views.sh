@@ -12,6 +12,9 @@
 #                nothrow: a real call tree (the VM, tables, strings, the GC)
 #   micro-small  micro with BENCH_VIEW_SMALL_ITERS, ada only and idle only:
 #                peak RSS at another trace length (it must not grow)
+#   micro-detail micro with BENCH_VIEW_DETAIL_ITERS recorded with
+#                ADA_DETAIL=all (registers and 128 stack bytes with each
+#                event the detail ring could keep): the atf view only
 # ada's are bin/adacc --ada-mode=fentry builds run with ADA_DETAIL=off
 # ADA_DYNHOOK=off, uftrace's gcc -pg -mfentry builds recorded with
 # --no-libcall: both record exactly the functions gcc instrumented, with no
@@ -25,8 +28,11 @@
 #   chrome    ada-symbolize chrome          uftrace dump --chrome
 #   perfetto  ada-symbolize perfetto
 #   replay    ada-symbolize replay
-#   atf       ada-symbolize -q -o DIR (the ATF conversion; issue 15's budget:
-#             25 M events/s on these index-only traces)
+#   atf       ada-symbolize -q -o DIR (the ATF conversion; issue 15's
+#             budgets: 25 M events/s on the index-only traces, 10 M events/s
+#             with details), next to dd writing as many bytes as the ATF
+#             the conversion wrote into the same directory: the floor the
+#             disk and the page cache set, whatever the converter does
 # first on an idle machine, then loaded: nproc busy processes (bench/spin.c)
 # started before each run and killed after it, as run.sh's loaded rows.
 # A view this build of ada-symbolize does not have yet (a first run on a
@@ -37,6 +43,7 @@
 #   BENCH_VIEW_ROUNDS      rounds                                   default 3
 #   BENCH_VIEW_ITERS       micro's iterations        default 15000000 (60 M events)
 #   BENCH_VIEW_SMALL_ITERS micro-small's iterations   default 3750000 (15 M events)
+#   BENCH_VIEW_DETAIL_ITERS micro-detail's iterations default 1250000 (5 M events)
 #   BENCH_VIEW_LUA_SIZE    workload.lua's size (~35000 events each) default 1500
 #   BENCH_VIEWS            which views                default all of the above
 #   BENCH_VIEW_LOADED      0: the idle runs only                    default 1
@@ -53,6 +60,7 @@ OUT=$BENCH/out/views
 ROUNDS=${BENCH_VIEW_ROUNDS:-3}
 ITERS=${BENCH_VIEW_ITERS:-15000000}
 SMALL_ITERS=${BENCH_VIEW_SMALL_ITERS:-3750000}
+DETAIL_ITERS=${BENCH_VIEW_DETAIL_ITERS:-1250000}
 LUA_SIZE=${BENCH_VIEW_LUA_SIZE:-1500}
 VIEWS=${BENCH_VIEWS:-report flame chrome perfetto replay atf}
 LOADED=${BENCH_VIEW_LOADED:-1}
@@ -71,7 +79,7 @@ note() { echo "views: $*" >&2; }
 . "$BENCH/lib/peers.sh"
 
 for v in BENCH_VIEW_ROUNDS=$ROUNDS BENCH_VIEW_ITERS=$ITERS BENCH_VIEW_SMALL_ITERS=$SMALL_ITERS \
-	BENCH_VIEW_LUA_SIZE=$LUA_SIZE; do
+	BENCH_VIEW_DETAIL_ITERS=$DETAIL_ITERS BENCH_VIEW_LUA_SIZE=$LUA_SIZE; do
 	case ${v#*=} in '' | *[!0-9]* | 0) die "$v: expected a positive integer" ;; esac
 done
 for v in $VIEWS; do
@@ -114,14 +122,16 @@ rw_build lua ada-fentry || { cat logs/build-lua-ada-fentry.log >&2; die "buildin
 # (ada: the summary of one ATF conversion, "pid N: 1 thread, E events, ..."
 # a process; uftrace: its .dat files) in meta.tsv as events.TOOL.TRACE, and
 # as record.TOOL.TRACE the recording's wall time (ns, runstat) and the
-# trace's size (bytes, du -sb).
+# trace's size (bytes, du -sb); for ada also atf.TRACE: the bytes of that
+# ATF and its detail records (what dd writes beside each conversion).
 : >meta.tsv
 record() {
 	_d=$OUT/trace/$2-$1
 	_t=$1 _w=$2
 	shift 2
-	case $_w in
-	ada) set -- env ADA_OUTPUT="$_d" ADA_DETAIL=off ADA_DYNHOOK=off "$@" ;;
+	case $_w:$_t in
+	ada:*-detail) set -- env ADA_OUTPUT="$_d" ADA_DETAIL=all ADA_DETAIL_KB=1048576 ADA_DYNHOOK=off "$@" ;;
+	ada:*) set -- env ADA_OUTPUT="$_d" ADA_DETAIL=off ADA_DYNHOOK=off "$@" ;;
 	uftrace) set -- uftrace record -d "$_d" --no-libcall "$@" ;;
 	esac
 	./runstat "logs/record-$_w-$_t.stat" "$@" >"logs/record-$_w-$_t.out" 2>&1 ||
@@ -131,6 +141,8 @@ record() {
 	ada)
 		"$SYM" -o "$OUT/atf" "$_d" >"logs/count-$_t.out" 2>&1 || { cat "logs/count-$_t.out" >&2; die "ada-symbolize failed on $_d"; }
 		_n=$(sed -n 's/^pid [0-9]*: .*, \([0-9]*\) events,.*/\1/p' "logs/count-$_t.out" | awk '{ n += $1 } END { printf "%.0f\n", n }')
+		_nd=$(find "$OUT/atf" -name detail.atf -exec od -An -tu8 -j28 -N8 {} \; | awk '{ n += $1 } END { printf "%.0f\n", n }')
+		printf 'atf.%s\t%s %s\n' "$_t" "$(du -sb "$OUT/atf" | cut -f 1)" "$_nd" >>meta.tsv
 		rm -rf "$OUT/atf" ;;
 	uftrace) _n=$(uftrace_events "$_d") ;;
 	esac
@@ -141,6 +153,7 @@ lua_bin() { echo "$OUT/rw/$1/lua"; }
 record probe ada ./micro_ada_fentry 10
 record micro ada ./micro_ada_fentry "$ITERS"
 record micro-small ada ./micro_ada_fentry "$SMALL_ITERS"
+case " $VIEWS " in *" atf "*) record micro-detail ada ./micro_ada_fentry "$DETAIL_ITERS" ;; esac
 record lua ada "$(lua_bin ada-fentry)" "$BENCH/lua/workload.lua" "$LUA_SIZE" nothrow
 if [ "$HAVE_UFTRACE" = 1 ]; then
 	record micro uftrace ./micro_fentry "$ITERS"
@@ -165,6 +178,12 @@ view_cmd() {
 		chrome) set -- uftrace dump --chrome --no-pager -d "$3" ;;
 		*) return 1 ;;
 		esac ;;
+	dd)
+		# The floor of the atf view: the same bytes, written as fast as
+		# the kernel takes them (bs = the converter's 256 KiB buffers).
+		[ "$2" = atf ] || return 1
+		_b=$(awk -F '\t' -v k="atf.${3##*/ada-}" '$1 == k { split($2, f, " "); print f[1] }' meta.tsv)
+		set -- dd if=/dev/zero of="$OUT/atf-floor" bs=262144 count=$(((_b + 262143) / 262144)) status=none ;;
 	esac
 	CMD="$*"
 }
@@ -195,14 +214,17 @@ fi
 # measure_view COND TRACE TOOL VIEW ROUND: a line of views.tsv.
 measure_view() {
 	_log=$OUT/logs/$1.$2.$3.$4.$5
-	view_cmd "$3" "$4" "$OUT/trace/$3-$2" || return 0
+	# dd writes what ada's conversion of the same trace wrote.
+	_tw=$3
+	[ "$3" = dd ] && _tw=ada
+	view_cmd "$3" "$4" "$OUT/trace/$_tw-$2" || return 0
 	_st=0
 	[ "$1" = loaded ] && spin_start
 	# shellcheck disable=SC2086
 	./runstat "$_log.stat" $CMD >/dev/null 2>"$_log.err" || _st=$?
 	spin_stop
-	rm -rf "$OUT/atf"
-	_ev=$(awk -F '\t' -v k="events.$3.$2" '$1 == k { print $2 }' meta.tsv)
+	rm -rf "$OUT/atf" "$OUT/atf-floor"
+	_ev=$(awk -F '\t' -v k="events.$_tw.$2" '$1 == k { print $2 }' meta.tsv)
 	_msg=-
 	[ "$_st" = 0 ] || _msg=$(grep -v '^ *$' "$_log.err" | tail -n 1 | tr '\t' ' ')
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$_ev" \
@@ -225,10 +247,11 @@ while [ "$r" -le "$ROUNDS" ]; do
 	[ $((r % 2)) = 0 ] && [ "$HAVE_UFTRACE" = 1 ] && order="uftrace ada"
 	for cond in $CONDS; do
 		printf 'views: round %s/%s, %s:' "$r" "$ROUNDS" "$cond" >&2
-		for t in micro lua micro-small; do
+		for t in micro lua micro-small micro-detail; do
 			[ "$t" = micro-small ] && [ "$cond" = loaded ] && continue
 			for v in $BUILT; do
-				for w in $order; do
+				[ "$t" = micro-detail ] && [ "$v" != atf ] && continue
+				for w in $order dd; do
 					[ "$t" = micro-small ] && [ "$w" = uftrace ] && continue
 					measure_view "$cond" "$t" "$w" "$v" "$r"
 				done
@@ -242,6 +265,7 @@ done
 	printf 'rounds\t%s\n' "$ROUNDS"
 	printf 'iters\t%s\n' "$ITERS"
 	printf 'small_iters\t%s\n' "$SMALL_ITERS"
+	printf 'detail_iters\t%s\n' "$DETAIL_ITERS"
 	printf 'lua_size\t%s\n' "$LUA_SIZE"
 	printf 'views\t%s\n' "$VIEWS"
 	printf 'built\t%s\n' "$BUILT"

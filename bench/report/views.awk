@@ -18,9 +18,11 @@ BEGIN {
 	FS = "\t"
 	# The budgets of issue 12 (M events/s on a trace of at least
 	# BUDGET_EVENTS events, idle machine; peak RSS for every view run), and
-	# issue 15's of the ATF conversion of an index-only trace.
+	# issue 15's of the ATF conversion: index only, and of a trace with
+	# details (micro-detail, judged from DETAIL_EVENTS events).
 	budget["report"] = 20; budget["flame"] = 20; budget["chrome"] = 10; budget["atf"] = 25
 	BUDGET_EVENTS = 50000000
+	DETAIL_BUDGET = 10; DETAIL_EVENTS = 4000000
 	RSS_MB = 200
 	nview = split("report flame chrome perfetto replay atf", view_order, " ")
 	what["report"] = "`ada-symbolize report` | `uftrace report`"
@@ -28,7 +30,7 @@ BEGIN {
 	what["chrome"] = "`ada-symbolize chrome` (Trace Event JSON) | `uftrace dump --chrome`"
 	what["perfetto"] = "`ada-symbolize perfetto` (protobuf) | —"
 	what["replay"] = "`ada-symbolize replay` | —"
-	what["atf"] = "`ada-symbolize -q -o DIR` (the ATF v2 conversion, index only) | —"
+	what["atf"] = "`ada-symbolize -q -o DIR` (the ATF v2 conversion) | `dd bs=256K` writing as many bytes to the same directory: the floor the disk and page cache set"
 }
 FILENAME == ARGV[1] { vmeta[$1] = $2; next }
 FNR == 1 { next }
@@ -76,15 +78,17 @@ function mev(n) { return sprintf("%.1f M", n / 1e6) }
 # The budget verdicts of ada's runs k: speed (idle, a large enough trace, a
 # view with a budget), peak RSS (every view); each also a line of
 # budgets.txt, as run.sh's other budgets.
-function verdicts(k, view, cond, trace,    n, s, ok, name) {
+function verdicts(k, view, cond, trace,    n, s, ok, name, b, least) {
 	if (view != "atf" && !(k in vrss_max)) return "—"
 	s = ""
 	name = "views: " view " " trace " " cond
 	n = vspeeds(k)
-	if ((view in budget) && cond == "idle" && vmeta["events.ada." trace] >= BUDGET_EVENTS && n) {
-		ok = median(n) >= budget[view]
-		s = "≥ " budget[view] " M/s " verdict(ok) ", "
-		printf "bench: %s %-28s %s M events/s (target ≥ %s)\n", ok ? "PASS" : "MISS", name, vstat(n, 1, ""), budget[view] > "budgets.txt"
+	b = budget[view]; least = BUDGET_EVENTS
+	if (view == "atf" && trace == "micro-detail") { b = DETAIL_BUDGET; least = DETAIL_EVENTS }
+	if ((view in budget) && cond == "idle" && vmeta["events.ada." trace] >= least && n) {
+		ok = median(n) >= b
+		s = "≥ " b " M/s " verdict(ok) ", "
+		printf "bench: %s %-28s %s M events/s (target ≥ %s)\n", ok ? "PASS" : "MISS", name, vstat(n, 1, ""), b > "budgets.txt"
 	}
 	# The conversion writes files rather than streams a view: no RSS budget.
 	if (view == "atf")
@@ -99,6 +103,23 @@ function verdicts(k, view, cond, trace,    n, s, ok, name) {
 function progress(line, s) {
 	if (line == "-") return s > 1 ? "**no progress line**" : "no progress line (none is due under a second)"
 	return "its last line `" line "`: " (line ~ / of .*ETA/ ? "total and ETA shown" : "**no total and ETA**")
+}
+
+# Field i of meta's atf.TRACE (1 bytes, 2 detail records), "—" if none.
+function atf_field(trace, i,    f) {
+	if (!(("atf." trace) in vmeta)) return "—"
+	split(vmeta["atf." trace], f, " ")
+	return f[i]
+}
+# "micro 1.9 GB (32.0 B/event); ..." from meta's atf.TRACE.
+function atf_sizes(    s, i, t, n) {
+	s = ""
+	n = split("micro lua micro-small micro-detail", t, " ")
+	for (i = 1; i <= n; i++)
+		if (("atf." t[i]) in vmeta && vmeta["events.ada." t[i]] > 0)
+			s = s (s == "" ? "" : "; ") sprintf("%s %.2f GB (%.1f B/event)", t[i], \
+				atf_field(t[i], 1) / 1e9, atf_field(t[i], 1) / vmeta["events.ada." t[i]])
+	return s == "" ? "—" : s
 }
 
 # "micro: ada 1.2 s, 35 MB; uftrace ..." from meta's record.TOOL.TRACE
@@ -127,9 +148,10 @@ function views_section(    i, j, c, t, view, cond, trace, k, u, n, row, nc, cond
 	print "*per CPU-s* divides by the run's user+sys time instead (ada's views decode on a"
 	print "second thread: the wall figure is the higher one when a core is free, the CPU one"
 	print "the steadier on a busy machine); *peak RSS* is the largest maxrss of any round"
-	print "(getrusage, MB of 10^6 bytes); *ada ÷ uftrace* is the median of the same-round"
-	print "ratios of the wall speeds. Each ada run is next to its uftrace counterpart (ada"
-	print "first on odd rounds). *loaded*: " vmeta["spinners"] " busy processes (bench/spin.c, one per CPU)"
+	print "(getrusage, MB of 10^6 bytes); *ada ÷ peer* is the median of the same-round"
+	print "ratios of the wall speeds against the peer's run next to it (uftrace's view; for"
+	print "the atf conversion, dd writing its bytes: 100 % is the disk's floor). Each ada"
+	print "run is next to its uftrace counterpart (ada first on odd rounds). *loaded*: " vmeta["spinners"] " busy processes (bench/spin.c, one per CPU)"
 	print "started before each run and killed after it: the view shares the CPUs with them,"
 	print "so its speed there is information; its peak RSS is judged in both conditions."
 	print ""
@@ -141,6 +163,10 @@ function views_section(    i, j, c, t, view, cond, trace, k, u, n, row, nc, cond
 		vmeta["lua_size"], vmeta["events.ada.lua"], vmeta["events.uftrace.lua"] == "" ? "—" : vmeta["events.uftrace.lua"]
 	printf "- micro-small: micro with %s iterations (BENCH_VIEW_SMALL_ITERS): ada %s events, idle only\n", \
 		vmeta["small_iters"], vmeta["events.ada.micro-small"]
+	if ("events.ada.micro-detail" in vmeta)
+		printf "- micro-detail: micro with %s iterations (BENCH_VIEW_DETAIL_ITERS) recorded with ADA_DETAIL=all ADA_DETAIL_KB=1048576: %s events, %s with a detail record (registers, 128 stack bytes); the atf view only\n", \
+			vmeta["detail_iters"], vmeta["events.ada.micro-detail"], atf_field("micro-detail", 2)
+	printf "- ATF written: %s\n", atf_sizes()
 	print "- Traces: ada's from `bin/adacc --ada-mode=fentry -O2` builds run with ADA_DETAIL=off"
 	print "  ADA_DYNHOOK=off, uftrace's from `gcc -O2 -pg -mfentry` builds recorded with"
 	print "  `uftrace record --no-libcall`: both hold exactly the functions gcc instrumented, no"
@@ -160,8 +186,8 @@ function views_section(    i, j, c, t, view, cond, trace, k, u, n, row, nc, cond
 	print ""
 
 	nc = split(vmeta["conds"], conds, " ")
-	nt = split("micro lua", traces, " ")
-	header("view|trace|condition|ada M events/s|ada M events/CPU-s|ada peak RSS MB|budget|uftrace M events/s|uftrace peak RSS MB|ada ÷ uftrace")
+	nt = split("micro lua micro-detail", traces, " ")
+	header("view|trace|condition|ada M events/s|ada M events/CPU-s|ada peak RSS MB|budget|peer M events/s|peer peak RSS MB|ada ÷ peer")
 	row = 1
 	for (i = 1; i <= nview; i++) {
 		view = view_order[i]
@@ -169,7 +195,7 @@ function views_section(    i, j, c, t, view, cond, trace, k, u, n, row, nc, cond
 			for (c = 1; c <= nc; c++) {
 				trace = traces[j]; cond = conds[c]
 				k = cond SUBSEP trace SUBSEP "ada" SUBSEP view
-				u = cond SUBSEP trace SUBSEP "uftrace" SUBSEP view
+				u = cond SUBSEP trace SUBSEP (view == "atf" ? "dd" : "uftrace") SUBSEP view
 				if (!(k in ran)) continue
 				row++
 				cell(row, 1, view); cell(row, 2, trace); cell(row, 3, cond)
@@ -181,7 +207,7 @@ function views_section(    i, j, c, t, view, cond, trace, k, u, n, row, nc, cond
 			}
 	}
 	table_if(row)
-	print "ada's command and uftrace's, per view:"
+	print "ada's command and the peer's, per view:"
 	print ""
 	for (i = 1; i <= nview; i++)
 		if ((" " vmeta["views"] " ") ~ (" " view_order[i] " ")) print "- " view_order[i] ": " what[view_order[i]]
