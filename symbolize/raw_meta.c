@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "raw.h"
 
 #define META_MAX (1u << 30) /* a meta file holds no events: 1 GiB is corrupt */
@@ -74,51 +75,6 @@ static char *join_strings(const uint8_t *p, size_t len)
 	for (i = 0; i < len; i++)
 		if (s[i] == '\0')
 			s[i] = ' ';
-	return s;
-}
-
-/* Whether a word of n bytes reads the same to a shell without quotes. */
-static bool shell_plain(const char *w, size_t n)
-{
-	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				    "0123456789_./=:,+-@%";
-
-	size_t i = 0;
-
-	while (i < n && w[i] && strchr(plain, w[i]))
-		i++;
-	return n && i == n;
-}
-
-/* argv's NUL-separated words as a command a shell would run again: joined
- * with spaces, a word with a space or a quote in it between single quotes
- * (' as '\''), so "./app 'two words'" does not read as three arguments. */
-static char *join_args(const uint8_t *p, size_t len)
-{
-	/* A word of k bytes takes k + 1 of len and at most 4k + 3 here. */
-	char *s = malloc(7 * len + 3), *o = s;
-	const char *w = (const char *)p, *end = w + len;
-
-	if (!s)
-		return NULL;
-	while (w < end && end[-1] == '\0')
-		end--;
-	for (; w < end; w += strnlen(w, (size_t)(end - w)) + 1) {
-		size_t n = strnlen(w, (size_t)(end - w));
-		bool plain = shell_plain(w, n);
-
-		if (o != s)
-			*o++ = ' ';
-		if (plain) {
-			o = mempcpy(o, w, n);
-			continue;
-		}
-		*o++ = '\'';
-		for (size_t i = 0; i < n; i++)
-			o = w[i] == '\'' ? stpcpy(o, "'\\''") : (*o = w[i], o + 1);
-		*o++ = '\'';
-	}
-	*o = '\0';
 	return s;
 }
 
@@ -441,7 +397,7 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		memcpy(&p->proc, rec, sizeof(p->proc));
 		p->exe = strndup((const char *)rec + sizeof(p->proc), exe_len);
 		if (exe_len < size - sizeof(p->proc))
-			p->cmdline = join_args(rec + sizeof(p->proc) + exe_len + 1,
+			p->cmdline = cmdline_join((const char *)rec + sizeof(p->proc) + exe_len + 1,
 						  size - sizeof(p->proc) - exe_len - 1);
 		return p->exe ? 0 : -ENOMEM;
 	}
