@@ -295,6 +295,27 @@ static int add_unload(struct raw_process *p, const uint8_t *rec)
 	return -EINVAL;
 }
 
+/* A module without a build-id: its file's identity, once, for a module
+ * recorded before. */
+static int add_file(struct raw_process *p, const uint8_t *rec)
+{
+	struct ada_meta_file f;
+
+	memcpy(&f, rec, sizeof(f));
+	for (size_t i = p->nmodules; i-- > 0;) {
+		struct raw_module *m = &p->modules[i];
+
+		if (m->m.module_no != f.module_no)
+			continue;
+		if (m->has_file || m->m.build_id_len)
+			break;
+		m->file = f;
+		m->has_file = true;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 /* A window says what it holds of its own positions: a trigger the reader
  * knows, first_pos <= last_pos, no more detail records kept than it has
  * events (one each), and no more kept and lost than positions 0..last_pos
@@ -381,6 +402,7 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		[ADA_META_WINDOW] = sizeof(struct ada_meta_window),
 		[ADA_META_PATCHED] = sizeof(struct ada_meta_patched),
 		[ADA_META_PRODUCER] = 2, /* a version and its NUL */
+		[ADA_META_FILE] = sizeof(struct ada_meta_file),
 	};
 	if (type >= sizeof(min_size) / sizeof(min_size[0]) || type == 0)
 		return 0; /* a newer writer's record: skip it */
@@ -453,6 +475,8 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		return add_stack(p, rec);
 	case ADA_META_UNLOAD:
 		return add_unload(p, rec);
+	case ADA_META_FILE:
+		return add_file(p, rec);
 	case ADA_META_WINDOW:
 		return add_window(p, rec, size, off, why, why_len);
 	}
