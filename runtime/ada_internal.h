@@ -227,9 +227,13 @@ ADA_HIDDEN void ada_modmap_scan(bool all);
  * its length, 0 if none. */
 ADA_HIDDEN uint32_t ada_build_id_from_note(const uint8_t *p, size_t len, uint8_t out[32]);
 /* Symbols kept with the trace (symbols_keep.c): a module was recorded
- * (any thread); the writer keeps its symbol table, once per build-id in the
- * output directory, so the trace outlives its build. */
-ADA_HIDDEN void ada_symbols_note(const char *path, const uint8_t *build_id, uint32_t len);
+ * (any thread), with its build-id, or else its file's FILE record (NULL:
+ * neither); the writer keeps its symbol table, once per build-id or file
+ * in the output directory, so the trace outlives its build. */
+struct ada_meta_module;
+struct ada_meta_file;
+ADA_HIDDEN void ada_symbols_note(const char *path, const struct ada_meta_module *m,
+				 const struct ada_meta_file *file);
 ADA_HIDDEN void ada_symbols_keep(void);
 ADA_HIDDEN void ada_modmap_reset(void);
 struct dl_phdr_info;

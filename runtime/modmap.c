@@ -19,9 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ada_internal.h"
+#include "kept_symbols.h"
 
 /* A module recorded and not seen unloaded yet: a load of a file at an
  * address. The same file at the same address after a dlclose is a load of
@@ -305,6 +307,20 @@ static bool path_from_maps(uint64_t start, char *out, size_t len)
 	return found;
 }
 
+/* A module without a build-id: its file's FILE record (RAW_FORMAT.md), the
+ * identity ada-symbolize checks the file at hand and finds kept symbols by.
+ * False if stat fails (nothing would tell the file then). */
+static bool record_file(const char *path, uint32_t module_no, struct ada_meta_file *f)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return false;
+	*f = ada_kept_file_of(&st, module_no);
+	ada_meta_write(ADA_META_FILE, f, sizeof(*f), NULL, 0);
+	return true;
+}
+
 struct scan {
 	bool first;   /* the first module listed: the executable */
 	bool all;     /* walk every module, even if nothing was loaded since */
@@ -314,6 +330,7 @@ struct scan {
 static int visit(struct dl_phdr_info *info, void *ns, void *arg)
 {
 	struct ada_meta_module m = { 0 };
+	struct ada_meta_file file;
 	struct scan *sc = arg;
 	char exe[4096];
 	const char *path = info->dlpi_name;
@@ -343,7 +360,8 @@ static int visit(struct dl_phdr_info *info, void *ns, void *arg)
 	M.next_no++;
 	m.load_tsc = ada_arch_ticks();
 	ada_meta_write(ADA_META_MODULE, &m, sizeof(m), path, strlen(path) + 1);
-	ada_symbols_note(path, m.build_id, m.build_id_len);
+	ada_symbols_note(path, &m, !m.build_id_len && record_file(path, m.module_no, &file) ?
+				   &file : NULL);
 	return 0;
 }
 

@@ -64,6 +64,8 @@ enum ada_meta_type {
 	ADA_META_PATCHED = 18,    /* struct ada_meta_patched: patchable mode's totals so
 				   * far (the last record in the file holds) */
 	ADA_META_PRODUCER = 19,   /* the recording libada's version, "0.15.0\0" */
+	ADA_META_FILE = 20,       /* struct ada_meta_file: what stat(2) said of the file
+				   * of a module without a build-id */
 };
 
 /* Why an event was not kept. ADA_DROP_NAMES are what the manifest and the
@@ -126,6 +128,19 @@ struct ada_meta_unload {
 	uint32_t reserved;      /* 0 */
 	uint64_t unload_tsc;    /* when the runtime saw it gone: after every event of its code */
 };
+
+/* A module without a build-id: its file as stat(2) saw it when the MODULE
+ * record was written (right after it), so that ada-symbolize can tell
+ * whether the file at hand is the one that ran, and find the symbols kept
+ * for it (runtime/kept_symbols.h). */
+struct ada_meta_file {
+	uint32_t module_no;
+	uint32_t reserved;      /* 0 */
+	uint64_t size;          /* st_size */
+	uint64_t mtime_ns;      /* st_mtim */
+	uint64_t ino;           /* st_ino */
+};
+_Static_assert(sizeof(struct ada_meta_file) == 32, "FILE record");
 
 /* Function dictionary: fids first_fid .. first_fid+count-1 are these process
  * addresses. The writer assigns fids from 1, once per distinct address, and

@@ -5,7 +5,8 @@
  * Modules are noted when recorded (modmap.c, any thread: one allocation)
  * and kept at the writer's next housekeeping or at the process's end: off
  * the program's threads. A build-id kept before (by this process, another
- * session, or ada-symbolize) costs one access().
+ * session, or ada-symbolize) costs one access(). A module without a build-id
+ * is kept by its FILE record's identity, if the file still has it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,7 +23,8 @@
 struct noted {
 	struct noted *next;
 	uint8_t id[32];
-	uint32_t len;
+	uint32_t len;              /* 0: known by file */
+	struct ada_meta_file file;
 	char path[];
 };
 
@@ -31,14 +33,17 @@ static struct {
 	struct noted *list;
 } K = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-void ada_symbols_note(const char *path, const uint8_t *build_id, uint32_t len)
+void ada_symbols_note(const char *path, const struct ada_meta_module *m,
+		      const struct ada_meta_file *file)
 {
 	struct noted *n;
 
-	if (!len || !(n = malloc(sizeof(*n) + strlen(path) + 1)))
+	if ((!m->build_id_len && !file) || !(n = malloc(sizeof(*n) + strlen(path) + 1)))
 		return;
-	memcpy(n->id, build_id, len);
-	n->len = len;
+	memcpy(n->id, m->build_id, sizeof(n->id));
+	n->len = m->build_id_len;
+	if (file)
+		n->file = *file;
 	strcpy(n->path, path);
 	pthread_mutex_lock(&K.lock);
 	n->next = K.list;
@@ -46,12 +51,21 @@ void ada_symbols_note(const char *path, const uint8_t *build_id, uint32_t len)
 	pthread_mutex_unlock(&K.lock);
 }
 
-/* Whether the file e is the build that ran: its build-id note. */
+/* Whether the file e is the build that ran: its build-id note, or for a
+ * module without one, the size, time and inode the FILE record says. */
 static bool same_build(const struct ada_elf *e, const struct noted *n)
 {
 	const Elf64_Shdr *sh = ada_elf_section(e, SHT_NOTE, ".note.gnu.build-id");
 	uint8_t id[32];
+	struct ada_meta_file now;
+	struct stat st;
 
+	if (!n->len) {
+		if (stat(n->path, &st) < 0)
+			return false;
+		now = ada_kept_file_of(&st, 0);
+		return ada_kept_same_file(&now, &n->file);
+	}
 	return sh && sh->sh_offset + sh->sh_size <= e->size &&
 	       ada_build_id_from_note(e->file + sh->sh_offset, sh->sh_size, id) == n->len &&
 	       !memcmp(id, n->id, n->len);
@@ -64,15 +78,14 @@ static void write_symbol(const char *name, uint64_t addr, uint64_t size, int ran
 
 static void keep(const struct noted *n)
 {
-	char dir[4200], path[4300], tmp[4400], hex[65];
+	char dir[4200], path[4300], tmp[4400], name[65];
 	const Elf64_Ehdr *eh;
 	struct ada_elf e;
 	FILE *f;
 
-	for (uint32_t i = 0; i < n->len; i++)
-		sprintf(hex + 2 * i, "%02x", n->id[i]);
 	snprintf(dir, sizeof(dir), "%s/%s", ada_rt.cfg.output, ADA_KEPT_DIR);
-	snprintf(path, sizeof(path), "%s/%s.syms", dir, hex);
+	snprintf(path, sizeof(path), "%s/%s.syms", dir,
+		 ada_kept_name(name, n->id, n->len, n->path, &n->file));
 	if (access(path, F_OK) == 0 || (mkdir(dir, 0755) < 0 && errno != EEXIST))
 		return;
 	if (ada_elf_open(n->path, 0, &e) < 0)

@@ -18,8 +18,10 @@
  *     --no-args leaves the args object out whole: speedscope takes a
  *     name with its args as a function of its own, so with them every
  *     call would be a row of its own there.
- *   - "Metadata Events" (ph "M"): process_name ("demo 4242") and
- *     thread_name (the pthread name, or "thread N" after ada's ordinal).
+ *   - "Metadata Events" (ph "M"): process_name, the program and its
+ *     arguments ("demo -v 'two words'", export_process_name; the viewers
+ *     add the pid), and thread_name (the pthread name, or "thread N" after
+ *     ada's ordinal).
  * A coroutine stack's frames (src_thread.is_stack) get a track of their
  * own: tid EXPORT_STACK_TID + the stack's ordinal (above every Linux tid), named
  * "stack 0xLO-0xHI of thread H".
@@ -328,7 +330,7 @@ static int on_event(void *ctx, struct walk *w, const struct walk_event *ev)
 static int on_process_begin(void *ctx, struct src_process *p)
 {
 	struct chrome *c = ctx;
-	char name[300];
+	char name[EXPORT_NAME_MAX];
 
 	if (!c->have_origin) {
 		c->origin = p->t0_ns;
@@ -343,8 +345,7 @@ static int on_process_begin(void *ctx, struct src_process *p)
 		return -ENOMEM;
 	c->nregs = p->arch == ADA_ARCH_ARM64 ? 8 : 6;
 	c->reg_keys = p->arch == ADA_ARCH_ARM64 ? arm_keys : x86_keys;
-	snprintf(name, sizeof(name), "%s %u", src_basename(p->exe), p->pid);
-	put_name_event(c, "process_name", p->pid, name);
+	put_name_event(c, "process_name", p->pid, export_process_name(name, p));
 	c->processes++;
 	return c->out.err;
 }

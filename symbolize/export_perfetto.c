@@ -47,8 +47,10 @@
  *     5   parent_uuid                 uint64   a thread's or stack's process
  *   ProcessDescriptor (track_event/process_descriptor.proto)
  *     1   pid                         int32
- *     2   cmdline                     repeated string  (one: argv joined)
- *     6   process_name                string   the executable's basename
+ *     2   cmdline                     repeated string  argv, a word each (Perfetto's
+ *                                              importer reads only process_name)
+ *     6   process_name                string   the program and its arguments, as
+ *                                              the JSON's (export_process_name)
  *   ThreadDescriptor (track_event/thread_descriptor.proto)
  *     1   pid                         int32
  *     2   tid                         int32
@@ -91,6 +93,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmdline.h"
 #include "export.h"
 #include "outbuf.h"
 #include "protobuf.h"
@@ -359,7 +362,9 @@ static int on_event(void *ctx, struct walk *w, const struct walk_event *ev)
 static int on_process_begin(void *ctx, struct src_process *p)
 {
 	struct pf *f = ctx;
-	char *len_at, *td, *pd, *q;
+	char *len_at, *td, *pd, *q, *words;
+	char name[EXPORT_NAME_MAX];
+	size_t len;
 
 	f->funcs = p->funcs;
 	f->nfns = p->nfuncs;
@@ -373,17 +378,21 @@ static int on_process_begin(void *ctx, struct src_process *p)
 	f->pid = p->pid;
 	f->process_uuid = ++f->next_uuid;
 
-	q = packet_open(f, PACKET_FIXED + strlen(p->exe) + strlen(p->cmdline), &len_at);
+	if (!(words = cmdline_split(p->cmdline, &len)))
+		return -ENOMEM;
+	/* A word costs its bytes, a tag and a length of at most 5 bytes. */
+	q = packet_open(f, PACKET_FIXED + sizeof(name) + 7 * len, &len_at);
 	q = pb_open(q, PKT_TRACK_DESCRIPTOR, &td);
 	q = pb_uint(q, TD_UUID, f->process_uuid);
 	q = pb_open(q, TD_PROCESS, &pd);
 	q = pb_int(q, PD_PID, p->pid);
-	if (p->cmdline[0])
-		q = pb_string(q, PD_CMDLINE, p->cmdline);
-	q = pb_string(q, PD_PROCESS_NAME, src_basename(p->exe));
+	for (const char *w = words; w < words + len; w += strlen(w) + 1)
+		q = pb_string(q, PD_CMDLINE, w);
+	q = pb_string(q, PD_PROCESS_NAME, export_process_name(name, p));
 	q = pb_close(pd, q);
 	q = pb_close(td, q);
 	packet_close(f, len_at, q);
+	free(words);
 	return f->out.err;
 }
 

@@ -205,3 +205,14 @@ bool view_glob_any(char *const *list, const char *a, const char *b)
 			return true;
 	return false;
 }
+
+void view_say_folded(const struct view_filter *f, const struct walk_counts *c)
+{
+	if (c->shown || !c->folded_include)
+		return;
+	fputs("ada-symbolize:", stderr);
+	for (size_t i = 0; f->include[i]; i++)
+		fprintf(stderr, " -F %s", f->include[i]);
+	fputs(": only calls inside the C++ runtime's frames match, which the views fold: "
+	      "--all-frames shows them\n", stderr);
+}

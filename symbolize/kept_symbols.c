@@ -15,9 +15,10 @@
 #include "kept_symbols.h"
 #include "symtab_priv.h"
 
-char *ada_kept_path(const char *raw_dir, const uint8_t *id, uint32_t len)
+char *ada_kept_path(const char *raw_dir, const uint8_t *id, uint32_t len, const char *path,
+		    const struct ada_meta_file *file)
 {
-	char real[PATH_MAX], hex[65], *out;
+	char real[PATH_MAX], name[65], *out;
 	int up = 3; /* raw/, pid_*, session_* */
 
 	if (!realpath(raw_dir, real))
@@ -29,10 +30,8 @@ char *ada_kept_path(const char *raw_dir, const uint8_t *id, uint32_t len)
 			break;
 		*slash = '\0';
 	}
-	for (uint32_t i = 0; i < len && i < 32; i++)
-		sprintf(hex + 2 * i, "%02x", id[i]);
-	hex[2 * (len < 32 ? len : 32)] = '\0';
-	if (asprintf(&out, "%s/%s/%s.syms", real, ADA_KEPT_DIR, hex) < 0)
+	if (asprintf(&out, "%s/%s/%s.syms", real, ADA_KEPT_DIR,
+		     ada_kept_name(name, id, len, path, file)) < 0)
 		return NULL;
 	return out;
 }

@@ -20,6 +20,8 @@ struct raw_module {
 	char *path;
 	bool unloaded;               /* an UNLOAD record names it */
 	uint64_t unload_tsc;
+	bool has_file;               /* a FILE record names it (no build-id) */
+	struct ada_meta_file file;
 };
 
 struct raw_thread {

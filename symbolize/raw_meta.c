@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "raw.h"
 
 #define META_MAX (1u << 30) /* a meta file holds no events: 1 GiB is corrupt */
@@ -74,51 +75,6 @@ static char *join_strings(const uint8_t *p, size_t len)
 	for (i = 0; i < len; i++)
 		if (s[i] == '\0')
 			s[i] = ' ';
-	return s;
-}
-
-/* Whether a word of n bytes reads the same to a shell without quotes. */
-static bool shell_plain(const char *w, size_t n)
-{
-	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				    "0123456789_./=:,+-@%";
-
-	size_t i = 0;
-
-	while (i < n && w[i] && strchr(plain, w[i]))
-		i++;
-	return n && i == n;
-}
-
-/* argv's NUL-separated words as a command a shell would run again: joined
- * with spaces, a word with a space or a quote in it between single quotes
- * (' as '\''), so "./app 'two words'" does not read as three arguments. */
-static char *join_args(const uint8_t *p, size_t len)
-{
-	/* A word of k bytes takes k + 1 of len and at most 4k + 3 here. */
-	char *s = malloc(7 * len + 3), *o = s;
-	const char *w = (const char *)p, *end = w + len;
-
-	if (!s)
-		return NULL;
-	while (w < end && end[-1] == '\0')
-		end--;
-	for (; w < end; w += strnlen(w, (size_t)(end - w)) + 1) {
-		size_t n = strnlen(w, (size_t)(end - w));
-		bool plain = shell_plain(w, n);
-
-		if (o != s)
-			*o++ = ' ';
-		if (plain) {
-			o = mempcpy(o, w, n);
-			continue;
-		}
-		*o++ = '\'';
-		for (size_t i = 0; i < n; i++)
-			o = w[i] == '\'' ? stpcpy(o, "'\\''") : (*o = w[i], o + 1);
-		*o++ = '\'';
-	}
-	*o = '\0';
 	return s;
 }
 
@@ -339,6 +295,27 @@ static int add_unload(struct raw_process *p, const uint8_t *rec)
 	return -EINVAL;
 }
 
+/* A module without a build-id: its file's identity, once, for a module
+ * recorded before. */
+static int add_file(struct raw_process *p, const uint8_t *rec)
+{
+	struct ada_meta_file f;
+
+	memcpy(&f, rec, sizeof(f));
+	for (size_t i = p->nmodules; i-- > 0;) {
+		struct raw_module *m = &p->modules[i];
+
+		if (m->m.module_no != f.module_no)
+			continue;
+		if (m->has_file || m->m.build_id_len)
+			break;
+		m->file = f;
+		m->has_file = true;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 /* A window says what it holds of its own positions: a trigger the reader
  * knows, first_pos <= last_pos, no more detail records kept than it has
  * events (one each), and no more kept and lost than positions 0..last_pos
@@ -425,6 +402,7 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		[ADA_META_WINDOW] = sizeof(struct ada_meta_window),
 		[ADA_META_PATCHED] = sizeof(struct ada_meta_patched),
 		[ADA_META_PRODUCER] = 2, /* a version and its NUL */
+		[ADA_META_FILE] = sizeof(struct ada_meta_file),
 	};
 	if (type >= sizeof(min_size) / sizeof(min_size[0]) || type == 0)
 		return 0; /* a newer writer's record: skip it */
@@ -441,7 +419,7 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		memcpy(&p->proc, rec, sizeof(p->proc));
 		p->exe = strndup((const char *)rec + sizeof(p->proc), exe_len);
 		if (exe_len < size - sizeof(p->proc))
-			p->cmdline = join_args(rec + sizeof(p->proc) + exe_len + 1,
+			p->cmdline = cmdline_join((const char *)rec + sizeof(p->proc) + exe_len + 1,
 						  size - sizeof(p->proc) - exe_len - 1);
 		return p->exe ? 0 : -ENOMEM;
 	}
@@ -497,6 +475,8 @@ static int add_record(struct raw_process *p, uint32_t type, const uint8_t *rec, 
 		return add_stack(p, rec);
 	case ADA_META_UNLOAD:
 		return add_unload(p, rec);
+	case ADA_META_FILE:
+		return add_file(p, rec);
 	case ADA_META_WINDOW:
 		return add_window(p, rec, size, off, why, why_len);
 	}

@@ -22,9 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "convert.h"
+#include "kept_symbols.h"
 
 #define UNMAPPED UINT32_MAX
 
@@ -66,6 +68,21 @@ static bool same_build(const struct raw_module *rm, const struct ada_symtab *st)
 {
 	return st->build_id_len == rm->m.build_id_len &&
 	       !memcmp(st->build_id, rm->m.build_id, rm->m.build_id_len);
+}
+
+/* Whether the file at rm's path is the one that ran: its build-id, or for
+ * a module without one, what stat says against its FILE record. */
+static bool same_binary(const struct raw_module *rm, const struct ada_symtab *st)
+{
+	struct ada_meta_file now;
+	struct stat sb;
+
+	if (rm->m.build_id_len)
+		return same_build(rm, st);
+	if (stat(rm->path, &sb) < 0)
+		return false;
+	now = ada_kept_file_of(&sb, rm->m.module_no);
+	return ada_kept_same_file(&now, &rm->file);
 }
 
 /* The file must be the one that ran: same build-id, same architecture. */
@@ -176,8 +193,9 @@ static int load_table(struct conv_process *cp, struct conv_module *cm)
 		cm->hooks = first->hooks;
 		return 0;
 	}
-	kept = rm->m.build_id_len ? ada_kept_path(cp->raw.dir, rm->m.build_id, rm->m.build_id_len)
-				  : NULL;
+	kept = rm->m.build_id_len || rm->has_file ?
+		       ada_kept_path(cp->raw.dir, rm->m.build_id, rm->m.build_id_len, rm->path,
+				     &rm->file) : NULL;
 	if (kept && access(rm->path, F_OK) != 0 &&
 	    !load_kept(cp, cm, kept, "the binary is gone since the run"))
 		goto out;
@@ -197,16 +215,23 @@ static int load_table(struct conv_process *cp, struct conv_module *cm)
 	if (err)
 		goto fail;
 	cm->owns_st = true;
-	if (kept && !same_build(rm, cm->st)) {
+	if (kept && !same_binary(rm, cm->st)) {
 		ada_symtab_free(cm->st);
 		cm->st = NULL;
 		cm->owns_st = false;
-		if (!load_kept(cp, cm, kept, "the binary changed since the run"))
+		if (!load_kept(cp, cm, kept, rm->m.build_id_len ? "the binary changed since the run" :
+					     "the binary changed since the run (it has no build-id: its size, modification time or inode differ)"))
 			goto out;
 		err = ada_symtab_load(rm->path, &cm->st);
 		if (err)
 			goto fail;
 		cm->owns_st = true;
+		if (!rm->m.build_id_len) { /* nothing proves it another build: used, said */
+			fprintf(stderr, "ada-symbolize: %s: its size, modification time or inode differ from the run's and no symbols were kept for it (it has no build-id): named from the file as it is now\n",
+				rm->path);
+			free(kept); /* its symbols are not the run's to keep */
+			kept = NULL;
+		}
 	}
 	err = check_identity(&cp->raw, rm, cm->st);
 	if (err)

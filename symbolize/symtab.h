@@ -54,9 +54,14 @@ bool ada_symtab_has_lines(const struct ada_symtab *st);
 
 /* ---- symbols kept with the trace (runtime/kept_symbols.h; kept_symbols.c) ---- */
 
-/* The kept file of build-id id for the trace whose raw/ directory is
- * raw_dir (<output>/session_…/pid_…/raw): malloc'd, NULL if no memory. */
-char *ada_kept_path(const char *raw_dir, const uint8_t *id, uint32_t len);
+struct ada_meta_file;
+
+/* The kept file of a module for the trace whose raw/ directory is raw_dir
+ * (<output>/session_…/pid_…/raw): by its build-id (id, len), or with len 0
+ * by its file's FILE record (file, recorded at path). malloc'd, NULL if no
+ * memory. */
+char *ada_kept_path(const char *raw_dir, const uint8_t *id, uint32_t len, const char *path,
+		    const struct ada_meta_file *file);
 /* A table from a kept file, named module_path: its symbols and the source
  * lines it has; *hooks the module's hooks if the file says (else 0).
  * -ENOENT if there is no such file, another negative errno if it is not

@@ -37,6 +37,8 @@ struct graph {
 	struct edge *callees;  /* per match: nfuncs edges */
 	size_t nfuncs;
 	bool called;           /* a matching function was called, in some process */
+	bool named;            /* the trace records a matching function */
+	bool quiet;            /* looking only: print nothing */
 };
 
 static int process_begin(void *ctx, struct src_process *p)
@@ -62,6 +64,7 @@ static int process_begin(void *ctx, struct src_process *p)
 		}
 		g->slot[k] = (int32_t)g->nmatch;
 		g->match[g->nmatch++] = (uint32_t)k;
+		g->named = true;
 	}
 	free(g->self);
 	free(g->self_ns);
@@ -155,6 +158,8 @@ static int process_end(void *ctx, struct src_process *p)
 		if (!g->self[s].calls)
 			continue;
 		g->called = true;
+		if (g->quiet)
+			continue;
 		view_duration(d[0], sizeof(d[0]), g->self[s].total, g->a->ns);
 		view_duration(d[1], sizeof(d[1]), g->self_ns[s], g->a->ns);
 		fprintf(g->out, "# pid %u %s: %s: %llu call%s, total %s, self %s\n", p->pid,
@@ -169,18 +174,48 @@ static int process_end(void *ctx, struct src_process *p)
 	return err;
 }
 
-int view_graph_main(const struct view_args *a, FILE *out)
+static int run(struct graph *g, const struct view_filter *f)
 {
-	struct graph g = { .a = a, .out = out };
-	struct view_ops ops = { .ctx = &g, .process_begin = process_begin, .event = event,
+	struct view_ops ops = { .ctx = g, .process_begin = process_begin, .event = event,
 				.process_end = process_end };
 	int err = 0;
 
-	for (int i = 0; i < a->npaths && !err; i++)
-		err = view_run(a->paths[i], &a->filter, &ops);
+	for (int i = 0; i < g->a->npaths && !err; i++)
+		err = view_run(g->a->paths[i], f, &ops);
+	return err;
+}
+
+/* Why nothing was shown, in one line: no such function; or its calls are
+ * all inside the C++ runtime's frames, which the views fold (a second,
+ * quiet run with --all-frames finds them); or the filters left none. */
+static void say_why_none(struct graph *g)
+{
+	const struct view_args *a = g->a;
+	struct view_filter all = a->filter;
+
+	if (!g->named) {
+		fprintf(stderr, "ada-symbolize graph: %s: no function of that name in the trace\n",
+			a->function);
+		return;
+	}
+	all.all_frames = true;
+	g->quiet = true;
+	if (!a->filter.all_frames && run(g, &all) == 0 && g->called) {
+		fprintf(stderr, "ada-symbolize graph: %s: called only inside the C++ runtime's frames, which the views fold: --all-frames shows them\n",
+			a->function);
+		return;
+	}
+	fprintf(stderr, "ada-symbolize graph: %s: no call of a function of that name in the trace%s\n",
+		a->function, view_filter_any(&a->filter) ? " (through the filters)" : "");
+}
+
+int view_graph_main(const struct view_args *a, FILE *out)
+{
+	struct graph g = { .a = a, .out = out };
+	int err = run(&g, &a->filter);
+
 	if (!err && !g.called) {
-		fprintf(stderr, "ada-symbolize graph: %s: no call of a function of that name in the trace%s\n",
-			a->function, view_filter_any(&a->filter) ? " (through the filters)" : "");
+		say_why_none(&g);
 		err = -ENOENT;
 	}
 	free(g.slot);

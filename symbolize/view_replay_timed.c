@@ -52,6 +52,7 @@ struct replay {
 	struct outbuf ob;       /* the lines: printf per call would be most of the time */
 	struct src_process *p;
 	unsigned nargs;
+	struct walk_counts walks; /* every walk's, for view_say_folded */
 };
 
 static void put(struct replay *r, const char *s)
@@ -369,12 +370,16 @@ static int replay_process(struct replay *r, const char *dir, struct view_progres
 		view_thread_header(r->out, r->p, ts[i].t);
 		column_header(r);
 		err = replay_threads(r, &ts[i], 1, pg, done);
+		walk_add_counts(ts[i].w, &r->walks);
 		walk_close(ts[i].w);
 		ts[i].w = NULL;
 	}
 out:
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		if (ts[i].w)
+			walk_add_counts(ts[i].w, &r->walks);
 		walk_close(ts[i].w);
+	}
 	free(ts);
 	src_close(r->p);
 	return err;
@@ -406,5 +411,7 @@ int view_replay_main(const struct view_args *a, FILE *out)
 	}
 	view_progress_end(&pg);
 	cerr = outbuf_close(&r.ob, "the replay");
+	if (!err && !cerr)
+		view_say_folded(&a->filter, &r.walks);
 	return err ? err : cerr;
 }

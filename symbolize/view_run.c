@@ -66,11 +66,16 @@ static void thread_progress(void *ctx, uint64_t read)
 	view_progress_update(tp->pg, tp->done + read);
 }
 
+struct run_counts {
+	uint64_t done;         /* events read */
+	struct walk_counts walks;
+};
+
 static int run_thread(struct src_process *p, size_t i, const struct view_filter *f,
-		      const struct view_ops *ops, struct view_progress *pg, uint64_t *done)
+		      const struct view_ops *ops, struct view_progress *pg, struct run_counts *rc)
 {
 	struct walk *w = walk_open_async(p, i, f);
-	struct thread_progress tp = { .pg = pg, .done = *done };
+	struct thread_progress tp = { .pg = pg, .done = rc->done };
 	struct walk_event ev;
 	int r, err;
 
@@ -86,13 +91,14 @@ static int run_thread(struct src_process *p, size_t i, const struct view_filter 
 	if (!err && ops->thread_end)
 		err = ops->thread_end(ops->ctx, p, &p->threads[i]);
 out:
-	*done += walk_events_read(w);
+	rc->done += walk_events_read(w);
+	walk_add_counts(w, &rc->walks);
 	walk_close(w);
 	return err;
 }
 
 static int run_process(const char *dir, const struct view_filter *f, const struct view_ops *ops,
-		       struct view_progress *pg, uint64_t *done)
+		       struct view_progress *pg, struct run_counts *rc)
 {
 	struct src_process *p;
 	size_t i;
@@ -107,7 +113,7 @@ static int run_process(const char *dir, const struct view_filter *f, const struc
 		goto out;
 	for (i = 0; i < p->nthreads && !err; i++)
 		if (view_filter_wants_thread(f, &p->threads[i]))
-			err = run_thread(p, i, f, ops, pg, done);
+			err = run_thread(p, i, f, ops, pg, rc);
 	if (!err && ops->process_end)
 		err = ops->process_end(ops->ctx, p);
 out:
@@ -119,7 +125,7 @@ int view_run(const char *path, const struct view_filter *f, const struct view_op
 {
 	struct ada_trace_pid *pids;
 	struct view_progress pg;
-	uint64_t done = 0;
+	struct run_counts rc = { 0 };
 	size_t n, i, skipped = 0;
 	int err = ada_trace_find_pids(path, &pids, &n);
 
@@ -127,7 +133,7 @@ int view_run(const char *path, const struct view_filter *f, const struct view_op
 		return err;
 	view_progress_init(&pg, 0);
 	for (i = 0; i < n && !err; i++) {
-		err = run_process(pids[i].dir, f, ops, &pg, &done);
+		err = run_process(pids[i].dir, f, ops, &pg, &rc);
 		/* A binary gone since the run: said, and the others shown;
 		 * an error only if none is. */
 		if (err == -ENOENT && ++skipped < n)
@@ -135,5 +141,7 @@ int view_run(const char *path, const struct view_filter *f, const struct view_op
 	}
 	view_progress_end(&pg);
 	ada_trace_free_pids(pids, n);
+	if (!err)
+		view_say_folded(f, &rc.walks);
 	return err;
 }

@@ -41,6 +41,8 @@ struct walk {
 	uint32_t cut_at;       /* ... frame below -D */
 	uint8_t *long_enough;  /* -t: bit per call, from the first pass */
 	uint64_t calls;        /* calls read (index into long_enough) */
+	uint64_t nshown;       /* frames shown */
+	uint64_t folded_include; /* -F's calls the C++ runtime's folding hid */
 	uint64_t read;         /* events read, both passes */
 	size_t thread;
 	bool first_done;       /* -t: the first pass has run */
@@ -195,8 +197,10 @@ static bool shown(struct walk *w, const struct src_event *ev)
 	/* A C++ runtime frame shows where the program entered the runtime;
 	 * what it calls is hidden, but for the program called back. */
 	w->frames[ev->depth - 1].in_runtime = runtime;
-	if ((inside && runtime) || (fl & F_INTERNAL))
+	if ((inside && runtime) || (fl & F_INTERNAL)) {
+		w->folded_include += (fl & F_INCLUDE) && !w->include_at;
 		return false;
+	}
 	if (w->exclude_at || w->cut_at)
 		return false;
 	if (fl & F_EXCLUDE) {
@@ -242,6 +246,7 @@ static int step(struct walk *w, struct walk_event *out)
 			fr->shown = shown(w, ev) ? ++w->cur_shown : 0;
 			if (!fr->shown)
 				continue;
+			w->nshown++;
 			w->shown_raw[fr->shown] = ev->depth;
 			w->stack[fr->shown - 1] = ev->func;
 			w->stack_n = fr->shown;
@@ -305,6 +310,12 @@ const uint32_t *walk_stack(const struct walk *w, uint32_t *n)
 {
 	*n = w->stack_n;
 	return w->stack;
+}
+
+void walk_add_counts(const struct walk *w, struct walk_counts *c)
+{
+	c->shown += w->nshown;
+	c->folded_include += w->folded_include;
 }
 
 uint64_t walk_events_read(const struct walk *w)

@@ -95,6 +95,17 @@ int walk_next(struct walk *w, struct walk_event *ev);
 /* The shown frames open at the last event (an EXIT's frame included),
  * outermost first: their dense ids, *n of them. */
 const uint32_t *walk_stack(const struct walk *w, uint32_t *n);
+/* Frames shown, and calls of -F's functions that the C++ runtime's folding
+ * hid (outside a shown -F frame): a -F that names only those shows nothing,
+ * and the view says why (view_say_folded). */
+struct walk_counts {
+	uint64_t shown, folded_include;
+};
+/* Adds w's counts so far to c. */
+void walk_add_counts(const struct walk *w, struct walk_counts *c);
+/* filter.c: after a view, one line on stderr if f's -F matched only calls
+ * the folding hid (c: every walk's counts). */
+void view_say_folded(const struct view_filter *f, const struct walk_counts *c);
 /* Raw events read so far (for progress; -t reads the thread twice). */
 uint64_t walk_events_read(const struct walk *w);
 /* cb(ctx, events read) every million events read (both of -t's passes). */

@@ -136,8 +136,13 @@ static void check_descriptor(struct pf_check *c, const struct pnode *td)
 	c->descriptors++;
 	if (!pnode_u64(td, 1, &uuid))
 		fail_msg("a TrackDescriptor without uuid");
-	if (proc && (!pnode_u64(proc, 1, &pid) || pid != c->pid || !pnode_get(proc, 6)))
-		fail_msg("process descriptor: pid %llu, expected %u, and a process_name",
+	/* decode_raw shows a string that parses as a message as one ("stack_switch
+	 * ucontext 3" does): only a name it shows as a string is compared. */
+	if (proc && (!pnode_u64(proc, 1, &pid) || pid != c->pid || !pnode_get(proc, 6) ||
+		     (pnode_get(proc, 6)->value &&
+		      strcmp(pnode_get(proc, 6)->value,
+			     xtrace_meta(c->x, "process_name", c->pid, 0)))))
+		fail_msg("process descriptor: pid %llu, expected %u, and the JSON's process_name",
 			 (unsigned long long)pid, c->pid);
 	if (thr && (!pnode_u64(thr, 1, &pid) || !pnode_u64(thr, 2, &tid) || pid != c->pid ||
 		    !xtrace_meta(c->x, "thread_name", c->pid, (uint32_t)tid) || !pnode_get(thr, 5)))
@@ -319,4 +324,37 @@ void ex_expect_perfetto_matches_chrome(struct tr_case *tc, const struct ex_trace
 	xtrace_free(&x);
 	free(c->slices);
 	free(c);
+}
+
+void ex_expect_perfetto_process(struct tr_case *tc, const struct ex_trace *t,
+				const char *const cmdline[], const char *name)
+{
+	const struct pnode *proc = NULL;
+	struct pnode root;
+	char out[PATH_MAX];
+	size_t k = 0;
+
+	tr_path(tc, "out.pftrace", out);
+	ex_run_view(tc, "perfetto", t, NULL, out);
+	decode_raw(tc, out, &root);
+	for (size_t i = 0; i < root.nkids && !proc; i++)
+		proc = pnode_get(pnode_get(&root.kids[i], 60), 3);
+	if (!proc)
+		fail_msg("%s: no TrackDescriptor with a ProcessDescriptor", out);
+	for (size_t i = 0; i < proc->nkids; i++) {
+		const struct pnode *w = &proc->kids[i];
+
+		if (w->field != 2)
+			continue;
+		if (!cmdline[k] || !w->value || strcmp(w->value, cmdline[k]))
+			fail_msg("cmdline word %zu: \"%s\", expected \"%s\"", k,
+				 w->value ? w->value : "(a message)", cmdline[k] ? cmdline[k] : "(none)");
+		k++;
+	}
+	if (cmdline[k])
+		fail_msg("cmdline: %zu words, expected \"%s\" too", k, cmdline[k]);
+	if (!pnode_get(proc, 6) || !pnode_get(proc, 6)->value)
+		fail_msg("a ProcessDescriptor without process_name");
+	assert_string_equal(pnode_get(proc, 6)->value, name);
+	pnode_free(&root);
 }

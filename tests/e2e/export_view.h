@@ -72,5 +72,10 @@ void ex_expect_time_range(struct tr_case *tc, const struct ex_trace *t, const st
  * and the same slices (name, start, duration) as `chrome <opts>`. */
 void ex_expect_perfetto_matches_chrome(struct tr_case *tc, const struct ex_trace *t,
 				       const char *const opts[]);
+/* `ada-symbolize perfetto` of t, decoded: its (first) ProcessDescriptor's
+ * cmdline (2) holds exactly the words of cmdline (NULL-terminated), in
+ * order, and its process_name (6) is name. */
+void ex_expect_perfetto_process(struct tr_case *tc, const struct ex_trace *t,
+				const char *const cmdline[], const char *name);
 
 #endif

@@ -4,7 +4,12 @@
  *
  * tests/e2e/progs/ring.c "exit 10": run(10) calls step(i) 10 times, each
  * calling leaf() twice; built with -g, so its functions have source lines.
+ * tests/e2e/progs/renamed.c, linked with --build-id=none: main calls
+ * outer(3), which calls inner() 3 times; its rebuild with -DRENAMED names
+ * them otherwise. Such a module is kept by what the trace recorded of its
+ * file (path, size, time, inode: file-<16 hex>.syms).
  */
+#include <dirent.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -150,6 +155,112 @@ static void without_kept_symbols_a_gone_binary_is_an_error(void **state)
 	tr_pass(tc);
 }
 
+/* ---- a module without a build-id -------------------------------------------------- */
+
+#define RENAMED_TREE "main\n  outer\n    inner x3\n"
+
+static void build_renamed(struct tr_case *tc, bool renamed)
+{
+	const char *const first[] = { "-O2", "-g", "-Wl,--build-id=none", NULL };
+	const char *const second[] = { "-O2", "-g", "-Wl,--build-id=none", "-DRENAMED", NULL };
+
+	if (renamed)
+		tr_build(tc, NULL, TR_ADACC, "renamed", "renamed", second);
+	else
+		tr_build_pair(tc, "renamed", "renamed", first);
+}
+
+/* The one file-* kept for the trace: "<trace>/.ada-symbols/file-<16 hex>.syms". */
+static void kept_by_file(const char *trace, char *out, size_t len)
+{
+	char dir[PATH_MAX];
+	struct dirent *e;
+	size_t found = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/.ada-symbols", trace);
+	assert_non_null(d = opendir(dir));
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "file-", 5)) {
+			assert_int_equal(strlen(e->d_name), strlen("file-") + 16 + strlen(".syms"));
+			assert_int_equal(strspn(e->d_name + 5, "0123456789abcdef"), 16);
+			snprintf(out, len, "%s/%s", dir, e->d_name);
+			found++;
+		}
+	closedir(d);
+	assert_int_equal(found, 1);
+}
+
+/* Deleted: named from the runtime's symbols, kept by file. */
+static void a_deleted_binary_without_build_id_is_named(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const convert[] = { ADA_ROOT "/bin/ada-symbolize", tc->trace, NULL };
+	char exe[PATH_MAX], kept[PATH_MAX], want[3 * PATH_MAX], *err;
+
+	build_renamed(tc, false);
+	tr_run_pair(tc, "renamed", NULL, NULL, 0);
+	kept_by_file(tc->trace, kept, sizeof(kept));
+	assert_int_equal(unlink(tr_path(tc, "renamed", exe)), 0);
+	assert_int_equal(symbolize(convert, &err), 0);
+	snprintf(want, sizeof(want), "ada-symbolize: %s: the binary is gone since the run; named "
+		 "from the symbols kept with the trace (%s), without source lines\n", exe, kept);
+	assert_true(!strncmp(err, want, strlen(want)));
+	assert_null(strstr(err + strlen(want), "ada-symbolize: "));
+	free(err);
+	tr_symbolize(tc, NULL);
+	tr_expect_tree(tc->replay.out, RENAMED_TREE, 1);
+	tr_pass(tc);
+}
+
+/* Named once with the binary (its lines kept), rebuilt with other names:
+ * the run's names and lines, from the kept symbols, not the new file's. */
+static void a_rebuild_without_build_id_keeps_the_runs_names(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const report[] = { ADA_ROOT "/bin/ada-symbolize", "report", tc->trace, NULL };
+	const char *const convert[] = { ADA_ROOT "/bin/ada-symbolize", tc->trace, NULL };
+	const char *const force[] = { ADA_ROOT "/bin/ada-symbolize", "--force", tc->trace, NULL };
+	char exe[PATH_MAX], kept[PATH_MAX], want[3 * PATH_MAX], *err;
+
+	build_renamed(tc, false);
+	tr_run_pair(tc, "renamed", NULL, NULL, 0);
+	kept_by_file(tc->trace, kept, sizeof(kept));
+	assert_int_equal(symbolize(report, &err), 0);
+	assert_string_equal(err, "");
+	free(err);
+	build_renamed(tc, true);
+	assert_int_equal(symbolize(convert, &err), 0);
+	snprintf(want, sizeof(want), "ada-symbolize: %s: the binary changed since the run (it has "
+		 "no build-id: its size, modification time or inode differ); named from the "
+		 "symbols kept with the trace (%s)\n", tr_path(tc, "renamed", exe), kept);
+	assert_true(!strncmp(err, want, strlen(want)));
+	assert_null(strstr(err + strlen(want), "ada-symbolize: "));
+	free(err);
+	tr_symbolize(tc, NULL);
+	tr_expect_tree(tc->replay.out, RENAMED_TREE, 1);
+	assert_null(strstr(tc->replay.out, "renamed"));
+	tr_load_manifest(tc, NULL);
+	if (!strstr(tc->mf.text, "renamed.c"))
+		fail_msg("no source file in the manifest:\n%s", tc->mf.text);
+
+	/* Nothing kept: nothing proves the new file another build (a copy or a
+	 * touch changes its time too), so it names the trace, and one line
+	 * says the file differs. */
+	snprintf(want, sizeof(want), "%s/.ada-symbols", tc->trace);
+	assert_int_equal(proc_rm_rf(want), 0);
+	assert_int_equal(symbolize(force, &err), 0);
+	snprintf(want, sizeof(want), "ada-symbolize: %s: its size, modification time or inode "
+		 "differ from the run's and no symbols were kept for it (it has no build-id): "
+		 "named from the file as it is now\n", exe);
+	assert_true(!strncmp(err, want, strlen(want)));
+	assert_null(strstr(err + strlen(want), "ada-symbolize: "));
+	free(err);
+	tr_symbolize(tc, NULL);
+	assert_non_null(strstr(tc->replay.out, "outer_renamed"));
+	tr_pass(tc);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, tr_setup, tr_teardown)
 
 int main(void)
@@ -159,6 +270,8 @@ int main(void)
 		T(a_deleted_binary_is_named_from_the_runtimes_symbols),
 		T(a_moved_trace_is_named),
 		T(without_kept_symbols_a_gone_binary_is_an_error),
+		T(a_deleted_binary_without_build_id_is_named),
+		T(a_rebuild_without_build_id_keeps_the_runs_names),
 	};
 
 	tr_scrub_environment();

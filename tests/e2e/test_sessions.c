@@ -33,7 +33,7 @@
 #include "lib/tracerun.h"
 
 #define OLD_SESSION "session_20000101_000000"
-#define NTESTS 7
+#define NTESTS 8
 
 struct fixture {
 	struct tr_case *tc;
@@ -511,6 +511,55 @@ static void cxx_runtime_folded_by_default_shown_with_all_frames(void **state)
 	fx->passed++;
 }
 
+/* A function called only inside the C++ runtime's frames (the introsort
+ * under std::sort): graph says the folding hides it and names the flag,
+ * and shows it with --all-frames; a name the trace does not hold is an
+ * error of its own; a -F naming only such frames leaves the view empty
+ * and says why. */
+static void a_folded_function_is_named_with_its_flag(void **state)
+{
+	struct fixture *fx = *state;
+	char trace[PATH_MAX], prog[PATH_MAX], *out, *err;
+	const char *intro = "std::__introsort_loop*";
+
+	trace_dir(fx, "cxx_graph", trace);
+	run_traced(fx, tr_path(fx->tc, "cxx_fold", prog), trace, NULL);
+	assert_int_equal(sym((const char *[]){ "graph", intro, trace, NULL }, &out, &err), 1);
+	assert_string_equal(out, "");
+	assert_string_equal(err, "ada-symbolize graph: std::__introsort_loop*: called only inside "
+			    "the C++ runtime's frames, which the views fold: --all-frames shows them\n");
+	free(out);
+	free(err);
+	assert_int_equal(sym((const char *[]){ "graph", "--all-frames", intro, trace, NULL }, &out,
+			     &err), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(tr_count_lines(out, (const char *[]){ "# pid ", NULL }), 1);
+	assert_int_equal(tr_count_lines(out, (const char *[]){ "  std::__sort<", NULL }), 1);
+	free(out);
+	free(err);
+	assert_int_equal(sym((const char *[]){ "graph", "no_such_function", trace, NULL }, &out,
+			     &err), 1);
+	assert_string_equal(out, "");
+	assert_string_equal(err, "ada-symbolize graph: no_such_function: no function of that "
+			    "name in the trace\n");
+	free(out);
+	free(err);
+	for (int merge = 0; merge < 2; merge++) { /* report, and replay --merge */
+		const char *const report[] = { "report", "-F", intro, trace, NULL };
+		const char *const replay[] = { "replay", "--merge", "-F", intro, trace, NULL };
+
+		assert_int_equal(sym(merge ? replay : report, &out, &err), 0);
+		/* the headers: report's three lines, replay's two */
+		assert_int_equal(tr_count_lines(out, (const char *[]){ NULL }), merge ? 2 : 3);
+		assert_string_equal(err, "ada-symbolize: -F std::__introsort_loop*: only calls "
+				    "inside the C++ runtime's frames match, which the views fold: "
+				    "--all-frames shows them\n");
+		free(out);
+		free(err);
+	}
+	fx->passed++;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +570,7 @@ int main(void)
 		cmocka_unit_test(views_name_the_command_line_and_no_symbol_version),
 		cmocka_unit_test(a_normal_run_reads_as_success),
 		cmocka_unit_test(cxx_runtime_folded_by_default_shown_with_all_frames),
+		cmocka_unit_test(a_folded_function_is_named_with_its_flag),
 	};
 
 	tr_scrub_environment();

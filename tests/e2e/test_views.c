@@ -427,7 +427,7 @@ static void bad_input_is_one_line(void **state)
 	expect_error((const char *[]){ "report", NULL }, 2,
 		     "ada-symbolize report: no trace directory given (try ./ada-trace)\n");
 	expect_error((const char *[]){ "graph", "no_such_function", t, NULL }, 1,
-		     "ada-symbolize graph: no_such_function: no call of a function of that name in the trace\n");
+		     "ada-symbolize graph: no_such_function: no function of that name in the trace\n");
 	snprintf(msg, sizeof(msg), "ada-symbolize: %s: no pid_<pid> directory with a trace\n", fx->rec->dir);
 	expect_error((const char *[]){ "report", fx->rec->dir, NULL }, 1, msg);
 	expect_error((const char *[]){ "replay", "/nonexistent/trace", NULL }, 1,

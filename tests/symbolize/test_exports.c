@@ -117,7 +117,7 @@ static char *run_chrome(const struct play *p, size_t n, bool no_args)
 	"chrome\",\"clock\":\"CLOCK_BOOTTIME\",\"ts_origin_ns\":" origin ",\"processes\":"  \
 	procs ",\"threads\":" threads ",\"slices\":" slices "}}\n"
 #define PROCESS_42 "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":42,\"tid\":42," \
-		   "\"args\":{\"name\":\"demo 42\"}}"
+		   "\"args\":{\"name\":\"demo\"}}"
 
 /* ---- tests ------------------------------------------------------------------------------ */
 
@@ -231,7 +231,7 @@ static void test_stacks_and_processes_get_tracks_of_their_own(void **state)
 				    "\"stack 0x7f00-0x8f00 of thread 0\"}"));
 	assert_non_null(strstr(out, "{\"ph\":\"X\",\"pid\":42,\"tid\":4194307,\"ts\":0.010,"));
 	assert_non_null(strstr(out, "\"name\":\"process_name\",\"ph\":\"M\",\"pid\":43,\"tid\":43,"
-				    "\"args\":{\"name\":\"demo 43\"}"));
+				    "\"args\":{\"name\":\"demo\"}"));
 	assert_non_null(strstr(out, "{\"ph\":\"X\",\"pid\":43,\"tid\":43,\"ts\":-0.500,\"dur\":2.000,"));
 	assert_non_null(strstr(out, "\"ts_origin_ns\":5000,\"processes\":2,\"threads\":3,"
 				    "\"slices\":2}"));
@@ -276,7 +276,7 @@ static void test_perfetto_writes_tracks_and_slice_pairs(void **state)
 
 	(void)state;
 	set_process(0, 42, 1000, 2);
-	procs[0].cmdline = "demo -x";
+	procs[0].cmdline = "/usr/bin/demo -x";
 	threads[0][0] = (struct src_thread){ .id = 0, .tid = 42, .name = "demo",
 					     .open_mark = "open at exit" };
 	threads[0][1] = (struct src_thread){ .id = 1, .tid = 43, .open_mark = "open at exit" };
@@ -284,10 +284,12 @@ static void test_perfetto_writes_tracks_and_slice_pairs(void **state)
 					      false, &n);
 	at = out;
 	/* Trace.packet (1) { track_descriptor (60) { uuid (1) 1, process (3) {
-	 * pid (1) 42, cmdline (2) "demo -x", process_name (6) "demo" } } } */
-	EXPECT_BYTES(out, n, at, 0x0a, 0x18, 0xe2, 0x03, 0x15, 0x08, 0x01, 0x1a, 0x11, 0x08, 0x2a,
-		     0x12, 0x07, 'd', 'e', 'm', 'o', ' ', '-', 'x', 0x32, 0x04, 'd', 'e', 'm', 'o');
-	assert_ptr_equal(at, out + 0x1a); /* the first packet */
+	 * pid (1) 42, cmdline (2) "/usr/bin/demo", cmdline "-x", process_name (6)
+	 * "demo -x" } } } */
+	EXPECT_BYTES(out, n, at, 0x0a, 0x25, 0xe2, 0x03, 0x22, 0x08, 0x01, 0x1a, 0x1e, 0x08, 0x2a,
+		     0x12, 0x0d, '/', 'u', 's', 'r', '/', 'b', 'i', 'n', '/', 'd', 'e', 'm', 'o',
+		     0x12, 0x02, '-', 'x', 0x32, 0x07, 'd', 'e', 'm', 'o', ' ', '-', 'x');
+	assert_ptr_equal(at, out + 0x27); /* the first packet */
 	/* thread 0's sequence starts: trusted_packet_sequence_id (10) 1,
 	 * sequence_flags (13) SEQ_INCREMENTAL_STATE_CLEARED,
 	 * trace_packet_defaults (59) { timestamp_clock_id (58) 64,

@@ -329,6 +329,58 @@ static void test_raw_meta_unload_twice_is_refused(void **state)
 	expect_last_refused(ADA_META_UNLOAD, 16, at);
 }
 
+/* ---- FILE: a module without a build-id ----------------------------------------------- */
+
+static void file_record(uint32_t no)
+{
+	struct ada_meta_file f = { .module_no = no, .size = 4096, .mtime_ns = 1700000000123456789ull,
+				   .ino = 42 };
+
+	rf_meta_record(&meta, ADA_META_FILE, &f, sizeof(f), NULL, 0);
+}
+
+static void test_raw_meta_file_names_its_modules_file(void **state)
+{
+	(void)state;
+	start(3);
+	module(0, 0x7f0000000000, 100);
+	module(1, 0x7f1000000000, 100);
+	file_record(1);
+	assert_int_equal(load(), 0);
+	assert_string_equal(captured, "");
+	assert_false(proc.modules[0].has_file);
+	assert_true(proc.modules[1].has_file);
+	assert_int_equal(proc.modules[1].file.size, 4096);
+	assert_int_equal(proc.modules[1].file.mtime_ns, 1700000000123456789ull);
+	assert_int_equal(proc.modules[1].file.ino, 42);
+}
+
+/* Of no module recorded, a second one, or of a module with a build-id. */
+static void test_raw_meta_file_of_no_such_module_is_refused(void **state)
+{
+	struct ada_meta_module m = { .module_no = 1, .build_id_len = 1, .build_id = { 0xab },
+				     .vaddr_hi = 0x4000 };
+	size_t at;
+
+	(void)state;
+	start(3);
+	module(0, 0x7f0000000000, 100);
+	at = meta.len;
+	file_record(2);
+	expect_last_refused(ADA_META_FILE, 32, at);
+	start(3);
+	module(0, 0x7f0000000000, 100);
+	file_record(0);
+	at = meta.len;
+	file_record(0);
+	expect_last_refused(ADA_META_FILE, 32, at);
+	start(3);
+	rf_meta_record(&meta, ADA_META_MODULE, &m, sizeof(m), "/lib/libb.so", 13);
+	at = meta.len;
+	file_record(1);
+	expect_last_refused(ADA_META_FILE, 32, at);
+}
+
 /* ---- where appending may start ----------------------------------------------------- */
 
 static void test_raw_meta_end_is_after_the_last_whole_record(void **state)
@@ -412,6 +464,8 @@ int main(void)
 		T(test_raw_meta_unload_ends_the_load_it_names),
 		T(test_raw_meta_unload_of_no_recorded_module_is_refused),
 		T(test_raw_meta_unload_twice_is_refused),
+		T(test_raw_meta_file_names_its_modules_file),
+		T(test_raw_meta_file_of_no_such_module_is_refused),
 		T(test_raw_meta_producer_gives_the_runtime_version),
 		T(test_raw_meta_without_producer_has_no_version),
 		T(test_raw_meta_bad_producer_is_refused_with_one_line),
