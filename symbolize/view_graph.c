@@ -14,8 +14,10 @@
  * gets an entry (at most MAX_MATCH).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "view_cli.h"
 
@@ -185,6 +187,28 @@ static int run(struct graph *g, const struct view_filter *f)
 	return err;
 }
 
+/* run, with stderr closed to what the first run said already (a process
+ * skipped for a binary that is gone, say). */
+static int run_quietly(struct graph *g, const struct view_filter *f)
+{
+	int saved, null, err;
+
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (saved >= 0 && null >= 0)
+		dup2(null, STDERR_FILENO);
+	err = run(g, f);
+	fflush(stderr);
+	if (saved >= 0 && null >= 0)
+		dup2(saved, STDERR_FILENO);
+	if (saved >= 0)
+		close(saved);
+	if (null >= 0)
+		close(null);
+	return err;
+}
+
 /* Why nothing was shown, in one line: no such function; or its calls are
  * all inside the C++ runtime's frames, which the views fold (a second,
  * quiet run with --all-frames finds them); or the filters left none. */
@@ -200,7 +224,7 @@ static void say_why_none(struct graph *g)
 	}
 	all.all_frames = true;
 	g->quiet = true;
-	if (!a->filter.all_frames && run(g, &all) == 0 && g->called) {
+	if (!a->filter.all_frames && run_quietly(g, &all) == 0 && g->called) {
 		fprintf(stderr, "ada-symbolize graph: %s: called only inside the C++ runtime's frames, which the views fold: --all-frames shows them\n",
 			a->function);
 		return;

@@ -336,6 +336,14 @@ static void a_process_whose_binary_is_gone_is_skipped_with_one_line(void **state
 	free(out);
 	free(err);
 
+	/* graph's second look (with --all-frames, for why it found no call)
+	 * does not say it again. */
+	assert_int_equal(sym((const char *[]){ "graph", "-N", "main", "main", trace, NULL }, &out, &err), 1);
+	assert_true(!strncmp(err, line, strlen(line)));
+	assert_string_equal(err + strlen(line), "ada-symbolize graph: main: no call of a function of that name in the trace (through the filters)\n");
+	free(out);
+	free(err);
+
 	/* Nothing else to convert: a failure. */
 	assert_int_equal(sym((const char *[]){ pid_dir, NULL }, &out, &err), 1);
 	assert_string_equal(err, line);
