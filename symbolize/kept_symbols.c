@@ -175,9 +175,9 @@ static int kept_read(const char *file, const char *module_path, struct ada_symta
 }
 
 int ada_kept_load(const char *file, const char *module_path, struct ada_symtab **out,
-		  unsigned *hooks)
+		  unsigned *hooks, bool *completed)
 {
-	return kept_read(file, module_path, out, hooks, NULL);
+	return kept_read(file, module_path, out, hooks, completed);
 }
 
 void ada_kept_save(const char *file, struct ada_symtab *st, unsigned hooks)

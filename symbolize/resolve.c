@@ -164,18 +164,22 @@ static struct conv_module *same_file(struct conv_process *cp, const struct raw_m
 }
 
 /* The symbols kept with the trace for a module whose file is gone or is
- * not the one that ran: one line says so. */
+ * not the one that ran: one line says so, and that source lines are
+ * missing only when the binary could have given them (the trace was never
+ * converted while it was there): a binary built without -g had none. */
 static int load_kept(struct conv_process *cp, struct conv_module *cm, const char *kept,
 		     const char *why)
 {
-	int err = kept ? ada_kept_load(kept, cm->raw->path, &cm->st, &cm->hooks) : -ENOENT;
+	bool completed = false;
+	int err = kept ? ada_kept_load(kept, cm->raw->path, &cm->st, &cm->hooks, &completed) :
+			 -ENOENT;
 
 	if (err)
 		return err;
 	cm->owns_st = true;
 	fprintf(stderr, "ada-symbolize: %s: %s; named from the symbols kept with the trace (%s)%s\n",
 		cm->raw->path, why, kept,
-		ada_symtab_has_lines(cm->st) ? "" : ", without source lines");
+		completed || ada_symtab_has_lines(cm->st) ? "" : ", without source lines");
 	return check_identity(&cp->raw, cm->raw, cm->st);
 }
 

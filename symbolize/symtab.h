@@ -63,11 +63,13 @@ struct ada_meta_file;
 char *ada_kept_path(const char *raw_dir, const uint8_t *id, uint32_t len, const char *path,
 		    const struct ada_meta_file *file);
 /* A table from a kept file, named module_path: its symbols and the source
- * lines it has; *hooks the module's hooks if the file says (else 0).
+ * lines it has; *hooks the module's hooks if the file says (else 0);
+ * *completed whether ada-symbolize wrote it with the binary at hand (so it
+ * holds every line the binary had), not only the runtime without lines.
  * -ENOENT if there is no such file, another negative errno if it is not
  * one (a line printed). */
 int ada_kept_load(const char *file, const char *module_path, struct ada_symtab **out,
-		  unsigned *hooks);
+		  unsigned *hooks, bool *completed);
 /* Writes the finalized table st, read from the module's own file, into
  * file: its functions with the source lines found, and the lines an
  * earlier file had for functions st has none for (another trace wanted

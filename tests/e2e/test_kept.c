@@ -117,6 +117,32 @@ static void a_deleted_binary_is_named_from_the_runtimes_symbols(void **state)
 	tr_pass(tc);
 }
 
+/* Built without -g (CMake's default build type), converted while it was
+ * there, then deleted: the kept symbols are all the binary had, so the line
+ * says nothing of source lines (it said "without source lines", as if the
+ * trace had been converted too late). */
+static void a_binary_without_lines_is_named_as_it_was(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const nolines[] = { "-O2", "-g0", "-I" ADA_ROOT "/runtime", "-pthread", NULL };
+	const char *const args[] = { "exit", "10", NULL };
+	const char *const report[] = { ADA_ROOT "/bin/ada-symbolize", "report", tc->trace, NULL };
+	const char *const convert[] = { ADA_ROOT "/bin/ada-symbolize", tc->trace, NULL };
+	char exe[PATH_MAX], *err;
+
+	tr_build_pair(tc, "ring", "ring", nolines);
+	tr_run_pair(tc, "ring", args, NULL, 0);
+	assert_int_equal(symbolize(report, &err), 0);
+	free(err);
+	assert_int_equal(unlink(tr_path(tc, "ring", exe)), 0);
+	assert_int_equal(symbolize(convert, &err), 0);
+	expect_kept_line(err, exe, "the binary is gone since the run", tc->trace, true);
+	free(err);
+	tr_symbolize(tc, NULL);
+	tr_expect_tree(tc->replay.out, TREE, 1);
+	tr_pass(tc);
+}
+
 /* The output directory moved (another machine) and the binary gone. */
 static void a_moved_trace_is_named(void **state)
 {
@@ -268,6 +294,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(a_rebuild_keeps_the_trace_readable),
 		T(a_deleted_binary_is_named_from_the_runtimes_symbols),
+		T(a_binary_without_lines_is_named_as_it_was),
 		T(a_moved_trace_is_named),
 		T(without_kept_symbols_a_gone_binary_is_an_error),
 		T(a_deleted_binary_without_build_id_is_named),
