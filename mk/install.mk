@@ -4,7 +4,7 @@
 #   PREFIX/lib/          libada.so, libada.a; pkgconfig/ada.pc; cmake/ada/ (find_package(ada))
 #   PREFIX/include/      ada.h
 #   PREFIX/share/ada/    ada.cmake (the toolchain file), ada-unwind.py (gdb)
-#   PREFIX/share/man/man1/  adacc.1, adac++.1, ada-symbolize.1
+#   PREFIX/share/man/man1/  a page per tool, packaging/<tool>.1.in (adac++.1 a link)
 #
 # adacc finds the runtime as ../lib from its own directory and the CMake files
 # find everything from their own place, so an install can be moved; ada.pc
@@ -19,11 +19,14 @@ DEST := $(DESTDIR)$(PREFIX)
 # The tools: whatever TOOLS builds (a new bin/ada-* added there is installed
 # and uninstalled with no edit here); adac++ is a link, made below.
 INSTALL_BINS := $(filter-out bin/adac++,$(TOOLS))
+# Every tool has its man page: a tool added to TOOLS without one stops make
+# install ("No rule to make target 'packaging/<tool>.1.in'").
+INSTALL_MANS := $(INSTALL_BINS:bin/%=share/man/man1/%.1)
 INSTALL_FILES := $(INSTALL_BINS) bin/adac++ \
 	lib/libada.so lib/libada.a lib/pkgconfig/ada.pc \
 	lib/cmake/ada/ada-config.cmake lib/cmake/ada/ada-config-version.cmake \
 	include/ada.h share/ada/ada.cmake share/ada/ada-unwind.py \
-	share/man/man1/adacc.1 share/man/man1/adac++.1 share/man/man1/ada-symbolize.1
+	$(INSTALL_MANS) share/man/man1/adac++.1
 # Deepest first, for rmdir.
 INSTALL_DIRS := lib/cmake/ada lib/cmake lib/pkgconfig lib include share/ada share/man/man1 \
 	share/man share bin
@@ -31,7 +34,7 @@ INSTALL_DIRS := lib/cmake/ada lib/cmake lib/pkgconfig lib include share/ada shar
 # packaging/NAME.in to FILE, with @PREFIX@ and @VERSION@ filled in.
 fill = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' packaging/$(1).in > $(DEST)/$(2)
 
-install: all
+install: all $(INSTALL_BINS:bin/%=packaging/%.1.in)
 	$(call msg,INSTALL,$(DEST))install -d $(DEST)/bin $(DEST)/lib/pkgconfig $(DEST)/lib/cmake/ada $(DEST)/include \
 		$(DEST)/share/ada $(DEST)/share/man/man1
 	$(Q)install -m 755 $(INSTALL_BINS) $(DEST)/bin/
@@ -42,8 +45,7 @@ install: all
 	$(Q)$(call fill,ada-config-version.cmake,lib/cmake/ada/ada-config-version.cmake)
 	$(Q)install -m 644 runtime/ada.h $(DEST)/include/
 	$(Q)install -m 644 cc-wrapper/ada.cmake mcount/gdb/ada-unwind.py $(DEST)/share/ada/
-	$(Q)$(call fill,adacc.1,share/man/man1/adacc.1)
-	$(Q)$(call fill,ada-symbolize.1,share/man/man1/ada-symbolize.1)
+	$(Q)$(foreach m,$(INSTALL_MANS),$(call fill,$(notdir $(m)),$(m)) &&) true
 	$(Q)ln -sf adacc.1 $(DEST)/share/man/man1/adac++.1
 
 uninstall:

@@ -32,12 +32,12 @@ files_under() {
 
 # What make install puts in a prefix (a tool added to the Makefile's TOOLS
 # joins bin/ and this list).
+# Each tool has its man page (adac++'s is adacc's).
 expected_files() {
-	for t in $(ls "$ROOT/bin"); do echo "bin/$t"; done
+	for t in $(ls "$ROOT/bin"); do echo "bin/$t"; echo "share/man/man1/$t.1"; done
 	printf '%s\n' include/ada.h lib/cmake/ada/ada-config-version.cmake \
 		lib/cmake/ada/ada-config.cmake lib/libada.a lib/libada.so lib/pkgconfig/ada.pc \
-		share/ada/ada-unwind.py share/ada/ada.cmake share/man/man1/ada-symbolize.1 \
-		share/man/man1/adac++.1 share/man/man1/adacc.1
+		share/ada/ada-unwind.py share/ada/ada.cmake
 }
 
 installs_exactly_its_files() {
@@ -63,6 +63,23 @@ version_lines() {
 		[ "$("$P/bin/ada-symbolize" --version)" = "ada-symbolize (ada) $VERSION" ] &&
 		[ "$(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --modversion ada)" = "$VERSION" ] &&
 		grep -q "^\.TH ADACC 1 \"\" \"ada $VERSION\"" "$P/share/man/man1/adacc.1"
+}
+
+# Every long option a tool's help lists (an indented line opening with it;
+# adacc's --ada-help) is in its man page, written by hand: a new option goes
+# into both (ada-symbolize.1 had neither --all nor --force).
+man_pages_name_every_option() {
+	for t in $(ls "$P/bin"); do
+		[ "$t" = adac++ ] && continue
+		help=--help
+		[ "$t" = adacc ] && help=--ada-help
+		page=$(sed 's/\\-/-/g' "$P/share/man/man1/$t.1") || return 1
+		for o in $("$P/bin/$t" $help 2>&1 | grep -oE -- '^ +(-[a-zA-Z], )?--[a-z][a-z-]*' |
+			grep -oE -- '--[a-z-]+' | sort -u); do
+			printf '%s\n' "$page" | grep -q -- "$o\($\|[^a-z-]\)" ||
+				{ echo "$t.1 does not name $o (from $t $help)"; return 1; }
+		done
+	done
 }
 
 # A program that marks a moment through ada.h and calls work() three times.
@@ -150,6 +167,7 @@ uninstall_leaves_the_prefix_empty() {
 check "make install PREFIX=...: exactly its files" installs_exactly_its_files
 check "make install DESTDIR=... stages PREFIX; uninstall empties it" destdir_stages_under_prefix
 check "adacc --ada-version, ada-symbolize --version, ada.pc, man page: $VERSION" version_lines
+check "every tool's man page names every option of its help" man_pages_name_every_option
 if command -v cmake >/dev/null; then
 	check "cmake: find_package(ada), ada::runtime, the toolchain file" cmake_find_package
 else
