@@ -312,6 +312,12 @@ ADA_HIDDEN extern const char *const ada_drop_names[ADA_DROP_NREASONS];
 ADA_HIDDEN void ada_drop_report(const uint64_t totals[ADA_DROP_NREASONS], uint64_t kept,
 				uint64_t waits, uint64_t wait_ns);
 
+/* ---- the job's session (job_session.c) ------------------------------------------ */
+/* Whether an earlier traced process of this process group (shell job) chose
+ * a session in output directory out (absolute): *dst its path. If not, mine
+ * (a session_<time> name) is marked as the job's session, for the later ones. */
+ADA_HIDDEN bool ada_job_session(const char *out, const char *mine, char *dst, size_t len);
+
 /* ---- small helpers (util.c): no stdio on paths that may run at exit/fork ------ */
 ADA_HIDDEN int ada_mkdirs(const char *path);
 ADA_HIDDEN int ada_write_all(int fd, const void *buf, size_t len);

@@ -109,11 +109,14 @@ static void make_session_dir(void)
 	snprintf(session_dir, sizeof(session_dir), "%s%s%s/session_%s", cwd, *cwd ? "/" : "", out,
 		 stamp);
 	{
-		char joined[PATH_MAX];
+		char joined[PATH_MAX], mine[48];
 		char abs[sizeof(out) + PATH_MAX + 2];
 
 		snprintf(abs, sizeof(abs), "%s%s%s", cwd, *cwd ? "/" : "", out);
-		if (ancestor_session(abs, joined, sizeof(joined))) {
+		snprintf(mine, sizeof(mine), "session_%s", stamp);
+		/* A traced ancestor's session, else the job's (job_session.c). */
+		if (ancestor_session(abs, joined, sizeof(joined)) ||
+		    ada_job_session(abs, mine, joined, sizeof(joined))) {
 			snprintf(session_dir, sizeof(session_dir), "%s", joined);
 			if (!pid_dir_exists())
 				goto named;

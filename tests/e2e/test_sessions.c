@@ -1,6 +1,8 @@
 /* test_sessions.c - where traces go and how a normal run reads (issue 15):
  * an output directory stands for its latest session (--all for every one),
- * a second conversion leaves the ATF alone, a process whose binary is gone
+ * the programs of one job (process group) or started by a traced one share
+ * it whatever second they start in (these two tests cross a second with a
+ * 1.1 s sleep), a second conversion leaves the ATF alone, a process whose binary is gone
  * is skipped with one line while the others convert, the views name a
  * process by its command line, print no symbol versions, and fold the C++
  * runtime's frames unless --all-frames.
@@ -33,7 +35,7 @@
 #include "lib/tracerun.h"
 
 #define OLD_SESSION "session_20000101_000000"
-#define NTESTS 8
+#define NTESTS 9
 
 struct fixture {
 	struct tr_case *tc;
@@ -157,25 +159,23 @@ static char *session_of(const char *trace, unsigned pid)
 	return name;
 }
 
-/* A traced program started by a traced one, in a later second (posix_spawn
- * after 1.1 s): it joins its parent's session (found through the parent's
- * mapped process.meta), so the default view, the latest session, shows
- * both. */
-static void a_started_program_joins_its_parents_session(void **state)
+/* Runs argv tracing into trace (exit 0, nothing on stderr, out on stdout if
+ * not NULL); trace then holds one session of two processes, and the default
+ * report shows both: returned (malloc'd). */
+static char *run_one_session_of_two(const struct fixture *fx, const char *trace,
+				    const char *const argv[], const char *out)
 {
-	struct fixture *fx = *state;
-	char trace[PATH_MAX], output[PATH_MAX + 16], pattern[PATH_MAX + 32], later[PATH_MAX];
+	char output[PATH_MAX + 16], pattern[PATH_MAX + 32], *report;
 	const char *const env[] = { output, NULL };
 	struct proc_result res = { 0 };
 	glob_t g;
-	char *out;
 
-	trace_dir(fx, "joined", trace);
-	tr_path(fx->tc, "spawn_later", later);
 	snprintf(output, sizeof(output), "ADA_OUTPUT=%s", trace);
-	tr_run(fx->tc, (const char *const[]){ later, fx->prog, "a", NULL }, env, &res);
+	tr_run(fx->tc, argv, env, &res);
 	assert_int_equal(proc_exit_code(&res), 0);
-	assert_string_equal(res.out, "sessions: 1 words\nspawned: 0\n");
+	assert_string_equal(res.err, "");
+	if (out)
+		assert_string_equal(res.out, out);
 	proc_result_free(&res);
 	snprintf(pattern, sizeof(pattern), "%s/session_*/pid_*", trace);
 	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
@@ -185,8 +185,24 @@ static void a_started_program_joins_its_parents_session(void **state)
 	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
 	assert_int_equal(g.gl_pathc, 1);
 	globfree(&g);
-	out = view_ok((const char *[]){ "report", trace, NULL });
-	assert_int_equal(tr_count_lines(out, (const char *const[]){ "# pid ", NULL }), 2);
+	report = view_ok((const char *[]){ "report", trace, NULL });
+	assert_int_equal(tr_count_lines(report, (const char *const[]){ "# pid ", NULL }), 2);
+	return report;
+}
+
+/* A traced program started by a traced one, in a later second (posix_spawn
+ * after 1.1 s): it joins its parent's session (found through the parent's
+ * mapped process.meta), so the default view, the latest session, shows
+ * both. */
+static void a_started_program_joins_its_parents_session(void **state)
+{
+	struct fixture *fx = *state;
+	char trace[PATH_MAX], later[PATH_MAX], *out;
+
+	trace_dir(fx, "joined", trace);
+	tr_path(fx->tc, "spawn_later", later);
+	out = run_one_session_of_two(fx, trace, (const char *const[]){ later, fx->prog, "a", NULL },
+				     "sessions: 1 words\nspawned: 0\n");
 	assert_int_equal(tr_count_lines(out, (const char *const[]){ " start", NULL }), 1);
 	assert_int_equal(tr_count_lines(out, (const char *const[]){ " measure", NULL }), 1);
 	free(out);
@@ -204,6 +220,34 @@ static int sym(const char *const *args, char **out, char **err)
 	*out = res.out;
 	*err = res.err;
 	return code;
+}
+
+/* A test runner (ctest, make check), itself untraced, starts its tests one
+ * after another: the traced programs of one job (process group: here a
+ * shell, started as its own group as a shell starts a command line) share
+ * a session whatever second each starts in, so the default view shows the
+ * whole run; the next job starts a session of its own. */
+static void the_programs_of_one_job_share_a_session(void **state)
+{
+	struct fixture *fx = *state;
+	char trace[PATH_MAX], want[PATH_MAX + 64], script[3 * PATH_MAX];
+	unsigned third;
+	char *out, *err;
+
+	trace_dir(fx, "job", trace);
+	snprintf(script, sizeof(script), "'%s' a && sleep 1.1 && '%s' b", fx->prog, fx->prog);
+	free(run_one_session_of_two(fx, trace, (const char *const[]){ "/bin/sh", "-c", script, NULL },
+				    NULL));
+
+	/* Another job, a second later at least: a session of its own. */
+	third = run_traced(fx, fx->prog, trace, (const char *[]){ "c", NULL });
+	assert_int_equal(sym((const char *[]){ "report", trace, NULL }, &out, &err), 0);
+	assert_int_equal(tr_count_lines(out, (const char *const[]){ "# pid ", NULL }), 1);
+	snprintf(want, sizeof(want), "# pid %u %s c: 1 thread\n", third, fx->prog);
+	assert_true(!strncmp(out, want, strlen(want)));
+	free(out);
+	free(err);
+	fx->passed++;
 }
 
 static void latest_session_by_default_every_one_with_all(void **state)
@@ -573,6 +617,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(latest_session_by_default_every_one_with_all),
 		cmocka_unit_test(a_started_program_joins_its_parents_session),
+		cmocka_unit_test(the_programs_of_one_job_share_a_session),
 		cmocka_unit_test(a_second_conversion_leaves_the_atf_alone),
 		cmocka_unit_test(a_process_whose_binary_is_gone_is_skipped_with_one_line),
 		cmocka_unit_test(views_name_the_command_line_and_no_symbol_version),
