@@ -99,7 +99,7 @@ bool ada_elf_has_dwarf(Elf *elf)
 /* ---- function symbols ---------------------------------------------------- */
 
 /* Which alias names a function: the exported name over a weak one over a
- * file-local one (symtab.h). */
+ * file-local one (symtab.h), a public one over a reserved one (preference). */
 static int bind_rank(unsigned char bind)
 {
 	switch (bind) {
@@ -123,6 +123,18 @@ static bool is_func(const GElf_Sym *sym)
 	       sym->st_value != 0;
 }
 
+/* A name reserved to the implementation (__x, _X; not C++'s mangled _Z...)
+ * names a function only when no public name does: glibc's calloc is a weak
+ * alias of the global __libc_calloc, puts of _IO_puts, and a program calls
+ * calloc and puts. Local names still come last. */
+static int preference(const struct raw_sym *s)
+{
+	bool reserved = s->name[0] == '_' &&
+			(s->name[1] == '_' || (s->name[1] >= 'A' && s->name[1] < 'Z'));
+
+	return s->rank <= 1 ? 2 * reserved + s->rank : 4 + s->rank;
+}
+
 /* Address order, then the preferred alias first; the name comparison only
  * makes the order total, so that two loads give the same table (and hash). */
 static int raw_sym_cmp(const void *pa, const void *pb)
@@ -131,8 +143,8 @@ static int raw_sym_cmp(const void *pa, const void *pb)
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
-	if (a->rank != b->rank)
-		return a->rank - b->rank;
+	if (preference(a) != preference(b))
+		return preference(a) - preference(b);
 	if (a->len != b->len)
 		return a->len < b->len ? -1 : 1;
 	return strcmp(a->name, b->name);

@@ -39,7 +39,8 @@ struct ada_symtab {
 
 /* Opens `path` and reads its function symbols: STT_FUNC and STT_GNU_IFUNC with
  * st_shndx != SHN_UNDEF from .symtab, else .dynsym. Aliases at one address keep
- * one entry (preferring GLOBAL over WEAK over LOCAL, then the shortest name).
+ * one entry (preferring GLOBAL over WEAK over LOCAL, a public name over one
+ * reserved to the implementation (__x, _X) unless LOCAL, then the shortest name).
  * Returns 0 or a negative errno; on failure prints one line to stderr naming
  * the file and libelf's message, and *out is NULL. */
 int ada_symtab_load(const char *path, struct ada_symtab **out);

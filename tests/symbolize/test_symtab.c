@@ -153,7 +153,8 @@ static void test_load_sorts_functions_by_address_in_dense_order(void **state)
 	assert_int_equal(find(st, "fixture_target"), first + 2);
 	assert_int_equal(find(st, "fx_short"), first + 3);
 	assert_int_equal(find(st, "fx_global"), first + 4);
-	assert_int_equal(find(st, "main"), first + 5);
+	assert_int_equal(find(st, "fixture_public"), first + 5);
+	assert_int_equal(find(st, "main"), first + 6);
 	assert_int_equal(st->machine, 62 /* EM_X86_64 */);
 	ada_symtab_free(st);
 }
@@ -179,6 +180,8 @@ static void test_load_collapses_aliases_to_preferred_name(void **state)
 	assert_int_equal(find(st, "fixture_weak_alias"), -1); /* global beats weak */
 	assert_int_equal(find(st, "fixture_long_name"), -1);  /* shorter of two globals */
 	assert_int_equal(find(st, "fixture_local"), -1);      /* global beats local */
+	assert_int_equal(find(st, "__fixture_impl"), -1);     /* public beats reserved */
+	find_ok(st, "fixture_public");
 	ada_symtab_free(st);
 }
 
