@@ -15,9 +15,11 @@
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "symtab_priv.h"
@@ -259,30 +261,92 @@ static void index_free(struct dw_index *ix)
 	free(ix->ranges);
 }
 
-void ada_dwarf_fill_lines(struct ada_func *funcs, size_t nfuncs, const bool *wanted,
-			  const char *dwarf_path)
-{
-	struct dw_index ix = { 0 };
-	size_t i;
-	int fd;
+/* ---- files kept open ------------------------------------------------------ */
 
-	fd = open(dwarf_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	ix.dw = dwarf_begin(fd, DWARF_C_READ);
-	if (!ix.dw) {
+/* One ada-symbolize run names process after process, and the processes of
+ * a test suite share their binaries (libc, the library under test): each
+ * file's DWARF is opened and its CUs indexed once, and kept for the next
+ * process. libc's separate debug file is compressed, and inflating it again
+ * for each process was 60 % of converting a small one (json-c's ctest: 33
+ * processes, 2.5 s). A file is known by device, inode, size and time, so a
+ * rebuilt one is read anew. */
+#define OPEN_FILES 8
+
+struct dw_file {
+	struct dw_index ix;
+	int fd;
+	struct stat st;
+	unsigned long used; /* when last used: the oldest goes first */
+};
+
+static struct dw_file files[OPEN_FILES];
+static unsigned long uses;
+static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void file_close(struct dw_file *f)
+{
+	index_free(&f->ix);
+	dwarf_end(f->ix.dw);
+	close(f->fd);
+	memset(f, 0, sizeof(*f));
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* The open file of dwarf_path, opened and indexed if it is not; NULL if it
+ * cannot be read. Under files_lock. */
+static struct dw_index *file_index(const char *dwarf_path)
+{
+	struct dw_file *f = &files[0];
+	struct stat st;
+	size_t i;
+
+	if (stat(dwarf_path, &st) < 0)
+		return NULL;
+	for (i = 0; i < OPEN_FILES; i++) {
+		if (files[i].ix.dw && same_file(&files[i].st, &st)) {
+			files[i].used = ++uses;
+			return &files[i].ix;
+		}
+		if (files[i].used < f->used)
+			f = &files[i];
+	}
+	if (f->ix.dw)
+		file_close(f);
+	f->fd = open(dwarf_path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0)
+		return NULL;
+	f->ix.dw = dwarf_begin(f->fd, DWARF_C_READ);
+	if (!f->ix.dw) {
 		/* The file was seen to have .debug_info: worth one line. */
 		fprintf(stderr, "ada-symbolize: %s: cannot read DWARF (%s)\n", dwarf_path,
 			dwarf_errmsg(-1));
-		goto out;
+		close(f->fd);
+		memset(f, 0, sizeof(*f));
+		return NULL;
 	}
-	if (index_cus(&ix))
-		goto out;
-	for (i = 0; i < nfuncs; i++)
+	if (index_cus(&f->ix)) {
+		file_close(f);
+		return NULL;
+	}
+	f->st = st;
+	f->used = ++uses;
+	return &f->ix;
+}
+
+void ada_dwarf_fill_lines(struct ada_func *funcs, size_t nfuncs, const bool *wanted,
+			  const char *dwarf_path)
+{
+	struct dw_index *ix;
+
+	pthread_mutex_lock(&files_lock);
+	ix = file_index(dwarf_path);
+	for (size_t i = 0; ix && i < nfuncs; i++)
 		if ((!wanted || wanted[i]) && !funcs[i].file)
-			fill_one(&ix, &funcs[i]);
-out:
-	index_free(&ix);
-	dwarf_end(ix.dw);
-	close(fd);
+			fill_one(ix, &funcs[i]);
+	pthread_mutex_unlock(&files_lock);
 }
