@@ -26,6 +26,25 @@
 
 static const char usage[] = "usage: ada-ctl PID enable|disable|status|filter GLOBS|notrace GLOBS";
 
+/* What --help adds to the usage line (the man page, packaging/ada-ctl.1.in,
+ * says the same at length). */
+static const char help[] =
+	"Changes what a running program built with adacc records, without a restart.\n"
+	"\n"
+	"  enable           recording on for the whole process (as ada_enable())\n"
+	"  disable          recording off (as ada_disable())\n"
+	"  status           whether recording is on, and where the trace goes\n"
+	"  filter GLOBS     patchable mode: trace only the functions matching these\n"
+	"                   comma-separated shell globs (ADA_FILTER's list replaced)\n"
+	"  notrace GLOBS    patchable mode: never trace these (ADA_NOTRACE's list)\n"
+	"  -h, --help       this text\n"
+	"  --version        ada's version\n"
+	"\n"
+	"The process's writer applies the command within 10 ms; ada-ctl waits up to\n"
+	"2 s for its reply and prints \"PID: what is now in effect (took N ms)\".\n"
+	"Exit status: 0 done; 1 no such process, not traced by ada, an error the\n"
+	"process reports or no reply in 2 s; 2 a usage error.\n";
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -230,7 +249,7 @@ int main(int argc, char **argv)
 	int status;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		puts(usage);
+		printf("%s\n%s", usage, help);
 		return 0;
 	}
 	if (argc == 2 && !strcmp(argv[1], "--version")) {

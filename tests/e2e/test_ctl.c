@@ -325,6 +325,25 @@ static void a_bad_command_line_is_named(void **state)
 		assert_string_equal(res.out, "ada-ctl (ada) " ADA_VERSION "\n");
 		proc_result_free(&res);
 	}
+	{
+		/* --help: the usage line, then a line for every command and option. */
+		const char *const help[] = { ADA_CTL, "--help", NULL };
+		const char *const each[] = { "\n  enable ", "\n  disable ", "\n  status ",
+					     "\n  filter GLOBS ", "\n  notrace GLOBS ",
+					     "\n  -h, --help ", "\n  --version ", "\nExit status: " };
+		struct proc_result res;
+
+		assert_int_equal(proc_run(help, NULL, NULL, TR_TOOL_TIMEOUT_MS, &res), 0);
+		assert_int_equal(proc_exit_code(&res), 0);
+		const char *first = "usage: ada-ctl PID enable|disable|status|filter GLOBS|notrace GLOBS\n";
+
+		assert_true(!strncmp(res.out, first, strlen(first)));
+		for (size_t i = 0; i < sizeof(each) / sizeof(each[0]); i++)
+			if (!strstr(res.out, each[i]))
+				fail_msg("ada-ctl --help has no line opening with '%s'", each[i] + 1);
+		assert_string_equal(res.err, "");
+		proc_result_free(&res);
+	}
 	tr_pass(*state);
 }
 
