@@ -132,7 +132,7 @@ record() {
 	case $_w:$_t in
 	ada:*-detail) set -- env ADA_OUTPUT="$_d" ADA_DETAIL=all ADA_DETAIL_KB=1048576 ADA_DYNHOOK=off "$@" ;;
 	ada:*) set -- env ADA_OUTPUT="$_d" ADA_DETAIL=off ADA_DYNHOOK=off "$@" ;;
-	uftrace) set -- uftrace record -d "$_d" --no-libcall "$@" ;;
+	uftrace:*) set -- uftrace record -d "$_d" --no-libcall "$@" ;;
 	esac
 	./runstat "logs/record-$_w-$_t.stat" "$@" >"logs/record-$_w-$_t.out" 2>&1 ||
 		{ cat "logs/record-$_w-$_t.out" >&2; die "recording $_t with $_w failed"; }
@@ -146,6 +146,8 @@ record() {
 		rm -rf "$OUT/atf" ;;
 	uftrace) _n=$(uftrace_events "$_d") ;;
 	esac
+	# A recording with no events would make every view of it a failure.
+	case $_n in '' | 0) die "recording $_t with $_w gave no events (logs/record-$_w-$_t.out)" ;; esac
 	printf 'events.%s.%s\t%s\n' "$_w" "$_t" "$_n" >>meta.tsv
 	note "$_t: $_w recorded $_n events"
 }
