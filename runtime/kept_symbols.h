@@ -53,6 +53,19 @@ static inline bool ada_kept_same_file(const struct ada_meta_file *a, const struc
 	return a->size == b->size && a->mtime_ns == b->mtime_ns && a->ino == b->ino;
 }
 
+/* Whether the file at path is still the one its FILE record f tells (the
+ * writer before keeping its symbols, ada-symbolize before naming from it). */
+static inline bool ada_kept_file_unchanged(const char *path, const struct ada_meta_file *f)
+{
+	struct ada_meta_file now;
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return false;
+	now = ada_kept_file_of(&st, f->module_no);
+	return ada_kept_same_file(&now, f);
+}
+
 /* FNV-1a 64 over the path with its NUL, then size, mtime_ns and ino as
  * little-endian u64: the writer and ada-symbolize, from the same record,
  * name the same file. */

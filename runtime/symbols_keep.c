@@ -57,15 +57,9 @@ static bool same_build(const struct ada_elf *e, const struct noted *n)
 {
 	const Elf64_Shdr *sh = ada_elf_section(e, SHT_NOTE, ".note.gnu.build-id");
 	uint8_t id[32];
-	struct ada_meta_file now;
-	struct stat st;
 
-	if (!n->len) {
-		if (stat(n->path, &st) < 0)
-			return false;
-		now = ada_kept_file_of(&st, 0);
-		return ada_kept_same_file(&now, &n->file);
-	}
+	if (!n->len)
+		return ada_kept_file_unchanged(n->path, &n->file);
 	return sh && sh->sh_offset + sh->sh_size <= e->size &&
 	       ada_build_id_from_note(e->file + sh->sh_offset, sh->sh_size, id) == n->len &&
 	       !memcmp(id, n->id, n->len);

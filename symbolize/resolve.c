@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "convert.h"
@@ -74,15 +73,7 @@ static bool same_build(const struct raw_module *rm, const struct ada_symtab *st)
  * a module without one, what stat says against its FILE record. */
 static bool same_binary(const struct raw_module *rm, const struct ada_symtab *st)
 {
-	struct ada_meta_file now;
-	struct stat sb;
-
-	if (rm->m.build_id_len)
-		return same_build(rm, st);
-	if (stat(rm->path, &sb) < 0)
-		return false;
-	now = ada_kept_file_of(&sb, rm->m.module_no);
-	return ada_kept_same_file(&now, &rm->file);
+	return rm->m.build_id_len ? same_build(rm, st) : ada_kept_file_unchanged(rm->path, &rm->file);
 }
 
 /* The file must be the one that ran: same build-id, same architecture. */
