@@ -36,6 +36,45 @@ _Static_assert(offsetof(struct ada_return_regs, xmm1) == ADA_RET_XMM1, "ret xmm1
 _Static_assert(offsetof(struct ada_return_regs, rbp) == ADA_RET_RBP, "ret rbp");
 _Static_assert(sizeof(struct ada_return_regs) == ADA_RETURN_REGS_SIZE, "return regs");
 
+/* What the assembly fast paths (fentry.S, return.S) read: thread_layout.h. */
+_Static_assert(offsetof(struct ada_self, td) == ADA_SELF_TD, "self td");
+_Static_assert(offsetof(struct ada_self, busy) == ADA_SELF_BUSY, "self busy");
+_Static_assert(offsetof(struct ada_thread, ring) == ADA_TD_RING, "td ring");
+_Static_assert(offsetof(struct ada_thread, rh) == ADA_TD_RH, "td rh");
+_Static_assert(offsetof(struct ada_thread, mask) == ADA_TD_MASK, "td mask");
+_Static_assert(offsetof(struct ada_thread, limit) == ADA_TD_LIMIT, "td limit");
+_Static_assert(offsetof(struct ada_thread, depth) == ADA_TD_DEPTH, "td depth");
+_Static_assert(offsetof(struct ada_thread, record_limit) == ADA_TD_RECORD_LIMIT, "td limit");
+_Static_assert(offsetof(struct ada_thread, ignored) == ADA_TD_IGNORED, "td ignored");
+_Static_assert(offsetof(struct ada_thread, graph_gate) == ADA_TD_IGNORED + 1, "td gate");
+_Static_assert(offsetof(struct ada_thread, graph_depth) == ADA_TD_GRAPH_DEPTH, "td graph");
+_Static_assert(offsetof(struct ada_thread, stack_lo) == ADA_TD_STACK_LO, "td stack_lo");
+_Static_assert(offsetof(struct ada_thread, stack_span) == ADA_TD_STACK_SPAN, "td span");
+_Static_assert(offsetof(struct ada_thread, shadow_cap) == ADA_TD_SHADOW_CAP, "td cap");
+_Static_assert(offsetof(struct ada_thread, shadow) == ADA_TD_SHADOW, "td shadow");
+_Static_assert(offsetof(struct ada_thread, dring) == ADA_TD_DRING, "td dring");
+_Static_assert(offsetof(struct ada_thread, dmask) == ADA_TD_DMASK, "td dmask");
+_Static_assert(offsetof(struct ada_thread, drec_bytes) == ADA_TD_DREC_BYTES, "td drec");
+_Static_assert(offsetof(struct ada_thread, stack_bytes) == ADA_TD_STACK_BYTES, "td stack");
+_Static_assert(offsetof(struct ada_thread, dlimit) == ADA_TD_DLIMIT, "td dlimit");
+_Static_assert(sizeof(((struct ada_thread *)0)->drec_bytes) == 4, "td drec u32");
+_Static_assert(sizeof(((struct ada_thread *)0)->stack_bytes) == 4, "td stack u32");
+_Static_assert(sizeof(((struct ada_thread *)0)->depth) == 4, "td depth u32");
+_Static_assert(offsetof(struct ada_frame, fn) == ADA_FRAME_FN, "frame fn");
+_Static_assert(offsetof(struct ada_frame, site) == ADA_FRAME_SITE, "frame site");
+_Static_assert(offsetof(struct ada_frame, sp) == ADA_FRAME_SP, "frame sp");
+_Static_assert(sizeof(struct ada_frame) == ADA_FRAME_SIZE, "frame size");
+_Static_assert(offsetof(struct ada_ring_header, head) == ADA_RH_HEAD, "rh head");
+_Static_assert(offsetof(struct ada_runtime, cfg.detail) == ADA_RT_CFG_DETAIL, "cfg.detail");
+_Static_assert(ADA_DREC_OFF_LR == ADA_DREC_LR * 8 && ADA_DREC_OFF_FP == ADA_DREC_FP * 8 &&
+	       ADA_DREC_OFF_SP == ADA_DREC_SP * 8 &&
+	       ADA_DREC_OFF_STACK_SIZE == ADA_DREC_STACK_SIZE * 8 &&
+	       ADA_DREC_OFF_STACK == ADA_DREC_STACK * 8, "detail record words");
+_Static_assert(ADA_SLOT_DETAIL == 1ull << ADA_SLOT_DETAIL_BIT, "detail bit");
+_Static_assert((uint64_t)ADA_RAW_RETURN << 62 == 1ull << ADA_SLOT_RETURN_BIT && ADA_RAW_CALL == 0,
+	       "kind bits");
+_Static_assert(ADA_BUSY_HOOK == 1, "the fast paths' guard is slot + 1");
+
 ADA_HIDDEN void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t ret);
 ADA_HIDDEN void ada_mcount_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t site);
 ADA_HIDDEN void ada_patch_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn);

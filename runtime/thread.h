@@ -22,6 +22,7 @@
 
 #include "arch.h"
 #include "raw_format.h"
+#include "thread_layout.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -51,7 +52,6 @@ enum {
 	ADA_DREC_STACK_SIZE = 11, /* bytes of stack that follow, a multiple of 8 */
 	ADA_DREC_STACK = 12, /* then the stack window, from sp up */
 };
-#define ADA_STACK_DEFAULT 128 /* ADA_STACK_BYTES's default: the capture's fast size */
 
 /* A frame the thread is in, recorded or not: what its exit must match. */
 struct ada_frame {

@@ -1,0 +1,123 @@
+/* fast.h (x86_64) - the steps the hooks' assembly fast paths share:
+ * fentry.S's entry and return.S's return. Each mirrors a piece of the C
+ * path (mcount/hijack.c, runtime/thread.h), named where it is used.
+ *
+ * Registers, the same in both paths: r11 = the thread's state, rcx = the
+ * traced function's return-address slot, rdi = the ring's head, rsi =
+ * scratch. The state's fields are at runtime/thread_layout.h's offsets.
+ */
+#ifndef ADA_FAST_H
+#define ADA_FAST_H
+
+#include "thread_layout.h"
+
+/* r11 = the thread's state and rcx = the slot (at \slot(%rsp)), the guard
+ * taken as slot | ADA_BUSY_HOOK (thread.h's ada_hook_begin): to \slow if
+ * the thread has no state or is inside a hook already (nothing taken), to
+ * \slow_guarded if the slot is not on the stack the state records (a
+ * coroutine's, a signal stack: ada_stack_state). */
+.macro FAST_BEGIN slot, slow, slow_guarded
+	mov	ada_self@gottpoff(%rip), %rsi
+	mov	%fs:ADA_SELF_TD(%rsi), %r11
+	test	%r11, %r11
+	jz	\slow
+	cmpq	$0, %fs:ADA_SELF_BUSY(%rsi)
+	jne	\slow
+	lea	\slot+1(%rsp), %rcx
+	mov	%rcx, %fs:ADA_SELF_BUSY(%rsi)
+	lea	\slot(%rsp), %rcx
+	mov	%rcx, %rsi
+	sub	ADA_TD_STACK_LO(%r11), %rsi
+	cmp	ADA_TD_STACK_SPAN(%r11), %rsi
+	jae	\slow_guarded
+.endm
+
+.macro FAST_RELEASE_GUARD
+	mov	ada_self@gottpoff(%rip), %rsi
+	movq	$0, %fs:ADA_SELF_BUSY(%rsi)
+.endm
+
+/* Whether position rdi gets a detail record (hijack.c's detail_put): falls
+ * through if so; to \none if the thread has no detail ring and ADA_DETAIL
+ * is off; to \slow if its first record is to map the ring, the position is
+ * past what the writer allows (dlimit), or the stack window is neither
+ * none nor the whole default (a clipped or another size). */
+.macro FAST_DETAIL_CHECK none, slow
+	cmpq	$0, ADA_TD_DRING(%r11)
+	jne	1f
+	cmpb	$0, ada_rt+ADA_RT_CFG_DETAIL(%rip)
+	jne	\slow
+	jmp	\none
+1:	cmp	ADA_TD_DLIMIT(%r11), %rdi
+	jae	\slow
+	mov	ADA_TD_STACK_BYTES(%r11), %esi
+	test	%esi, %esi
+	jz	2f
+	cmp	$ADA_STACK_DEFAULT, %esi
+	jne	\slow
+	mov	ADA_TD_STACK_LO(%r11), %rsi
+	add	ADA_TD_STACK_SPAN(%r11), %rsi
+	sub	%rcx, %rsi
+	cmp	$ADA_STACK_DEFAULT, %rsi
+	jb	\slow
+2:
+.endm
+
+/* \rec = position rdi's record in the detail ring. */
+.macro FAST_DETAIL_RECORD rec
+	mov	ADA_TD_DMASK(%r11), \rec
+	and	%rdi, \rec
+	mov	ADA_TD_DREC_BYTES(%r11), %esi
+	imul	%rsi, \rec
+	add	ADA_TD_DRING(%r11), \rec
+.endm
+
+/* The record's stack size and window: 128 bytes from the slot up, in
+ * xmm8-15 (dead at a function's entry and after its return), the first
+ * word then \first if given (a hijacked slot's real return address). */
+.macro FAST_DETAIL_WINDOW rec, first=
+	mov	ADA_TD_STACK_BYTES(%r11), %esi
+	mov	%rsi, ADA_DREC_OFF_STACK_SIZE(\rec)
+	test	%esi, %esi
+	jz	3f
+	movdqu	0(%rcx), %xmm8
+	movdqu	16(%rcx), %xmm9
+	movdqu	32(%rcx), %xmm10
+	movdqu	48(%rcx), %xmm11
+	movdqu	64(%rcx), %xmm12
+	movdqu	80(%rcx), %xmm13
+	movdqu	96(%rcx), %xmm14
+	movdqu	112(%rcx), %xmm15
+	movdqu	%xmm8, ADA_DREC_OFF_STACK+0(\rec)
+	movdqu	%xmm9, ADA_DREC_OFF_STACK+16(\rec)
+	movdqu	%xmm10, ADA_DREC_OFF_STACK+32(\rec)
+	movdqu	%xmm11, ADA_DREC_OFF_STACK+48(\rec)
+	movdqu	%xmm12, ADA_DREC_OFF_STACK+64(\rec)
+	movdqu	%xmm13, ADA_DREC_OFF_STACK+80(\rec)
+	movdqu	%xmm14, ADA_DREC_OFF_STACK+96(\rec)
+	movdqu	%xmm15, ADA_DREC_OFF_STACK+112(\rec)
+.ifnb \first
+	mov	\first, ADA_DREC_OFF_STACK(\rec)
+.endif
+3:
+.endm
+
+/* The ring slot at head rdi (tsc, \word), then head + 1, which publishes it
+ * (thread.h's ada_ring_put; a plain store is a release on x86_64).
+ * Clobbers rax and rdx (rdtsc). */
+.macro FAST_PUT word
+	rdtsc
+	shl	$32, %rdx
+	or	%rdx, %rax
+	mov	ADA_TD_MASK(%r11), %rdx
+	and	%rdi, %rdx
+	shl	$4, %rdx
+	add	ADA_TD_RING(%r11), %rdx
+	mov	%rax, 0(%rdx)
+	mov	\word, 8(%rdx)
+	inc	%rdi
+	mov	ADA_TD_RH(%r11), %rdx
+	mov	%rdi, ADA_RH_HEAD(%rdx)
+.endm
+
+#endif
