@@ -72,30 +72,37 @@
 	add	ADA_TD_DRING(%r11), \rec
 .endm
 
-/* The record's stack size and window: 128 bytes from the slot up, in
- * xmm8-15 (dead at a function's entry and after its return), the first
+/* 128 bytes from 0(\src) to \off(\dst), 16 a move, in xmm8-15: dead
+ * wherever a hook captures (at a function's entry, after its return, at a
+ * PLT call), being caller-saved and neither arguments nor return values.
+ * Both pointers need only 8-byte alignment. */
+.macro COPY128 src, off, dst
+	movdqu	0(\src), %xmm8
+	movdqu	16(\src), %xmm9
+	movdqu	32(\src), %xmm10
+	movdqu	48(\src), %xmm11
+	movdqu	64(\src), %xmm12
+	movdqu	80(\src), %xmm13
+	movdqu	96(\src), %xmm14
+	movdqu	112(\src), %xmm15
+	movdqu	%xmm8, \off+0(\dst)
+	movdqu	%xmm9, \off+16(\dst)
+	movdqu	%xmm10, \off+32(\dst)
+	movdqu	%xmm11, \off+48(\dst)
+	movdqu	%xmm12, \off+64(\dst)
+	movdqu	%xmm13, \off+80(\dst)
+	movdqu	%xmm14, \off+96(\dst)
+	movdqu	%xmm15, \off+112(\dst)
+.endm
+
+/* The record's stack size and window: 128 bytes from the slot up, the first
  * word then \first if given (a hijacked slot's real return address). */
 .macro FAST_DETAIL_WINDOW rec, first=
 	mov	ADA_TD_STACK_BYTES(%r11), %esi
 	mov	%rsi, ADA_DREC_OFF_STACK_SIZE(\rec)
 	test	%esi, %esi
 	jz	3f
-	movdqu	0(%rcx), %xmm8
-	movdqu	16(%rcx), %xmm9
-	movdqu	32(%rcx), %xmm10
-	movdqu	48(%rcx), %xmm11
-	movdqu	64(%rcx), %xmm12
-	movdqu	80(%rcx), %xmm13
-	movdqu	96(%rcx), %xmm14
-	movdqu	112(%rcx), %xmm15
-	movdqu	%xmm8, ADA_DREC_OFF_STACK+0(\rec)
-	movdqu	%xmm9, ADA_DREC_OFF_STACK+16(\rec)
-	movdqu	%xmm10, ADA_DREC_OFF_STACK+32(\rec)
-	movdqu	%xmm11, ADA_DREC_OFF_STACK+48(\rec)
-	movdqu	%xmm12, ADA_DREC_OFF_STACK+64(\rec)
-	movdqu	%xmm13, ADA_DREC_OFF_STACK+80(\rec)
-	movdqu	%xmm14, ADA_DREC_OFF_STACK+96(\rec)
-	movdqu	%xmm15, ADA_DREC_OFF_STACK+112(\rec)
+	COPY128 %rcx, ADA_DREC_OFF_STACK, \rec
 .ifnb \first
 	mov	\first, ADA_DREC_OFF_STACK(\rec)
 .endif
