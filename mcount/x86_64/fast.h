@@ -37,18 +37,18 @@
 	movq	$0, %fs:ADA_SELF_BUSY(%rsi)
 .endm
 
-/* Whether position rdi gets a detail record (hijack.c's detail_put): falls
- * through if so; to \none if the thread has no detail ring and ADA_DETAIL
- * is off; to \slow if its first record is to map the ring, the position is
- * past what the writer allows (dlimit), or the stack window is neither
- * none nor the whole default (a clipped or another size). */
-.macro FAST_DETAIL_CHECK none, slow
+/* Whether the events up to position \last get detail records (hijack.c's
+ * detail_put): falls through if so; to \none if the thread has no detail
+ * ring and ADA_DETAIL is off; to \slow if its first record is to map the
+ * ring, a position is past what the writer allows (dlimit), or the stack
+ * window is neither none nor the whole default (a clipped or another size). */
+.macro FAST_DETAIL_CHECK last, none, slow
 	cmpq	$0, ADA_TD_DRING(%r11)
 	jne	1f
 	cmpb	$0, ada_rt+ADA_RT_CFG_DETAIL(%rip)
 	jne	\slow
 	jmp	\none
-1:	cmp	ADA_TD_DLIMIT(%r11), %rdi
+1:	cmp	ADA_TD_DLIMIT(%r11), \last
 	jae	\slow
 	mov	ADA_TD_STACK_BYTES(%r11), %esi
 	test	%esi, %esi
@@ -95,17 +95,17 @@
 	movdqu	%xmm15, \off+112(\dst)
 .endm
 
-/* The record's stack size and window: 128 bytes from the slot up, the first
- * word then \first if given (a hijacked slot's real return address). */
-.macro FAST_DETAIL_WINDOW rec, first=
+/* The record's stack size and window: 128 bytes from the slot up, the
+ * first word then the record's return address (the slot as the function
+ * found it, before the hijack). */
+.macro FAST_DETAIL_WINDOW rec
 	mov	ADA_TD_STACK_BYTES(%r11), %esi
 	mov	%rsi, ADA_DREC_OFF_STACK_SIZE(\rec)
 	test	%esi, %esi
 	jz	3f
 	COPY128 %rcx, ADA_DREC_OFF_STACK, \rec
-.ifnb \first
-	mov	\first, ADA_DREC_OFF_STACK(\rec)
-.endif
+	mov	ADA_DREC_OFF_LR(\rec), %rsi
+	mov	%rsi, ADA_DREC_OFF_STACK(\rec)
 3:
 .endm
 

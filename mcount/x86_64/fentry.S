@@ -17,14 +17,15 @@
  *   r11       the only register free to use
  *
  * The fast path, first, does the common case without C: a traced thread on
- * its own stack, outside any hook, recording on, a frame nested strictly
- * below the innermost one (no longjmp to notice, no tail call), room in the
- * shadow stack and the ring, and a detail record that needs no set-up. It
- * saves the five registers it uses and nothing else, and does exactly what
- * mcount/hijack.c's hijack_enter does on its likely path: push the frame,
- * write the detail record (argument registers, real return address, frame
- * pointer, slot, 128 bytes of stack), store the slot (tsc, word) and the new
- * head, and hijack the return. Anything else jumps to the C path below,
+ * its own stack, outside any hook, recording on, a frame nested below the
+ * innermost one or tail-called by it (on its slot, which that frame
+ * hijacked: its real return address is the frame's), room in the shadow
+ * stack and the ring, and a detail record that needs no set-up. It saves
+ * the five registers it uses and nothing else, and does exactly what
+ * mcount/hijack.c's hijack_enter does then: push the frame, write the
+ * detail record (argument registers, real return address, frame pointer,
+ * slot, 128 bytes of stack), store the slot (tsc, word) and the new head,
+ * and hijack the return. Anything else jumps to the C path below,
  * which saves every caller-saved register and calls ada_fentry_enter with
  * them; it decides the same case the same way, so the two never disagree.
  *
@@ -56,6 +57,8 @@
 #define F_RAX 32
 #define F_RET 40	/* into compute, just after its call */
 #define F_SLOT 48	/* compute's return-address slot */
+#define F_LR (-8)	/* the real return address, in the red zone: this is a
+			 * leaf while it uses it */
 
 .macro POP_SAVES
 	pop	%rdi
@@ -105,8 +108,8 @@ GLOBAL(__fentry__)
 	dec	%rdx
 1:
 	/* The new frame: not the thread's outermost, within the shadow stack
-	 * and the recorded depth, and strictly below the innermost frame's
-	 * slot (at or above it: frames left by a longjmp, or a tail call). */
+	 * and the recorded depth, and not above the innermost frame's slot
+	 * (frames left by a longjmp: C). */
 	mov	ADA_TD_DEPTH(%r11), %esi	/* frames open = the new one's index */
 	test	%esi, %esi
 	jz	.Lslow_guarded
@@ -118,8 +121,21 @@ GLOBAL(__fentry__)
 	lea	(%rsi,%rsi,2), %rax
 	shl	$3, %rax
 	add	ADA_TD_SHADOW(%r11), %rax	/* rax = &shadow[depth - 1] */
+	mov	F_SLOT(%rsp), %rdi		/* what the slot holds */
 	cmp	ADA_FRAME_SP-ADA_FRAME_SIZE(%rax), %rcx
-	jae	.Lslow_guarded
+	ja	.Lslow_guarded
+	jb	2f
+	/* On the innermost frame's slot: a tail call. The slot holds the
+	 * trampoline already, and that frame the real return address (a
+	 * longer chain of tail calls, or a slot another hook hijacked: C). */
+	cmp	ada_return_trampoline_addr(%rip), %rdi
+	jne	.Lslow_guarded
+	mov	ADA_FRAME_SITE-ADA_FRAME_SIZE(%rax), %rdi
+	cmp	ada_return_trampoline_addr(%rip), %rdi
+	je	.Lslow_guarded
+	cmp	ada_dl_return_stub(%rip), %rdi
+	je	.Lslow_guarded
+2:	mov	%rdi, F_LR(%rsp)		/* the real return address */
 
 	/* Room for this CALL and the RETURN of every open frame:
 	 * head + depth + 1 <= limit (thread.h's ada_call_room). */
@@ -138,9 +154,8 @@ GLOBAL(__fentry__)
 
 	/* The detail record (rax): argument registers in ATF v2's order (rdi
 	 * rsi rdx rcx from their saves, r8 r9, two zeros), the real return
-	 * address, the caller's frame pointer, the slot, the stack window
-	 * (its first word is the real return address: not hijacked yet). */
-	FAST_DETAIL_CHECK .Lput, .Lslow_guarded
+	 * address, the caller's frame pointer, the slot, the stack window. */
+	FAST_DETAIL_CHECK %rdi, .Lput, .Lslow_guarded
 	FAST_DETAIL_RECORD %rax
 	movdqu	F_RDI(%rsp), %xmm8
 	movdqu	F_RDX(%rsp), %xmm9
@@ -150,7 +165,7 @@ GLOBAL(__fentry__)
 	mov	%r8, ADA_DREC_OFF_REGS+32(%rax)
 	mov	%r9, ADA_DREC_OFF_REGS+40(%rax)
 	movdqu	%xmm10, ADA_DREC_OFF_REGS+48(%rax)
-	mov	F_SLOT(%rsp), %rsi
+	mov	F_LR(%rsp), %rsi
 	mov	%rsi, ADA_DREC_OFF_LR(%rax)
 	mov	%rbp, ADA_DREC_OFF_FP(%rax)
 	mov	%rcx, ADA_DREC_OFF_SP(%rax)

@@ -14,12 +14,15 @@
  *
  * The fast path, first, does the common return without C and without a
  * save: a traced thread on its own stack, outside any hook, whose innermost
- * frame is on this slot alone (no tail call, no frame abandoned below it)
- * and recorded, not the thread's outermost, and not the ADA_GRAPH function's
- * own. It does what mcount/hijack.c's ada_fentry_return does then: write the
- * detail record (rax, rdx; the real return address; the stack window from
- * the slot, whose first word is given the real return address back), store
- * the slot and the head, pop the frame, and jump to the real address.
+ * frame is on this slot, alone or with the one frame that tail-called it
+ * (no frame abandoned below), recorded, not the thread's outermost, and
+ * not leaving the ADA_GRAPH function's call. It does what mcount/hijack.c's
+ * ada_fentry_return does then, for each frame on the slot: write the detail
+ * record (rax, rdx; the real return address; the stack window from the
+ * slot, whose first word is given the real return address back), store the
+ * slot and the head, pop the frame; then it jumps to the real address. Its
+ * scratch is the red zone: the returned function's frame is gone. Until it
+ * writes, it leaves rax and rdx alone: the C path reads them.
  *
  * Everything else goes through C, which records the RETURN with the return
  * registers and gives back the real return address:
@@ -77,71 +80,109 @@
 \name:
 .endm
 
+/* The fast path's scratch, in the red zone under the slot: the returned
+ * function's frame is gone, and this path calls nothing. */
+#define R_RAX (-16)
+#define R_RDX (-24)
+#define R_LEFT (-32)	/* frames still to close on this slot */
+
 TRAMPOLINE_START ada_return_trampoline
 	/* r11 = the thread's state, rcx = the slot (rsp - 8), the guard taken. */
 	FAST_BEGIN -8, .Lslow, .Lslow_guarded
 
-	/* The innermost frame: depth 2 or more, within the shadow stack and
-	 * the recorded depth; the frame left is not the graph function's
-	 * (depth - 1 >= graph_depth: thread.h's ada_graph_left). */
+	/* The innermost frame (r8): within the shadow stack and the recorded
+	 * depth, on this slot. */
 	mov	ADA_TD_DEPTH(%r11), %edi
-	cmp	$2, %edi
-	jb	.Lslow_guarded
 	cmp	ADA_TD_SHADOW_CAP(%r11), %edi
 	ja	.Lslow_guarded
 	cmp	ADA_TD_RECORD_LIMIT(%r11), %edi
 	ja	.Lslow_guarded
-	lea	-1(%rdi), %r8d
-	cmp	ADA_TD_GRAPH_DEPTH(%r11), %r8d
+	cmp	$2, %edi
 	jb	.Lslow_guarded
+	lea	-1(%rdi), %r8d
 	lea	(%r8,%r8,2), %r8
 	shl	$3, %r8
 	add	ADA_TD_SHADOW(%r11), %r8	/* r8 = &shadow[depth - 1] */
-	/* ... on this slot, alone (the frame above it elsewhere: no tail
-	 * call), holding the real return address (not a trampoline). */
 	cmp	ADA_FRAME_SP(%r8), %rcx
 	jne	.Lslow_guarded
+	/* The frames on the slot, and r9 = the real return address: the
+	 * innermost alone (the frame below it elsewhere), or a tail call's
+	 * two, the inner holding the trampoline, the outer the real address,
+	 * the frame below them elsewhere (longer chains: C). Neither is the
+	 * thread's outermost. */
+	mov	$1, %esi
 	cmp	ADA_FRAME_SP-ADA_FRAME_SIZE(%r8), %rcx
+	jne	1f
+	cmp	$3, %edi
+	jb	.Lslow_guarded
+	cmp	ADA_FRAME_SP-2*ADA_FRAME_SIZE(%r8), %rcx
 	je	.Lslow_guarded
-	mov	ADA_FRAME_SITE(%r8), %r9	/* r9 = the real return address */
-	lea	ada_return_trampoline(%rip), %rsi
-	cmp	%rsi, %r9
+	mov	ADA_FRAME_SITE(%r8), %r9
+	cmp	ada_return_trampoline_addr(%rip), %r9
+	jne	.Lslow_guarded
+	mov	$2, %esi
+1:	mov	%rsi, R_LEFT(%rsp)
+	neg	%rsi
+	lea	(%rsi,%rsi,2), %rsi
+	mov	ADA_FRAME_SITE+ADA_FRAME_SIZE(%r8,%rsi,8), %r9
+	cmp	ada_return_trampoline_addr(%rip), %r9
 	je	.Lslow_guarded
 	cmp	ada_dl_return_stub(%rip), %r9
 	je	.Lslow_guarded
+	/* The frames left are not the graph function's: depth - n >=
+	 * graph_depth (thread.h's ada_graph_left). */
+	sub	R_LEFT(%rsp), %edi
+	cmp	ADA_TD_GRAPH_DEPTH(%r11), %edi
+	jb	.Lslow_guarded
 
+	/* rdi = head (the CALLs reserved room); the detail check for the
+	 * last position written. Until the loop rax and rdx are untouched:
+	 * the C path takes them as the return values. */
+	mov	%rax, R_RAX(%rsp)
+	mov	%rdx, R_RDX(%rsp)
 	mov	ADA_TD_RH(%r11), %rdi
-	mov	ADA_RH_HEAD(%rdi), %rdi		/* rdi = head (the CALL reserved room) */
+	mov	ADA_RH_HEAD(%rdi), %rdi
+	mov	R_LEFT(%rsp), %rsi
+	lea	-1(%rdi,%rsi), %rsi
+	FAST_DETAIL_CHECK %rsi, .Lclose, .Lslow_guarded
+
+	/* Each frame on the slot, innermost first (r8): its RETURN, with
+	 * the same registers and real return address (hijack.c's
+	 * return_slow). */
+.Lclose:
 	mov	ADA_FRAME_FN(%r8), %r10
 	bts	$ADA_SLOT_RETURN_BIT, %r10	/* r10 = the word: fn | RETURN */
-
-	/* The detail record (r8): rax rdx and six zeros, the real return
+	cmpq	$0, ADA_TD_DRING(%r11)
+	je	.Lput
+	/* The detail record (rax): rax rdx and six zeros, the real return
 	 * address, the caller's frame pointer (restored by the function), the
 	 * slot, the stack window with the real return address in its first
 	 * word (the slot holds this trampoline). */
-	FAST_DETAIL_CHECK .Lput, .Lslow_guarded
-	FAST_DETAIL_RECORD %r8
+	FAST_DETAIL_RECORD %rax
+	mov	R_RAX(%rsp), %rsi
+	mov	%rsi, ADA_DREC_OFF_REGS+0(%rax)
+	mov	R_RDX(%rsp), %rsi
+	mov	%rsi, ADA_DREC_OFF_REGS+8(%rax)
 	pxor	%xmm8, %xmm8
-	mov	%rax, ADA_DREC_OFF_REGS+0(%r8)
-	mov	%rdx, ADA_DREC_OFF_REGS+8(%r8)
-	movdqu	%xmm8, ADA_DREC_OFF_REGS+16(%r8)
-	movdqu	%xmm8, ADA_DREC_OFF_REGS+32(%r8)
-	movdqu	%xmm8, ADA_DREC_OFF_REGS+48(%r8)
-	mov	%r9, ADA_DREC_OFF_LR(%r8)
-	mov	%rbp, ADA_DREC_OFF_FP(%r8)
-	mov	%rcx, ADA_DREC_OFF_SP(%r8)
-	FAST_DETAIL_WINDOW %r8, %r9
+	movdqu	%xmm8, ADA_DREC_OFF_REGS+16(%rax)
+	movdqu	%xmm8, ADA_DREC_OFF_REGS+32(%rax)
+	movdqu	%xmm8, ADA_DREC_OFF_REGS+48(%rax)
+	mov	%r9, ADA_DREC_OFF_LR(%rax)
+	mov	%rbp, ADA_DREC_OFF_FP(%rax)
+	mov	%rcx, ADA_DREC_OFF_SP(%rax)
+	FAST_DETAIL_WINDOW %rax
 	bts	$ADA_SLOT_DETAIL_BIT, %r10
-
-.Lput:	/* The slot, rax and rdx kept in rcx and r8 meanwhile (rdtsc writes
-	 * them); the frame popped, the guard released, the real return. */
-	mov	%rax, %rcx
-	mov	%rdx, %r8
+.Lput:	/* The slot, and the frame popped. */
 	FAST_PUT %r10
 	decl	ADA_TD_DEPTH(%r11)
+	sub	$ADA_FRAME_SIZE, %r8
+	decq	R_LEFT(%rsp)
+	jnz	.Lclose
+
+	/* The guard released, the return values back, the real return. */
 	FAST_RELEASE_GUARD
-	mov	%rcx, %rax
-	mov	%r8, %rdx
+	mov	R_RAX(%rsp), %rax
+	mov	R_RDX(%rsp), %rdx
 	jmp	*%r9
 
 .Lslow_guarded:
@@ -155,5 +196,16 @@ TRAMPOLINE_START ada_return_trampoline_dl
 	RETURN_THROUGH_C ada_dynhook_return
 	.cfi_endproc
 END(ada_return_trampoline_dl)
+
+/* The trampoline's address, for the fast paths to compare a slot with
+ * (a position-independent cmp takes no address as an immediate). */
+	.section .data.rel.ro, "aw"
+	.p2align 3
+	.globl ada_return_trampoline_addr
+	.hidden ada_return_trampoline_addr
+	.type ada_return_trampoline_addr, @object
+ada_return_trampoline_addr:
+	.quad ada_return_trampoline
+	.size ada_return_trampoline_addr, 8
 
 	.section .note.GNU-stack, "", @progbits

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -139,6 +140,52 @@ static void return_values_cross_the_trampoline_intact_O2(void **state)
 	check_retvals(*state, "-O2");
 }
 
+/* ---- the fast paths handing over to C ------------------------------------------ */
+
+#define LOOP_ITERATIONS 20000
+
+/* hijack_loop.c's tree: main, then per iteration two, half, tail (and the
+ * callee it jumps to), and all calling the same. */
+static char *loop_tree(void)
+{
+	static const char turn[] = "  two\n  half\n  tail\n    callee\n  all\n    two\n"
+				   "    tail\n      callee\n    half\n";
+	size_t size = sizeof("main\n") + LOOP_ITERATIONS * (sizeof(turn) - 1);
+	char *tree = malloc(size), *p;
+
+	if (!tree)
+		fail_msg("out of memory");
+	p = tree + snprintf(tree, size, "main\n");
+	for (int i = 0; i < LOOP_ITERATIONS; i++)
+		p += snprintf(p, size - (size_t)(p - tree), "%s", turn);
+	return tree;
+}
+
+/* With every detail record kept (ADA_DETAIL=all) in a ring of 292 records,
+ * the thread soon runs out of records: from then on the assembly fast paths
+ * (fentry.S, return.S) check, find no record, and hand the hook to C, after
+ * looking at registers the return values are in. The sums show a value
+ * changed on the way, the tree a frame lost or doubled (tail calls: two
+ * frames returning through one slot). */
+static void return_values_survive_the_fast_paths_handing_over(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const env[] = { "ADA_DETAIL=all", "ADA_DETAIL_KB=64", NULL };
+	const char *const args[] = { "20000", NULL };
+	char *tree;
+
+	_Static_assert(LOOP_ITERATIONS == 20000, "args");
+	hj_build(tc, "hijack_loop", "-O2");
+	hj_expect_jump(tc, "hijack_loop", "tail", "callee");
+	hj_run(tc, "hijack_loop", args, env, 0,
+	       "two: 599990000 -199990000\nhalf: 0x1.7d735ep+26\ntail: 425097680\n"
+	       "all: 925087680\n");
+	tree = loop_tree();
+	tr_expect_tree(tc->replay.out, tree, 1);
+	free(tree);
+	tr_pass(tc);
+}
+
 /* ---- gmon.out ------------------------------------------------------------------ */
 
 static void pg_link_writes_no_gmon_out(void **state)
@@ -173,6 +220,7 @@ int main(void)
 		TEST(variadic_arguments_arrive_intact_O2),
 		TEST(return_values_cross_the_trampoline_intact_O0),
 		TEST(return_values_cross_the_trampoline_intact_O2),
+		TEST(return_values_survive_the_fast_paths_handing_over),
 		TEST(pg_link_writes_no_gmon_out),
 		TEST(nested_function_static_chain_arrives_intact_O0),
 		TEST(nested_function_static_chain_arrives_intact_O2),
