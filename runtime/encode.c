@@ -86,7 +86,7 @@ static int fdict_queue(struct ada_fdict *d, uint64_t addr)
 	return 0;
 }
 
-uint32_t ada_fdict_get(struct ada_fdict *d, uint64_t addr)
+static uint32_t fdict_find(struct ada_fdict *d, uint64_t addr)
 {
 	size_t i;
 
@@ -97,7 +97,7 @@ uint32_t ada_fdict_get(struct ada_fdict *d, uint64_t addr)
 	if (2 * (d->used + 1) > d->cap) {
 		if (fdict_grow(d) < 0)
 			return 0;
-		return ada_fdict_get(d, addr);
+		return fdict_find(d, addr);
 	}
 	if (fdict_queue(d, addr) < 0)
 		return 0;
@@ -105,6 +105,19 @@ uint32_t ada_fdict_get(struct ada_fdict *d, uint64_t addr)
 	d->vals[i] = d->next_fid;
 	d->used++;
 	return d->next_fid++;
+}
+
+uint32_t ada_fdict_lookup(struct ada_fdict *d, uint64_t addr)
+{
+	uint32_t fid = fdict_find(d, addr);
+
+	if (fid) {
+		uint64_t i = (addr ^ addr >> 9) & (ADA_FDICT_RECENT - 1);
+
+		d->recent[i].addr = addr;
+		d->recent[i].fid = fid;
+	}
+	return fid;
 }
 
 void ada_enc_stream_free(struct ada_enc_stream *s)
@@ -147,17 +160,24 @@ size_t ada_encode_skip(uint64_t n, uint8_t *out)
 	return 1 + ada_put_varint(out + 1, n);
 }
 
-static int push_open(struct ada_enc_stream *s, uint64_t addr)
+static int open_grow(struct ada_enc_stream *s)
 {
-	if (s->depth == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		uint64_t *p = realloc(s->open, cap * sizeof(*p));
+	size_t cap = s->cap ? s->cap * 2 : 256;
+	uint64_t *p = realloc(s->open, cap * sizeof(*p));
 
-		if (!p)
-			return -1;
-		s->open = p;
-		s->cap = cap;
-	}
+	if (!p)
+		return -1;
+	s->open = p;
+	s->cap = cap;
+	return 0;
+}
+
+/* Inlined, as encode_call and encode_close: the loop below runs them once
+ * an event. */
+static inline __attribute__((always_inline)) int push_open(struct ada_enc_stream *s, uint64_t addr)
+{
+	if (__builtin_expect(s->depth == s->cap, 0) && open_grow(s) < 0)
+		return -1;
 	s->open[s->depth++] = addr;
 	return 0;
 }
@@ -170,7 +190,8 @@ static uint64_t next_delta(struct ada_enc_stream *s, uint64_t tsc)
 	return delta;
 }
 
-static size_t encode_call(uint32_t fid, uint64_t delta, uint8_t *out)
+static inline __attribute__((always_inline)) size_t encode_call(uint32_t fid, uint64_t delta,
+							    uint8_t *out)
 {
 	size_t n = 1;
 
@@ -181,7 +202,8 @@ static size_t encode_call(uint32_t fid, uint64_t delta, uint8_t *out)
 	return n;
 }
 
-static size_t encode_close(unsigned kind, uint64_t delta, uint8_t *out)
+static inline __attribute__((always_inline)) size_t encode_close(unsigned kind, uint64_t delta,
+							     uint8_t *out)
 {
 	if (delta < ADA_RAW_INLINE_MAX) {
 		out[0] = (uint8_t)(kind | delta << 2);
@@ -280,11 +302,14 @@ size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
 {
 	uint8_t *p = out;
 	size_t i;
+	/* Window mode with no window among these slots (the common case):
+	 * no flagged slot's record is written, nor counted. */
+	bool records = dl && dl->ring && !(dl->head && !dl->skip && dl->nwin == 0);
 
 	for (i = 0; i < n; i++) {
 		uint64_t addr = ADA_SLOT_ADDR(slots[i].word);
 		unsigned kind = ADA_SLOT_KIND(slots[i].word);
-		bool detail = (slots[i].word & ADA_SLOT_DETAIL) && dl && dl->ring;
+		bool detail = (slots[i].word & ADA_SLOT_DETAIL) && records;
 		uint64_t delta;
 
 		/* The producer keeps the stream balanced; a close with nothing

@@ -13,7 +13,11 @@
 #include "thread.h"
 
 /* Function dictionary: process address → fid (1, 2, …). New fids are queued in
- * `pending` until the writer puts them in process.meta. */
+ * `pending` until the writer puts them in process.meta. A direct-mapped
+ * cache of the addresses seen last sits in front of the table: a program's
+ * calls go to a few hot functions at a time, and a hit costs a load and a
+ * compare where the table's lookup costs a hash and a probe. */
+#define ADA_FDICT_RECENT 512 /* entries, a power of two */
 struct ada_fdict {
 	uint64_t *keys;      /* open addressing; 0 = empty slot */
 	uint32_t *vals;
@@ -22,6 +26,10 @@ struct ada_fdict {
 	uint64_t *pending;   /* addresses of fids pending_first, pending_first+1, … */
 	size_t npending, pending_cap;
 	uint32_t pending_first;
+	struct {
+		uint64_t addr;   /* 0: empty (no function is at address 0) */
+		uint32_t fid;
+	} recent[ADA_FDICT_RECENT];
 };
 
 /* One thread's encoder state: the timestamp base and the open frames' fids. */
@@ -75,8 +83,19 @@ static inline size_t ada_encode_bound(size_t n)
 
 int ada_fdict_init(struct ada_fdict *d);
 void ada_fdict_free(struct ada_fdict *d);
-/* 0 only when memory ran out. */
-uint32_t ada_fdict_get(struct ada_fdict *d, uint64_t addr);
+/* The table's lookup, which assigns the next fid to a new address, and
+ * caches it; 0 only when memory ran out. */
+uint32_t ada_fdict_lookup(struct ada_fdict *d, uint64_t addr);
+
+/* addr's fid; 0 only when memory ran out. */
+static inline uint32_t ada_fdict_get(struct ada_fdict *d, uint64_t addr)
+{
+	uint64_t i = (addr ^ addr >> 9) & (ADA_FDICT_RECENT - 1);
+
+	if (__builtin_expect(d->recent[i].addr == addr, 1))
+		return d->recent[i].fid;
+	return ada_fdict_lookup(d, addr);
+}
 
 void ada_enc_stream_free(struct ada_enc_stream *s);
 /* Starts a frame: SYNC with the first slot's tsc (or the last one seen),

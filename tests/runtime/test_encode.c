@@ -390,6 +390,28 @@ static void test_encode_fdict_grows_past_its_initial_capacity(void **state)
 		assert_int_equal(fx->d.pending[i], 0x400000 + 16 * i);
 }
 
+/* The cache in front of the table is direct-mapped: addresses that share
+ * an entry take it from each other, in turns, and still get their own fids,
+ * the table's (a cache that kept the first address's fid for the second,
+ * or numbered the second anew, fails here). */
+static void test_encode_fdict_cache_entries_taken_in_turns(void **state)
+{
+	/* a and b share an entry: they differ only in bits the index folds
+	 * together (bit 9 and bit 0 of addr ^ addr >> 9). */
+	const uint64_t a = 0x401000, b = a ^ 0x200 ^ 0x1;
+	unsigned i;
+
+	(void)state;
+	assert_int_equal((a ^ a >> 9) % ADA_FDICT_RECENT, (b ^ b >> 9) % ADA_FDICT_RECENT);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(ada_fdict_get(&fx->d, a), 1);
+		assert_int_equal(ada_fdict_get(&fx->d, b), 2);
+	}
+	assert_int_equal(fx->d.used, 2);
+	assert_int_equal(fx->d.npending, 2);
+	assert_int_equal(ada_fdict_get(&fx->d, a + 16), 3);
+}
+
 static void test_encode_fdict_continues_numbering_after_pending_is_flushed(void **state)
 {
 	(void)state;
@@ -568,6 +590,7 @@ int main(void)
 		T(test_cut_scan_finds_the_frames_returned_from),
 		T(test_encode_fdict_numbers_addresses_in_first_seen_order),
 		T(test_encode_fdict_queues_new_addresses_in_fid_order),
+		T(test_encode_fdict_cache_entries_taken_in_turns),
 		T(test_encode_fdict_grows_past_its_initial_capacity),
 		T(test_encode_fdict_continues_numbering_after_pending_is_flushed),
 		T(test_encode_skipped_details_are_counted_and_not_written),
