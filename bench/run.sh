@@ -18,7 +18,9 @@
 #            Both built from Debian's sources by tests/realworld/build.sh, once
 #            per instrumentation (the sources are fetched on first use).
 #
-# and bench/views.sh (issue 12: ada-symbolize's views against uftrace's on
+# and bench/instructions.sh (issue 22: instructions an event, counted by
+# callgrind, in the traced thread and the writer; with micro), and
+# bench/views.sh (issue 12: ada-symbolize's views against uftrace's on
 # large traces; its own settings, BENCH_VIEW_*, are in its header), after
 # the rounds, and three checks of issue 10 (a lossless index lane):
 #
@@ -498,6 +500,11 @@ done
 if [ -n "$CONFIGS" ]; then
 	LC_ALL=C awk "$@" meta.tsv results.tsv clock.tsv uftrace_check.tsv xray_check.tsv failed.tsv kill.tsv windows.tsv \
 		enable.tsv >report.md || die "report failed"
+fi
+if [ -n "$MICRO" ]; then
+	sh "$BENCH/instructions.sh" || die "bench/instructions.sh failed"
+	cat instructions/report.md >>report.md
+	cat instructions/budgets.txt >>budgets.txt
 fi
 if [ "$VIEWS_RUN" = 1 ]; then
 	sh "$BENCH/views.sh" || die "bench/views.sh failed"

@@ -71,17 +71,23 @@ static int fdict_grow(struct ada_fdict *d)
 	return 0;
 }
 
+/* An array of words twice as large (256 at first); -1 if memory ran out. */
+static int grow_words(uint64_t **words, size_t *cap)
+{
+	size_t n = *cap ? *cap * 2 : 256;
+	uint64_t *p = realloc(*words, n * sizeof(*p));
+
+	if (!p)
+		return -1;
+	*words = p;
+	*cap = n;
+	return 0;
+}
+
 static int fdict_queue(struct ada_fdict *d, uint64_t addr)
 {
-	if (d->npending == d->pending_cap) {
-		size_t cap = d->pending_cap ? d->pending_cap * 2 : 256;
-		uint64_t *p = realloc(d->pending, cap * sizeof(*p));
-
-		if (!p)
-			return -1;
-		d->pending = p;
-		d->pending_cap = cap;
-	}
+	if (d->npending == d->pending_cap && grow_words(&d->pending, &d->pending_cap) < 0)
+		return -1;
 	d->pending[d->npending++] = addr;
 	return 0;
 }
@@ -160,23 +166,11 @@ size_t ada_encode_skip(uint64_t n, uint8_t *out)
 	return 1 + ada_put_varint(out + 1, n);
 }
 
-static int open_grow(struct ada_enc_stream *s)
-{
-	size_t cap = s->cap ? s->cap * 2 : 256;
-	uint64_t *p = realloc(s->open, cap * sizeof(*p));
-
-	if (!p)
-		return -1;
-	s->open = p;
-	s->cap = cap;
-	return 0;
-}
-
 /* Inlined, as encode_call and encode_close: the loop below runs them once
  * an event. */
 static inline __attribute__((always_inline)) int push_open(struct ada_enc_stream *s, uint64_t addr)
 {
-	if (__builtin_expect(s->depth == s->cap, 0) && open_grow(s) < 0)
+	if (__builtin_expect(s->depth == s->cap, 0) && grow_words(&s->open, &s->cap) < 0)
 		return -1;
 	s->open[s->depth++] = addr;
 	return 0;
