@@ -1,10 +1,10 @@
 /* fast.h (x86_64) - the steps the hooks' assembly fast paths share:
- * fentry.S's entry and return.S's return. Each mirrors a piece of the C
+ * fentry.S's entry, return.S's return, cyg.S's two hooks. Each mirrors a piece of the C
  * path (mcount/hijack.c, runtime/thread.h), named where it is used.
  *
- * Registers, the same in both paths: r11 = the thread's state, rcx = the
- * traced function's return-address slot, rdi = the ring's head, rsi =
- * scratch. The state's fields are at runtime/thread_layout.h's offsets.
+ * Registers, the same in every path: r11 = the thread's state, rcx = the
+ * traced function's return-address slot (cyg: its frame position), rdi =
+ * the ring's head, rsi = scratch unless a macro is given another. The state's fields are at runtime/thread_layout.h's offsets.
  */
 #ifndef ADA_FAST_H
 #define ADA_FAST_H
@@ -16,25 +16,25 @@
  * the thread has no state or is inside a hook already (nothing taken), to
  * \slow_guarded if the slot is not on the stack the state records (a
  * coroutine's, a signal stack: ada_stack_state). */
-.macro FAST_BEGIN slot, slow, slow_guarded
-	mov	ada_self@gottpoff(%rip), %rsi
-	mov	%fs:ADA_SELF_TD(%rsi), %r11
+.macro FAST_BEGIN slot, slow, slow_guarded, scratch=%rsi
+	mov	ada_self@gottpoff(%rip), \scratch
+	mov	%fs:ADA_SELF_TD(\scratch), %r11
 	test	%r11, %r11
 	jz	\slow
-	cmpq	$0, %fs:ADA_SELF_BUSY(%rsi)
+	cmpq	$0, %fs:ADA_SELF_BUSY(\scratch)
 	jne	\slow
 	lea	\slot+1(%rsp), %rcx
-	mov	%rcx, %fs:ADA_SELF_BUSY(%rsi)
+	mov	%rcx, %fs:ADA_SELF_BUSY(\scratch)
 	lea	\slot(%rsp), %rcx
-	mov	%rcx, %rsi
-	sub	ADA_TD_STACK_LO(%r11), %rsi
-	cmp	ADA_TD_STACK_SPAN(%r11), %rsi
+	mov	%rcx, \scratch
+	sub	ADA_TD_STACK_LO(%r11), \scratch
+	cmp	ADA_TD_STACK_SPAN(%r11), \scratch
 	jae	\slow_guarded
 .endm
 
-.macro FAST_RELEASE_GUARD
-	mov	ada_self@gottpoff(%rip), %rsi
-	movq	$0, %fs:ADA_SELF_BUSY(%rsi)
+.macro FAST_RELEASE_GUARD scratch=%rsi
+	mov	ada_self@gottpoff(%rip), \scratch
+	movq	$0, %fs:ADA_SELF_BUSY(\scratch)
 .endm
 
 /* Whether the events up to position \last get detail records (hijack.c's
