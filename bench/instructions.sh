@@ -106,8 +106,8 @@ END {
 		w = other[i] / ev
 		tr[name[i]] = t
 		wr[name[i]] = w
-		printf "| %s | %s | %s | %.1f | %.1f | %s |\n", name[i], env[i] == "" ? "(defaults)" : env[i],
-			rec[i] == "index" ? "none" : rec[i], t, w, t > 0 ? sprintf("%.2f", w / t) : "-"
+		printf "| %s | %s | %s | %.1f | %.1f | %s |\n", name[i], (env[i] == "" ? "(defaults)" : env[i]),
+			rec[i] == "index" ? "none" : rec[i], t, w, (t > 0 ? sprintf("%.2f", w / t) : "-")
 	}
 	printf "\nBudgets (issue 22): traced instructions an event, index only (ada-fentry, ada-cyg) at\n"
 	printf "most 30, the default (ada-fentry-window) at most 70; the writer at most a quarter of the\n"

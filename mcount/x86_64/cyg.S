@@ -40,17 +40,7 @@ GLOBAL(__cyg_profile_func_enter)	/* rdi = fn, rsi = site */
 	 * the recorded depth; below the innermost frame, or at its position
 	 * with its return address (an inlined child); else frames were left
 	 * without their exits (longjmp, an exception): C closes them. */
-	mov	ADA_TD_DEPTH(%r11), %edx	/* frames open = the new one's index */
-	test	%edx, %edx
-	jz	.Lenter_slow_guarded
-	lea	1(%rdx), %r8d
-	cmp	ADA_TD_SHADOW_CAP(%r11), %r8d
-	ja	.Lenter_slow_guarded
-	cmp	ADA_TD_RECORD_LIMIT(%r11), %r8d
-	ja	.Lenter_slow_guarded
-	lea	(%rdx,%rdx,2), %r9
-	shl	$3, %r9
-	add	ADA_TD_SHADOW(%r11), %r9	/* r9 = &shadow[depth - 1] */
+	FAST_NEW_FRAME %rdx, %edx, %r8d, %r9, .Lenter_slow_guarded
 	cmp	ADA_FRAME_SP-ADA_FRAME_SIZE(%r9), %rcx
 	jb	1f
 	ja	.Lenter_slow_guarded

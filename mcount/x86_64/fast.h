@@ -37,6 +37,24 @@
 	movq	$0, %fs:ADA_SELF_BUSY(\scratch)
 .endm
 
+/* A new frame: \idx (32-bit \idx32) = the frames open, its index in the
+ * shadow stack; \new32 = its depth; \frame = &shadow[\idx]. To \slow if
+ * it would be the thread's outermost, past the shadow stack or deeper than
+ * recorded (thread.h's ada_record_enter, ada_call_room). */
+.macro FAST_NEW_FRAME idx, idx32, new32, frame, slow
+	mov	ADA_TD_DEPTH(%r11), \idx32
+	test	\idx32, \idx32
+	jz	\slow
+	lea	1(\idx), \new32
+	cmp	ADA_TD_SHADOW_CAP(%r11), \new32
+	ja	\slow
+	cmp	ADA_TD_RECORD_LIMIT(%r11), \new32
+	ja	\slow
+	lea	(\idx,\idx,2), \frame
+	shl	$3, \frame
+	add	ADA_TD_SHADOW(%r11), \frame
+.endm
+
 /* Whether the events up to position \last get detail records (hijack.c's
  * detail_put): falls through if so; to \none if the thread has no detail
  * ring and ADA_DETAIL is off; to \slow if its first record is to map the

@@ -110,17 +110,7 @@ GLOBAL(__fentry__)
 	/* The new frame: not the thread's outermost, within the shadow stack
 	 * and the recorded depth, and not above the innermost frame's slot
 	 * (frames left by a longjmp: C). */
-	mov	ADA_TD_DEPTH(%r11), %esi	/* frames open = the new one's index */
-	test	%esi, %esi
-	jz	.Lslow_guarded
-	lea	1(%rsi), %eax
-	cmp	ADA_TD_SHADOW_CAP(%r11), %eax
-	ja	.Lslow_guarded
-	cmp	ADA_TD_RECORD_LIMIT(%r11), %eax
-	ja	.Lslow_guarded
-	lea	(%rsi,%rsi,2), %rax
-	shl	$3, %rax
-	add	ADA_TD_SHADOW(%r11), %rax	/* rax = &shadow[depth - 1] */
+	FAST_NEW_FRAME %rsi, %esi, %eax, %rax, .Lslow_guarded	/* rax = the frame */
 	mov	F_SLOT(%rsp), %rdi		/* what the slot holds */
 	cmp	ADA_FRAME_SP-ADA_FRAME_SIZE(%rax), %rcx
 	ja	.Lslow_guarded
