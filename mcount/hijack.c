@@ -65,6 +65,8 @@ _Static_assert(offsetof(struct ada_frame, site) == ADA_FRAME_SITE, "frame site")
 _Static_assert(offsetof(struct ada_frame, sp) == ADA_FRAME_SP, "frame sp");
 _Static_assert(sizeof(struct ada_frame) == ADA_FRAME_SIZE, "frame size");
 _Static_assert(offsetof(struct ada_ring_header, head) == ADA_RH_HEAD, "rh head");
+_Static_assert(offsetof(struct ada_dyn_cell, fn) == ADA_DYN_CELL_FN, "cell fn");
+_Static_assert(offsetof(struct ada_dyn_cell, ret) == ADA_DYN_CELL_RET, "cell ret");
 _Static_assert(offsetof(struct ada_runtime, cfg.detail) == ADA_RT_CFG_DETAIL, "cfg.detail");
 _Static_assert(ADA_DREC_OFF_LR == ADA_DREC_LR * 8 && ADA_DREC_OFF_FP == ADA_DREC_FP * 8 &&
 	       ADA_DREC_OFF_SP == ADA_DREC_SP * 8 &&

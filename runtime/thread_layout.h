@@ -38,6 +38,10 @@
 #define ADA_FRAME_SP 16
 #define ADA_FRAME_SIZE 24
 
+/* struct ada_dyn_cell (mcount/hijack.h): a PLT hook's target */
+#define ADA_DYN_CELL_FN 0
+#define ADA_DYN_CELL_RET 8
+
 /* struct ada_ring_header (raw_format.h) */
 #define ADA_RH_HEAD 64
 

@@ -12,19 +12,26 @@
  *   rdi..r9, xmm0-7, rax (%al), r10: the call's arguments, untouched
  *   rsp       8 mod 16 as after any call (realigned anyway: asm.h)
  *
- * The C side records the CALL, hijacks the slot and returns the function's
- * address; every register but r11 is restored, and the jump leaves the stack
- * exactly as the caller's call made it:
+ * The common case takes fentry.S's fast path (fast.h's FAST_HIJACK_ENTRY),
+ * the slot hijacked with the common trampoline (dlopen's and dlclose's have
+ * their own: C). Otherwise the C side records the CALL, hijacks the slot and
+ * returns the function's address; either way every register but r11 is
+ * restored, and the jump leaves the stack exactly as the caller's call made
+ * it:
  *
  *   uintptr_t ada_dynhook_enter(struct ada_entry_regs *regs, uintptr_t *slot,
  *                               const struct ada_dyn_cell *cell);
  */
 #include "arch.h"
 #include "asm.h"
+#include "fast.h"
 
 	.text
 LOCAL(ada_dynhook_entry)
 	.cfi_startproc
+	FAST_HIJACK_ENTRY dyn, -8
+
+	/* The C path. */
 	ALIGNED_ENTER ADA_ENTRY_REGS_SIZE	/* rbx = entry rsp - 8 */
 	SAVE_ENTRY_REGS
 	mov	%rbp, ADA_REG_RBP(%rsp)

@@ -145,4 +145,169 @@
 	mov	%rdi, ADA_RH_HEAD(%rdx)
 .endm
 
+/* ---- the entry of a hijacked frame: __fentry__ and the PLT hooks --------- */
+
+/* The fast path's frame: its five saves, in ATF v2's register order for
+ * the first four, then what the call left: F_RET and the slot for
+ * __fentry__ (\slot 0), the slot alone for a PLT hook's entry (\slot -8).
+ * In the red zone (the fast path is a leaf): the real return address, and
+ * a PLT hook's cell. */
+#define F_RDI 0
+#define F_RSI 8
+#define F_RDX 16
+#define F_RCX 24
+#define F_RAX 32
+#define F_RET 40	/* __fentry__: into compute, just after its call */
+#define F_SLOT 48	/* compute's return-address slot (+ \slot) */
+#define F_LR (-8)
+#define F_CELL (-16)
+
+.macro POP_SAVES
+	pop	%rdi
+	.cfi_adjust_cfa_offset -8
+	pop	%rsi
+	.cfi_adjust_cfa_offset -8
+	pop	%rdx
+	.cfi_adjust_cfa_offset -8
+	pop	%rcx
+	.cfi_adjust_cfa_offset -8
+	pop	%rax
+	.cfi_adjust_cfa_offset -8
+.endm
+
+/* The fast path of hijack.c's hijack_enter (fentry.S says what it covers).
+ * \kind fentry: the function is the call's own (ada_arch_fentry_start),
+ * the hook returns into it; dyn: a PLT hook's entry, r11 = its cell
+ * (struct ada_dyn_cell), the hook jumps to the cell's function. Falls
+ * through to what follows, the C path, with every register as it came. */
+.macro FAST_HIJACK_ENTRY kind, slot
+	push	%rax
+	.cfi_adjust_cfa_offset 8
+	push	%rcx
+	.cfi_adjust_cfa_offset 8
+	push	%rdx
+	.cfi_adjust_cfa_offset 8
+	push	%rsi
+	.cfi_adjust_cfa_offset 8
+	push	%rdi
+	.cfi_adjust_cfa_offset 8
+
+.ifnc \kind,fentry
+	/* The cell, kept while r11 holds the state; a slot hijacked with
+	 * another trampoline than the common one (dlopen's): C. */
+	mov	%r11, F_CELL(%rsp)
+	mov	ADA_DYN_CELL_RET(%r11), %rax
+	cmp	ada_return_trampoline_addr(%rip), %rax
+	jne	.Lslow\@
+.endif
+
+	/* r11 = the thread's state, rcx = the slot, the guard taken; then
+	 * recording on for the thread (ignored), outside no graph function
+	 * (graph_gate, the next byte) and for the process. */
+	FAST_BEGIN \slot+F_SLOT, .Lslow\@, .Lslow_guarded\@
+	cmpw	$0, ADA_TD_IGNORED(%r11)
+	jne	.Lslow_guarded\@
+	cmpl	$0, ada_recording_off(%rip)
+	jne	.Lslow_guarded\@
+
+.ifc \kind,fentry
+	/* rdx = fn, the call's own address: 5 bytes back (call rel32), or 6
+	 * (call through the GOT); a nested function's push/pop of r10 around
+	 * the call is arch.h's ada_arch_fentry_start's to sort out. */
+	mov	F_RET(%rsp), %rax
+	cmpw	$0x5a41, (%rax)			/* pop %r10 */
+	je	.Lslow_guarded\@
+	lea	-5(%rax), %rdx
+	cmpw	$0x15ff, -6(%rax)		/* call *rel32(%rip) */
+	jne	1f
+	dec	%rdx
+1:
+.else
+	/* rdx = fn, the cell's */
+	mov	F_CELL(%rsp), %rdx
+	mov	ADA_DYN_CELL_FN(%rdx), %rdx
+.endif
+	/* The new frame: not the thread's outermost, within the shadow stack
+	 * and the recorded depth, and not above the innermost frame's slot
+	 * (frames left by a longjmp: C). */
+	FAST_NEW_FRAME %rsi, %esi, %eax, %rax, .Lslow_guarded\@	/* rax = the frame */
+	mov	\slot+F_SLOT(%rsp), %rdi		/* what the slot holds */
+	cmp	ADA_FRAME_SP-ADA_FRAME_SIZE(%rax), %rcx
+	ja	.Lslow_guarded\@
+	jb	2f
+	/* On the innermost frame's slot: a tail call. The slot holds the
+	 * trampoline already, and that frame the real return address (a
+	 * longer chain of tail calls, or a slot another hook hijacked: C). */
+	cmp	ada_return_trampoline_addr(%rip), %rdi
+	jne	.Lslow_guarded\@
+	mov	ADA_FRAME_SITE-ADA_FRAME_SIZE(%rax), %rdi
+	cmp	ada_return_trampoline_addr(%rip), %rdi
+	je	.Lslow_guarded\@
+	cmp	ada_dl_return_stub(%rip), %rdi
+	je	.Lslow_guarded\@
+2:	mov	%rdi, F_LR(%rsp)		/* the real return address */
+
+	/* Room for this CALL and the RETURN of every open frame:
+	 * head + depth + 1 <= limit (thread.h's ada_call_room). */
+	mov	ADA_TD_RH(%r11), %rdi
+	mov	ADA_RH_HEAD(%rdi), %rdi		/* rdi = head */
+	lea	2(%rdi,%rsi), %rsi
+	cmp	ADA_TD_LIMIT(%r11), %rsi
+	ja	.Lslow_guarded\@
+
+	/* The frame, past the shadow stack's top until depth counts it (the
+	 * C path writes it again if a check below sends the hook there). */
+	mov	%rdx, ADA_FRAME_FN(%rax)
+	mov	\slot+F_SLOT(%rsp), %rsi
+	mov	%rsi, ADA_FRAME_SITE(%rax)
+	mov	%rcx, ADA_FRAME_SP(%rax)
+
+	/* The detail record (rax): argument registers in ATF v2's order (rdi
+	 * rsi rdx rcx from their saves, r8 r9, two zeros), the real return
+	 * address, the caller's frame pointer, the slot, the stack window. */
+	FAST_DETAIL_CHECK %rdi, .Lput\@, .Lslow_guarded\@
+	FAST_DETAIL_RECORD %rax
+	movdqu	F_RDI(%rsp), %xmm8
+	movdqu	F_RDX(%rsp), %xmm9
+	pxor	%xmm10, %xmm10
+	movdqu	%xmm8, ADA_DREC_OFF_REGS+0(%rax)
+	movdqu	%xmm9, ADA_DREC_OFF_REGS+16(%rax)
+	mov	%r8, ADA_DREC_OFF_REGS+32(%rax)
+	mov	%r9, ADA_DREC_OFF_REGS+40(%rax)
+	movdqu	%xmm10, ADA_DREC_OFF_REGS+48(%rax)
+	mov	F_LR(%rsp), %rsi
+	mov	%rsi, ADA_DREC_OFF_LR(%rax)
+	mov	%rbp, ADA_DREC_OFF_FP(%rax)
+	mov	%rcx, ADA_DREC_OFF_SP(%rax)
+	FAST_DETAIL_WINDOW %rax
+	bts	$ADA_SLOT_DETAIL_BIT, %rdx	/* the word says a record goes with it */
+
+.Lput\@:	/* The slot: tsc, word = fn | CALL. Then the depth, the hijack, and
+	 * the guard released. */
+	mov	%rdx, %rsi
+	FAST_PUT %rsi
+	incl	ADA_TD_DEPTH(%r11)
+	lea	ada_return_trampoline(%rip), %rax
+	mov	%rax, \slot+F_SLOT(%rsp)
+	FAST_RELEASE_GUARD
+	.cfi_remember_state
+	POP_SAVES
+.ifc \kind,fentry
+	ret
+.else
+	mov	F_CELL-40(%rsp), %r11
+	jmp	*ADA_DYN_CELL_FN(%r11)
+.endif
+	.cfi_restore_state
+
+.Lslow_guarded\@:
+	FAST_RELEASE_GUARD
+.Lslow\@:
+.ifnc \kind,fentry
+	mov	F_CELL(%rsp), %r11		/* the C path's cell */
+.endif
+	POP_SAVES
+
+.endm
+
 #endif
