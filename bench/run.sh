@@ -18,8 +18,10 @@
 #            Both built from Debian's sources by tests/realworld/build.sh, once
 #            per instrumentation (the sources are fetched on first use).
 #
-# and bench/instructions.sh (issue 22: instructions an event, counted by
-# callgrind, in the traced thread and the writer; with micro), and
+# and, with micro, issue 22's: bench/funtrace.sh (ada's modes against
+# funtrace, built from FUNTRACE_SRC when it is set, and the ring floor, in
+# rounds of their own) and bench/instructions.sh (instructions an event,
+# counted by callgrind, in the traced thread and the writer), and
 # bench/views.sh (issue 12: ada-symbolize's views against uftrace's on
 # large traces; its own settings, BENCH_VIEW_*, are in its header), after
 # the rounds, and three checks of issue 10 (a lossless index lane):
@@ -502,6 +504,9 @@ if [ -n "$CONFIGS" ]; then
 		enable.tsv >report.md || die "report failed"
 fi
 if [ -n "$MICRO" ]; then
+	BENCH_ITERS=$ITERS BENCH_FT_RUNS=$RUNS sh "$BENCH/funtrace.sh" || die "bench/funtrace.sh failed"
+	cat funtrace/report.md >>report.md
+	cat funtrace/budgets.txt >>budgets.txt
 	sh "$BENCH/instructions.sh" || die "bench/instructions.sh failed"
 	cat instructions/report.md >>report.md
 	cat instructions/budgets.txt >>budgets.txt

@@ -1,5 +1,6 @@
 # peers.sh - the other tracers, uftrace and LLVM XRay (clang-14), sourced by
-# run.sh: installing them (from Debian, as root) or leaving their rows out,
+# run.sh: installing them (from Debian, as root: valgrind too, for
+# bench/instructions.sh) or leaving their rows out,
 # building and checking micro's XRay program, and counting uftrace's events.
 
 # apt_install PACKAGE...: as root with apt-get, quietly; the caller checks.
@@ -20,6 +21,8 @@ find_peers() {
 		NOTES="${NOTES}uftrace is not installed and could not be (needs root and apt-get): its rows are left out. "
 		note "uftrace not installed: its rows are left out"
 	fi
+	# callgrind, for bench/instructions.sh (which says so when it is missing)
+	command -v valgrind >/dev/null 2>&1 || apt_install valgrind
 	command -v clang-14 >/dev/null 2>&1 && command -v llvm-xray-14 >/dev/null 2>&1 || apt_install clang-14 llvm-14
 	HAVE_XRAY=0
 	if command -v clang-14 >/dev/null 2>&1 && command -v llvm-xray-14 >/dev/null 2>&1; then

@@ -1,0 +1,166 @@
+#!/bin/sh
+# funtrace.sh - make bench's rows against funtrace and the ring floor (issue
+# 22): the price of an event, ada's modes beside the cheapest compile-time
+# tracer, in the same rounds.
+#
+#   FUNTRACE_SRC=<funtrace's source tree> sh bench/funtrace.sh
+#                                        (run.sh runs it after the rounds)
+#
+# funtrace (github.com/yosefk/funtrace) is not packaged: it is built from
+# the source FUNTRACE_SRC names, as its g++ wrapper does (-pg -mfentry
+# -minstrument-return=call, funtrace.cpp and funtrace_pg.S linked in), and
+# runs with a 16 MiB ring a thread (FUNTRACE_LOG_BUF_SIZE=24: ada's ring
+# and the ring floor's size; its default, 1 MiB, stays in the caches).
+# Without FUNTRACE_SRC the funtrace row is left out, the rest runs.
+#
+# BENCH_FT_RUNS rounds (default 5), each running in turn: plain micro, the
+# ring floor (bench/clockfloor.c), funtrace, and ada in cyg and fentry mode,
+# ring mode (ADA_RECORD=ring, index lane only) and stream (index only, and
+# the default: detail windows), micro BENCH_ITERS iterations (4 events
+# each). Per event, medians [min–max] over the rounds:
+#   app-thread  micro's loop thread CPU (micro prints it)
+#   total       CPU of the whole process tree (bench/runstat.c: writer
+#               threads included) less plain micro's of the same round
+#   ÷ floor     total over the same round's ring floor, then the median
+#   ÷ funtrace  total over the same round's funtrace total, then the median
+# Every row records every call and return of micro (60 M events by
+# default): funtrace and ring mode into a ring, the stream rows to disk.
+# Budgets (issue 22): total ÷ ring floor <= 1.5 fentry default, <= 1.2
+# fentry index-only and cyg, <= 1.0 ring modes.
+set -u
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BENCH=$ROOT/bench
+OUT=$BENCH/out/funtrace
+ITERS=${BENCH_ITERS:-15000000}
+RUNS=${BENCH_FT_RUNS:-5}
+EVENTS=$((4 * ITERS))
+
+die() { echo "funtrace.sh: $*" >&2; exit 1; }
+
+rm -rf "$OUT"
+mkdir -p "$OUT/logs" "$OUT/trace" || die "cannot create $OUT"
+cd "$OUT" || die "cannot enter $OUT"
+gcc -O2 -Wall -o runstat "$BENCH/runstat.c" || die "building runstat failed"
+gcc -O2 -Wall -o clockfloor "$BENCH/clockfloor.c" || die "building clockfloor failed"
+gcc -O2 -I"$ROOT/runtime" -o micro_plain "$BENCH/micro.c" || die "building micro_plain failed"
+"$ROOT/bin/adacc" --ada-mode=cyg -O2 -I"$ROOT/runtime" -o micro_cyg "$BENCH/micro.c" ||
+	die "building micro_cyg failed"
+"$ROOT/bin/adacc" --ada-mode=fentry -O2 -I"$ROOT/runtime" -o micro_fentry "$BENCH/micro.c" ||
+	die "building micro_fentry failed"
+FT=
+if [ -n "${FUNTRACE_SRC:-}" ]; then
+	[ -f "$FUNTRACE_SRC/funtrace.cpp" ] && [ -f "$FUNTRACE_SRC/funtrace_pg.S" ] ||
+		die "FUNTRACE_SRC=$FUNTRACE_SRC: expected funtrace's source tree (funtrace.cpp, funtrace_pg.S)"
+	gcc -O2 -pg -mfentry -minstrument-return=call -I"$ROOT/runtime" -c -o micro_ft.o "$BENCH/micro.c" &&
+		g++ -O2 -pthread -w -o micro_funtrace micro_ft.o "$FUNTRACE_SRC/funtrace.cpp" \
+			"$FUNTRACE_SRC/funtrace_pg.S" -Wl,--dynamic-list="$FUNTRACE_SRC/funtrace.dyn" -ldl ||
+		die "building funtrace from $FUNTRACE_SRC failed"
+	FT=funtrace
+fi
+CONFIGS="plain $FT ada-record-ring-cyg ada-record-ring ada ada-fentry ada-fentry-window"
+
+# run CONFIG ROUND: one run; appends "config round app_ns total_us" to
+# results.tsv (app_ns: micro's loop thread, total_us: user + sys).
+run() {
+	c=$1 r=$2 dir=$OUT/trace/$1.$2 log=logs/$1.$2
+	mkdir -p "$dir"
+	case $c in
+	plain) set -- ./micro_plain "$ITERS" ;;
+	funtrace) set -- env -C "$dir" FUNTRACE_LOG_BUF_SIZE=24 FUNTRACE_FTRACE_EVENTS_IN_BUF=0 \
+		"$OUT/micro_funtrace" "$ITERS" ;;
+	ada-record-ring-cyg) set -- env ADA_OUTPUT="$dir" ADA_RECORD=ring ADA_DETAIL=off ./micro_cyg "$ITERS" ;;
+	ada-record-ring) set -- env ADA_OUTPUT="$dir" ADA_RECORD=ring ADA_DETAIL=off ./micro_fentry "$ITERS" ;;
+	ada) set -- env ADA_OUTPUT="$dir" ./micro_cyg "$ITERS" ;;
+	ada-fentry) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ./micro_fentry "$ITERS" ;;
+	ada-fentry-window) set -- env ADA_OUTPUT="$dir" ./micro_fentry "$ITERS" ;;
+	esac
+	sync
+	./runstat "$log.stat" "$@" >"$log.out" 2>"$log.err" || die "$c (round $r) failed: $log.err"
+	app=$(awk '/^app_thread_ns/ { print $2 }' "$log.err")
+	[ -n "$app" ] || die "$c (round $r): micro printed no app_thread_ns ($log.err)"
+	printf '%s\t%s\t%s\t%s\n' "$c" "$r" "$app" \
+		"$(awk '{ for (i = 1; i < NF; i++) if ($i == "user_us" || $i == "sys_us") s += $(i + 1) } END { print s }' "$log.stat")" \
+		>>results.tsv
+	rm -rf "$dir"
+}
+
+: >results.tsv
+: >floor.tsv
+r=1
+while [ "$r" -le "$RUNS" ]; do
+	printf 'bench: funtrace and the ring floor, round %s/%s:' "$r" "$RUNS" >&2
+	for c in $CONFIGS; do
+		run "$c" "$r"
+		printf ' %s' "$c" >&2
+	done
+	./clockfloor "$EVENTS" >"logs/floor.$r" || die "clockfloor failed"
+	printf '%s\t%s\n' "$r" "$(awk '{ for (i = 1; i < NF; i++) if ($i == "ring_event_ns") print $(i + 1) }' "logs/floor.$r")" >>floor.tsv
+	printf ' ring-floor\n' >&2
+	r=$((r + 1))
+done
+
+LC_ALL=C awk -F '\t' -v events="$EVENTS" -v iters="$ITERS" -v ft="$FT" -v budgets="$OUT/budgets.txt" '
+function sortv(n,    i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t } }
+function med(n) { sortv(n); return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+# "median [min–max]" of x[c, r] over the rounds, with fmt.
+function stat(c, x, fmt,    r, n) {
+	n = 0
+	for (r = 1; r <= rounds; r++) if ((c, r) in x) v[++n] = x[c, r]
+	if (!n) return "—"
+	m = med(n)
+	return sprintf(fmt " [" fmt "–" fmt "]", m, v[1], v[n])
+}
+function medof(c, x,    r, n) {
+	n = 0
+	for (r = 1; r <= rounds; r++) if ((c, r) in x) v[++n] = x[c, r]
+	return n ? med(n) : ""
+}
+FILENAME ~ /floor/ { floor[$1] = $2; next }
+{ app[$1, $2] = $3 / events; cpu[$1, $2] = $4 * 1000 / events; if ($2 > rounds) rounds = $2; seen[$1] = 1; order[++no] = $1 }
+END {
+	for (r = 1; r <= rounds; r++) {
+		for (c in seen)
+			if (c != "plain")
+				tot[c, r] = cpu[c, r] - cpu["plain", r]
+		for (c in seen) {
+			if (c == "plain") continue
+			if (floor[r] > 0) rf[c, r] = tot[c, r] / floor[r]
+			if (ft != "" && tot[ft, r] > 0) rft[c, r] = tot[c, r] / tot[ft, r]
+		}
+		fl["floor", r] = floor[r]
+	}
+	print ""
+	print "## Against funtrace and the ring floor (issue 22)"
+	print ""
+	printf "bench/micro.c, %d iterations (%d events) a run, %d rounds; each round runs every row\n", iters, events, rounds
+	print "in turn, then the ring floor (bench/clockfloor.c: an rdtsc and a 16-byte store into a"
+	print "16 MiB thread-local ring an event). *app-thread*: micro'"'"'s loop thread CPU per event;"
+	print "*total*: CPU of the whole process tree (writer threads included) less plain micro'"'"'s"
+	print "of the same round, per event; *÷ floor* and *÷ funtrace*: each round'"'"'s total over"
+	print "that round'"'"'s ring floor or funtrace total, then the median. Every row records every"
+	print "call and return: funtrace and ada'"'"'s ring mode into a ring in memory (16 MiB a"
+	print "thread, FUNTRACE_LOG_BUF_SIZE=24 for funtrace), the stream rows to disk."
+	if (ft == "")
+		print "funtrace: left out (FUNTRACE_SRC not set: it is built from its source tree)."
+	print ""
+	print "| config | records | app-thread ns/event | total ns/event | ÷ ring floor | ÷ funtrace | budget (÷ floor) |"
+	print "|---|---|--:|--:|--:|--:|--:|"
+	printf "| ring floor | rdtsc + 16-byte store | %s | %s | 1 | — | — |\n", stat("floor", fl, "%.1f"), stat("floor", fl, "%.1f")
+	what["funtrace"] = "index, ring (funtrace, -pg -mfentry -minstrument-return=call)"
+	what["ada-record-ring-cyg"] = "index, ring (cyg)"; lim["ada-record-ring-cyg"] = 1.0
+	what["ada-record-ring"] = "index, ring (fentry)"; lim["ada-record-ring"] = 1.0
+	what["ada"] = "index, stream (cyg)"; lim["ada"] = 1.2
+	what["ada-fentry"] = "index, stream (fentry)"; lim["ada-fentry"] = 1.2
+	what["ada-fentry-window"] = "index + detail windows, stream (fentry, the default)"; lim["ada-fentry-window"] = 1.5
+	for (i = 1; i <= no; i++) {
+		c = order[i]
+		if (c == "plain" || done[c]++) continue
+		b = (c in lim) ? sprintf("≤ %.1f %s", lim[c], medof(c, rf) <= lim[c] ? "PASS" : "MISS") : "—"
+		printf "| %s | %s | %s | %s | %s | %s | %s |\n", c, what[c], stat(c, app, "%.1f"), stat(c, tot, "%.1f"),
+			stat(c, rf, "%.2f"), (ft == "" ? "—" : stat(c, rft, "%.2f")), b
+		if (c in lim)
+			printf "bench: %s %-28s ×%.2f of the ring floor, total CPU, same round (target ≤ ×%.1f)\n", medof(c, rf) <= lim[c] ? "PASS" : "MISS", c, medof(c, rf), lim[c] >budgets
+	}
+}' results.tsv floor.tsv >report.md || die "report failed"
+[ -f budgets.txt ] || : >budgets.txt
