@@ -68,6 +68,11 @@ _Static_assert(offsetof(struct ada_ring_header, head) == ADA_RH_HEAD, "rh head")
 _Static_assert(offsetof(struct ada_dyn_cell, fn) == ADA_DYN_CELL_FN, "cell fn");
 _Static_assert(offsetof(struct ada_dyn_cell, ret) == ADA_DYN_CELL_RET, "cell ret");
 _Static_assert(offsetof(struct ada_runtime, cfg.detail) == ADA_RT_CFG_DETAIL, "cfg.detail");
+_Static_assert(offsetof(struct ada_runtime, cfg.detail_window) == ADA_RT_CFG_DETAIL_WINDOW, "window");
+_Static_assert(offsetof(struct ada_runtime, cfg.ring_mode) == ADA_RT_CFG_RING_MODE, "ring mode");
+_Static_assert(offsetof(struct ada_ring_header, tail) == ADA_RH_TAIL, "rh tail");
+_Static_assert(offsetof(struct ada_ring_header, dropped[ADA_DROP_DETAIL_FULL]) == ADA_RH_DETAIL_FULL,
+	       "rh detail_full");
 _Static_assert(ADA_DREC_OFF_LR == ADA_DREC_LR * 8 && ADA_DREC_OFF_FP == ADA_DREC_FP * 8 &&
 	       ADA_DREC_OFF_SP == ADA_DREC_SP * 8 &&
 	       ADA_DREC_OFF_STACK_SIZE == ADA_DREC_STACK_SIZE * 8 &&

@@ -42,8 +42,11 @@
 #define ADA_DYN_CELL_FN 0
 #define ADA_DYN_CELL_RET 8
 
-/* struct ada_ring_header (raw_format.h) */
+/* struct ada_ring_header (raw_format.h): head, tail (the writer's), and
+ * dropped[ADA_DROP_DETAIL_FULL] */
 #define ADA_RH_HEAD 64
+#define ADA_RH_TAIL 192
+#define ADA_RH_DETAIL_FULL 120
 
 /* A detail record (thread.h's ADA_DREC_*), in bytes */
 #define ADA_DREC_OFF_REGS 0
@@ -53,8 +56,11 @@
 #define ADA_DREC_OFF_STACK_SIZE 88
 #define ADA_DREC_OFF_STACK 96
 
-/* struct ada_runtime (ada_internal.h): cfg.detail, ADA_DETAIL is not off */
+/* struct ada_runtime (ada_internal.h): cfg.detail (ADA_DETAIL is not off),
+ * cfg.detail_window (ADA_DETAIL=window), cfg.ring_mode (ADA_RECORD=ring) */
 #define ADA_RT_CFG_DETAIL 4125
+#define ADA_RT_CFG_DETAIL_WINDOW 4126
+#define ADA_RT_CFG_RING_MODE 4127
 
 /* ADA_STACK_BYTES's default: the capture's fast size */
 #define ADA_STACK_DEFAULT 128

@@ -57,20 +57,35 @@
 
 /* Whether the events up to position \last get detail records (hijack.c's
  * detail_put): falls through if so; to \none if the thread has no detail
- * ring and ADA_DETAIL is off; to \slow if its first record is to map the
- * ring, a position is past what the writer allows (dlimit), or the stack
- * window is neither none nor the whole default (a clipped or another size). */
-.macro FAST_DETAIL_CHECK last, none, slow
+ * ring and ADA_DETAIL is off; to \full with ADA_DETAIL=all when the writer
+ * has not consumed the records these would overwrite, even after a look
+ * at its tail (ring.c's ada_detail_room_slow): the events go without, and
+ * the caller counts them (detail_full); to \slow if the first record is
+ * to map the ring, the position is past what the writer allows in window
+ * or ring mode (dlimit), or the stack window is neither none nor the whole
+ * default (a clipped or another size). */
+.macro FAST_DETAIL_CHECK last, none, full, slow
 	cmpq	$0, ADA_TD_DRING(%r11)
 	jne	1f
 	cmpb	$0, ada_rt+ADA_RT_CFG_DETAIL(%rip)
 	jne	\slow
 	jmp	\none
 1:	cmp	ADA_TD_DLIMIT(%r11), \last
-	jae	\slow
-	mov	ADA_TD_STACK_BYTES(%r11), %esi
+	jb	2f
+	cmpb	$0, ada_rt+ADA_RT_CFG_DETAIL_WINDOW(%rip)
+	jne	\slow
+	cmpb	$0, ada_rt+ADA_RT_CFG_RING_MODE(%rip)
+	jne	\slow
+	mov	ADA_TD_RH(%r11), %rsi
+	mov	ADA_RH_TAIL(%rsi), %rsi
+	add	ADA_TD_DMASK(%r11), %rsi
+	inc	%rsi				/* tail + records */
+	mov	%rsi, ADA_TD_DLIMIT(%r11)
+	cmp	%rsi, \last
+	jae	\full
+2:	mov	ADA_TD_STACK_BYTES(%r11), %esi
 	test	%esi, %esi
-	jz	2f
+	jz	3f
 	cmp	$ADA_STACK_DEFAULT, %esi
 	jne	\slow
 	mov	ADA_TD_STACK_LO(%r11), %rsi
@@ -78,7 +93,7 @@
 	sub	%rcx, %rsi
 	cmp	$ADA_STACK_DEFAULT, %rsi
 	jb	\slow
-2:
+3:
 .endm
 
 /* \rec = position rdi's record in the detail ring. */
@@ -265,7 +280,7 @@
 	/* The detail record (rax): argument registers in ATF v2's order (rdi
 	 * rsi rdx rcx from their saves, r8 r9, two zeros), the real return
 	 * address, the caller's frame pointer, the slot, the stack window. */
-	FAST_DETAIL_CHECK %rdi, .Lput\@, .Lslow_guarded\@
+	FAST_DETAIL_CHECK %rdi, .Lput\@, .Lfull\@, .Lslow_guarded\@
 	FAST_DETAIL_RECORD %rax
 	movdqu	F_RDI(%rsp), %xmm8
 	movdqu	F_RDX(%rsp), %xmm9
@@ -299,6 +314,11 @@
 	jmp	*ADA_DYN_CELL_FN(%r11)
 .endif
 	.cfi_restore_state
+
+.Lfull\@:	/* No record free (ADA_DETAIL=all): counted, none written. */
+	mov	ADA_TD_RH(%r11), %rsi
+	incq	ADA_RH_DETAIL_FULL(%rsi)
+	jmp	.Lput\@
 
 .Lslow_guarded\@:
 	FAST_RELEASE_GUARD

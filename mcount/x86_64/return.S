@@ -85,6 +85,7 @@
 #define R_RAX (-16)
 #define R_RDX (-24)
 #define R_LEFT (-32)	/* frames still to close on this slot */
+#define R_DETAIL (-40)	/* 1: their detail records are written */
 
 TRAMPOLINE_START ada_return_trampoline
 	/* r11 = the thread's state, rcx = the slot (rsp - 8), the guard taken. */
@@ -144,7 +145,8 @@ TRAMPOLINE_START ada_return_trampoline
 	mov	ADA_RH_HEAD(%rdi), %rdi
 	mov	R_LEFT(%rsp), %rsi
 	lea	-1(%rdi,%rsi), %rsi
-	FAST_DETAIL_CHECK %rsi, .Lclose, .Lslow_guarded
+	FAST_DETAIL_CHECK %rsi, .Lnone, .Lfull, .Lslow_guarded
+	movq	$1, R_DETAIL(%rsp)
 
 	/* Each frame on the slot, innermost first (r8): its RETURN, with
 	 * the same registers and real return address (hijack.c's
@@ -152,7 +154,7 @@ TRAMPOLINE_START ada_return_trampoline
 .Lclose:
 	mov	ADA_FRAME_FN(%r8), %r10
 	bts	$ADA_SLOT_RETURN_BIT, %r10	/* r10 = the word: fn | RETURN */
-	cmpq	$0, ADA_TD_DRING(%r11)
+	cmpq	$0, R_DETAIL(%rsp)
 	je	.Lput
 	/* The detail record (rax): rax rdx and six zeros, the real return
 	 * address, the caller's frame pointer (restored by the function), the
@@ -184,6 +186,15 @@ TRAMPOLINE_START ada_return_trampoline
 	mov	R_RAX(%rsp), %rax
 	mov	R_RDX(%rsp), %rdx
 	jmp	*%r9
+
+.Lfull:	/* No record free (ADA_DETAIL=all): the frames' records counted, none
+	 * written. Nothing goes to C from here: rax is free (saved above). */
+	mov	ADA_TD_RH(%r11), %rax
+	mov	R_LEFT(%rsp), %rsi
+	add	%rsi, ADA_RH_DETAIL_FULL(%rax)
+.Lnone:
+	movq	$0, R_DETAIL(%rsp)
+	jmp	.Lclose
 
 .Lslow_guarded:
 	FAST_RELEASE_GUARD

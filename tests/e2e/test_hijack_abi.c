@@ -161,17 +161,24 @@ static char *loop_tree(void)
 	return tree;
 }
 
-/* With every detail record kept (ADA_DETAIL=all) in a ring of 292 records,
- * the thread soon runs out of records: from then on the assembly fast paths
- * (fentry.S, return.S) check, find no record, and hand the hook to C, after
- * looking at registers the return values are in. The sums show a value
- * changed on the way, the tree a frame lost or doubled (tail calls: two
- * frames returning through one slot). */
-static void return_values_survive_the_fast_paths_handing_over(void **state)
+/* A number from manifest.json (its first occurrence: the process has one
+ * thread). */
+static uint64_t manifest_number(const struct tr_case *tc, const char *key)
 {
-	struct tr_case *tc = *state;
-	const char *const env[] = { "ADA_DETAIL=all", "ADA_DETAIL_KB=64", NULL };
+	char buf[32];
+
+	if (!tr_json_value(tc->mf.text, tc->mf.text + strlen(tc->mf.text), key, buf, sizeof(buf)))
+		fail_msg("manifest.json has no \"%s\":\n%s", key, tc->mf.text);
+	return strtoull(buf, NULL, 10);
+}
+
+/* hijack_loop.c, traced with env: the plain build's sums, the exact tree,
+ * and every event's detail record written or counted as detail_full. */
+static void check_loop(struct tr_case *tc, const char *const env[])
+{
 	const char *const args[] = { "20000", NULL };
+	const struct tr_thread *t;
+	uint64_t kept, full;
 	char *tree;
 
 	_Static_assert(LOOP_ITERATIONS == 20000, "args");
@@ -183,7 +190,43 @@ static void return_values_survive_the_fast_paths_handing_over(void **state)
 	tree = loop_tree();
 	tr_expect_tree(tc->replay.out, tree, 1);
 	free(tree);
+	tr_load_manifest(tc, NULL);
+	if (tc->mf.nthreads != 1)
+		fail_msg("%zu threads in the manifest, expected 1", tc->mf.nthreads);
+	t = &tc->mf.threads[0];
+	kept = manifest_number(tc, "detail_events");
+	full = manifest_number(tc, "detail_full");
+	/* The frame open at the end has no RETURN, so no record. */
+	if (kept + full + t->open_at_end != t->events)
+		fail_msg("%llu events, %llu with a detail record, %llu counted detail_full, %llu "
+			 "open at the end: records unaccounted for\n%s",
+			 (unsigned long long)t->events, (unsigned long long)kept,
+			 (unsigned long long)full, (unsigned long long)t->open_at_end, tc->mf.text);
 	tr_pass(tc);
+}
+
+/* With every detail record kept (ADA_DETAIL=all) in a ring of 292 records,
+ * the thread soon runs out of records: from then on the assembly fast paths
+ * (fentry.S, return.S, fast.h) look at the writer's tail again, find none
+ * free, and count the event's record as detail_full (as the C path does);
+ * the tree shows a frame lost or doubled (tail calls: two frames returning
+ * through one slot), the sums a register changed on the way. */
+static void return_values_survive_a_full_detail_ring(void **state)
+{
+	const char *const env[] = { "ADA_DETAIL=all", "ADA_DETAIL_KB=64", NULL };
+
+	check_loop(*state, env);
+}
+
+/* A stack window of another size than the default's sends every hook from
+ * the fast paths to C once they have looked at registers the return values
+ * are in (the crash Lua showed: a return path that used rax to compute a
+ * position before handing over). */
+static void return_values_survive_the_fast_paths_handing_over(void **state)
+{
+	const char *const env[] = { "ADA_DETAIL=all", "ADA_STACK_BYTES=64", NULL };
+
+	check_loop(*state, env);
 }
 
 /* ---- gmon.out ------------------------------------------------------------------ */
@@ -220,6 +263,7 @@ int main(void)
 		TEST(variadic_arguments_arrive_intact_O2),
 		TEST(return_values_cross_the_trampoline_intact_O0),
 		TEST(return_values_cross_the_trampoline_intact_O2),
+		TEST(return_values_survive_a_full_detail_ring),
 		TEST(return_values_survive_the_fast_paths_handing_over),
 		TEST(pg_link_writes_no_gmon_out),
 		TEST(nested_function_static_chain_arrives_intact_O0),
