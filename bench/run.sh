@@ -203,7 +203,9 @@
 #
 #   ada is --ada-mode=cyg (issue 2's pipeline); ada-fentry is --ada-mode=fentry with
 #   ADA_DETAIL=off (index lane only); ada-fentry-detail keeps every detail
-#   record (registers + the default 128-byte stack window). uftrace-fentry-args
+#   record (registers + the default 128-byte stack window); ada-fentry-window
+#   is the default (ADA_DETAIL=window: records captured, written only around
+#   triggers, none here), on micro and on lua and sqlite. uftrace-fentry-args
 #   records the six argument registers and the return value of every function
 #   (-A/-R), the counterpart of ada-fentry-detail. The lib-* and start-* ada
 #   programs are --ada-mode=fentry; lib-ada runs with ADA_DETAIL=off,

@@ -32,7 +32,7 @@ select_configs() {
 	# issue 14's (patchable mode) last, the tracing-off rows with their own
 	# larger baseline, plain-large.
 	PATCHABLE_RW="patchable plain-large patchable-off patchable-off-dynhook patchable-disabled"
-	RW_ALL="plain ada ada-fentry ada-fentry-libcall ada-fentry-detail uftrace-fentry uftrace-fentry-libcall uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr plain-small xray-basic $PATCHABLE_RW"
+	RW_ALL="plain ada ada-fentry ada-fentry-libcall ada-fentry-detail ada-fentry-window uftrace-fentry uftrace-fentry-libcall uftrace-fentry-args uftrace-mcount uftrace-cyg xray-fdr plain-small xray-basic $PATCHABLE_RW"
 	LUA_ALL=$(for c in $RW_ALL; do printf 'lua-%s ' $c; done)
 	SQL_ALL=$(for c in $RW_ALL; do printf 'sql-%s ' $c; done)
 	# Issue 10: each ada mode under load, with ADA_ON_FULL left at its default

@@ -170,6 +170,7 @@ measure() { # config run
 		ada-fentry) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ADA_DYNHOOK=off "$@" ;;
 		ada-fentry-libcall) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ADA_DYNHOOK=on "$@" ;;
 		ada-fentry-detail) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=all ADA_DYNHOOK=off "$@" ;;
+		ada-fentry-window) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=window ADA_DYNHOOK=off "$@" ;;
 		patchable) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ADA_DYNHOOK=off "$@" ;;
 		patchable-off) set -- env ADA_OUTPUT="$dir" ADA_TRACE=off ADA_DYNHOOK=off "$@" ;;
 		patchable-off-dynhook) set -- env ADA_OUTPUT="$dir" ADA_TRACE=off "$@" ;;

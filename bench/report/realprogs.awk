@@ -10,6 +10,7 @@ function desc(v) {
 	if (v == "ada-fentry") return "ada fentry, index only, ADA_DYNHOOK=off"
 	if (v == "ada-fentry-libcall") return "ada fentry, index only, + library calls (ADA_DYNHOOK=on)"
 	if (v == "ada-fentry-detail") return "ada fentry, ADA_DETAIL=all, ADA_DYNHOOK=off"
+	if (v == "ada-fentry-window") return "ada fentry, the default: detail windows (no trigger), ADA_DYNHOOK=off"
 	if (v == "uftrace-fentry") return "uftrace, -pg -mfentry, --no-libcall"
 	if (v == "uftrace-fentry-libcall") return "uftrace, -pg -mfentry, + PLT calls (default)"
 	if (v == "uftrace-fentry-args") return "uftrace, -pg -mfentry, --no-libcall, -A arg1..6 -R retval"
