@@ -25,7 +25,8 @@
  * mcount/hijack.c's hijack_enter does then: push the frame, write the
  * detail record (argument registers, real return address, frame pointer,
  * slot, 128 bytes of stack), store the slot (tsc, word) and the new head,
- * and hijack the return. Anything else jumps to the C path below,
+ * and hijack the return (fast.h's FAST_HIJACK_ENTRY, which the PLT hooks'
+ * entry in dynhook.S expands too). Anything else jumps to the C path below,
  * which saves every caller-saved register and calls ada_fentry_enter with
  * them; it decides the same case the same way, so the two never disagree.
  *
