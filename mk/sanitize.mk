@@ -76,13 +76,18 @@ $(SAN_ROOT)/bin/adacc: $(CCW_OBJS:$(B)/%=$(B)/san/%)
 	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) $(SAN) -o $@ $^
 $(SAN_ROOT)/bin/adac++: $(SAN_ROOT)/bin/adacc
 	$(call msg,LN,$@)ln -sf adacc $@
+$(B)/san/ctl/%.o: ctl/%.c
+	$(call msg,CC,$@)mkdir -p $(@D) && $(CC) $(SAN_TOOL_CFLAGS) -c $< -o $@
+$(SAN_ROOT)/bin/ada-ctl: $(CTL_OBJS:$(B)/%=$(B)/san/%)
+	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) $(SAN) -o $@ $^
 
-# What the tests read from ADA_ROOT besides bin/ and lib/.
-SAN_ROOT_LINKS := $(addprefix $(SAN_ROOT)/,examples tests mcount cc-wrapper)
+# What the tests read from ADA_ROOT besides bin/ and lib/ (runtime/: ada.h,
+# which test programs include).
+SAN_ROOT_LINKS := $(addprefix $(SAN_ROOT)/,examples tests mcount cc-wrapper runtime)
 $(SAN_ROOT_LINKS):
 	$(Q)mkdir -p $(@D) && ln -sfn $(CURDIR)/$(@F) $@
 
-SAN_ROOT_ALL := $(addprefix $(SAN_ROOT)/bin/,adacc adac++ ada-symbolize) \
+SAN_ROOT_ALL := $(addprefix $(SAN_ROOT)/bin/,adacc adac++ ada-symbolize ada-ctl) \
                 $(SAN_ROOT)/lib/libada.so $(SAN_ROOT)/lib/libada.a $(SAN_ROOT_LINKS)
 
 # ---- the end-to-end tests against the sanitized tree ----------------------------

@@ -90,7 +90,8 @@ void ada_trigger_resolve(void)
 		return;
 	ranges.n = 0;
 	ada_modules_each(each_module, NULL);
-	qsort(ranges.r, ranges.n, sizeof(*ranges.r), by_lo);
+	if (ranges.n) /* none yet (a library to come): no array, and qsort's may not be NULL */
+		qsort(ranges.r, ranges.n, sizeof(*ranges.r), by_lo);
 	ranges.max_hi = 0;
 	for (size_t i = 0; i < ranges.n; i++)
 		if (ranges.r[i].hi > ranges.max_hi)
