@@ -36,7 +36,7 @@ _Static_assert(offsetof(struct ada_return_regs, xmm1) == ADA_RET_XMM1, "ret xmm1
 _Static_assert(offsetof(struct ada_return_regs, rbp) == ADA_RET_RBP, "ret rbp");
 _Static_assert(sizeof(struct ada_return_regs) == ADA_RETURN_REGS_SIZE, "return regs");
 
-/* What the assembly fast paths (fentry.S, return.S) read: thread_layout.h. */
+/* What the assembly fast paths (mcount/<arch>/fast.h) read: thread_layout.h. */
 _Static_assert(offsetof(struct ada_self, td) == ADA_SELF_TD, "self td");
 _Static_assert(offsetof(struct ada_self, busy) == ADA_SELF_BUSY, "self busy");
 _Static_assert(offsetof(struct ada_thread, ring) == ADA_TD_RING, "td ring");

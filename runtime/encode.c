@@ -118,7 +118,7 @@ uint32_t ada_fdict_lookup(struct ada_fdict *d, uint64_t addr)
 	uint32_t fid = fdict_find(d, addr);
 
 	if (fid) {
-		uint64_t i = (addr ^ addr >> 9) & (ADA_FDICT_RECENT - 1);
+		size_t i = ada_fdict_recent_slot(addr);
 
 		d->recent[i].addr = addr;
 		d->recent[i].fid = fid;

@@ -87,10 +87,16 @@ void ada_fdict_free(struct ada_fdict *d);
  * caches it; 0 only when memory ran out. */
 uint32_t ada_fdict_lookup(struct ada_fdict *d, uint64_t addr);
 
+/* The cache entry addr takes. */
+static inline size_t ada_fdict_recent_slot(uint64_t addr)
+{
+	return (size_t)(addr ^ addr >> 9) & (ADA_FDICT_RECENT - 1);
+}
+
 /* addr's fid; 0 only when memory ran out. */
 static inline uint32_t ada_fdict_get(struct ada_fdict *d, uint64_t addr)
 {
-	uint64_t i = (addr ^ addr >> 9) & (ADA_FDICT_RECENT - 1);
+	size_t i = ada_fdict_recent_slot(addr);
 
 	if (__builtin_expect(d->recent[i].addr == addr, 1))
 		return d->recent[i].fid;

@@ -1,5 +1,6 @@
 /* thread_layout.h - where the hooks' assembly fast paths (mcount/<arch>/
- * fentry.S, return.S) find the fields of the C state they read and write.
+ * fast.h and the .S files that use it) find the fields of the C state
+ * they read and write.
  *
  * Assembly cannot include thread.h's structs, so their offsets are numbers
  * here, checked against offsetof() in mcount/hijack.c: a field moved in C

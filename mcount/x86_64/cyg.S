@@ -58,8 +58,8 @@ GLOBAL(__cyg_profile_func_enter)	/* rdi = fn, rsi = site */
 	mov	%rsi, ADA_FRAME_SITE(%r9)
 	mov	%rcx, ADA_FRAME_SP(%r9)
 	mov	%r8d, ADA_TD_DEPTH(%r11)
-	mov	%r10, %rsi			/* FAST_PUT's head */
-	xchg	%rsi, %rdi			/* rdi = head, rsi = word: fn | CALL */
+	mov	%rdi, %rsi			/* the word: fn | CALL */
+	mov	%r10, %rdi			/* FAST_PUT's head */
 	FAST_PUT %rsi
 	FAST_RELEASE_GUARD
 	ret
@@ -83,9 +83,7 @@ GLOBAL(__cyg_profile_func_exit)		/* rdi = fn, rsi = site */
 	jae	.Lexit_slow_guarded
 	cmp	ADA_TD_RECORD_LIMIT(%r11), %edx
 	ja	.Lexit_slow_guarded
-	lea	(%r8,%r8,2), %r9
-	shl	$3, %r9
-	add	ADA_TD_SHADOW(%r11), %r9
+	FAST_FRAME_AT %r8, %r9
 	cmp	ADA_FRAME_FN(%r9), %rdi
 	jne	.Lexit_slow_guarded
 

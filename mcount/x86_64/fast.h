@@ -1,10 +1,12 @@
 /* fast.h (x86_64) - the steps the hooks' assembly fast paths share:
- * fentry.S's entry, return.S's return, cyg.S's two hooks. Each mirrors a piece of the C
- * path (mcount/hijack.c, runtime/thread.h), named where it is used.
+ * fentry.S's and dynhook.S's entries, return.S's return, cyg.S's two
+ * hooks. Each mirrors a piece of the C path (mcount/hijack.c,
+ * runtime/thread.h), named where it is used.
  *
  * Registers, the same in every path: r11 = the thread's state, rcx = the
  * traced function's return-address slot (cyg: its frame position), rdi =
- * the ring's head, rsi = scratch unless a macro is given another. The state's fields are at runtime/thread_layout.h's offsets.
+ * the ring's head, rsi = scratch unless a macro is given another. The
+ * state's fields are at runtime/thread_layout.h's offsets.
  */
 #ifndef ADA_FAST_H
 #define ADA_FAST_H
@@ -37,6 +39,13 @@
 	movq	$0, %fs:ADA_SELF_BUSY(\scratch)
 .endm
 
+/* \frame = &shadow[\idx] (thread.h's struct ada_frame, 24 bytes). */
+.macro FAST_FRAME_AT idx, frame
+	lea	(\idx,\idx,2), \frame
+	shl	$3, \frame
+	add	ADA_TD_SHADOW(%r11), \frame
+.endm
+
 /* A new frame: \idx (32-bit \idx32) = the frames open, its index in the
  * shadow stack; \new32 = its depth; \frame = &shadow[\idx]. To \slow if
  * it would be the thread's outermost, past the shadow stack or deeper than
@@ -50,9 +59,7 @@
 	ja	\slow
 	cmp	ADA_TD_RECORD_LIMIT(%r11), \new32
 	ja	\slow
-	lea	(\idx,\idx,2), \frame
-	shl	$3, \frame
-	add	ADA_TD_SHADOW(%r11), \frame
+	FAST_FRAME_AT \idx, \frame
 .endm
 
 /* Whether the events up to position \last get detail records (hijack.c's

@@ -101,9 +101,7 @@ TRAMPOLINE_START ada_return_trampoline
 	cmp	$2, %edi
 	jb	.Lslow_guarded
 	lea	-1(%rdi), %r8d
-	lea	(%r8,%r8,2), %r8
-	shl	$3, %r8
-	add	ADA_TD_SHADOW(%r11), %r8	/* r8 = &shadow[depth - 1] */
+	FAST_FRAME_AT %r8, %r8			/* r8 = &shadow[depth - 1] */
 	cmp	ADA_FRAME_SP(%r8), %rcx
 	jne	.Lslow_guarded
 	/* The frames on the slot, and r9 = the real return address: the
