@@ -100,67 +100,7 @@ while [ "$r" -le "$RUNS" ]; do
 	r=$((r + 1))
 done
 
-LC_ALL=C awk -F '\t' -v events="$EVENTS" -v iters="$ITERS" -v ft="$FT" -v budgets="$OUT/budgets.txt" '
-function sortv(n,    i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t } }
-function med(n) { sortv(n); return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
-# "median [min–max]" of x[c, r] over the rounds, with fmt.
-function stat(c, x, fmt,    r, n) {
-	n = 0
-	for (r = 1; r <= rounds; r++) if ((c, r) in x) v[++n] = x[c, r]
-	if (!n) return "—"
-	m = med(n)
-	return sprintf(fmt " [" fmt "–" fmt "]", m, v[1], v[n])
-}
-function medof(c, x,    r, n) {
-	n = 0
-	for (r = 1; r <= rounds; r++) if ((c, r) in x) v[++n] = x[c, r]
-	return n ? med(n) : ""
-}
-FILENAME ~ /floor/ { floor[$1] = $2; next }
-{ app[$1, $2] = $3 / events; cpu[$1, $2] = $4 * 1000 / events; if ($2 > rounds) rounds = $2; seen[$1] = 1; order[++no] = $1 }
-END {
-	for (r = 1; r <= rounds; r++) {
-		for (c in seen)
-			if (c != "plain")
-				tot[c, r] = cpu[c, r] - cpu["plain", r]
-		for (c in seen) {
-			if (c == "plain") continue
-			if (floor[r] > 0) rf[c, r] = tot[c, r] / floor[r]
-			if (ft != "" && tot[ft, r] > 0) rft[c, r] = tot[c, r] / tot[ft, r]
-		}
-		fl["floor", r] = floor[r]
-	}
-	print ""
-	print "## Against funtrace and the ring floor (issue 22)"
-	print ""
-	printf "bench/micro.c, %d iterations (%d events) a run, %d rounds; each round runs every row\n", iters, events, rounds
-	print "in turn, then the ring floor (bench/clockfloor.c: an rdtsc and a 16-byte store into a"
-	print "16 MiB thread-local ring an event). *app-thread*: micro'"'"'s loop thread CPU per event;"
-	print "*total*: CPU of the whole process tree (writer threads included) less plain micro'"'"'s"
-	print "of the same round, per event; *÷ floor* and *÷ funtrace*: each round'"'"'s total over"
-	print "that round'"'"'s ring floor or funtrace total, then the median. Every row records every"
-	print "call and return: funtrace and ada'"'"'s ring mode into a ring in memory (16 MiB a"
-	print "thread, FUNTRACE_LOG_BUF_SIZE=24 for funtrace), the stream rows to disk."
-	if (ft == "")
-		print "funtrace: left out (FUNTRACE_SRC not set: it is built from its source tree)."
-	print ""
-	print "| config | records | app-thread ns/event | total ns/event | ÷ ring floor | ÷ funtrace | budget (÷ floor) |"
-	print "|---|---|--:|--:|--:|--:|--:|"
-	printf "| ring floor | rdtsc + 16-byte store | %s | %s | 1 | — | — |\n", stat("floor", fl, "%.1f"), stat("floor", fl, "%.1f")
-	what["funtrace"] = "index, ring (funtrace, -pg -mfentry -minstrument-return=call)"
-	what["ada-record-ring-cyg"] = "index, ring (cyg)"; lim["ada-record-ring-cyg"] = 1.0
-	what["ada-record-ring"] = "index, ring (fentry)"; lim["ada-record-ring"] = 1.0
-	what["ada"] = "index, stream (cyg)"; lim["ada"] = 1.2
-	what["ada-fentry"] = "index, stream (fentry)"; lim["ada-fentry"] = 1.2
-	what["ada-fentry-window"] = "index + detail windows, stream (fentry, the default)"; lim["ada-fentry-window"] = 1.5
-	for (i = 1; i <= no; i++) {
-		c = order[i]
-		if (c == "plain" || done[c]++) continue
-		b = (c in lim) ? sprintf("≤ %.1f %s", lim[c], medof(c, rf) <= lim[c] ? "PASS" : "MISS") : "—"
-		printf "| %s | %s | %s | %s | %s | %s | %s |\n", c, what[c], stat(c, app, "%.1f"), stat(c, tot, "%.1f"),
-			stat(c, rf, "%.2f"), (ft == "" ? "—" : stat(c, rft, "%.2f")), b
-		if (c in lim)
-			printf "bench: %s %-28s ×%.2f of the ring floor, total CPU, same round (target ≤ ×%.1f)\n", medof(c, rf) <= lim[c] ? "PASS" : "MISS", c, medof(c, rf), lim[c] >budgets
-	}
-}' results.tsv floor.tsv >report.md || die "report failed"
+LC_ALL=C awk -F '\t' -v events="$EVENTS" -v iters="$ITERS" -v ft="$FT" -v budgets="$OUT/budgets.txt" \
+	-f "$BENCH/report/common.awk" -f "$BENCH/report/funtrace.awk" results.tsv floor.tsv >report.md ||
+	die "report failed"
 [ -f budgets.txt ] || : >budgets.txt
