@@ -65,6 +65,8 @@ static int link_static(struct ada_cc_plan *plan, const char *libdir, bool static
 			"-Wl,--export-dynamic-symbol=__cyg_profile_func_enter",
 			"-Wl,--export-dynamic-symbol=__cyg_profile_func_exit",
 			"-Wl,--export-dynamic-symbol=__fentry__",
+			"-Wl,--export-dynamic-symbol=__ada_fentry_nohijack",
+			"-Wl,--export-dynamic-symbol=__return__",
 			"-Wl,--export-dynamic-symbol=mcount", NULL });
 	return err;
 }

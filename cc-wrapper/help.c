@@ -41,8 +41,9 @@ void ada_cc_print_help(FILE *f, const char *prog)
 	ada_cc_opts_help(f);
 	fputs("\n"
 	      "fentry (the default on x86_64) and mcount record argument registers,\n"
-	      "return values and a stack window (the detail lane) and see every return\n"
-	      "by hijacking it; cyg sees functions and their callers only. patchable\n"
+	      "return values and a stack window (the detail lane) and see every return:\n"
+	      "fentry with gcc by a call before it (--ada-returns=call), else by\n"
+	      "hijacking it; cyg sees functions and their callers only. patchable\n"
 	      "compiles NOPs at each function's entry, which the runtime patches into\n"
 	      "fentry's path for the functions ADA_FILTER / ADA_NOTRACE choose. Objects\n"
 	      "built in different modes link into one program. LIST is comma-separated, as in gcc's\n"

@@ -1,10 +1,16 @@
 /* mode.c - the compile flags of each instrumentation mode.
  *
  * cyg: -finstrument-functions calls __cyg_profile_func_enter/exit
- * (runtime/cyg.c). fentry: -pg -mfentry puts `call __fentry__` before each
- * function's prologue; mcount: -pg puts `call mcount` after it, which needs
- * the frame pointer to find the return address. Both are served by the
- * trampolines in mcount/<arch>/, which hijack the return to see it. A -pg
+ * (runtime/cyg.c). fentry: -pg -mfentry puts a call of the entry hook before
+ * each function's prologue. With gcc, -minstrument-return=call also puts
+ * `call __return__` before each return (and before a tail call's jump), so
+ * the return is seen without touching the return address and the CPU's
+ * return predictor stays right; the entry hook is then __ada_fentry_nohijack
+ * (-mfentry-name), which knows its function will call __return__ (clang
+ * has neither option, and --ada-returns=hijack asks for the other way).
+ * Else the entry hook is __fentry__, which hijacks the return to see it, as
+ * mcount does: -pg puts `call mcount` after the prologue, which needs the
+ * frame pointer to find the return address. The hooks are in mcount/<arch>/. A -pg
  * link also brings in glibc's gprof start-up; libada disables it
  * (runtime/gmon.c), so no gmon.out appears. patchable: functions start
  * with NOPs, and the runtime patches the ones it is to trace into calls of
@@ -44,8 +50,12 @@ int ada_mode_compile_flags(const struct ada_cc_opts *o, struct ada_strv *out)
 	case ADA_MODE_CYG:
 		return cyg_flags(o, out);
 	case ADA_MODE_FENTRY:
-		err = ada_strv_push(out, "-pg");
-		return err ? err : ada_strv_push(out, "-mfentry");
+		err = ada_strv_push_all(out, (const char *const[]){ "-pg", "-mfentry", NULL });
+		if (!err && !o->clang && !o->hijack_returns)
+			err = ada_strv_push_all(out, (const char *const[]){
+				"-minstrument-return=call", "-mfentry-name=__ada_fentry_nohijack",
+				NULL });
+		return err;
 	case ADA_MODE_MCOUNT:
 		err = ada_strv_push(out, "-pg");
 		return err ? err : ada_strv_push(out, "-fno-omit-frame-pointer");

@@ -58,6 +58,14 @@ static int opt_mode(struct parse *p, const char *v)
 	return set_mode(p, v, "--ada-mode=");
 }
 
+static int opt_returns(struct parse *p, const char *v)
+{
+	if (strcmp(v, "call") && strcmp(v, "hijack"))
+		return usage_error(p, "unknown value in --ada-returns=%s (valid: call, hijack)", v);
+	p->o->hijack_returns = strcmp(v, "hijack") == 0;
+	return 0;
+}
+
 static int opt_static(struct parse *p, const char *v)
 {
 	(void)v;
@@ -106,6 +114,7 @@ static const struct ada_opt {
 } opts[] = {
 	{ "cc", "PATH", opt_cc, "real compiler (default gcc, or g++ as adac++)" },
 	{ "mode", "MODE", opt_mode, "fentry (default on x86_64): -pg -mfentry; mcount: -pg; cyg: -finstrument-functions; patchable: -fpatchable-function-entry=7,5" },
+	{ "returns", "HOW", opt_returns, "how fentry mode sees returns with gcc: call (default; -minstrument-return=call) or hijack (as with clang)" },
 	{ "static", NULL, opt_static, "link libada.a into the executable, not libada.so" },
 	{ "exclude-file", "LIST", opt_exclude_file, "do not trace functions in files matching LIST" },
 	{ "exclude-function", "LIST", opt_exclude_function, "do not trace the functions named in LIST" },

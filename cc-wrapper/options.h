@@ -17,7 +17,8 @@
  * insert calls to the runtime's hooks. */
 enum ada_mode {
 	ADA_MODE_CYG,		/* -finstrument-functions: __cyg_profile_func_enter/exit */
-	ADA_MODE_FENTRY,	/* -pg -mfentry: __fentry__, returns hijacked */
+	ADA_MODE_FENTRY,	/* -pg -mfentry: gcc calls __return__ before each return,
+				 * clang's returns are hijacked */
 	ADA_MODE_MCOUNT,	/* -pg: mcount after the prologue, returns hijacked */
 	ADA_MODE_PATCHABLE,	/* -fpatchable-function-entry: NOPs the runtime patches
 				 * into calls of the fentry path, for chosen functions */
@@ -40,6 +41,7 @@ struct ada_cc_opts {
 	bool clang;			/* the compiler's name contains "clang" */
 	enum ada_mode mode;
 	bool mode_given;		/* by --ada-mode= or ADA_MODE */
+	bool hijack_returns;		/* --ada-returns=hijack: fentry as clang does it */
 	bool static_runtime;		/* --ada-static */
 	bool verbose;			/* --ada-verbose or ADA_VERBOSE */
 	bool help;			/* --ada-help */

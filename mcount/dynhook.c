@@ -82,12 +82,13 @@ static const char *const never_hook[] = {
 	/* instrumentation hooks, bound to libc's no-ops where libada is not in
 	 * scope (an instrumented library dlopen'ed by a program without it) */
 	"__fentry__", "mcount", "_mcount", "__cyg_profile_func_enter", "__cyg_profile_func_exit",
+	"__ada_fentry_nohijack", "__return__",
 };
 /* The hooks a module built with adacc calls (in any mode): calls into such
  * a module are recorded by the callee's own hook, so its functions are not
  * hooked (they would be recorded twice, once nested in the other). */
 static const char *const instrumentation[] = {
-	"__fentry__", "mcount", "_mcount", "__cyg_profile_func_enter",
+	"__fentry__", "__ada_fentry_nohijack", "mcount", "_mcount", "__cyg_profile_func_enter",
 };
 /* Functions after whose return the set of modules may have changed. */
 static const char *const dl_change[] = { "dlopen", "dlmopen", "dlclose" };

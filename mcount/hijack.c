@@ -1,4 +1,5 @@
-/* hijack.c - fentry/mcount mode: record calls, and see returns by hijacking.
+/* hijack.c - fentry/mcount mode: record calls, and see returns by hijacking
+ * (or, for functions that call __return__, by that call: ada_return_hook).
  *
  * The entry trampolines (mcount/<arch>/fentry.S, mcount.S) call
  * ada_fentry_enter with the function's saved argument registers and the
@@ -83,6 +84,10 @@ _Static_assert((uint64_t)ADA_RAW_RETURN << 62 == 1ull << ADA_SLOT_RETURN_BIT && 
 _Static_assert(ADA_BUSY_HOOK == 1, "the fast paths' guard is slot + 1");
 
 ADA_HIDDEN void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t ret);
+ADA_HIDDEN void ada_fentry_nohijack_enter(struct ada_entry_regs *regs, uintptr_t *slot,
+					  uintptr_t ret);
+ADA_HIDDEN void ada_return_hook(struct ada_return_regs *regs, uintptr_t *slot);
+ADA_HIDDEN void ada_return_hook_tail(struct ada_entry_regs *regs, uintptr_t *slot);
 ADA_HIDDEN void ada_mcount_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t site);
 ADA_HIDDEN void ada_patch_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn);
 ADA_HIDDEN void ada_patch_graph_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn);
@@ -178,12 +183,17 @@ full:
 }
 
 /* The real return address of the frames on slot sp, looking down from depth:
- * the outermost of a tail-call chain holds it. 0 if none does. */
+ * the outermost of a tail-call chain holds it (a function that calls
+ * __return__, tail-called by one that hijacked the slot, holds the
+ * trampoline). 0 if none does. */
 static uintptr_t real_return(const struct ada_thread *td, uint32_t depth, uintptr_t sp)
 {
-	for (; depth > 0 && depth <= td->shadow_cap && td->shadow[depth - 1].sp == sp; depth--)
-		if (!ada_is_hijacked(td->shadow[depth - 1].site))
-			return td->shadow[depth - 1].site;
+	for (; depth > 0 && depth <= td->shadow_cap && td->shadow[depth - 1].sp == sp; depth--) {
+		uintptr_t site = td->shadow[depth - 1].site & ~ADA_SITE_NOHIJACK;
+
+		if (!ada_is_hijacked(site))
+			return site;
+	}
 	return 0;
 }
 
@@ -261,7 +271,7 @@ static void close_hijacked(struct ada_thread *td)
 {
 	const struct ada_frame *f = &td->shadow[td->depth - 1];
 
-	if (!ada_is_hijacked(f->site)) {
+	if (!ada_is_hijacked(f->site) && !ada_site_nohijack(f->site)) {
 		if (!td->orphans) {
 			td->orphans_bytes = ORPHANS * sizeof(struct ada_orphan);
 			td->orphans = ada_map_zeroed(td->orphans_bytes);
@@ -304,7 +314,8 @@ static uint32_t entry_resync_slow(struct ada_thread *td, uintptr_t sp)
 
 /* fn names the function: its start (fentry, dynamic hooks), or an address
  * inside it, the one after its mcount call (the symbolizer finds the function
- * holding it). tramp is what the slot gets: where the function will return.
+ * holding it). tramp is what the slot gets: where the function will return;
+ * 0 for a function that calls __return__ (its frame is marked instead).
  * graph: it is an ADA_GRAPH function (patch.c gives those a stub of their
  * own), whose call the thread records. */
 static inline __attribute__((always_inline)) void
@@ -335,7 +346,7 @@ hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn, uintptr
 		goto out;
 	}
 	td->depth = depth;
-	td->shadow[depth - 1] = (struct ada_frame){ fn, ret, sp };
+	td->shadow[depth - 1] = (struct ada_frame){ fn, tramp ? ret : ret | ADA_SITE_NOHIJACK, sp };
 	if (graph && td->graph_gate) {
 		td->graph_gate = false;
 		td->graph_depth = depth;
@@ -345,7 +356,8 @@ hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn, uintptr
 	 * real return address is the outermost frame's on that slot. */
 	record_call(td, depth, fn, regs, ada_is_hijacked(ret) ? real_return(td, depth - 1, sp) : ret,
 		    sp);
-	*slot = tramp;
+	if (tramp)
+		*slot = tramp;
 out:
 	ada_hook_end(td);
 }
@@ -355,6 +367,14 @@ void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t re
 	uintptr_t fn = ada_arch_fentry_start(ret, &slot);
 
 	hijack_enter(regs, slot, fn, TRAMPOLINE, false);
+}
+
+/* A function that calls __return__ before it returns (returncall.S). */
+void ada_fentry_nohijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t ret)
+{
+	uintptr_t fn = ada_arch_fentry_start(ret, &slot);
+
+	hijack_enter(regs, slot, fn, 0, false);
 }
 
 void ada_mcount_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t site)
@@ -482,4 +502,41 @@ uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
 	ada_graph_left(td);
 	ada_busy_set(busy);
 	return real;
+}
+
+/* __return__'s C path (returncall.S): a function that calls it is about to
+ * return through slot. Frames below the slot were abandoned (an exception,
+ * a longjmp) and are closed; the innermost frame, if it is on the slot and
+ * is such a function's, is this return. Anything else was not recorded (its
+ * entry fell inside a hook, outside the graph function, past the shadow
+ * stack, while recording was off): nothing to do, as nothing depends on it. */
+void ada_return_hook(struct ada_return_regs *regs, uintptr_t *slot)
+{
+	uintptr_t sp = (uintptr_t)slot;
+	struct ada_thread *td = ada_hook_begin(sp, 0);
+	const struct ada_frame *f;
+
+	if (!td)
+		return;
+	while (td->depth > 0 && td->depth <= td->shadow_cap && td->shadow[td->depth - 1].sp < sp)
+		close_hijacked(td);
+	f = td->depth > 0 && td->depth <= td->shadow_cap ? &td->shadow[td->depth - 1] : NULL;
+	if (f && f->sp == sp && ada_site_nohijack(f->site)) {
+		uintptr_t real = f->site & ~ADA_SITE_NOHIJACK;
+
+		if (ada_is_hijacked(real))
+			real = real_return(td, td->depth - 1, sp);
+		record_return(td, td->depth, f->fn, regs, real, sp);
+		td->depth--;
+		ada_graph_left(td);
+	}
+	ada_hook_end(td);
+}
+
+/* The same before a tail call's jump: the registers as they are then. */
+void ada_return_hook_tail(struct ada_entry_regs *regs, uintptr_t *slot)
+{
+	struct ada_return_regs r = { .rax = regs->rax, .rdx = regs->rdx, .rbp = regs->rbp };
+
+	ada_return_hook(&r, slot);
 }

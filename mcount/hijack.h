@@ -27,6 +27,18 @@ static inline __attribute__((always_inline)) int ada_is_hijacked(uintptr_t x)
 	return x == (uintptr_t)ada_return_trampoline || (x == ada_dl_return_stub && x);
 }
 
+/* A frame's site (struct ada_frame) when its function calls __return__
+ * before it returns (gcc's -minstrument-return=call; mcount/<arch>/
+ * returncall.S): the real return address, never hijacked, marked so that
+ * nothing that restores or re-hijacks slots (unwind.c) or keeps the real
+ * addresses of abandoned frames touches it. No user address has the bit. */
+#define ADA_SITE_NOHIJACK (1ull << ADA_SITE_NOHIJACK_BIT)
+
+static inline __attribute__((always_inline)) bool ada_site_nohijack(uintptr_t site)
+{
+	return site & ADA_SITE_NOHIJACK;
+}
+
 /* What a dynamic-hook stub passes to the entry trampoline (in r11 on
  * x86_64): one cell per distinct target function. Written once, before any
  * slot points at its stub, and never changed afterwards. */

@@ -66,6 +66,11 @@
 /* ADA_STACK_BYTES's default: the capture's fast size */
 #define ADA_STACK_DEFAULT 128
 
+/* A frame's site, for a function that calls __return__ (its return is not
+ * hijacked): the real return address with this bit set (mcount/hijack.h's
+ * ADA_SITE_NOHIJACK) */
+#define ADA_SITE_NOHIJACK_BIT 63
+
 /* ada_slot's word: the detail flag (ADA_SLOT_DETAIL) and RETURN's kind bit */
 #define ADA_SLOT_DETAIL_BIT 61
 #define ADA_SLOT_RETURN_BIT 62

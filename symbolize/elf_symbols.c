@@ -388,7 +388,8 @@ char *ada_elf_find_debug_file(Elf *elf, const char *path, const uint8_t *build_i
 
 /* Which instrumentation hooks a module calls, from the undefined symbols of
  * its dynamic symbol table: an object built by adacc in cyg mode imports
- * __cyg_profile_func_enter, in fentry mode __fentry__, in mcount mode mcount.
+ * __cyg_profile_func_enter, in fentry mode __fentry__ (or, built by gcc,
+ * __ada_fentry_nohijack: cc-wrapper/mode.c), in mcount mode mcount.
  * A module linked with the static runtime defines them instead (all three)
  * and gets ADA_HOOK_STATIC. */
 unsigned ada_elf_hooks(const char *path)
@@ -396,6 +397,7 @@ unsigned ada_elf_hooks(const char *path)
 	static const struct { const char *name; unsigned bit; } hooks[] = {
 		{ "__cyg_profile_func_enter", ADA_HOOK_CYG },
 		{ "__fentry__", ADA_HOOK_FENTRY },
+		{ "__ada_fentry_nohijack", ADA_HOOK_FENTRY },
 		{ "mcount", ADA_HOOK_MCOUNT },
 	};
 	unsigned found = 0;

@@ -84,4 +84,56 @@
 	mov	ADA_REG_RDI(%rsp), %rdi
 .endm
 
+/* A return's C path: the return registers saved as struct ada_return_regs
+ * (arch.h), rbp with them, handler(regs, slot = rsp + \slot on entry),
+ * the registers restored; then \how: jump, to the address the handler
+ * returned (the return trampolines), or ret (__return__). */
+.macro RETURN_THROUGH_C handler, slot, how
+	ALIGNED_ENTER ADA_RETURN_REGS_SIZE	/* rbx = entry rsp */
+	mov	%rax, ADA_RET_RAX(%rsp)
+	mov	%rdx, ADA_RET_RDX(%rsp)
+	movaps	%xmm0, ADA_RET_XMM0(%rsp)
+	movaps	%xmm1, ADA_RET_XMM1(%rsp)
+	mov	%rbp, ADA_RET_RBP(%rsp)
+
+	mov	%rsp, %rdi			/* regs */
+	lea	\slot(%rbx), %rsi		/* the slot (rbx's save is where
+						 * the entry rsp pointed) */
+	call	\handler
+.ifc \how,jump
+	mov	%rax, %r11			/* the real return address */
+.endif
+
+	movaps	ADA_RET_XMM1(%rsp), %xmm1
+	movaps	ADA_RET_XMM0(%rsp), %xmm0
+	mov	ADA_RET_RDX(%rsp), %rdx
+	mov	ADA_RET_RAX(%rsp), %rax
+	ALIGNED_LEAVE
+.ifc \how,jump
+	jmp	*%r11
+.else
+	ret
+.endif
+.endm
+
+/* An fentry hook's C path (after its fast path fell through), and
+ * __return__'s before a tail call: every caller-saved register saved as
+ * struct ada_entry_regs (arch.h), rbp with them, then handler(regs, slot =
+ * &the function's return address, ret = just after the hook's call in the
+ * function), everything restored. */
+.macro FENTRY_THROUGH_C handler
+	ALIGNED_ENTER ADA_ENTRY_REGS_SIZE	/* rbx = entry rsp */
+	SAVE_ENTRY_REGS
+	mov	%rbp, ADA_REG_RBP(%rsp)
+
+	mov	%rsp, %rdi			/* regs */
+	lea	16(%rbx), %rsi			/* slot */
+	mov	8(%rbx), %rdx			/* ret */
+	call	\handler
+
+	RESTORE_ENTRY_REGS
+	ALIGNED_LEAVE
+	ret
+.endm
+
 #endif

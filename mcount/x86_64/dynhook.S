@@ -12,7 +12,7 @@
  *   rdi..r9, xmm0-7, rax (%al), r10: the call's arguments, untouched
  *   rsp       8 mod 16 as after any call (realigned anyway: asm.h)
  *
- * The common case takes fentry.S's fast path (fast.h's FAST_HIJACK_ENTRY),
+ * The common case takes fentry.S's fast path (fast.h's FAST_ENTRY),
  * the slot hijacked with the common trampoline (dlopen's and dlclose's have
  * their own: C). Otherwise the C side records the CALL, hijacks the slot and
  * returns the function's address; either way every register but r11 is
@@ -29,7 +29,7 @@
 	.text
 LOCAL(ada_dynhook_entry)
 	.cfi_startproc
-	FAST_HIJACK_ENTRY dyn, -8
+	FAST_ENTRY dyn, -8
 
 	/* The C path. */
 	ALIGNED_ENTER ADA_ENTRY_REGS_SIZE	/* rbx = entry rsp - 8 */

@@ -1,6 +1,6 @@
 /* fast.h (x86_64) - the steps the hooks' assembly fast paths share:
- * fentry.S's and dynhook.S's entries, return.S's return, cyg.S's two
- * hooks. Each mirrors a piece of the C path (mcount/hijack.c,
+ * fentry.S's, returncall.S's and dynhook.S's entries, return.S's and
+ * returncall.S's returns, cyg.S's two hooks. Each mirrors a piece of the C path (mcount/hijack.c,
  * runtime/thread.h), named where it is used.
  *
  * Registers, the same in every path: r11 = the thread's state, rcx = the
@@ -44,6 +44,23 @@
 	lea	(\idx,\idx,2), \frame
 	shl	$3, \frame
 	add	ADA_TD_SHADOW(%r11), \frame
+.endm
+
+/* edi = depth and r8 = &shadow[depth - 1], the innermost frame, which a
+ * return on slot rcx closes: to \slow unless it is within the shadow stack
+ * and the recorded depth, not the thread's outermost, and on that slot. */
+.macro FAST_INNERMOST slow
+	mov	ADA_TD_DEPTH(%r11), %edi
+	cmp	ADA_TD_SHADOW_CAP(%r11), %edi
+	ja	\slow
+	cmp	ADA_TD_RECORD_LIMIT(%r11), %edi
+	ja	\slow
+	cmp	$2, %edi
+	jb	\slow
+	lea	-1(%rdi), %r8d
+	FAST_FRAME_AT %r8, %r8
+	cmp	ADA_FRAME_SP(%r8), %rcx
+	jne	\slow
 .endm
 
 /* A new frame: \idx (32-bit \idx32) = the frames open, its index in the
@@ -149,6 +166,25 @@
 3:
 .endm
 
+/* A RETURN's detail record at \rec: the return values \v0 and \v1 (rax
+ * and rdx, in registers or memory) and six zeros, the real return address
+ * (r9), the caller's frame pointer (restored by the function), the slot,
+ * the stack window. */
+.macro FAST_RETURN_DETAIL rec, v0, v1
+	mov	\v0, %rsi
+	mov	%rsi, ADA_DREC_OFF_REGS+0(\rec)
+	mov	\v1, %rsi
+	mov	%rsi, ADA_DREC_OFF_REGS+8(\rec)
+	pxor	%xmm8, %xmm8
+	movdqu	%xmm8, ADA_DREC_OFF_REGS+16(\rec)
+	movdqu	%xmm8, ADA_DREC_OFF_REGS+32(\rec)
+	movdqu	%xmm8, ADA_DREC_OFF_REGS+48(\rec)
+	mov	%r9, ADA_DREC_OFF_LR(\rec)
+	mov	%rbp, ADA_DREC_OFF_FP(\rec)
+	mov	%rcx, ADA_DREC_OFF_SP(\rec)
+	FAST_DETAIL_WINDOW \rec
+.endm
+
 /* The ring slot at head rdi (tsc, \word), then head + 1, which publishes it
  * (thread.h's ada_ring_put; a plain store is a release on x86_64).
  * Clobbers rax and rdx (rdtsc). */
@@ -167,11 +203,11 @@
 	mov	%rdi, ADA_RH_HEAD(%rdx)
 .endm
 
-/* ---- the entry of a hijacked frame: __fentry__ and the PLT hooks --------- */
+/* ---- a function's entry: __fentry__, __ada_fentry_nohijack, PLT hooks ---- */
 
 /* The fast path's frame: its five saves, in ATF v2's register order for
- * the first four, then what the call left: F_RET and the slot for
- * __fentry__ (\slot 0), the slot alone for a PLT hook's entry (\slot -8).
+ * the first four, then what the call left: F_RET and the slot for the
+ * fentry hooks (\slot 0), the slot alone for a PLT hook's entry (\slot -8).
  * In the red zone (the fast path is a leaf): the real return address, and
  * a PLT hook's cell. */
 #define F_RDI 0
@@ -199,10 +235,13 @@
 
 /* The fast path of hijack.c's hijack_enter (fentry.S says what it covers).
  * \kind fentry: the function is the call's own (ada_arch_fentry_start),
- * the hook returns into it; dyn: a PLT hook's entry, r11 = its cell
- * (struct ada_dyn_cell), the hook jumps to the cell's function. Falls
- * through to what follows, the C path, with every register as it came. */
-.macro FAST_HIJACK_ENTRY kind, slot
+ * the hook returns into it; nohijack: the same, but the function calls
+ * __return__ before it returns (returncall.S): its return is not hijacked,
+ * and its frame says so (ADA_SITE_NOHIJACK in its site); dyn: a PLT hook's
+ * entry, r11 = its cell (struct ada_dyn_cell), the hook jumps to the cell's
+ * function. Falls through to what follows, the C path, with every register
+ * as it came. */
+.macro FAST_ENTRY kind, slot
 	push	%rax
 	.cfi_adjust_cfa_offset 8
 	push	%rcx
@@ -214,7 +253,7 @@
 	push	%rdi
 	.cfi_adjust_cfa_offset 8
 
-.ifnc \kind,fentry
+.ifc \kind,dyn
 	/* The cell, kept while r11 holds the state; a slot hijacked with
 	 * another trampoline than the common one (dlopen's): C. */
 	mov	%r11, F_CELL(%rsp)
@@ -232,7 +271,7 @@
 	cmpl	$0, ada_recording_off(%rip)
 	jne	.Lslow_guarded\@
 
-.ifc \kind,fentry
+.ifnc \kind,dyn
 	/* rdx = fn, the call's own address: 5 bytes back (call rel32), or 6
 	 * (call through the GOT); a nested function's push/pop of r10 around
 	 * the call is arch.h's ada_arch_fentry_start's to sort out. */
@@ -255,6 +294,12 @@
 	FAST_NEW_FRAME %rsi, %esi, %eax, %rax, .Lslow_guarded\@	/* rax = the frame */
 	mov	\slot+F_SLOT(%rsp), %rdi		/* what the slot holds */
 	cmp	ADA_FRAME_SP-ADA_FRAME_SIZE(%rax), %rcx
+.ifc \kind,nohijack
+	/* Below the innermost frame, or C: a function that calls __return__
+	 * leaves its frame before its tail calls, so a frame on the slot was
+	 * abandoned, or hijacked and tail-calling this one. */
+	jae	.Lslow_guarded\@
+.else
 	ja	.Lslow_guarded\@
 	jb	2f
 	/* On the innermost frame's slot: a tail call. The slot holds the
@@ -267,6 +312,7 @@
 	je	.Lslow_guarded\@
 	cmp	ada_dl_return_stub(%rip), %rdi
 	je	.Lslow_guarded\@
+.endif
 2:	mov	%rdi, F_LR(%rsp)		/* the real return address */
 
 	/* Room for this CALL and the RETURN of every open frame:
@@ -281,6 +327,9 @@
 	 * C path writes it again if a check below sends the hook there). */
 	mov	%rdx, ADA_FRAME_FN(%rax)
 	mov	\slot+F_SLOT(%rsp), %rsi
+.ifc \kind,nohijack
+	bts	$ADA_SITE_NOHIJACK_BIT, %rsi
+.endif
 	mov	%rsi, ADA_FRAME_SITE(%rax)
 	mov	%rcx, ADA_FRAME_SP(%rax)
 
@@ -309,16 +358,18 @@
 	mov	%rdx, %rsi
 	FAST_PUT %rsi
 	incl	ADA_TD_DEPTH(%r11)
+.ifnc \kind,nohijack
 	lea	ada_return_trampoline(%rip), %rax
 	mov	%rax, \slot+F_SLOT(%rsp)
+.endif
 	FAST_RELEASE_GUARD
 	.cfi_remember_state
 	POP_SAVES
-.ifc \kind,fentry
-	ret
-.else
+.ifc \kind,dyn
 	mov	F_CELL-40(%rsp), %r11
 	jmp	*ADA_DYN_CELL_FN(%r11)
+.else
+	ret
 .endif
 	.cfi_restore_state
 
@@ -330,7 +381,7 @@
 .Lslow_guarded\@:
 	FAST_RELEASE_GUARD
 .Lslow\@:
-.ifnc \kind,fentry
+.ifc \kind,dyn
 	mov	F_CELL(%rsp), %r11		/* the C path's cell */
 .endif
 	POP_SAVES

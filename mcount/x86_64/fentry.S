@@ -25,7 +25,7 @@
  * mcount/hijack.c's hijack_enter does then: push the frame, write the
  * detail record (argument registers, real return address, frame pointer,
  * slot, 128 bytes of stack), store the slot (tsc, word) and the new head,
- * and hijack the return (fast.h's FAST_HIJACK_ENTRY, which the PLT hooks'
+ * and hijack the return (fast.h's FAST_ENTRY, which the PLT hooks'
  * entry in dynhook.S expands too). Anything else jumps to the C path below,
  * which saves every caller-saved register and calls ada_fentry_enter with
  * them; it decides the same case the same way, so the two never disagree.
@@ -52,21 +52,9 @@
 	.text
 GLOBAL(__fentry__)
 	.cfi_startproc
-	FAST_HIJACK_ENTRY fentry, 0
+	FAST_ENTRY fentry, 0
 
-	/* The C path. */
-	ALIGNED_ENTER ADA_ENTRY_REGS_SIZE	/* rbx = entry rsp */
-	SAVE_ENTRY_REGS
-	mov	%rbp, ADA_REG_RBP(%rsp)
-
-	mov	%rsp, %rdi			/* regs */
-	lea	16(%rbx), %rsi			/* slot = &compute's return address */
-	mov	8(%rbx), %rdx			/* ret = just after the call in compute */
-	call	ada_fentry_enter
-
-	RESTORE_ENTRY_REGS
-	ALIGNED_LEAVE
-	ret
+	FENTRY_THROUGH_C ada_fentry_enter
 	.cfi_endproc
 END(__fentry__)
 

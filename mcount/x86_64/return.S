@@ -43,29 +43,6 @@
 #include "asm.h"
 #include "fast.h"
 
-/* The C path: record through handler, then jump where it says. */
-.macro RETURN_THROUGH_C handler
-	ALIGNED_ENTER ADA_RETURN_REGS_SIZE	/* rbx = entry rsp = the slot */
-	mov	%rax, ADA_RET_RAX(%rsp)
-	mov	%rdx, ADA_RET_RDX(%rsp)
-	movaps	%xmm0, ADA_RET_XMM0(%rsp)
-	movaps	%xmm1, ADA_RET_XMM1(%rsp)
-	mov	%rbp, ADA_RET_RBP(%rsp)
-
-	mov	%rsp, %rdi			/* regs */
-	lea	0(%rbx), %rsi			/* the slot the function returned through:
-						 * where rbx is now saved */
-	call	\handler
-	mov	%rax, %r11			/* the real return address */
-
-	movaps	ADA_RET_XMM1(%rsp), %xmm1
-	movaps	ADA_RET_XMM0(%rsp), %xmm0
-	mov	ADA_RET_RDX(%rsp), %rdx
-	mov	ADA_RET_RAX(%rsp), %rax
-	ALIGNED_LEAVE
-	jmp	*%r11
-.endm
-
 /* Unwinders look a return address up at address - 1: keep that byte inside
  * the trampoline's unwind information, not in a neighbour's. */
 .macro TRAMPOLINE_START name
@@ -91,19 +68,8 @@ TRAMPOLINE_START ada_return_trampoline
 	/* r11 = the thread's state, rcx = the slot (rsp - 8), the guard taken. */
 	FAST_BEGIN -8, .Lslow, .Lslow_guarded
 
-	/* The innermost frame (r8): within the shadow stack and the recorded
-	 * depth, on this slot. */
-	mov	ADA_TD_DEPTH(%r11), %edi
-	cmp	ADA_TD_SHADOW_CAP(%r11), %edi
-	ja	.Lslow_guarded
-	cmp	ADA_TD_RECORD_LIMIT(%r11), %edi
-	ja	.Lslow_guarded
-	cmp	$2, %edi
-	jb	.Lslow_guarded
-	lea	-1(%rdi), %r8d
-	FAST_FRAME_AT %r8, %r8			/* r8 = &shadow[depth - 1] */
-	cmp	ADA_FRAME_SP(%r8), %rcx
-	jne	.Lslow_guarded
+	/* The innermost frame (r8), on this slot. */
+	FAST_INNERMOST .Lslow_guarded
 	/* The frames on the slot, and r9 = the real return address: the
 	 * innermost alone (the frame below it elsewhere), or a tail call's
 	 * two, the inner holding the trampoline, the outer the real address,
@@ -159,18 +125,7 @@ TRAMPOLINE_START ada_return_trampoline
 	 * slot, the stack window with the real return address in its first
 	 * word (the slot holds this trampoline). */
 	FAST_DETAIL_RECORD %rax
-	mov	R_RAX(%rsp), %rsi
-	mov	%rsi, ADA_DREC_OFF_REGS+0(%rax)
-	mov	R_RDX(%rsp), %rsi
-	mov	%rsi, ADA_DREC_OFF_REGS+8(%rax)
-	pxor	%xmm8, %xmm8
-	movdqu	%xmm8, ADA_DREC_OFF_REGS+16(%rax)
-	movdqu	%xmm8, ADA_DREC_OFF_REGS+32(%rax)
-	movdqu	%xmm8, ADA_DREC_OFF_REGS+48(%rax)
-	mov	%r9, ADA_DREC_OFF_LR(%rax)
-	mov	%rbp, ADA_DREC_OFF_FP(%rax)
-	mov	%rcx, ADA_DREC_OFF_SP(%rax)
-	FAST_DETAIL_WINDOW %rax
+	FAST_RETURN_DETAIL %rax, R_RAX(%rsp), R_RDX(%rsp)
 	bts	$ADA_SLOT_DETAIL_BIT, %r10
 .Lput:	/* The slot, and the frame popped. */
 	FAST_PUT %r10
@@ -197,12 +152,12 @@ TRAMPOLINE_START ada_return_trampoline
 .Lslow_guarded:
 	FAST_RELEASE_GUARD
 .Lslow:
-	RETURN_THROUGH_C ada_fentry_return
+	RETURN_THROUGH_C ada_fentry_return, 0, jump
 	.cfi_endproc
 END(ada_return_trampoline)
 
 TRAMPOLINE_START ada_return_trampoline_dl
-	RETURN_THROUGH_C ada_dynhook_return
+	RETURN_THROUGH_C ada_dynhook_return, 0, jump
 	.cfi_endproc
 END(ada_return_trampoline_dl)
 

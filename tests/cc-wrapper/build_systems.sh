@@ -14,8 +14,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=$ROOT/bin
 LIBDIR=${ADA_LIBDIR:-$ROOT/lib}
 EXPECT='multifile: sum=39 max=9 fib(10)=55'
-# The hook the default mode (fentry on x86_64) calls.
-HOOK=__fentry__
+# The entry hook the default mode (fentry on x86_64) calls with gcc.
+HOOK=__ada_fentry_nohijack
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ada-build-systems.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT
@@ -94,8 +94,13 @@ cmake_toolchain() {
 	build_cmake cmake "$ROOT/cc-wrapper/ada.cmake" && traced_shared "$TMP/cmake/build/multifile"
 }
 
-make_clang() {
-	ADA_CC=clang build_make clang "$BIN/adacc" && traced_shared "$TMP/clang/multifile"
+make_clang() { # clang has no -mfentry-name: its entry hook is __fentry__
+	ADA_CC=clang build_make clang "$BIN/adacc" || return 1
+	HOOK=__fentry__
+	traced_shared "$TMP/clang/multifile"
+	r=$?
+	HOOK=__ada_fentry_nohijack
+	return $r
 }
 
 adacxx_builds_cxx() {

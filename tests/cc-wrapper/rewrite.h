@@ -28,7 +28,9 @@
 #define STATIC_EXEC "-Wl,-u,__execve", "-Wl,-u,__execvpe"
 #define EXPORT_HOOKS "-Wl,--export-dynamic-symbol=__cyg_profile_func_enter", \
 	"-Wl,--export-dynamic-symbol=__cyg_profile_func_exit",                        \
-	"-Wl,--export-dynamic-symbol=__fentry__", "-Wl,--export-dynamic-symbol=mcount"
+	"-Wl,--export-dynamic-symbol=__fentry__",                                         \
+	"-Wl,--export-dynamic-symbol=__ada_fentry_nohijack",                              \
+	"-Wl,--export-dynamic-symbol=__return__", "-Wl,--export-dynamic-symbol=mcount"
 
 /* "NAME=value" strings: the environment the next rewrite sees. */
 static const char *const *test_environ;

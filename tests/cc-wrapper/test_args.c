@@ -7,7 +7,7 @@
 
 /* What the default mode (fentry on x86_64) adds to a compile: these tests are
  * about the shapes of command lines, not modes (test_options.c covers those). */
-#define MODE_FLAGS "-pg", "-mfentry"
+#define MODE_FLAGS "-pg", "-mfentry", "-minstrument-return=call", "-mfentry-name=__ada_fentry_nohijack"
 
 static void test_compile_only_adds_instrument_flag_and_no_runtime(void **state)
 {

@@ -7,7 +7,10 @@
 /* clang instruments after inlining (cc-wrapper/mode.c says why). */
 #define CYG_CLANG "-finstrument-functions-after-inlining"
 /* The default mode on x86_64: fentry. */
-#define FENTRY "-pg", "-mfentry"
+/* fentry mode: gcc also sees returns by a call (cc-wrapper/mode.c); clang
+ * has no such option. */
+#define FENTRY "-pg", "-mfentry", "-minstrument-return=call", "-mfentry-name=__ada_fentry_nohijack"
+#define FENTRY_CLANG "-pg", "-mfentry"
 
 static void test_default_compiler_is_gcc(void **state)
 {
@@ -20,7 +23,7 @@ static void test_adacxx_name_selects_gxx_and_ada_cxx(void **state)
 	(void)state;
 	expect_argv(NO_ENV, LIST("/usr/bin/adac++", "-c", "x.cc"), LIST("g++", FENTRY, "-c", "x.cc"));
 	expect_argv(LIST("ADA_CC=clang", "ADA_CXX=clang++"), LIST("adac++", "-c", "x.cc"),
-		    LIST("clang++", FENTRY, "-c", "x.cc"));
+		    LIST("clang++", FENTRY_CLANG, "-c", "x.cc"));
 }
 
 static void test_ada_cc_env_selects_clang_with_its_cyg_flag(void **state)
@@ -95,7 +98,13 @@ static void test_each_mode_adds_its_flags_and_unknown_modes_are_refused(void **s
 	expect_argv(NO_ENV, LIST("adacc", "--ada-mode=cyg", "-c", "x.c"),
 		    LIST("gcc", CYG, "-c", "x.c"));
 	expect_argv(NO_ENV, LIST("adacc", "--ada-mode=fentry", "-c", "x.c"),
-		    LIST("gcc", "-pg", "-mfentry", "-c", "x.c"));
+		    LIST("gcc", FENTRY, "-c", "x.c"));
+	expect_argv(NO_ENV, LIST("adacc", "--ada-mode=fentry", "--ada-returns=hijack", "-c", "x.c"),
+		    LIST("gcc", FENTRY_CLANG, "-c", "x.c"));
+	expect_argv(NO_ENV, LIST("adacc", "--ada-returns=call", "-c", "x.c"),
+		    LIST("gcc", FENTRY, "-c", "x.c"));
+	expect_error(NO_ENV, LIST("adacc", "--ada-returns=ret", "-c", "x.c"),
+		     "unknown value in --ada-returns=ret (valid: call, hijack)");
 	expect_argv(LIST("ADA_MODE=mcount"), LIST("adacc", "-c", "x.c"),
 		    LIST("gcc", "-pg", "-fno-omit-frame-pointer", "-c", "x.c"));
 	expect_error(NO_ENV, LIST("adacc", "--ada-mode=fentry", "--ada-exclude-function=f", "-c", "x.c"),

@@ -15,10 +15,22 @@
 
 const char *hj_mode = "fentry";
 
+bool hj_hijacks(void)
+{
+	return strcmp(hj_mode, "fentry") != 0;
+}
+
 /* The entry hook each mode's code calls. */
 static const char *entry_hook(void)
 {
-	return strcmp(hj_mode, "mcount") == 0 ? "mcount" : "__fentry__";
+	if (strcmp(hj_mode, "mcount") == 0)
+		return "mcount";
+	return hj_hijacks() ? "__fentry__" : "__ada_fentry_nohijack";
+}
+
+const char *hj_manifest_mode(void)
+{
+	return strcmp(hj_mode, "mcount") == 0 ? "mcount" : "fentry";
 }
 
 static void expect_instrumented(const struct tr_case *tc, const char *prog)
@@ -45,9 +57,12 @@ void hj_build(const struct tr_case *tc, const char *prog, const char *opt)
 {
 	char mode[32], plain[NAME_MAX];
 	const char *const plain_flags[] = { opt, NULL };
-	const char *const traced_flags[] = { opt, mode, NULL };
+	const char *const traced_flags[] = { opt, mode,
+					     strcmp(hj_mode, "fentry-hijack") == 0 ? "--ada-returns=hijack"
+										  : NULL,
+					     NULL };
 
-	snprintf(mode, sizeof(mode), "--ada-mode=%s", hj_mode);
+	snprintf(mode, sizeof(mode), "--ada-mode=%s", hj_manifest_mode());
 	snprintf(plain, sizeof(plain), "%s.plain", prog);
 	tr_build(tc, NULL, "gcc", prog, plain, plain_flags);
 	tr_build(tc, NULL, TR_ADACC, prog, prog, traced_flags);
@@ -78,7 +93,7 @@ void hj_expect_manifest(struct tr_case *tc, uint64_t max_depth, bool reentrant_o
 	char mode[64];
 
 	tr_load_manifest(tc, NULL);
-	snprintf(mode, sizeof(mode), "\n  \"mode\": \"%s\",\n", hj_mode);
+	snprintf(mode, sizeof(mode), "\n  \"mode\": \"%s\",\n", hj_manifest_mode());
 	if (!strstr(tc->mf.text, mode))
 		fail_msg("manifest.json does not say %s:\n%s", mode, tc->mf.text);
 	for (unsigned r = 0; r < TR_NDROPS; r++) {
@@ -159,7 +174,7 @@ void hj_expect_jump(const struct tr_case *tc, const char *prog, const char *from
 
 int hj_run_groups(const char *name, const struct CMUnitTest *tests, size_t n)
 {
-	static const char *const modes[] = { "fentry", "mcount" };
+	static const char *const modes[] = { "fentry", "fentry-hijack", "mcount" };
 	int failed = 0;
 	char group[64];
 

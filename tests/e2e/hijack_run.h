@@ -15,11 +15,20 @@
 
 struct CMUnitTest;
 
-/* The mode of the group being run: "fentry" or "mcount". */
+/* The mode of the group being run: "fentry" (with gcc: returns seen by
+ * __return__), "fentry-hijack" (--ada-returns=hijack, as with clang) or
+ * "mcount". */
 extern const char *hj_mode;
 
+/* Whether the mode hijacks returns: a tail call then nests in its caller,
+ * whose frame returns with it (else it follows its caller's return). */
+bool hj_hijacks(void);
+
+/* The mode the manifest names: fentry, whichever way returns are seen. */
+const char *hj_manifest_mode(void);
+
 /* Builds tests/e2e/progs/<prog>.c at `opt` into <dir>/<prog>.plain with gcc
- * and into <dir>/<prog> with bin/adacc --ada-mode=<hj_mode>, and makes sure
+ * and into <dir>/<prog> with bin/adacc in hj_mode, and makes sure
  * the traced build calls the mode's entry hook (and not cyg's). */
 void hj_build(const struct tr_case *tc, const char *prog, const char *opt);
 

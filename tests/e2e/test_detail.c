@@ -278,7 +278,7 @@ static void run_traced(struct tr_case *tc, struct run *r, const char *opt, const
 	tr_load_manifest(tc, r->trace);
 
 	/* The mode, and nothing dropped: every event has its record. */
-	snprintf(mode, sizeof(mode), "\n  \"mode\": \"%s\",\n", hj_mode);
+	snprintf(mode, sizeof(mode), "\n  \"mode\": \"%s\",\n", hj_manifest_mode());
 	if (!strstr(tc->mf.text, mode))
 		fail_msg("manifest.json does not say %s:\n%s", mode, tc->mf.text);
 	for (unsigned d = 0; d < TR_NDROPS; d++)

@@ -50,6 +50,7 @@ __attribute__((noinline)) void leaf(int i)
 {
 	sum[cur] += (long)i * (cur + 1);
 	co_yield();
+	__asm__ volatile("" ::: "memory"); /* not a tail call */
 }
 
 __attribute__((noinline)) void step(int i)
