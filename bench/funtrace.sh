@@ -15,9 +15,10 @@
 #
 # BENCH_FT_RUNS rounds (default 5), each running in turn: plain micro, the
 # ring floor (bench/clockfloor.c), funtrace, and ada in cyg and fentry mode,
-# ring mode (ADA_RECORD=ring, index lane only) and stream (index only, and
-# the default: detail windows), micro BENCH_ITERS iterations (4 events
-# each). Per event, medians [min–max] over the rounds:
+# ring mode (ADA_RECORD=ring, index lane only; fentry also with its returns
+# hijacked, --ada-returns=hijack, against gcc's default __return__ calls)
+# and stream (index only, and the default: detail windows), micro
+# BENCH_ITERS iterations (4 events each). Per event, medians [min–max] over the rounds:
 #   app-thread  micro's loop thread CPU (micro prints it)
 #   total       CPU of the whole process tree (bench/runstat.c: writer
 #               threads included) less plain micro's of the same round
@@ -48,6 +49,8 @@ gcc -O2 -I"$ROOT/runtime" -o micro_plain "$BENCH/micro.c" || die "building micro
 	die "building micro_cyg failed"
 "$ROOT/bin/adacc" --ada-mode=fentry -O2 -I"$ROOT/runtime" -o micro_fentry "$BENCH/micro.c" ||
 	die "building micro_fentry failed"
+"$ROOT/bin/adacc" --ada-mode=fentry --ada-returns=hijack -O2 -I"$ROOT/runtime" -o micro_hijack \
+	"$BENCH/micro.c" || die "building micro_hijack failed"
 FT=
 if [ -n "${FUNTRACE_SRC:-}" ]; then
 	[ -f "$FUNTRACE_SRC/funtrace.cpp" ] && [ -f "$FUNTRACE_SRC/funtrace_pg.S" ] ||
@@ -58,7 +61,7 @@ if [ -n "${FUNTRACE_SRC:-}" ]; then
 		die "building funtrace from $FUNTRACE_SRC failed"
 	FT=funtrace
 fi
-CONFIGS="plain $FT ada-record-ring-cyg ada-record-ring ada ada-fentry ada-fentry-window"
+CONFIGS="plain $FT ada-record-ring-cyg ada-record-ring ada-record-ring-hijack ada ada-fentry ada-fentry-window"
 
 # run CONFIG ROUND: one run; appends "config round app_ns total_us" to
 # results.tsv (app_ns: micro's loop thread, total_us: user + sys).
@@ -71,6 +74,7 @@ run() {
 		"$OUT/micro_funtrace" "$ITERS" ;;
 	ada-record-ring-cyg) set -- env ADA_OUTPUT="$dir" ADA_RECORD=ring ADA_DETAIL=off ./micro_cyg "$ITERS" ;;
 	ada-record-ring) set -- env ADA_OUTPUT="$dir" ADA_RECORD=ring ADA_DETAIL=off ./micro_fentry "$ITERS" ;;
+	ada-record-ring-hijack) set -- env ADA_OUTPUT="$dir" ADA_RECORD=ring ADA_DETAIL=off ./micro_hijack "$ITERS" ;;
 	ada) set -- env ADA_OUTPUT="$dir" ./micro_cyg "$ITERS" ;;
 	ada-fentry) set -- env ADA_OUTPUT="$dir" ADA_DETAIL=off ./micro_fentry "$ITERS" ;;
 	ada-fentry-window) set -- env ADA_OUTPUT="$dir" ./micro_fentry "$ITERS" ;;

@@ -183,9 +183,8 @@ full:
 }
 
 /* The real return address of the frames on slot sp, looking down from depth:
- * the outermost of a tail-call chain holds it (a function that calls
- * __return__, tail-called by one that hijacked the slot, holds the
- * trampoline). 0 if none does. */
+ * the outermost of a tail-call chain holds it (and a function that calls
+ * __return__ tail-called by it: ADA_SITE_NOHIJACK). 0 if none does. */
 static uintptr_t real_return(const struct ada_thread *td, uint32_t depth, uintptr_t sp)
 {
 	for (; depth > 0 && depth <= td->shadow_cap && td->shadow[depth - 1].sp == sp; depth--) {
@@ -323,7 +322,7 @@ hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn, uintptr
 	     bool graph)
 {
 	struct ada_thread *td = ada_hook_begin((uintptr_t)slot, 2);
-	uintptr_t sp = (uintptr_t)slot, ret;
+	uintptr_t sp = (uintptr_t)slot, ret, real;
 	uint32_t depth;
 
 	if (!td)
@@ -345,17 +344,19 @@ hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn, uintptr
 		ada_count(&td->rh->dropped[ADA_DROP_MAX_DEPTH], 2);
 		goto out;
 	}
+	/* A tail call's slot was hijacked already: its real return address is
+	 * the outermost frame's on that slot. A function that calls __return__
+	 * keeps that one (its slot is never its to restore). */
+	real = ada_is_hijacked(ret) ? real_return(td, depth - 1, sp) : ret;
 	td->depth = depth;
-	td->shadow[depth - 1] = (struct ada_frame){ fn, tramp ? ret : ret | ADA_SITE_NOHIJACK, sp };
+	td->shadow[depth - 1] = (struct ada_frame){ fn, tramp ? ret : real | ADA_SITE_NOHIJACK, sp };
 	if (graph && td->graph_gate) {
 		td->graph_gate = false;
 		td->graph_depth = depth;
 	}
 	/* Recorded before the hijack, so the stack window shows the slot as the
-	 * function found it; a tail call's slot was hijacked already, and its
-	 * real return address is the outermost frame's on that slot. */
-	record_call(td, depth, fn, regs, ada_is_hijacked(ret) ? real_return(td, depth - 1, sp) : ret,
-		    sp);
+	 * function found it. */
+	record_call(td, depth, fn, regs, real, sp);
 	if (tramp)
 		*slot = tramp;
 out:
@@ -522,11 +523,7 @@ void ada_return_hook(struct ada_return_regs *regs, uintptr_t *slot)
 		close_hijacked(td);
 	f = td->depth > 0 && td->depth <= td->shadow_cap ? &td->shadow[td->depth - 1] : NULL;
 	if (f && f->sp == sp && ada_site_nohijack(f->site)) {
-		uintptr_t real = f->site & ~ADA_SITE_NOHIJACK;
-
-		if (ada_is_hijacked(real))
-			real = real_return(td, td->depth - 1, sp);
-		record_return(td, td->depth, f->fn, regs, real, sp);
+		record_return(td, td->depth, f->fn, regs, f->site & ~ADA_SITE_NOHIJACK, sp);
 		td->depth--;
 		ada_graph_left(td);
 	}

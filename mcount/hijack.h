@@ -29,9 +29,10 @@ static inline __attribute__((always_inline)) int ada_is_hijacked(uintptr_t x)
 
 /* A frame's site (struct ada_frame) when its function calls __return__
  * before it returns (gcc's -minstrument-return=call; mcount/<arch>/
- * returncall.S): the real return address, never hijacked, marked so that
- * nothing that restores or re-hijacks slots (unwind.c) or keeps the real
- * addresses of abandoned frames touches it. No user address has the bit. */
+ * returncall.S): the real return address (the hijacked frame's, if one
+ * tail-called it), marked so that nothing that restores or re-hijacks
+ * slots (unwind.c) or keeps the real addresses of abandoned frames touches
+ * it. No user address has the bit. */
 #define ADA_SITE_NOHIJACK (1ull << ADA_SITE_NOHIJACK_BIT)
 
 static inline __attribute__((always_inline)) bool ada_site_nohijack(uintptr_t site)

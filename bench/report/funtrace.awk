@@ -48,7 +48,8 @@ END {
 	printf "| ring floor | rdtsc + 16-byte store | %s | %s | 1 | — | — |\n", rounds_stat("floor", fl, 1), rounds_stat("floor", fl, 1)
 	what["funtrace"] = "index, ring (funtrace, -pg -mfentry -minstrument-return=call)"
 	what["ada-record-ring-cyg"] = "index, ring (cyg)"; lim["ada-record-ring-cyg"] = 1.0
-	what["ada-record-ring"] = "index, ring (fentry)"; lim["ada-record-ring"] = 1.0
+	what["ada-record-ring"] = "index, ring (fentry: returns seen by __return__)"; lim["ada-record-ring"] = 1.0
+	what["ada-record-ring-hijack"] = "index, ring (fentry, --ada-returns=hijack)"
 	what["ada"] = "index, stream (cyg)"; lim["ada"] = 1.2
 	what["ada-fentry"] = "index, stream (fentry)"; lim["ada-fentry"] = 1.2
 	what["ada-fentry-window"] = "index + detail windows, stream (fentry, the default)"; lim["ada-fentry-window"] = 1.5

@@ -151,6 +151,43 @@ static void modes_mix_in_one_program(void **state)
 	tr_pass(tc);
 }
 
+/* Returns seen by __return__ (the executable: gcc's fentry mode) and
+ * hijacked (its library, --ada-returns=hijack) in one program, tail-calling
+ * each other (progs/retmix_*.c): a function that calls __return__, jumped to
+ * from a hijacked frame, nests in it on the same slot and returns before it
+ * through the trampoline; a hijacked function jumped to from one that called
+ * __return__ follows it. With every detail record written, as without. */
+static void returns_mix_across_tail_calls(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const lib[] = { "-O2", "-shared", "-fPIC", "-Wl,-soname,libretmix.so", NULL };
+	const char *const hijack[] = { "-O2", "-shared", "-fPIC", "-Wl,-soname,libretmix.so",
+				       "--ada-mode=fentry", "--ada-returns=hijack", NULL };
+	const char *const plain[] = { "-O2", "-Lplain", "-lretmix", "-Wl,-rpath,$ORIGIN/plain", NULL };
+	const char *const traced[] = { "-O2", "--ada-mode=fentry", "-Ltraced", "-lretmix",
+				       "-Wl,-rpath,$ORIGIN/traced", NULL };
+	const char *const all[] = { "ADA_DETAIL=all", NULL };
+	char dir[PATH_MAX];
+	static const char turn[] = "  lib_apply\n    main_cb\n  main_tail\n  lib_leaf\n  lib_pair\n";
+	char tree[sizeof("main\n") + 3 * sizeof(turn)];
+
+	if (mkdir(tr_path(tc, "plain", dir), 0755) < 0 || mkdir(tr_path(tc, "traced", dir), 0755) < 0)
+		fail_msg("mkdir in %s: %s", tc->dir, strerror(errno));
+	tr_build(tc, NULL, "gcc", "retmix_lib", "plain/libretmix.so", lib);
+	tr_build(tc, NULL, TR_ADACC, "retmix_lib", "traced/libretmix.so", hijack);
+	tr_build(tc, NULL, "gcc", "retmix_main", "retmix.plain", plain);
+	tr_build(tc, NULL, TR_ADACC, "retmix_main", "retmix", traced);
+	snprintf(tree, sizeof(tree), "main\n%s%s%s", turn, turn, turn);
+	for (int detail = 0; detail < 2; detail++) {
+		proc_rm_rf(tc->trace); /* the second run's session alone */
+		tr_run_pair(tc, "retmix", NULL, detail ? all : NULL, 0);
+		assert_string_equal(tc->traced.out, "sum 66 pair 54\n");
+		tr_symbolize(tc, NULL);
+		tr_expect_tree(tc->replay.out, tree, 1);
+	}
+	tr_pass(tc);
+}
+
 /* Builds the dlopen variant and runs it on the libraries, named by absolute
  * paths if abs, else by "./<dir>/libshape.so" (relative to the case directory,
  * where the programs run). */
@@ -342,6 +379,7 @@ int main(void)
 		T(static_runtime_gives_the_same_tree),
 		T(linked_library_nests_under_the_executable),
 		T(modes_mix_in_one_program),
+		T(returns_mix_across_tail_calls),
 		T(dlopened_library_is_traced_and_named),
 		T(dlopened_by_relative_path_is_traced_and_named),
 		T(clang_O0_gives_the_gcc_tree),

@@ -1,8 +1,10 @@
-/* test_unwind.c - unwinding through hijacked frames (mcount/unwind.c).
+/* test_unwind.c - unwinding through traced frames (mcount/unwind.c).
  *
- * In fentry and mcount modes every traced frame's return address is the
- * return trampoline; exceptions, backtrace() and pthread_exit must still see
- * the real call chain. progs/unwind_cases.cc holds one scenario per
+ * In mcount mode and clang's fentry mode every traced frame's return address
+ * is the return trampoline; exceptions, backtrace() and pthread_exit must
+ * still see the real call chain. g++'s fentry mode hijacks nothing (its
+ * functions call __return__): the frames an exception leaves are closed by
+ * their slots' positions, with the same trees. progs/unwind_cases.cc holds one scenario per
  * argument; each test builds it once with one compiler, mode and -O level,
  * untraced and traced, and for every scenario checks that the traced run
  * prints what the untraced one prints and exits the same, that the trace
