@@ -86,7 +86,7 @@ static void assert_defaults(const struct ada_config *c)
 	assert_int_equal(c->trigger.post.n, 2000);
 	assert_false(c->trigger.post.time);
 	assert_int_equal(c->stack_bytes, 128);
-	assert_int_equal(c->detail_bytes, 16384ull * 1024);
+	assert_int_equal(c->detail_bytes, 2048ull * 1024); /* twice a window: config.c */
 	assert_true(c->dynhook);
 	assert_string_equal(c->exclude, "");
 }
@@ -425,6 +425,48 @@ static void test_config_detail_lane_settings(void **state)
 	assert_false(c.detail_window);
 }
 
+/* ADA_DETAIL_KB's default: twice a window's records (224 bytes each with
+ * the default stack window), rounded up to a power of two, when every
+ * trigger reaches the thread at once and the rolls are counts; 16 MiB when
+ * the writer finds the trigger (func:), a roll is a time, every record is
+ * kept (ADA_DETAIL=all) or the ring keeps history (ADA_RECORD=ring); what
+ * ADA_DETAIL_KB says when it is set. */
+static void test_config_detail_ring_holds_twice_a_window(void **state)
+{
+	static const struct {
+		const char *var[3], *val[3];
+		uint64_t kb;
+	} cases[] = {
+		{ { NULL }, { NULL }, 2048 },                            /* 2 * 4000 * 224 B: 1750 KiB */
+		{ { "ADA_PRE", "ADA_POST" }, { "100", "100" }, 128 },    /* 87.5 KiB */
+		{ { "ADA_PRE", "ADA_POST" }, { "10", "10" }, 64 },       /* the least */
+		{ { "ADA_STACK_BYTES" }, { "512" }, 8192 },              /* 608-byte records */
+		{ { "ADA_PRE" }, { "2000000" }, 16384 },                 /* the most */
+		{ { "ADA_TRIGGER" }, { "func:parse" }, 16384 },
+		{ { "ADA_TRIGGER" }, { "signal:SIGUSR1" }, 2048 },
+		{ { "ADA_PRE" }, { "5ms" }, 16384 },
+		{ { "ADA_POST" }, { "1ms" }, 16384 },
+		{ { "ADA_DETAIL" }, { "all" }, 16384 },
+		{ { "ADA_RECORD" }, { "ring" }, 16384 },
+		{ { "ADA_DETAIL_KB" }, { "16384" }, 16384 },
+		{ { "ADA_TRIGGER", "ADA_DETAIL_KB" }, { "func:parse", "512" }, 512 },
+	};
+	struct ada_config c;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		env_n = 0;
+		for (size_t v = 0; v < 3 && cases[i].var[v]; v++)
+			env_set(cases[i].var[v], cases[i].val[v]);
+		load_quietly(&c);
+		if (c.detail_bytes != cases[i].kb * 1024)
+			fail_msg("case %zu (%s=%s): detail ring %llu KiB, expected %llu", i,
+				 cases[i].var[0] ? cases[i].var[0] : "(defaults)",
+				 cases[i].val[0] ? cases[i].val[0] : "",
+				 (unsigned long long)(c.detail_bytes / 1024), (unsigned long long)cases[i].kb);
+	}
+}
+
 /* ADA_TRIGGER's items, ADA_PRE in events and ADA_POST in time. */
 static void test_config_triggers_and_rolls(void **state)
 {
@@ -484,7 +526,7 @@ static void test_config_format_lists_the_settings_in_use(void **state)
 	int n;
 	const char want[] = "output=ada-trace\0ring_kb=16384\0depth=4294967295\0"
 			    "shadow_depth=65536\0flush_ms=10\0detail=window\0stack_bytes=128\0"
-			    "detail_kb=16384\0dynhook=on\0exclude=\0on_full=wait\0rings=trace\0record=stream\0trace=on\0filter=\0notrace=\0graph=\0"
+			    "detail_kb=2048\0dynhook=on\0exclude=\0on_full=wait\0rings=trace\0record=stream\0trace=on\0filter=\0notrace=\0graph=\0"
 			    "pre=2000ev\0post=2000ev\0trigger=crash";
 
 	(void)state;
@@ -518,6 +560,7 @@ int main(void)
 		T(test_config_known_and_foreign_variables_are_not_warned_about),
 		T(test_config_near_miss_of_a_known_name_is_unknown),
 		T(test_config_detail_lane_settings),
+		T(test_config_detail_ring_holds_twice_a_window),
 		T(test_config_triggers_and_rolls),
 		T(test_config_bad_detail_settings_keep_the_default_with_one_line),
 		T(test_config_format_lists_the_settings_in_use),
