@@ -177,8 +177,8 @@ void ada_config_warn_unknown(char *const *env)
  * quarter of its ring later at most) and both rolls are counts, twice a
  * window's events are enough: 8192 records, 2 MiB, for the default 2000 +
  * 2000. A ring that small stays in the caches, where 16 MiB streamed the
- * records through memory and took the program's data out of them (make
- * bench: micro's default mode ×0.76 of the CPU, Lua's ×0.85). A func:
+ * records through memory and took the program's data out of them (same-run
+ * trials: micro's default mode ×0.76-0.83 of the CPU, Lua's ×0.85). A func:
  * trigger is found by the writer, late, and a time roll can span any
  * number of events; ADA_DETAIL=all keeps every record until the writer has
  * it, ring mode keeps history for a snapshot: those keep 16 MiB. */
