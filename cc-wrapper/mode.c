@@ -10,8 +10,8 @@
  * has neither option, and --ada-returns=hijack asks for the other way).
  * Else the entry hook is __fentry__, which hijacks the return to see it, as
  * mcount does: -pg puts `call mcount` after the prologue, which needs the
- * frame pointer to find the return address. The hooks are in mcount/<arch>/. A -pg
- * link also brings in glibc's gprof start-up; libada disables it
+ * frame pointer to find the return address. The hooks are in mcount/<arch>/.
+ * A -pg link also brings in glibc's gprof start-up; libada disables it
  * (runtime/gmon.c), so no gmon.out appears. patchable: functions start
  * with NOPs, and the runtime patches the ones it is to trace into calls of
  * the fentry path (mcount/patch.c): untraced functions cost their NOPs.

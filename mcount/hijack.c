@@ -285,6 +285,14 @@ static void close_hijacked(struct ada_thread *td)
 	ada_close_abandoned(td);
 }
 
+/* Closes the frames below slot sp on the shadow stack: whatever left them
+ * (a longjmp, an exception) returns above them. */
+static void close_below(struct ada_thread *td, uintptr_t sp)
+{
+	while (td->depth > 0 && td->depth <= td->shadow_cap && td->shadow[td->depth - 1].sp < sp)
+		close_hijacked(td);
+}
+
 /* The real return address kept for slot, removed from the table; 0 if none. */
 static uintptr_t orphan_take(struct ada_thread *td, uintptr_t slot)
 {
@@ -440,8 +448,7 @@ static uintptr_t __attribute__((noinline)) return_slow(struct ada_thread *td,
 	uintptr_t sp = (uintptr_t)slot, real;
 	uint32_t d;
 
-	while (td->depth > 0 && td->depth <= td->shadow_cap && td->shadow[td->depth - 1].sp < sp)
-		close_hijacked(td);
+	close_below(td, sp);
 	/* The frames on this slot (more than one after tail calls): the
 	 * outermost holds the real return address. */
 	for (d = td->depth; d > 0 && d <= td->shadow_cap && td->shadow[d - 1].sp == sp; d--)
@@ -519,8 +526,7 @@ void ada_return_hook(struct ada_return_regs *regs, uintptr_t *slot)
 
 	if (!td)
 		return;
-	while (td->depth > 0 && td->depth <= td->shadow_cap && td->shadow[td->depth - 1].sp < sp)
-		close_hijacked(td);
+	close_below(td, sp);
 	f = td->depth > 0 && td->depth <= td->shadow_cap ? &td->shadow[td->depth - 1] : NULL;
 	if (f && f->sp == sp && ada_site_nohijack(f->site)) {
 		record_return(td, td->depth, f->fn, regs, f->site & ~ADA_SITE_NOHIJACK, sp);

@@ -26,9 +26,6 @@ static const struct int_setting SHADOW = { "ADA_SHADOW_DEPTH", 16, 1u << 22, 655
 static const struct int_setting FLUSH_MS = { "ADA_FLUSH_MS", 1, 1000, 10, "ms" };
 static const struct int_setting STACK_BYTES = { "ADA_STACK_BYTES", 0, ADA_STACK_MAX, ADA_STACK_DEFAULT, "bytes" };
 static const struct int_setting DETAIL_KB = { "ADA_DETAIL_KB", 64, 1u << 20, 16384, "KiB per thread" };
-/* The detail ring when it need hold no more than twice a window's events
- * (detail_kb_default). */
-#define DETAIL_KB_WINDOW_MIN 64
 /* For the tests only: the writer sleeps this long after each pass, so that
  * rings fill and backpressure can be checked on any machine. */
 static const struct int_setting WRITER_DELAY = { "ADA_TEST_WRITER_DELAY_US", 0, 1000000, 0, "us" };
@@ -190,7 +187,7 @@ static uint64_t detail_kb_default(const struct ada_config *c)
 	    c->trigger.post.time)
 		return DETAIL_KB.def;
 	kb = 2 * (c->trigger.pre.n + c->trigger.post.n) * rec / 1024;
-	return kb < DETAIL_KB_WINDOW_MIN ? DETAIL_KB_WINDOW_MIN : kb > DETAIL_KB.def ? DETAIL_KB.def : kb;
+	return kb < DETAIL_KB.min ? DETAIL_KB.min : kb > DETAIL_KB.def ? DETAIL_KB.def : kb;
 }
 
 void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *))

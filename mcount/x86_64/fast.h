@@ -1,7 +1,7 @@
 /* fast.h (x86_64) - the steps the hooks' assembly fast paths share:
  * fentry.S's, returncall.S's and dynhook.S's entries, return.S's and
- * returncall.S's returns, cyg.S's two hooks. Each mirrors a piece of the C path (mcount/hijack.c,
- * runtime/thread.h), named where it is used.
+ * returncall.S's returns, cyg.S's two hooks. Each mirrors a piece of the C
+ * path (mcount/hijack.c, runtime/thread.h), named where it is used.
  *
  * Registers, the same in every path: r11 = the thread's state, rcx = the
  * traced function's return-address slot (cyg: its frame position), rdi =

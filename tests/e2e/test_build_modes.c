@@ -76,12 +76,8 @@ static void static_runtime_gives_the_same_tree(void **state)
 static void build_libraries(struct tr_case *tc)
 {
 	const char *const flags[] = { "-O2", "-shared", "-fPIC", "-Wl,-soname,libshape.so", NULL };
-	char dir[PATH_MAX];
 
-	if (mkdir(tr_path(tc, "plain", dir), 0755) < 0 || mkdir(tr_path(tc, "traced", dir), 0755) < 0)
-		fail_msg("mkdir in %s: %s", tc->dir, strerror(errno));
-	tr_build(tc, NULL, "gcc", "shlib", "plain/libshape.so", flags);
-	tr_build(tc, NULL, TR_ADACC, "shlib", "traced/libshape.so", flags);
+	tr_build_lib_pair(tc, "shlib", "libshape.so", NULL, flags, flags);
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -167,14 +163,10 @@ static void returns_mix_across_tail_calls(void **state)
 	const char *const traced[] = { "-O2", "--ada-mode=fentry", "-Ltraced", "-lretmix",
 				       "-Wl,-rpath,$ORIGIN/traced", NULL };
 	const char *const all[] = { "ADA_DETAIL=all", NULL };
-	char dir[PATH_MAX];
 	static const char turn[] = "  lib_apply\n    main_cb\n  main_tail\n  lib_leaf\n  lib_pair\n";
 	char tree[sizeof("main\n") + 3 * sizeof(turn)];
 
-	if (mkdir(tr_path(tc, "plain", dir), 0755) < 0 || mkdir(tr_path(tc, "traced", dir), 0755) < 0)
-		fail_msg("mkdir in %s: %s", tc->dir, strerror(errno));
-	tr_build(tc, NULL, "gcc", "retmix_lib", "plain/libretmix.so", lib);
-	tr_build(tc, NULL, TR_ADACC, "retmix_lib", "traced/libretmix.so", hijack);
+	tr_build_lib_pair(tc, "retmix_lib", "libretmix.so", NULL, lib, hijack);
 	tr_build(tc, NULL, "gcc", "retmix_main", "retmix.plain", plain);
 	tr_build(tc, NULL, TR_ADACC, "retmix_main", "retmix", traced);
 	snprintf(tree, sizeof(tree), "main\n%s%s%s", turn, turn, turn);

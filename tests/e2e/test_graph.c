@@ -214,12 +214,8 @@ static void patchable_and_fentry_modules_mix(void **state)
 	const char *const traced[] = { "-O0", "-Ltraced", "-lshape", "-Wl,-rpath,$ORIGIN/traced",
 				       NULL };
 	const char *const env[] = { "ADA_GRAPH=measure", NULL };
-	char dir[PATH_MAX];
 
-	if (mkdir(tr_path(tc, "plain", dir), 0755) < 0 || mkdir(tr_path(tc, "traced", dir), 0755) < 0)
-		fail_msg("mkdir in %s: %s", tc->dir, strerror(errno));
-	tr_build(tc, NULL, "gcc", "shlib", "plain/libshape.so", lib);
-	tr_build(tc, fentry, TR_ADACC, "shlib", "traced/libshape.so", lib);
+	tr_build_lib_pair(tc, "shlib", "libshape.so", fentry, lib, lib);
 	tr_build(tc, NULL, "gcc", "shlib_main", "shmain.plain", plain);
 	tr_build(tc, patchable, TR_ADACC, "shlib_main", "shmain", traced);
 	tr_run_pair(tc, "shmain", NULL, env, 0);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -173,6 +174,20 @@ void tr_build_pair(const struct tr_case *tc, const char *prog, const char *out,
 	snprintf(plain, sizeof(plain), "%s.plain", out);
 	tr_build(tc, NULL, "gcc", prog, plain, flags);
 	tr_build(tc, NULL, TR_ADACC, prog, out, flags);
+}
+
+void tr_build_lib_pair(const struct tr_case *tc, const char *prog, const char *lib,
+		       const char *const env[], const char *const plain_flags[],
+		       const char *const traced_flags[])
+{
+	char path[PATH_MAX];
+
+	if (mkdir(tr_path(tc, "plain", path), 0755) < 0 || mkdir(tr_path(tc, "traced", path), 0755) < 0)
+		fail_msg("mkdir in %s: %s", tc->dir, strerror(errno));
+	snprintf(path, sizeof(path), "plain/%s", lib);
+	tr_build(tc, NULL, "gcc", prog, path, plain_flags);
+	snprintf(path, sizeof(path), "traced/%s", lib);
+	tr_build(tc, env, TR_ADACC, prog, path, traced_flags);
 }
 
 void tr_run(const struct tr_case *tc, const char *const argv[], const char *const env[],

@@ -94,6 +94,14 @@ void tr_build(const struct tr_case *tc, const char *const env[], const char *cc,
 void tr_build_pair(const struct tr_case *tc, const char *prog, const char *out,
 		   const char *const flags[]);
 
+/* A shared library beside its plain build: makes <dir>/plain and
+ * <dir>/traced, and builds `prog` into plain/<lib> with gcc and plain_flags
+ * and into traced/<lib> with bin/adacc (env as for tr_build) and
+ * traced_flags. */
+void tr_build_lib_pair(const struct tr_case *tc, const char *prog, const char *lib,
+		       const char *const env[], const char *const plain_flags[],
+		       const char *const traced_flags[]);
+
 /* Runs argv (argv[0] a name in the case directory) in the case directory; env
  * as for proc_run(). Fails the test if it cannot be started or times out. */
 void tr_run(const struct tr_case *tc, const char *const argv[], const char *const env[],
