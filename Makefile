@@ -59,7 +59,7 @@ RT_ASM     := $(wildcard mcount/$(ARCH)/*.S)
 RT_OBJS    := $(RT_SRCS:%.c=$(B)/%.o) $(RT_ASM:%.S=$(B)/%.o)
 SYM_SRCS   := $(wildcard symbolize/*.c)
 # ada-symbolize recovers ring files with the runtime's own encoder (recover.c).
-SYM_RT_SRCS := runtime/encode.c
+SYM_RT_SRCS := runtime/encode.c runtime/outside.c
 SYM_OBJS   := $(SYM_SRCS:%.c=$(B)/%.o) $(SYM_RT_SRCS:%.c=$(B)/tool/%.o)
 CCW_SRCS   := $(wildcard cc-wrapper/*.c)
 CCW_OBJS   := $(CCW_SRCS:%.c=$(B)/%.o)
@@ -80,7 +80,7 @@ TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(B)/t/%.o)
 
 unit_objs   = $(patsubst %.c,$(B)/t/%.o,$(filter-out %/main.c %/init.c %/cyg.c,$(wildcard $(1)/*.c)) $(TEST_EXTRA_$(1)))
 # The symbolizer's tests round-trip what the runtime's encoder writes.
-TEST_EXTRA_symbolize := runtime/encode.c runtime/drop.c runtime/util.c
+TEST_EXTRA_symbolize := runtime/encode.c runtime/outside.c runtime/drop.c runtime/util.c
 
 TOOLS := bin/adacc bin/adac++ bin/ada-symbolize bin/ada-ctl
 LIBS  := lib/libada.so lib/libada.a

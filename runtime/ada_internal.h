@@ -17,6 +17,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "outside.h"
 #include "thread.h"
 #include "trigger.h"
 
@@ -47,6 +48,8 @@ struct ada_config {
 	uint32_t writer_delay_us; /* ADA_TEST_WRITER_DELAY_US: tests slow the writer */
 	bool shared_fds;          /* ADA_TEST_SHARED_FDS=1: the writer keeps the program's
 				   * descriptor table, as where unshare is refused */
+	bool verbose;             /* ADA_VERBOSE=1: the recording's summary at exit, even
+				   * when nothing was lost */
 };
 enum { ADA_RINGS_TRACE = 0, ADA_RINGS_SHM, ADA_RINGS_ANON };
 
@@ -182,17 +185,27 @@ ADA_HIDDEN uint64_t ada_marks_overflowed(void);
 /* signal:NAME triggers: their handlers, at start. */
 ADA_HIDDEN void ada_signal_triggers_install(void);
 
-/* ---- the index ring (ring.c) -------------------------------------------------- */
-/* Maps td's ring (a file per ADA_RINGS, else anonymous memory) with an empty
- * header for td->ordinal at position 0, and names the file in process.meta. */
+/* The writer's thread files, closed (reopened at their next frame): a
+ * descriptor for something else where there are too many open. Returns
+ * how many it closed. */
+ADA_HIDDEN unsigned ada_writer_fds_release(void);
+
+/* ---- the rings (pool.c, ring.c) ----------------------------------------------- */
+/* Start-up (single-threaded, or a fork child's handler): the first ring
+ * made ready, for the first thread. */
+ADA_HIDDEN void ada_pool_start(void);
+/* The writer, each pass: ready rings made as threads asked for them. */
+ADA_HIDDEN void ada_pool_refill(void);
+/* Gives td a ring (a ready file's, else anonymous memory), empty at
+ * position 0, its header td's. No descriptor, no path on the stack. */
 ADA_HIDDEN int ada_ring_map(struct ada_thread *td);
 /* Removes the ring file (the mapping stays: the thread may still write). */
 ADA_HIDDEN void ada_ring_remove(struct ada_thread *td);
 ADA_HIDDEN void ada_ring_unmap(struct ada_thread *td);
-/* An ended thread's ring, drained: kept for the next thread to start (its
- * file renamed), or removed and unmapped when enough are kept. */
+/* An ended thread's ring, drained: ready for the next thread to start, or
+ * removed and unmapped when enough are ready. */
 ADA_HIDDEN void ada_ring_retire(struct ada_thread *td);
-/* The kept rings: removed and unmapped (the image ends), or, in a fork
+/* The ready rings: removed and unmapped (the image ends), or, in a fork
  * child, where they are the parent's, only unmapped. */
 ADA_HIDDEN void ada_ring_pool_empty(bool remove);
 /* The writer moved td's tail: wake the thread if it waits for room. */
@@ -306,11 +319,11 @@ ADA_HIDDEN void ada_latency_reset(void);
 
 /* ---- drop accounting (drop.c) -------------------------------------------------- */
 ADA_HIDDEN extern const char *const ada_drop_names[ADA_DROP_NREASONS];
-/* Prints one stderr line: the events lost by reason, the detail records not
- * kept, and how often and how long threads waited for room (nothing if
- * there is nothing to say). */
+/* Prints one stderr line when something was lost (verbose: always): the
+ * events lost by reason, the detail records not kept, and (verbose) how
+ * often and how long threads waited for room. */
 ADA_HIDDEN void ada_drop_report(const uint64_t totals[ADA_DROP_NREASONS], uint64_t kept,
-				uint64_t waits, uint64_t wait_ns);
+				uint64_t waits, uint64_t wait_ns, bool verbose);
 
 /* ---- the job's session (job_session.c) ------------------------------------------ */
 /* Whether an earlier traced process of this process group (shell job) chose

@@ -28,7 +28,7 @@ static const struct int_setting STACK_BYTES = { "ADA_STACK_BYTES", 0, ADA_STACK_
 static const struct int_setting DETAIL_KB = { "ADA_DETAIL_KB", 64, 1u << 20, 16384, "KiB per thread" };
 /* For the tests only: the writer sleeps this long after each pass, so that
  * rings fill and backpressure can be checked on any machine. */
-static const struct int_setting WRITER_DELAY = { "ADA_TEST_WRITER_DELAY_US", 0, 1000000, 0, "us" };
+static const struct int_setting WRITER_DELAY = { "ADA_TEST_WRITER_DELAY_US", 0, 5000000, 0, "us" };
 
 static uint64_t get_int(const struct int_setting *s, const char *v)
 {
@@ -200,6 +200,7 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	memset(c, 0, sizeof(*c));
 	c->disabled = get_bool("ADA_DISABLE", getenv_fn("ADA_DISABLE"));
 	c->quiet = get_bool("ADA_QUIET", getenv_fn("ADA_QUIET"));
+	c->verbose = get_bool("ADA_VERBOSE", getenv_fn("ADA_VERBOSE"));
 	if (out && (!*out || strlen(out) >= sizeof(c->output) - 64)) {
 		ada_warn("ADA_OUTPUT=%s is not valid: expected a directory path; using ada-trace", out);
 		out = NULL;

@@ -23,8 +23,11 @@ static size_t format_reasons(char *line, size_t len, const char *what, uint64_t 
 	return used < len ? used : len - 1;
 }
 
+/* Silent unless something was lost: a program's stderr is its own (a test
+ * suite compares it). Waits lose nothing, so they are in the manifest only,
+ * and on this line with ADA_VERBOSE=1, which prints it in any case. */
 void ada_drop_report(const uint64_t totals[ADA_DROP_NREASONS], uint64_t kept, uint64_t waits,
-		     uint64_t wait_ns)
+		     uint64_t wait_ns, bool verbose)
 {
 	char events[384] = "", details[128] = "", waited[160] = "";
 	uint64_t lost = 0;
@@ -42,13 +45,14 @@ void ada_drop_report(const uint64_t totals[ADA_DROP_NREASONS], uint64_t kept, ui
 		snprintf(details, sizeof(details), "%sdetail records not kept: %" PRIu64
 			 " (detail_full; the events were)", lost ? "; " : "",
 			 totals[ADA_DROP_DETAIL_FULL]);
-	if (waits)
+	if (waits && verbose)
 		snprintf(waited, sizeof(waited), "%sthreads waited %" PRIu64 " times for the writer "
 			 "(%" PRIu64 ".%03" PRIu64 " s in total: their rings were full)",
 			 lost || *details ? "; " : "", waits, wait_ns / 1000000000,
 			 wait_ns / 1000000 % 1000);
-	if (!lost && !*details && !waits)
+	if (!lost && !*details && !verbose)
 		return;
-	ada_warn("%s%s%s; %" PRIu64 " events kept%s", events, details, waited, kept,
+	ada_warn("%s%s%s%s%" PRIu64 " events kept%s", events, details, waited,
+		 lost || *details || *waited ? "; " : "", kept,
 		 lost || *details ? " (the trace stays balanced; see the manifest's \"dropped\")" : "");
 }

@@ -245,6 +245,7 @@ static int process_begin(uint32_t parent_pid)
 		ada_trace_remove();
 		return err;
 	}
+	ada_pool_start();
 	return ada_writer_start();
 }
 

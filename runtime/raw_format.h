@@ -238,8 +238,11 @@ struct ada_meta_dynhook {
 };
 
 /* A thread's ring file (ADA_RINGS=trace or shm): the path, absolute. */
+/* A RING record's or a ring header's ordinal before a thread took the ring. */
+#define ADA_RING_UNOWNED 0xFFFFFFFFu
+
 struct ada_meta_ring {
-	uint32_t ordinal;
+	uint32_t ordinal;      /* ADA_RING_UNOWNED: a pool's ring, its owner in its header */
 	uint32_t reserved;     /* 0 */
 	/* then: the path\0 */
 };
@@ -332,7 +335,8 @@ struct ada_ring_header {
 	uint64_t slots;        /* a power of two */
 	uint64_t start_tsc;
 	uint64_t base;         /* the position of the thread's first slot */
-	uint64_t reserved0[2];
+	uint32_t ring_no;      /* the ring file's number in its process (ring_<no>.ring) */
+	uint32_t reserved0[3];
 	/* producer (offset 64) */
 	uint64_t head;         /* the next position to write */
 	uint64_t dropped[ADA_DROP_NREASONS];

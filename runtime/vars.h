@@ -84,10 +84,11 @@ static const struct ada_var ada_vars[] __attribute__((unused)) = {
 	  "cyg",
 #endif
 	  "the instrumentation mode (--ada-mode= wins)" },
-	{ ADA_VAR_ADACC, "ADA_VERBOSE", ADA_BOOL_WORDS, "0", "as --ada-verbose" },
+	{ ADA_VAR_ADACC, "ADA_VERBOSE", ADA_BOOL_WORDS, "0",
+	  "as --ada-verbose; a traced program prints its recording's summary at exit" },
 	{ ADA_VAR_ADACC, "ADA_LIBDIR", "a directory", "../lib from adacc's own directory",
 	  "where libada.so and libada.a are" },
-	{ ADA_VAR_TEST, "ADA_TEST_WRITER_DELAY_US", "0..1000000", "0",
+	{ ADA_VAR_TEST, "ADA_TEST_WRITER_DELAY_US", "0..5000000", "0",
 	  "the writer sleeps after each pass (tests that need full rings)" },
 	{ ADA_VAR_TEST, "ADA_TEST_SHARED_FDS", ADA_BOOL_WORDS, "0",
 	  "the writer keeps its files in the program's descriptor table" },

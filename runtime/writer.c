@@ -81,7 +81,7 @@ static void stream_failed(struct ada_thread *td, const char *path, int err)
 
 /* Closes every thread file the writer holds (they reopen when written):
  * how many were open. */
-static unsigned streams_close_all(void)
+unsigned ada_writer_fds_release(void)
 {
 	struct ada_thread *td;
 	unsigned n = 0;
@@ -124,7 +124,7 @@ static int stream_fd(struct ada_thread *td, bool create)
 		return ws->fd;
 	thread_file_path(path, sizeof(path), td->ordinal);
 	ws->fd = open(path, flags, 0644);
-	if (ws->fd < 0 && (errno == EMFILE || errno == ENFILE) && streams_close_all())
+	if (ws->fd < 0 && (errno == EMFILE || errno == ENFILE) && ada_writer_fds_release())
 		ws->fd = open(path, flags, 0644);
 	if (ws->fd < 0)
 		stream_failed(td, path, errno);
@@ -161,7 +161,7 @@ static void read_comm(uint32_t tid, char name[16])
 
 static struct ada_writer_stream *stream_open(struct ada_thread *td)
 {
-	struct ada_writer_stream *ws = calloc(1, sizeof(*ws));
+	struct ada_writer_stream *ws = ada_calloc(1, sizeof(*ws));
 	struct ada_meta_thread mt = { .ordinal = td->ordinal, .os_tid = td->os_tid,
 				      .start_tsc = td->start_tsc };
 
@@ -473,7 +473,7 @@ void ada_writer_stream_close(struct ada_thread *td)
 	if (td->ws->fd >= 0)
 		close(td->ws->fd);
 	ada_enc_stream_free(&td->ws->enc);
-	free(td->ws);
+	ada_free(td->ws);
 	td->ws = NULL;
 }
 
@@ -588,7 +588,9 @@ static void writer_sleep(uint64_t wait_ns)
 		ada_futex_wait(&ada_rt.writer_kick, 0, wait_ns);
 	if (ada_rt.cfg.writer_delay_us)
 		usleep(ada_rt.cfg.writer_delay_us);
+	ada_outside_begin(); /* a program thread may hold it (a flush request) */
 	pthread_mutex_lock(&ada_w.lock);
+	ada_outside_end();
 }
 
 static void *writer_main(void *arg)
@@ -615,10 +617,14 @@ static void *writer_main(void *arg)
 		/* Before the pass: a kick during it is not lost (the sleep
 		 * below returns at once). */
 		__atomic_store_n(&ada_rt.writer_kick, 0, __ATOMIC_SEQ_CST);
+		ada_outside_begin(); /* the loader's lock, the program's files */
 		ada_writer_flush_if_asked();
+		if (!ada_w.stop)
+			ada_patch_sync(); /* ada_enable/ada_disable in patchable mode */
+		ada_outside_end();
 		if (ada_w.stop)
 			break;
-		ada_patch_sync(); /* ada_enable/ada_disable in patchable mode */
+		ada_pool_refill(); /* rings for threads that start */
 		n = drain_all(&headroom);
 		now = ada_now_ns(CLOCK_MONOTONIC);
 		interval = now - pass_start;
@@ -626,6 +632,7 @@ static void *writer_main(void *arg)
 
 		if (now - housekeeping >= HOUSEKEEPING_NS) {
 			housekeeping = now;
+			ada_outside_begin();
 			ada_modmap_scan(false);
 			if (ada_w.streams) /* a process that records nothing leaves nothing */
 				ada_symbols_keep();
@@ -634,6 +641,7 @@ static void *writer_main(void *arg)
 			ada_control_poll();    /* a command from ada-ctl */
 			if (ada_now_ns(CLOCK_BOOTTIME) - ada_w.last_clock_ns >= CLOCK_EVERY_NS)
 				ada_writer_clock_point();
+			ada_outside_end();
 		}
 		/* While events flow, sleep until the fastest-filling ring would be a
 		 * quarter full at the last interval's rate (at most 1 ms), or just
@@ -682,8 +690,8 @@ static int buffers_init(void)
 	 * LZ4F_compressEnd forgets it: ~1 M instructions a drain. */
 	ada_w.prefs.autoFlush = 1;
 	ada_w.lz4_cap = LZ4F_compressBound(enc_cap, &ada_w.prefs) + LZ4F_HEADER_SIZE_MAX;
-	ada_w.enc_buf = malloc(enc_cap);
-	ada_w.lz4_buf = malloc(ada_w.lz4_cap);
+	ada_w.enc_buf = ada_malloc(enc_cap);
+	ada_w.lz4_buf = ada_malloc(ada_w.lz4_cap);
 	if (!ada_w.enc_buf || !ada_w.lz4_buf || LZ4F_isError(LZ4F_createCompressionContext(&ada_w.cctx, LZ4F_VERSION)) ||
 	    ada_fdict_init(&ada_w.dict) < 0)
 		return -1;

@@ -20,6 +20,7 @@
 #include <lz4frame.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -551,6 +552,20 @@ static int fold_ring(struct recovery *rc, struct ring *r)
 	return 0;
 }
 
+/* A pool's ring (RING without a thread): the thread that took it last, from
+ * its header, into r->ordinal; false if none did (or the header is
+ * unreadable: ring_check says so). */
+static bool ring_owner(struct ring *r)
+{
+	uint32_t ordinal;
+
+	if (pread(r->fd, &ordinal, sizeof(ordinal), offsetof(struct ada_ring_header, ordinal)) !=
+	    sizeof(ordinal))
+		return true;
+	r->ordinal = ordinal;
+	return ordinal != ADA_RING_UNOWNED;
+}
+
 static int recover_ring(struct recovery *rc, const struct raw_ring *rr)
 {
 	struct ring *r = calloc(1, sizeof(*r));
@@ -564,6 +579,10 @@ static int recover_ring(struct recovery *rc, const struct raw_ring *rr)
 	if (r->fd < 0) {
 		/* Gone: the writer deleted it, or an earlier run recovered it. */
 		err = errno == ENOENT ? 0 : fail(rr->path, strerror(errno), -errno);
+	} else if (rr->ordinal == ADA_RING_UNOWNED && !ring_owner(r)) {
+		/* A ready ring no thread took: nothing to recover. */
+		close(r->fd);
+		err = unlink(r->path) < 0 ? fail(r->path, strerror(errno), -errno) : 0;
 	} else {
 		err = fold_ring(rc, r);
 		close(r->fd);
@@ -571,6 +590,17 @@ static int recover_ring(struct recovery *rc, const struct raw_ring *rr)
 	ada_enc_stream_free(&r->enc);
 	free(r);
 	return err;
+}
+
+/* Whether an earlier RING record names ring i's file: a ring the runtime
+ * reused for a thread that started later (the file is folded once, for the
+ * thread its header names). */
+static bool named_before(const struct raw_process *p, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (!strcmp(p->rings[k].path, p->rings[i].path))
+			return true;
+	return false;
 }
 
 int recover_process(struct raw_process *p, bool quiet, bool *changed)
@@ -593,6 +623,8 @@ int recover_process(struct raw_process *p, bool quiet, bool *changed)
 	/* A ring that cannot be recovered is named and left; the others are
 	 * still folded in. */
 	for (i = 0; i < p->nrings; i++) {
+		if (named_before(p, i))
+			continue;
 		err = recover_ring(&rc, &p->rings[i]);
 		if (err && !ret)
 			ret = err;

@@ -176,6 +176,19 @@ void tr_build_pair(const struct tr_case *tc, const char *prog, const char *out,
 	tr_build(tc, NULL, TR_ADACC, prog, out, flags);
 }
 
+void tr_build_mode_pair(const struct tr_case *tc, const char *prog, const char *mode, char *out,
+			size_t len, const char *const flags[])
+{
+	char plain[PATH_MAX], env_mode[64];
+	const char *const env[] = { env_mode, NULL };
+
+	snprintf(out, len, "%s-%s", prog, mode);
+	snprintf(plain, sizeof(plain), "%s.plain", out);
+	snprintf(env_mode, sizeof(env_mode), "ADA_MODE=%s", mode);
+	tr_build(tc, NULL, "gcc", prog, plain, flags);
+	tr_build(tc, env, TR_ADACC, prog, out, flags);
+}
+
 void tr_build_lib_pair(const struct tr_case *tc, const char *prog, const char *lib,
 		       const char *const env[], const char *const plain_flags[],
 		       const char *const traced_flags[])
@@ -421,6 +434,8 @@ static void parse_manifest(struct tr_manifest *m)
 	if (!top)
 		fail_msg("manifest.json: no top-level \"dropped\":\n%s", t);
 	drops_in(top, t + strlen(t), m->dropped);
+	top = strstr(t, "\n  \"waits\": {");
+	m->waits = top ? u64_in(top, strchr(top, '}'), "count") : 0;
 
 	n = array_lines(t, "threads", &lines);
 	m->threads = calloc(n + 1, sizeof(*m->threads));

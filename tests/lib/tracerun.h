@@ -45,6 +45,7 @@ struct tr_manifest {
 	bool clean_exit;
 	uint64_t events;
 	uint64_t dropped[TR_NDROPS];   /* the process totals */
+	uint64_t waits;                /* times threads waited for room: "waits" "count" */
 	struct tr_thread *threads;
 	size_t nthreads;
 	struct tr_module *modules;
@@ -93,6 +94,11 @@ void tr_build(const struct tr_case *tc, const char *const env[], const char *cc,
 /* tr_build() with gcc into <out>.plain and with bin/adacc into <out>. */
 void tr_build_pair(const struct tr_case *tc, const char *prog, const char *out,
 		   const char *const flags[]);
+
+/* tr_build_pair() of `prog` into <dir>/<prog>-<mode> (its name in out, len
+ * bytes), with adacc in mode `mode`. */
+void tr_build_mode_pair(const struct tr_case *tc, const char *prog, const char *mode, char *out,
+			size_t len, const char *const flags[]);
 
 /* A shared library beside its plain build: makes <dir>/plain and
  * <dir>/traced, and builds `prog` into plain/<lib> with gcc and plain_flags

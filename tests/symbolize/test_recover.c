@@ -442,6 +442,48 @@ static void test_recover_leaves_a_running_process_alone(void **state)
 	free(before), free(after);
 }
 
+/* The runtime's ring pool (runtime/pool.c): each ring file is named once,
+ * when it was made, by a RING record without a thread; the thread that took
+ * it wrote its ordinal into the header. Thread 0's ring is folded into
+ * thread 0; a ring no thread took holds nothing, and goes. */
+static void test_recover_finds_a_pool_rings_thread_in_its_header(void **state)
+{
+	const size_t ends[] = { 2, 3 };
+	struct ada_meta_funcs fs = { 1, 2 };
+	struct ada_meta_thread t0 = { .ordinal = 0, .os_tid = TID, .start_tsc = 90, .name = "prog" };
+	struct ada_meta_ring unowned = { .ordinal = ADA_RING_UNOWNED };
+	struct ada_ring_header spare = { .version = ADA_RAW_VERSION, .ordinal = ADA_RING_UNOWNED,
+					 .pid = PID, .slots = 16, .ring_no = 1 };
+	uint8_t spare_file[ADA_RING_SLOTS_OFFSET + 16 * 16] = { 0 };
+	char spare_path[300];
+	struct run r;
+
+	(void)state;
+	snprintf(w->ring, sizeof(w->ring), "%s/ring_0.ring", w->t.raw);
+	snprintf(spare_path, sizeof(spare_path), "%s/ring_1.ring", w->t.raw);
+	rf_meta_begin(&w->meta, PID);
+	rf_meta_record(&w->meta, ADA_META_FUNCS, &fs, sizeof(fs), known, sizeof(known));
+	rf_meta_record(&w->meta, ADA_META_RING, &unowned, sizeof(unowned), w->ring,
+		       strlen(w->ring) + 1);
+	rf_meta_record(&w->meta, ADA_META_THREAD, &t0, sizeof(t0), NULL, 0);
+	rf_meta_record(&w->meta, ADA_META_RING, &unowned, sizeof(unowned), spare_path,
+		       strlen(spare_path) + 1);
+	rf_write_file(w->t.meta, w->meta.buf, w->meta.len);
+	write_thread(ends, 2, 0);
+	write_ring(16, NSCRIPT);
+	memcpy(spare.magic, ADA_RING_MAGIC, 8);
+	memcpy(spare_file, &spare, sizeof(spare));
+	rf_write_file(spare_path, spare_file, sizeof(spare_file));
+	convert(&r);
+	assert_int_equal(r.ret, 0);
+	assert_non_null(strstr(r.text, "pid 4343: recovered 4 events from 1 ring file (0 lost)\n"));
+	rf_expect_index(w->t.pid_dir, 0, all_events, NALL);
+	expect_ring_gone();
+	assert_int_equal(access(spare_path, F_OK), -1);
+	expect_meta(3, 4, 0, 160);
+	rf_expect_valid(w->t.pid_dir);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -456,6 +498,7 @@ int main(void)
 		T(test_recover_refuses_a_ring_file_shorter_than_its_slots),
 		T(test_recover_refuses_a_file_that_is_not_a_ring),
 		T(test_recover_leaves_a_running_process_alone),
+		T(test_recover_finds_a_pool_rings_thread_in_its_header),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
