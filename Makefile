@@ -135,7 +135,7 @@ lib/libada.so: $(RT_OBJS) runtime/libada.map
 # and libc by symbol, which a static link cannot do (its definitions would
 # replace libgcc_eh's and libc.a's instead). fentry/mcount programs linked
 # statically therefore cannot throw C++ exceptions through traced frames.
-lib/libada.a: $(filter-out $(B)/mcount/unwind.o $(B)/runtime/makecontext.o $(B)/runtime/fork.o,$(RT_OBJS))
+lib/libada.a: $(filter-out $(B)/mcount/unwind.o $(B)/runtime/makecontext.o $(B)/runtime/fork.o $(B)/runtime/unshare.o,$(RT_OBJS))
 	$(call msg,AR,$@)mkdir -p $(@D) && rm -f $@ && ar rcs $@ $^
 
 # --- tools --------------------------------------------------------------------

@@ -84,9 +84,10 @@ static const char *const never_hook[] = {
 	"__fentry__", "mcount", "_mcount", "__cyg_profile_func_enter", "__cyg_profile_func_exit",
 	"__ada_fentry_nohijack", "__return__",
 };
-/* The hooks a module built with adacc calls (in any mode): calls into such
- * a module are recorded by the callee's own hook, so its functions are not
- * hooked (they would be recorded twice, once nested in the other). */
+/* The hooks a module built with adacc calls (in any mode but patchable,
+ * whose modules patch.c knows): calls into such a module are recorded by
+ * the callee's own hook, so its functions are not hooked (they would be
+ * recorded twice, once nested in the other). */
 static const char *const instrumentation[] = {
 	"__fentry__", "__ada_fentry_nohijack", "mcount", "_mcount", "__cyg_profile_func_enter",
 };
@@ -370,8 +371,9 @@ static int collect(struct dl_phdr_info *info, void *ns, void *arg)
 		 p->n == 1 && !*info->dlpi_name ? ada_rt.exe : info->dlpi_name);
 	ada_modmap_range(info, &f->lo, &f->hi);
 	f->parsed = ada_dyn_parse(info, &f->dyn) == 0;
-	f->instrumented = f->parsed && ada_dyn_imports(&f->dyn, instrumentation, sizeof(instrumentation) /
-										     sizeof(*instrumentation));
+	f->instrumented = (f->parsed && ada_dyn_imports(&f->dyn, instrumentation,
+							sizeof(instrumentation) / sizeof(*instrumentation))) ||
+			  ada_patch_module_at(info->dlpi_addr);
 	return 0;
 }
 
@@ -641,11 +643,13 @@ static void pass(bool startup, bool hook)
 
 	ada_runtime_begin(&w);
 	if (hook) {
+		/* A new module may be patchable: patched first, so that the
+		 * hooks know to leave calls into it alone. */
+		if (!startup)
+			ada_patch_modules();
 		pthread_mutex_lock(&H.lock);
 		pass_locked(startup);
 		pthread_mutex_unlock(&H.lock);
-		if (!startup) /* a new module may be patchable */
-			ada_patch_modules();
 	}
 	if (!startup)
 		ada_modmap_scan(true);

@@ -439,6 +439,28 @@ static void __attribute__((noreturn, cold)) lost(uintptr_t *slot)
 	abort();
 }
 
+/* A vfork child returning through a frame its parent hijacked: it returned
+ * from the function that called vfork (main, after an exec that failed:
+ * undefined, yet a plain build runs on). The real address is in the
+ * parent's shadow stack, read and left as it is: the child records nothing,
+ * and the parent's frames are the parent's. */
+static uintptr_t __attribute__((cold)) vfork_child_return(uintptr_t *slot)
+{
+	const struct ada_thread *td = ada_vfork_parent();
+	uintptr_t sp = (uintptr_t)slot, real = 0;
+	uint32_t d;
+
+	if (td) {
+		for (d = td->depth < td->shadow_cap ? td->depth : td->shadow_cap;
+		     d > 0 && td->shadow[d - 1].sp != sp; d--)
+			;
+		real = real_return(td, d, sp);
+	}
+	if (!real)
+		lost(slot);
+	return real;
+}
+
 /* Everything but the common return: frames abandoned below this slot
  * (longjmp), several frames on it (tail calls), a frame the shadow stack had
  * no room for. */
@@ -493,7 +515,7 @@ uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
 	/* A thread's first hook may be a return: a context another thread
 	 * suspended, resumed here. */
 	if (unlikely(!td) && !(td = ada_thread_init_slow()) && !(td = ada_stack_owner((uintptr_t)slot)))
-		lost(slot);
+		return vfork_child_return(slot);
 	/* Returns are never skipped, even inside a hook (a signal handler's
 	 * traced function returning): the address must be found. */
 	busy = ada_self.busy;

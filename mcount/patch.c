@@ -388,6 +388,17 @@ static void nothing_patchable(void)
 			 "--ada-mode=patchable; ignoring them", getenv("ADA_TRIGGER"));
 }
 
+bool ada_patch_module_at(uintptr_t base)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&P.lock);
+	for (size_t i = 0; i < P.nmods && !found; i++)
+		found = P.mods[i].present && P.mods[i].base == base && P.mods[i].n;
+	pthread_mutex_unlock(&P.lock);
+	return found;
+}
+
 void ada_patch_modules(void)
 {
 	unsigned long long counts[2] = { 0, 0 };

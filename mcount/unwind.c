@@ -507,7 +507,6 @@ ADA_INTERPOSE void pthread_exit(void *retval)
 {
 	pthread_exit_fn fn = (pthread_exit_fn)real(R_PTHREAD_EXIT);
 
-	ada_thread_exits_by_pthread_exit();
 	before_unwind(CFA(), true);
 	fn(retval);
 }

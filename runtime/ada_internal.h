@@ -80,6 +80,8 @@ struct ada_runtime {
 	 * (a waiting thread watches it move), and the futex word it sleeps on. */
 	bool writer_live;
 	uint64_t writer_progress;
+	uint64_t writer_ticks;     /* the clock at the writer's last pass (crash.c's
+				    * stand-in for a thread whose TSC is off) */
 	uint32_t writer_kick;
 	uint32_t writer_tid;
 };
@@ -101,9 +103,19 @@ ADA_HIDDEN void ada_before__exit(void);
 ADA_HIDDEN void ada_exec_resolve(void);
 
 /* ---- threads (thread.c) -------------------------------------------------------- */
-/* The calling thread ends by pthread_exit (mcount/unwind.c's interposer):
- * if it is main, the process ends with its last thread (last_thread.c). */
-ADA_HIDDEN void ada_thread_exits_by_pthread_exit(void);
+/* Takes the writer, just started, out of glibc's count of the threads whose
+ * end may end the process, so that the program's last thread ends it as
+ * without ada (last_thread.c). */
+ADA_HIDDEN void ada_threads_uncount_writer(void);
+/* The writer about to end: counted in again, so that glibc's thread end
+ * counts it out once (unless the process is ending already). */
+ADA_HIDDEN void ada_threads_count_writer(void);
+/* The writer, at housekeeping: the program's threads have all ended by the
+ * exit system call; ends the trace and the process (last_thread.c). */
+ADA_HIDDEN void ada_last_thread_poll(void);
+/* The writer's final flush, on its own, under its lock: no program thread
+ * is left to ask for it (flush.c). */
+ADA_HIDDEN void ada_writer_end_alone(void);
 /* Private zeroed memory (mmap), NULL if none: for per-thread state. */
 ADA_HIDDEN void *ada_map_zeroed(size_t len);
 ADA_HIDDEN struct ada_thread *ada_state_alloc(bool is_stack);
@@ -137,6 +149,9 @@ ADA_HIDDEN void ada_vfork_restore(struct ada_vfork_saved s);
 /* A vfork child runs on this thread's memory: the exit, exec and crash
  * paths must leave the parent's trace, writer and files alone. */
 ADA_HIDDEN bool ada_in_vfork_child(void);
+/* In a vfork child: the state its parent thread records into (read only:
+ * the child records nothing); NULL elsewhere. */
+ADA_HIDDEN const struct ada_thread *ada_vfork_parent(void);
 /* Around the runtime's work on a program thread (flushes, hooking passes,
  * fork handlers): calls it makes through hooked slots are not the program's
  * and are not recorded, and no signal arrives meanwhile (a handler that
@@ -271,6 +286,10 @@ ADA_HIDDEN void ada_dynhook_start(void);
 /* Patchable mode (mcount/patch.c): patches the chosen functions of every
  * module not patched yet (start-up, after a dlopen); safe while threads run. */
 ADA_HIDDEN void ada_patch_modules(void);
+/* Whether the module loaded at base was built in patchable mode (as of the
+ * last pass): its functions record themselves, like a module that calls
+ * the other modes' hooks (the dynamic hooks leave calls into it alone). */
+ADA_HIDDEN bool ada_patch_module_at(uintptr_t base);
 /* The writer's, each pass: patched entries back to NOPs while recording is
  * off (ada_disable, ADA_TOGGLE_SIGNAL), the jumps again when it is on. */
 ADA_HIDDEN void ada_patch_sync(void);
@@ -293,10 +312,16 @@ ADA_HIDDEN void ada_writer_stop(void);
  * it does: ADA_FLUSH_DRAIN drains every ring up to where it is (a fatal
  * signal); ADA_FLUSH_EXEC also removes the ring files and records the END;
  * ADA_FLUSH_EXIT and ADA_FLUSH__EXIT are the final flush (thread ends, END),
- * and the writer stops; ADA_FLUSH_EXEC_FAILED makes the trace the exec flush
+ * and the writer stops; ADA_FLUSH_PAUSE drains, closes the writer's files and
+ * stops it; ADA_FLUSH_EXEC_FAILED makes the trace the exec flush
  * removed (nothing recorded yet) again. */
 enum { ADA_FLUSH_DRAIN = 0, ADA_FLUSH_EXEC, ADA_FLUSH_EXIT, ADA_FLUSH__EXIT, ADA_FLUSH_EXEC_FAILED,
-       ADA_FLUSH_DYING };
+       ADA_FLUSH_DYING, ADA_FLUSH_PAUSE };
+/* The writer drains every ring, closes its files and ends, and starts again
+ * (writer.c): for a moment the process has no thread of ada's, as
+ * unshare(CLONE_NEWUSER) requires (runtime/unshare.c). */
+ADA_HIDDEN bool ada_writer_pause(void);
+ADA_HIDDEN void ada_writer_resume(void);
 ADA_HIDDEN bool ada_writer_request(uint32_t how, uint64_t timeout_ns);
 /* Wakes the writer now if it sleeps (a ring passed half full, or a flush). */
 ADA_HIDDEN void ada_writer_kick(void);
@@ -319,6 +344,9 @@ ADA_HIDDEN void ada_latency_reset(void);
 
 /* ---- drop accounting (drop.c) -------------------------------------------------- */
 ADA_HIDDEN extern const char *const ada_drop_names[ADA_DROP_NREASONS];
+/* The first file that could not be written, and why ("cannot write PATH:
+ * ERROR; what it costs"): named once, on the exit line (drop.c). */
+ADA_HIDDEN void ada_write_failed(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints one stderr line when something was lost (verbose: always): the
  * events lost by reason, the detail records not kept, and (verbose) how
  * often and how long threads waited for room. */

@@ -16,6 +16,7 @@
  * not get to drain is recovered by ada-symbolize from the ring files.
  */
 #include <errno.h>
+#include <link.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -87,10 +88,64 @@ static const char *strsignal_safe(int sig)
 	}
 }
 
+/* libada's code: [lo, hi), found at install. */
+static uintptr_t code_lo, code_hi;
+
+static int find_code(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uintptr_t self = (uintptr_t)arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && self - lo < ph->p_memsz) {
+			code_lo = lo;
+			code_hi = lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* A thread whose time-stamp counter is off (prctl(PR_SET_TSC,
+ * PR_TSC_SIGSEGV); seccomp's strict mode turns it off too) faults at
+ * ada's rdtsc, where the plain program reads no clock. The read is given
+ * the writer's last ticks (within a pass, a millisecond at most while events
+ * flow), never less than the last it gave; no system call (strict mode
+ * allows none but read, write, exit and sigreturn), and the thread is told
+ * to make none either (ring.c). An rdtsc of the program's own code faults
+ * as it would without ada (with libada.a, linked into the program, its code
+ * is the program's: there the program's reads are given ticks too). */
+static bool ticks_emulated(int sig, const siginfo_t *si, void *uc)
+{
+	static uint64_t last;
+	uintptr_t ip = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	uint64_t t, prev = __atomic_load_n(&last, __ATOMIC_RELAXED);
+
+	if (sig != SIGSEGV || si->si_code != SI_KERNEL || ip - code_lo >= code_hi - code_lo)
+		return false;
+	do {
+		t = __atomic_load_n(&ada_rt.writer_ticks, __ATOMIC_RELAXED);
+		if (t <= prev)
+			t = prev + 1;
+	} while (!__atomic_compare_exchange_n(&last, &prev, t, true, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	if (!ada_arch_ticks_emulate(uc, t))
+		return false;
+	if (ada_self.td)
+		ada_self.td->tsc_off = true;
+	return true;
+}
+
 static void on_fatal_signal(int sig, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
 	struct ada_thread *td = ada_self.td;
+
+	if (ticks_emulated(sig, si, uc))
+		return;
 
 	/* A vfork child's crash is not the parent's (it records nothing). */
 	if (!ada_in_vfork_child() && !__atomic_exchange_n(&crashed, 1, __ATOMIC_ACQ_REL) &&
@@ -119,6 +174,7 @@ void ada_crash_install(void)
 {
 	struct sigaction sa;
 
+	dl_iterate_phdr(find_code, (void *)(uintptr_t)ticks_emulated);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_fatal_signal;
 	/* On the program's alternate stack if it has one (a stack overflow). */

@@ -57,6 +57,14 @@ void ada_writer_flush_if_asked(void)
 		final_flush(how == ADA_FLUSH_EXIT ? ADA_END_EXIT : ADA_END__EXIT);
 		ada_w.stop = true; /* the process ends now */
 		break;
+	case ADA_FLUSH_PAUSE:
+		/* Its descriptor table goes with the thread: the next writer
+		 * opens the files again. */
+		ada_writer_drain_cut();
+		ada_writer_fds_release();
+		ada_meta_release();
+		ada_w.stop = true;
+		break;
 	case ADA_FLUSH_DYING:
 		/* A fatal signal: its windows end where the rings are now
 		 * (the process may go on if a handler recovers; later events
@@ -137,6 +145,32 @@ static void final_flush(uint32_t how)
 	if (ada_marks_overflowed())
 		ada_warn("%" PRIu64 " triggers opened no window: 64 were already waiting for the "
 			 "writer", ada_marks_overflowed());
+}
+
+void ada_writer_end_alone(void)
+{
+	/* As _exit: the threads ended by the exit system call, nothing ran
+	 * atexit handlers. */
+	final_flush(ADA_END__EXIT);
+	ada_w.stop = true;
+}
+
+bool ada_writer_pause(void)
+{
+	if (!ada_w.running || !ada_writer_request(ADA_FLUSH_PAUSE, EXIT_FLUSH_TIMEOUT_NS))
+		return false;
+	pthread_join(ada_w.thread, NULL);
+	ada_w.running = false;
+	__atomic_store_n(&ada_rt.writer_live, false, __ATOMIC_RELEASE);
+	return true;
+}
+
+void ada_writer_resume(void)
+{
+	ada_w.stop = false;
+	if (ada_writer_restart() < 0)
+		ada_warn("cannot start the writer again: %s; events from here on are not written",
+			 strerror(errno));
 }
 
 void ada_writer_stop(void)

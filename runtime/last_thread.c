@@ -1,98 +1,117 @@
-/* last_thread.c - main ended by pthread_exit: the process ends with its last thread.
+/* last_thread.c - the process ends with its last thread, as without ada.
  *
- * glibc ends the process (exit(0): atexit handlers, destructors) when its
- * last thread ends. The writer counts as a thread, so after main's
- * pthread_exit that never happens by itself. A watcher thread, started by
- * main's pthread_exit, sees the last program thread end and calls exit(0)
- * as glibc would have. It is not the writer's job: the writer works in a
- * descriptor table of its own (writer.c), and atexit handlers must find the
- * program's descriptors (stdout) where the program left them; the watcher,
- * created by main, shares the program's table.
+ * glibc ends the process (exit(0): atexit handlers, stdio flushed) when the
+ * last thread it counts ends by pthread_exit or by returning: main after its
+ * own pthread_exit, or main's return from main after a vfork child ran over
+ * its stack. It counts every thread pthread_create made, the writer too,
+ * so with ada that last thread would end alone, and the process would live
+ * on with the writer for good. So the writer is taken out of glibc's count
+ * (__nptl_nthreads) once it runs, and counted in again just before it ends
+ * (its end counts it out), unless the count is 0: then a thread has taken
+ * it there and is ending the process, and the writer's end must not look
+ * like the last one a second time.
+ *
+ * A thread that ends by the exit system call itself (a program in seccomp's
+ * strict mode may call nothing else) is in no count: the writer looks at
+ * each of its housekeeping passes, and once the process's first thread is
+ * a zombie and no other thread but the writer is left, it ends the trace
+ * and the process with that thread's exit status, as the kernel would have.
+ * It is also what ends a process whose libc has no such count. The writer
+ * looks in /proc/self/task from a root and a descriptor table of its own:
+ * a program that chrooted where there is no /proc, or filled its table, is
+ * seen all the same.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ada_internal.h"
 
-#define WATCH_EVERY_NS 10000000L
+/* glibc's count of the threads whose end may end the process. */
+static unsigned int *nthreads;
 
-/* A task's state, the letter after the ")" that ends its name in stat. */
-static char task_state(const char *tid)
+void ada_threads_uncount_writer(void)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
+	static bool looked;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%s/stat", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 'X'; /* gone */
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 'X';
+	if (!looked) {
+		looked = true;
+		nthreads = dlsym(RTLD_DEFAULT, "__nptl_nthreads");
+	}
+	if (nthreads)
+		__atomic_fetch_sub(nthreads, 1, __ATOMIC_RELAXED);
 }
 
-/* Whether every thread but the caller and the writer has ended (main,
- * after pthread_exit, stays a zombie). */
-static bool only_ada_left(void)
+void ada_threads_count_writer(void)
 {
-	char self[24], writer[24];
+	unsigned int n;
+
+	if (!nthreads)
+		return;
+	n = __atomic_load_n(nthreads, __ATOMIC_RELAXED);
+	while (n && !__atomic_compare_exchange_n(nthreads, &n, n + 1, true, __ATOMIC_RELAXED,
+						 __ATOMIC_RELAXED))
+		;
+}
+
+/* The fields of a /proc stat file after its command, in buf; NULL if it
+ * cannot be read. */
+static const char *stat_fields(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, len - 1);
+	const char *p;
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p + 2 : NULL;
+}
+
+/* Whether every thread but the writer has ended (the first thread stays a
+ * zombie until the process ends). */
+static bool only_the_writer_left(void)
+{
+	char writer[24], path[320], buf[512];
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
 	bool alone = d != NULL;
 
-	snprintf(self, sizeof(self), "%ld", (long)syscall(SYS_gettid));
 	snprintf(writer, sizeof(writer), "%u", __atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE));
 	while (alone && (e = readdir(d))) {
-		char st;
+		const char *f;
 
-		if (e->d_name[0] == '.' || !strcmp(e->d_name, self) || !strcmp(e->d_name, writer))
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, writer))
 			continue;
-		st = task_state(e->d_name);
-		alone = st == 'Z' || st == 'X';
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", e->d_name);
+		f = stat_fields(path, buf, sizeof(buf));
+		alone = !f || *f == 'Z' || *f == 'X';
 	}
 	if (d)
 		closedir(d);
 	return alone;
 }
 
-static void *watch_last_thread(void *arg)
+void ada_last_thread_poll(void)
 {
-	struct timespec every = { 0, WATCH_EVERY_NS };
+	char buf[1024];
+	const char *f = stat_fields("/proc/self/stat", buf, sizeof(buf));
+	int status = 0;
 
-	(void)arg;
-	ada_thread_untraced();
-	prctl(PR_SET_NAME, "ada-last-thread");
-	for (;;) {
-		nanosleep(&every, NULL);
-		if (only_ada_left())
-			exit(0);
-	}
-	return NULL;
-}
-
-void ada_thread_exits_by_pthread_exit(void)
-{
-	struct ada_runtime_work w;
-	pthread_t t;
-
-	if (syscall(SYS_gettid) != getpid() || !__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE))
+	/* The first thread has ended: state Z, and field 52 (the 50th after
+	 * the state) its exit status, as waitpid reports it. */
+	if (!f || *f != 'Z' || !only_the_writer_left())
 		return;
-	/* Its own library calls are not the program's; it takes no signal
-	 * (created with every signal blocked, it keeps them blocked). */
-	ada_runtime_begin(&w);
-	if (pthread_create(&t, NULL, watch_last_thread, NULL) == 0)
-		pthread_detach(t);
-	ada_runtime_end(&w);
+	for (int i = 0; i < 49 && f; i++)
+		f = strchr(f, ' ') ? strchr(f, ' ') + 1 : NULL;
+	if (f)
+		status = atoi(f);
+	ada_writer_end_alone();
+	syscall(SYS_exit_group, (status >> 8) & 0xff);
 }

@@ -94,17 +94,14 @@ static void meta_fd_put(int fd, bool opened)
 		close(fd);
 }
 
-/* One line the first time process.meta cannot be written: what and why
- * (nothing before it exists: tracing is off). */
+/* process.meta cannot be written: what and why, on the exit line (nothing
+ * before it exists: tracing is off). */
 static int meta_failed(ssize_t n)
 {
-	static bool told;
-
 	if (!meta_path[0])
 		return -EBADF;
-	if (!__atomic_exchange_n(&told, true, __ATOMIC_RELAXED))
-		ada_warn("cannot write %s: %s; the trace's records from here on are lost", meta_path,
-			 n < 0 ? strerror(errno) : "disk full");
+	ada_write_failed("cannot write %s: %s: the trace's records from then on were lost",
+			 meta_path, n < 0 ? strerror(errno) : "disk full");
 	return -EIO;
 }
 

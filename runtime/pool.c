@@ -124,8 +124,9 @@ static struct ada_ring_header *ring_file_make(size_t len)
 		if (fd >= 0)
 			unlink(path);
 		if (!P.failed)
-			ada_warn("cannot create the ring file %s: %s; rings are in memory only (a "
-				 "killed process loses its unwritten events)", path, strerror(err));
+			ada_write_failed("cannot create the ring file %s: %s: rings were in memory "
+					 "only from then on (a killed process loses its unwritten "
+					 "events)", path, strerror(err));
 		P.failed = true;
 		return NULL;
 	}

@@ -67,9 +67,18 @@ static bool may_wait(const struct ada_thread *td)
 static bool ring_wait(struct ada_thread *td, uint64_t need)
 {
 	struct ada_ring_header *rh = td->rh;
-	uint64_t start = ada_now_ns(CLOCK_MONOTONIC), last_move = start, now = start;
+	uint64_t start, last_move, now;
 	uint64_t progress = __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_RELAXED);
 	bool ok = false;
+
+	/* No clock, no futex: a thread whose TSC is off may be in seccomp's
+	 * strict mode, where any other system call kills the process. */
+	if (td->tsc_off) {
+		while (!(ok = room(td, need)) && __atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE))
+			ada_arch_relax();
+		return ok;
+	}
+	start = last_move = now = ada_now_ns(CLOCK_MONOTONIC);
 
 	ada_writer_kick();
 	for (unsigned i = 0; i < SPIN_ROUNDS && !ok; i++) {
@@ -117,7 +126,7 @@ int ada_ring_refresh_slow(struct ada_thread *td, uint32_t depth)
 	if (room(td, need)) {
 		if (need <= td->limit - slots / 2)
 			__atomic_store_n(&td->limit, td->limit - slots / 2, __ATOMIC_RELAXED);
-		else
+		else if (!td->tsc_off) /* else it polls: see ring_wait */
 			ada_writer_kick();
 		return 1;
 	}

@@ -9,8 +9,10 @@
  * is kept by its FILE record's identity, if the file still has it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,9 +67,43 @@ static bool same_build(const struct ada_elf *e, const struct noted *n)
 	       !memcmp(id, n->id, n->len);
 }
 
+/* The file is written through a buffer of its own, not a stdio FILE: every
+ * FILE is on libc's list, which the program's fflush(NULL), and the exit()
+ * of a vfork child sharing this memory, flush into the descriptor of that
+ * number in their own table (the program's stdout, once). */
+struct out {
+	int fd;
+	bool failed;
+	size_t n;
+	char buf[16384];
+};
+
+static void out_flush(struct out *o)
+{
+	if (o->n && ada_write_all(o->fd, o->buf, o->n) < 0)
+		o->failed = true;
+	o->n = 0;
+}
+
+static void __attribute__((format(printf, 2, 3))) out_printf(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	if (sizeof(o->buf) - o->n < 8192)
+		out_flush(o);
+	va_start(ap, fmt);
+	len = vsnprintf(o->buf + o->n, sizeof(o->buf) - o->n, fmt, ap);
+	va_end(ap);
+	if (len < 0 || (size_t)len >= sizeof(o->buf) - o->n)
+		o->failed = true; /* a name of 8 KiB: the file would be wrong */
+	else
+		o->n += (size_t)len;
+}
+
 static void write_symbol(const char *name, uint64_t addr, uint64_t size, int rank, void *arg)
 {
-	fprintf(arg, "%" PRIx64 " %" PRIx64 " %d %s\n", addr, size, rank, name);
+	out_printf(arg, "%" PRIx64 " %" PRIx64 " %d %s\n", addr, size, rank, name);
 }
 
 static void keep(const struct noted *n)
@@ -75,7 +111,7 @@ static void keep(const struct noted *n)
 	char dir[4200], path[4300], tmp[4400], name[65];
 	const Elf64_Ehdr *eh;
 	struct ada_elf e;
-	FILE *f;
+	struct out *o;
 
 	snprintf(dir, sizeof(dir), "%s/%s", ada_rt.cfg.output, ADA_KEPT_DIR);
 	snprintf(path, sizeof(path), "%s/%s.syms", dir,
@@ -86,14 +122,22 @@ static void keep(const struct noted *n)
 		return;
 	snprintf(tmp, sizeof(tmp), "%s.%u.tmp", path, (unsigned)getpid());
 	eh = (const void *)e.file;
-	if (same_build(&e, n) && (f = fopen(tmp, "we"))) {
-		fprintf(f, "%s\nmachine %u\nlines 0\npath %s\n", ADA_KEPT_MAGIC, eh->e_machine, n->path);
-		ada_elf_functions(&e, write_symbol, f);
-		/* Whole or not at all: another process may be keeping it too. */
-		if (fclose(f) == 0)
-			rename(tmp, path);
-		else
-			unlink(tmp);
+	if (same_build(&e, n) && (o = ada_malloc(sizeof(*o)))) {
+		o->fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		o->failed = o->fd < 0;
+		o->n = 0;
+		if (o->fd >= 0) {
+			out_printf(o, "%s\nmachine %u\nlines 0\npath %s\n", ADA_KEPT_MAGIC,
+				   eh->e_machine, n->path);
+			ada_elf_functions(&e, write_symbol, o);
+			out_flush(o);
+			/* Whole or not at all: another process may be keeping it too. */
+			if (close(o->fd) < 0)
+				o->failed = true;
+			if (o->failed || rename(tmp, path) < 0)
+				unlink(tmp);
+		}
+		ada_free(o);
 	}
 	ada_elf_close(&e);
 }

@@ -132,6 +132,10 @@ void ada_thread_untraced(void)
 	ada_tstate = ADA_TS_OFF;
 }
 
+/* The state a vfork child's parent thread left (ada_vfork_enter), for the
+ * child's returns through the parent's hijacked frames. */
+static __thread struct ada_thread *vfork_parent __attribute__((tls_model("initial-exec")));
+
 struct ada_vfork_saved ada_vfork_enter(void)
 {
 	struct ada_vfork_saved s;
@@ -139,6 +143,7 @@ struct ada_vfork_saved ada_vfork_enter(void)
 	ada_exec_resolve(); /* may set the thread up: before it is saved */
 	s.td = ada_self.td;
 	s.state = ada_tstate;
+	vfork_parent = s.td;
 	/* A hook in the child finds no state and sets none up: it records
 	 * nothing, hijacks nothing, and its return is the plain one. */
 	ada_self.td = NULL;
@@ -150,6 +155,12 @@ void ada_vfork_restore(struct ada_vfork_saved s)
 {
 	ada_self.td = s.td;
 	ada_tstate = (uint8_t)s.state;
+	vfork_parent = NULL;
+}
+
+const struct ada_thread *ada_vfork_parent(void)
+{
+	return ada_tstate == ADA_TS_VFORK ? vfork_parent : NULL;
 }
 
 pid_t ada_vfork_leave(long ret, struct ada_thread *td, uintptr_t state)

@@ -143,6 +143,8 @@ struct ada_thread {
 	uint64_t cut;           /* with cutting: a flush drains up to this position */
 	bool cutting;
 	bool is_stack;          /* records a coroutine stack, not a thread's own */
+	bool tsc_off;           /* its rdtsc faults (crash.c emulates it): it may be in
+				 * seccomp's strict mode, so it makes no system call */
 	uint32_t host_ordinal;  /* is_stack: the thread that first ran on it */
 };
 

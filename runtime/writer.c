@@ -50,7 +50,7 @@ static bool fds_of_its_own(void)
 {
 	if (ada_rt.cfg.shared_fds)
 		return false;
-	if (unshare(CLONE_FILES) < 0) {
+	if (syscall(SYS_unshare, CLONE_FILES) < 0) {
 		ada_warn("cannot give the writer a descriptor table of its own (unshare: %s); it "
 			 "opens its files for each write in the program's", strerror(errno));
 		return false;
@@ -70,13 +70,9 @@ static void thread_file_path(char *buf, size_t len, uint32_t ordinal)
  * counted (no_buffer in its end record), not written. One line, once. */
 static void stream_failed(struct ada_thread *td, const char *path, int err)
 {
-	static bool told;
-
 	td->ws->failed = true;
-	if (!told)
-		ada_warn("cannot write %s: %s; thread %u's events from here on are lost (counted "
+	ada_write_failed("cannot write %s: %s: thread %u's events from then on were lost (counted "
 			 "as no_buffer)", path, strerror(err), td->ordinal);
-	told = true;
 }
 
 /* Closes every thread file the writer holds (they reopen when written):
@@ -601,13 +597,21 @@ static void *writer_main(void *arg)
 	(void)arg;
 	ada_thread_untraced();
 	prctl(PR_SET_NAME, "ada-writer");
-	ada_trigger_resolve();
-	__atomic_store_n(&ada_rt.writer_tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	/* Its own root and working directory: the program may chroot (into a
+	 * directory without the trace) or chdir, and the trace's paths must
+	 * still lead to the trace. Nothing to say if refused: the paths are
+	 * absolute, and a write that fails after a chroot says so itself. The
+	 * system call, not unshare(): that is libada's own (unshare.c). */
+	syscall(SYS_unshare, CLONE_FS);
 	ada_w.own_fds = fds_of_its_own();
 	if (ada_w.own_fds) {
 		ada_warn_private_fds(); /* no stderr in this table */
 		ada_meta_hold();
 	}
+	/* Set up: the program may go on (thread_spawn waits for this). */
+	__atomic_store_n(&ada_rt.writer_tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	ada_futex_wake(&ada_rt.writer_tid);
+	ada_trigger_resolve();
 	pthread_mutex_lock(&ada_w.lock);
 	while (!ada_w.stop) {
 		double headroom = 1e9;
@@ -625,6 +629,7 @@ static void *writer_main(void *arg)
 		if (ada_w.stop)
 			break;
 		ada_pool_refill(); /* rings for threads that start */
+		__atomic_store_n(&ada_rt.writer_ticks, ada_arch_ticks(), __ATOMIC_RELAXED);
 		n = drain_all(&headroom);
 		now = ada_now_ns(CLOCK_MONOTONIC);
 		interval = now - pass_start;
@@ -639,6 +644,7 @@ static void *writer_main(void *arg)
 			ada_trigger_resolve(); /* a dlopen may bring functions to trigger on */
 			ada_patch_modules();   /* or patchable ones (without the dynamic hooks) */
 			ada_control_poll();    /* a command from ada-ctl */
+			ada_last_thread_poll(); /* every program thread ended? */
 			if (ada_now_ns(CLOCK_BOOTTIME) - ada_w.last_clock_ns >= CLOCK_EVERY_NS)
 				ada_writer_clock_point();
 			ada_outside_end();
@@ -661,6 +667,8 @@ static void *writer_main(void *arg)
 		writer_sleep(wait_ns);
 	}
 	pthread_mutex_unlock(&ada_w.lock);
+	/* glibc's thread end counts it out: counted back in first. */
+	ada_threads_count_writer();
 	return NULL;
 }
 
@@ -698,6 +706,8 @@ static int buffers_init(void)
 	return 0;
 }
 
+#define WRITER_SETUP_SLICE_NS 10000000ull
+
 static int thread_spawn(void)
 {
 	sigset_t all, old;
@@ -707,13 +717,28 @@ static int thread_spawn(void)
 	 * every signal blocked (it inherits the mask). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	__atomic_store_n(&ada_rt.writer_tid, 0, __ATOMIC_RELAXED);
 	err = pthread_create(&ada_w.thread, NULL, writer_main, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
 		return -err;
+	ada_threads_uncount_writer();
+	/* The program goes on once the writer has a root and a descriptor table
+	 * of its own: a chroot or a closefrom right after start-up must not
+	 * reach them (a tenth of a millisecond; at most a second). */
+	for (int i = 0; i < 100 && !__atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE); i++)
+		ada_futex_wait(&ada_rt.writer_tid, 0, WRITER_SETUP_SLICE_NS);
 	ada_w.running = true;
 	__atomic_store_n(&ada_rt.writer_live, true, __ATOMIC_RELEASE);
 	return 0;
+}
+
+int ada_writer_restart(void)
+{
+	int err = thread_spawn();
+
+	errno = -err;
+	return err;
 }
 
 int ada_writer_start(void)

@@ -56,6 +56,8 @@ struct ada_writer_cut {
 	const uint8_t *dring;   /* the records, copied (indexed as in the detail ring) */
 	const uint64_t *dhead;  /* the thread's head once they were */
 };
+/* Starts the writer thread again after a pause; -errno if it cannot. */
+ADA_HIDDEN int ada_writer_restart(void);
 /* td's stream, opened at its first use; NULL if memory ran out. */
 ADA_HIDDEN struct ada_writer_stream *ada_writer_stream_of(struct ada_thread *td);
 /* One frame of td's positions [tail, tail + n) from ring (td->ring or a

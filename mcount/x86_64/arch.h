@@ -8,6 +8,7 @@
 #include <cpuid.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <ucontext.h>
 #endif
 
 #define ADA_ARCH_ID 1 /* ATF v2 arch: x86_64 */
@@ -22,6 +23,23 @@ static inline __attribute__((always_inline)) uint64_t ada_arch_ticks(void)
 
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 	return (uint64_t)hi << 32 | lo;
+}
+
+/* A thread whose time-stamp counter is off (prctl PR_SET_TSC, seccomp's
+ * strict mode) faults at rdtsc: if the instruction at the fault (uc, a
+ * signal's context) is one, gives it `ticks` in edx:eax and steps past it
+ * (crash.c). */
+static inline bool ada_arch_ticks_emulate(ucontext_t *uc, uint64_t ticks)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+	const uint8_t *ip = (const uint8_t *)(uintptr_t)g[REG_RIP];
+
+	if (ip[0] != 0x0f || ip[1] != 0x31)
+		return false;
+	g[REG_RAX] = (uint32_t)ticks;
+	g[REG_RDX] = (uint32_t)(ticks >> 32);
+	g[REG_RIP] += 2;
+	return true;
 }
 
 /* A spin-wait's pause: lets the sibling hyperthread run. */
