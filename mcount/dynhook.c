@@ -371,9 +371,8 @@ static int collect(struct dl_phdr_info *info, void *ns, void *arg)
 		 p->n == 1 && !*info->dlpi_name ? ada_rt.exe : info->dlpi_name);
 	ada_modmap_range(info, &f->lo, &f->hi);
 	f->parsed = ada_dyn_parse(info, &f->dyn) == 0;
-	f->instrumented = (f->parsed && ada_dyn_imports(&f->dyn, instrumentation,
-							sizeof(instrumentation) / sizeof(*instrumentation))) ||
-			  ada_patch_module_at(info->dlpi_addr);
+	f->instrumented = f->parsed && ada_dyn_imports(&f->dyn, instrumentation, sizeof(instrumentation) /
+										     sizeof(*instrumentation));
 	return 0;
 }
 
@@ -601,6 +600,10 @@ static void pass_locked(bool startup)
 	size_t i, kept = 0;
 
 	ada_modules_each(collect, &p);
+	/* Patchable modules, once out of the loader's lock: patch.c takes its
+	 * own lock, and holds it across dl_iterate_phdr. */
+	for (i = 0; i < p.n; i++)
+		p.mods[i].instrumented |= ada_patch_module_at(p.mods[i].info.dlpi_addr);
 	if (!startup)
 		pin_modules(&p);
 	p.self = module_at(p.mods, p.n, (uintptr_t)pass_locked);
