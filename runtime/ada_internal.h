@@ -233,14 +233,24 @@ ADA_HIDDEN uint64_t ada_clock_hz_estimate(const struct ada_meta_clock *a,
 
 /* ---- raw/process.meta (meta.c) ------------------------------------------------- */
 /* Creates raw_dir/process.meta with its header. Records are appended by
- * path: the writer keeps a descriptor (hold, release), other threads open
- * the file for each record. */
+ * the writer, which keeps a descriptor (hold, release); other threads queue
+ * theirs for it while it runs, and open the file for a record otherwise. */
 ADA_HIDDEN int ada_meta_open(const char *raw_dir);
 ADA_HIDDEN void ada_meta_hold(void);
 ADA_HIDDEN void ada_meta_release(void);
 /* Appends one record (header + payload + extra + padding) with one write(). */
 ADA_HIDDEN int ada_meta_write(uint32_t type, const void *payload, size_t len,
 			      const void *extra, size_t extra_len);
+/* The same, written now whoever calls (a fatal signal's handler). */
+ADA_HIDDEN int ada_meta_write_direct(uint32_t type, const void *payload, size_t len,
+				     const void *extra, size_t extra_len);
+/* The writer thread says it is the writer (its records are not queued). */
+ADA_HIDDEN void ada_meta_on_writer(void);
+/* The writer: the records program threads queued, written (before any
+ * frame it writes, and at the final flush once it stopped). */
+ADA_HIDDEN void ada_meta_queue_flush(void);
+/* A fork child: the queue is the parent's. */
+ADA_HIDDEN void ada_meta_queue_forget(void);
 /* Many records in one write: each encoded into buf (0 if it does not fit in
  * cap), then written together. */
 ADA_HIDDEN size_t ada_meta_encode(uint8_t *buf, size_t cap, uint32_t type, const void *payload,

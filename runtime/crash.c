@@ -159,7 +159,7 @@ static void on_fatal_signal(int sig, siginfo_t *si, void *uc)
 
 		if (td && td->rh)
 			__atomic_store_n(&td->rh->crash_tsc, c.tsc, __ATOMIC_RELEASE);
-		ada_meta_write(ADA_META_CRASH, &c, sizeof(c), NULL, 0);
+		ada_meta_write_direct(ADA_META_CRASH, &c, sizeof(c), NULL, 0);
 		/* Every thread's last moments, with their registers. */
 		if (ada_rt.cfg.trigger.crash)
 			ada_mark_post(ADA_TRIG_CRASH, NULL, strsignal_safe(sig), c.tsc);

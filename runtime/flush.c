@@ -42,6 +42,7 @@ void ada_writer_flush_if_asked(void)
 		for (td = ada_rt.threads; td; td = td->next)
 			ada_ring_remove(td);
 		ada_ring_pool_empty(true);
+		ada_meta_queue_flush();
 		end_record(ADA_END_EXEC);
 		if (!ada_w.streams) {
 			ada_trace_remove();
@@ -61,6 +62,7 @@ void ada_writer_flush_if_asked(void)
 		/* Its descriptor table goes with the thread: the next writer
 		 * opens the files again. */
 		ada_writer_drain_cut();
+		ada_meta_queue_flush();
 		ada_writer_fds_release();
 		ada_meta_release();
 		ada_w.stop = true;
@@ -124,6 +126,7 @@ static void final_flush(uint32_t how)
 	/* Threads still running at exit: their trace ends here. Those waiting
 	 * for room stop waiting (and drop: nobody drains any more). */
 	__atomic_store_n(&ada_rt.writer_live, false, __ATOMIC_RELEASE);
+	ada_meta_queue_flush(); /* records queued before the store; later ones are direct */
 	for (td = ada_rt.threads; td; td = td->next) {
 		ada_writer_thread_end(td, ADA_TEND_FINAL);
 		ada_writer_stream_close(td);

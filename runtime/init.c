@@ -170,6 +170,9 @@ static int process_records(void)
 	err = ada_meta_open(ada_rt.raw_dir);
 	if (err < 0)
 		return err;
+	/* Start-up's records through one descriptor, closed before the program
+	 * runs (process_begin). */
+	ada_meta_hold();
 	ada_control_findable();
 	ada_clock_sample(&c);
 	p.pid = ada_rt.pid;
@@ -225,8 +228,8 @@ int ada_trace_again(bool hold)
 	err = process_records();
 	if (err < 0)
 		return err;
-	if (hold)
-		ada_meta_hold();
+	if (!hold) /* process_records held it */
+		ada_meta_release();
 	if (ada_rt.cfg.dynhook)
 		ada_dynhook_after_fork();
 	return 0;
@@ -242,11 +245,14 @@ static int process_begin(uint32_t parent_pid)
 	snprintf(ada_rt.raw_dir, sizeof(ada_rt.raw_dir), "%s/raw", ada_rt.pid_dir);
 	err = process_records();
 	if (err < 0) {
+		ada_meta_release();
 		ada_trace_remove();
 		return err;
 	}
 	ada_pool_start();
-	return ada_writer_start();
+	err = ada_writer_start();
+	ada_meta_release();
+	return err;
 }
 
 /* The fork handlers run on the program's thread; their own library calls
@@ -283,6 +289,7 @@ static void fork_child(void)
 		return;
 	}
 	ada_writer_after_fork();
+	ada_meta_queue_forget();
 	ada_modmap_reset();
 	ada_thread_fork_forget();
 	if (process_begin(parent) < 0) {

@@ -30,6 +30,15 @@ static struct mark queue[MARKS];
 static uint64_t next_ticket, taken;
 static uint64_t overflowed;
 
+/* td->dwindow counts the triggers posted for td (never 0 once one was: the
+ * thread holds back while it is not 0), so that the writer, which clears it
+ * once td has no window left, does not clear one posted meanwhile. */
+static void window_posted(struct ada_thread *td)
+{
+	if (!__atomic_add_fetch(&td->dwindow, 1, __ATOMIC_RELEASE))
+		__atomic_add_fetch(&td->dwindow, 1, __ATOMIC_RELEASE);
+}
+
 void ada_mark_post(unsigned trigger, struct ada_thread *td, const char *label, uint64_t tsc)
 {
 	uint64_t ticket = __atomic_load_n(&next_ticket, __ATOMIC_ACQUIRE);
@@ -58,13 +67,13 @@ void ada_mark_post(unsigned trigger, struct ada_thread *td, const char *label, u
 	 * from when the writer opens the window. The marking thread looks at
 	 * once (its next record); the others within a quarter of their ring. */
 	if (td) {
-		__atomic_store_n(&td->dwindow, 1, __ATOMIC_RELEASE);
+		window_posted(td);
 		if (td == ada_self.td)
 			td->dlimit = 0;
 	} else {
 		for (struct ada_thread *t = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); t;
 		     t = t->next)
-			__atomic_store_n(&t->dwindow, 1, __ATOMIC_RELEASE);
+			window_posted(t);
 	}
 	ada_writer_kick();
 }
@@ -93,7 +102,7 @@ static void open_on(struct ada_thread *td, const struct mark *m)
 	uint64_t pos = m->td ? m->pos : ada_window_first_after(td, tail, head, m->tsc);
 
 	ada_window_open(td, td->windows, tail, m->trigger, pos, m->tsc, m->label);
-	__atomic_store_n(&td->dwindow, 1, __ATOMIC_RELEASE);
+	window_posted(td);
 }
 
 void ada_marks_take(void)

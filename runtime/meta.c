@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -105,8 +106,112 @@ static int meta_failed(ssize_t n)
 	return -EIO;
 }
 
+/* ---- program threads' records: queued for the writer ---------------------------
+ *
+ * After start-up a program thread that has a record to write (a module a
+ * dlopen brought, the dynamic hooks' and the patch passes' totals) does
+ * not open process.meta in the program's table: it appends the record to
+ * this queue and wakes the writer, which writes the queue before anything
+ * else it writes (each pass, each frame: a record a thread queued before an
+ * event reaches the file before the frame holding the event). Records go
+ * straight to the file where no writer runs (start-up, a fork child's
+ * handler, after the final flush) and from a fatal signal's handler, which
+ * must not wait for a lock (ada_meta_write_direct). */
+static struct {
+	pthread_mutex_t lock;
+	uint8_t *buf;
+	size_t len, cap;
+	uint32_t pending; /* len != 0, read without the lock */
+} Q = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static __thread bool on_writer __attribute__((tls_model("initial-exec")));
+
+void ada_meta_on_writer(void)
+{
+	on_writer = true;
+}
+
+/* Room for need more bytes at the queue's end, the lock held; NULL if
+ * memory ran out. */
+static uint8_t *reserve(size_t need)
+{
+	if (Q.cap - Q.len < need) {
+		size_t cap = Q.cap ? Q.cap : 4096;
+		uint8_t *b;
+
+		while (cap - Q.len < need)
+			cap *= 2;
+		b = ada_realloc(Q.buf, cap);
+		if (!b)
+			return NULL;
+		Q.buf = b;
+		Q.cap = cap;
+	}
+	return Q.buf + Q.len;
+}
+
+/* Queues a record (encoded: bytes, extra NULL; else encoded here) if a
+ * writer runs and this is not it; false to write it now. */
+static bool queue(uint32_t type, const void *payload, size_t len, const void *extra,
+		  size_t extra_len, bool encoded)
+{
+	size_t need = encoded ? len : sizeof(struct ada_meta_rec) + ((len + extra_len + 7) & ~(size_t)7);
+	bool done = false;
+	uint8_t *at;
+
+	if (on_writer)
+		return false;
+	pthread_mutex_lock(&Q.lock);
+	/* Under the lock: the final flush stops the writer, then empties the
+	 * queue under it, so no record is left behind in it. */
+	if (__atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE) && (at = reserve(need))) {
+		if (encoded)
+			memcpy(at, payload, len);
+		else
+			ada_meta_encode(at, need, type, payload, len, extra, extra_len);
+		Q.len += need;
+		__atomic_store_n(&Q.pending, 1, __ATOMIC_RELEASE);
+		done = true;
+	}
+	pthread_mutex_unlock(&Q.lock);
+	if (done)
+		ada_writer_kick();
+	return done;
+}
+
+static int write_encoded(const void *buf, size_t len);
+
+void ada_meta_queue_flush(void)
+{
+	if (!__atomic_load_n(&Q.pending, __ATOMIC_ACQUIRE))
+		return;
+	ada_outside_begin(); /* a program thread may hold the lock (it does not wait) */
+	pthread_mutex_lock(&Q.lock);
+	ada_outside_end();
+	if (Q.len)
+		write_encoded(Q.buf, Q.len);
+	Q.len = 0;
+	__atomic_store_n(&Q.pending, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&Q.lock);
+}
+
+void ada_meta_queue_forget(void)
+{
+	pthread_mutex_init(&Q.lock, NULL); /* a fork child: the parent may have held it */
+	Q.len = 0;
+	Q.pending = 0;
+}
+
 int ada_meta_write(uint32_t type, const void *payload, size_t len, const void *extra,
 		   size_t extra_len)
+{
+	if (queue(type, payload, len, extra, extra_len, false))
+		return 0;
+	return ada_meta_write_direct(type, payload, len, extra, extra_len);
+}
+
+int ada_meta_write_direct(uint32_t type, const void *payload, size_t len, const void *extra,
+			  size_t extra_len)
 {
 	static const uint8_t zeros[8];
 	struct ada_meta_rec rec = { .type = type, .size = (uint32_t)(len + extra_len) };
@@ -147,6 +252,13 @@ size_t ada_meta_encode(uint8_t *buf, size_t cap, uint32_t type, const void *payl
 }
 
 int ada_meta_write_encoded(const void *buf, size_t len)
+{
+	if (queue(0, buf, len, NULL, 0, true))
+		return 0;
+	return write_encoded(buf, len);
+}
+
+static int write_encoded(const void *buf, size_t len)
 {
 	bool opened;
 	int fd = meta_fd_get(&opened);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -327,6 +328,8 @@ struct scan {
 	bool stopped; /* nothing loaded or unloaded since: no module was listed */
 };
 
+#define VDSO_HEADER_MAX 4096 /* its program headers follow its ELF header */
+
 static int visit(struct dl_phdr_info *info, void *ns, void *arg)
 {
 	struct ada_meta_module m = { 0 };
@@ -334,6 +337,8 @@ static int visit(struct dl_phdr_info *info, void *ns, void *arg)
 	struct scan *sc = arg;
 	char exe[4096];
 	const char *path = info->dlpi_name;
+	uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	uint64_t key;
 
 	(void)ns;
 	if (sc->first) {
@@ -347,15 +352,21 @@ static int visit(struct dl_phdr_info *info, void *ns, void *arg)
 		if (!*path) /* the executable has no name here */
 			path = ada_rt.exe;
 	}
+	/* The vDSO: no file to symbolize from. */
+	if ((uintptr_t)info->dlpi_phdr - vdso < VDSO_HEADER_MAX)
+		return 0;
+	/* Known by the name the loader has (a relative one resolved only for a
+	 * new load: that reads /proc/self/maps, on the thread that dlopen'ed). */
+	key = hash_str(path);
+	if (live_find(info->dlpi_addr, key))
+		return 0;
 	describe(info, &m);
 	if (*path && path[0] != '/' && path_from_maps(m.bias + m.vaddr_lo, exe, sizeof(exe)))
 		path = exe;
-	if (!*path || path[0] != '/') /* the vDSO: no file to symbolize from */
-		return 0;
-	if (live_find(info->dlpi_addr, hash_str(path)))
+	if (!*path || path[0] != '/')
 		return 0;
 	m.module_no = M.next_no;
-	if (!live_add(info->dlpi_addr, hash_str(path), m.module_no))
+	if (!live_add(info->dlpi_addr, key, m.module_no))
 		return 0; /* cannot remember it: not recorded (its addresses stay unnamed) */
 	M.next_no++;
 	m.load_tsc = ada_arch_ticks();

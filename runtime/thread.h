@@ -129,7 +129,8 @@ struct ada_thread {
 
 	/* --- shared with the writer --------------------------------------------- */
 	_Alignas(64) uint32_t exited;        /* set (release) by the thread's key destructor */
-	uint32_t dwindow;       /* the writer has a window of this thread to write */
+	uint32_t dwindow;       /* not 0: the writer has a window of this thread to
+				 * write (a count of the triggers posted: marks.c) */
 
 	/* --- registry and writer side ------------------------------------------- */
 	_Alignas(64) uint32_t ordinal;

@@ -339,6 +339,9 @@ static void sample_latency(const struct ada_thread *td, uint64_t tail, size_t n)
 static void write_positions(struct ada_thread *td, const struct ada_slot *ring, uint64_t tail,
 			    size_t n, bool behind, const struct ada_writer_cut *cut)
 {
+	/* What program threads recorded before these events (a module a dlopen
+	 * brought, a hooked function's name) goes first. */
+	ada_meta_queue_flush();
 	struct ada_writer_stream *ws = td->ws;
 	size_t len = encode_batch(td, ws, ring, tail, n, behind, cut);
 
@@ -384,6 +387,9 @@ static size_t drain_thread(struct ada_thread *td, bool *cut)
 		head = td->cut;
 	bool details = __atomic_load_n(&td->dring, __ATOMIC_ACQUIRE) != NULL; /* see encode_batch */
 	bool window = details && ada_window_mode(td) && ada_windows_of(td), behind = false;
+	/* The triggers posted so far for this thread (a count, marks.c): one
+	 * posted from here on is not cleared below. */
+	uint32_t posted = __atomic_load_n(&td->dwindow, __ATOMIC_ACQUIRE);
 
 	if (window) {
 		/* Triggers first, then the newest pre-roll stays for them (all
@@ -421,8 +427,17 @@ consumed:
 	if (window) {
 		ada_window_close(td, td->windows, tail + n, false);
 		/* Release: the thread, which may wait for us while it is set,
-		 * sees the windows' state as of this drain. */
-		__atomic_store_n(&td->dwindow, td->windows->n != 0, __ATOMIC_RELEASE);
+		 * sees the windows' state as of this drain. Cleared only if no
+		 * trigger was posted meanwhile: a snapshot posted after the
+		 * marks were taken above was once cleared here, and the thread,
+		 * no longer holding back, overwrote its window's records before
+		 * the next drain opened the window (test_windows lost all 21,
+		 * one run in 40). */
+		if (td->windows->n != 0)
+			__atomic_store_n(&td->dwindow, posted ? posted : 1, __ATOMIC_RELEASE);
+		else
+			__atomic_compare_exchange_n(&td->dwindow, &posted, 0, false, __ATOMIC_RELEASE,
+						    __ATOMIC_RELAXED);
 	}
 	/* Release: our reads of these slots are done before the producer may
 	 * reuse them. */
@@ -511,6 +526,7 @@ static size_t drain_all(double *headroom)
 	size_t total = 0;
 
 	ada_marks_take();
+	ada_meta_queue_flush();
 
 	for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = next) {
 		/* Acquire: once exited is seen, so is every slot before it. */
@@ -608,6 +624,7 @@ static void *writer_main(void *arg)
 		ada_warn_private_fds(); /* no stderr in this table */
 		ada_meta_hold();
 	}
+	ada_meta_on_writer();
 	/* Set up: the program may go on (thread_spawn waits for this). */
 	__atomic_store_n(&ada_rt.writer_tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	ada_futex_wake(&ada_rt.writer_tid);

@@ -10,7 +10,8 @@
  *    traced (the set-up once put a 4.5 KB path buffer there: SIGSEGV);
  *  - the descriptor table: open() returns the lowest free number while
  *    threads start (their ring files once took numbers in the program's
- *    table, 2,403 of 20,000 opens in fentry mode);
+ *    table, 2,403 of 20,000 opens in fentry mode), and while they dlopen
+ *    (module records opened process.meta there);
  *  - fflush(NULL): flushes nothing of ada's into the program's files (its
  *    stdout got ada's symbol tables once);
  *  - chroot: threads started after it are recorded (0 events once);
@@ -103,6 +104,31 @@ static void opens_get_the_lowest_number_while_threads_start(void **state)
 		assert_int_equal(tc->mf.events, 2 * (1 + 1 + 200 * 101));
 		for (int r = 0; r < TR_NDROPS; r++)
 			assert_int_equal(tc->mf.dropped[r], 0);
+	}
+	tr_pass(tc);
+}
+
+/* The same with each thread loading and closing libm, the dynamic hooks on
+ * (their dlopen hook records the modules at once, on the thread): no open
+ * finds number 3 held by a file of ada's (process.meta for each module
+ * record, /proc/self/maps for the vDSO's path at each scan: 3,034 of 20,000
+ * opens in fentry mode). */
+static void opens_get_the_lowest_number_while_threads_dlopen(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const args[] = { "20000", "200", "dlopen", NULL };
+	char out[64], trace[PATH_MAX], env_out[PATH_MAX + 16];
+	const char *const env[] = { "ADA_DETAIL=off", "ADA_DYNHOOK=on", env_out, NULL };
+
+	for (size_t m = 0; m < NMODES; m++) {
+		tr_build_mode_pair(tc, "fd_lowest", MODES[m], out, sizeof(out), O2);
+		snprintf(trace, sizeof(trace), "%s/trace-dl-%s", tc->dir, MODES[m]);
+		snprintf(env_out, sizeof(env_out), "ADA_OUTPUT=%s", trace);
+		tr_run_pair(tc, out, args, env, 0);
+		assert_string_equal(tc->traced.out, "200 threads started (each loading libm); opens that "
+						    "found ada's file at the lowest number: 0\n");
+		assert_string_equal(tc->traced.err, tc->plain.err);
+		tr_symbolize(tc, trace);
 	}
 	tr_pass(tc);
 }
@@ -314,6 +340,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(threads_on_the_smallest_stacks_start_traced),
 		T(opens_get_the_lowest_number_while_threads_start),
+		T(opens_get_the_lowest_number_while_threads_dlopen),
 		T(fflush_of_every_stream_writes_nothing_of_ada),
 		T(threads_after_a_chroot_are_recorded),
 		T(main_pthread_exit_ends_after_a_chroot_or_with_a_full_table),
