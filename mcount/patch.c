@@ -380,7 +380,8 @@ static void nothing_patchable(void)
 			 "recording every call", ada_rt.cfg.graph);
 		ada_rt.cfg.graph[0] = '\0';
 		/* Threads set up so far (before main: this one). */
-		for (struct ada_thread *td = ada_rt.threads; td; td = td->next)
+		for (struct ada_thread *td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td;
+		     td = td->next)
 			td->graph_gate = false;
 	}
 	if (P.trace_on.n || P.trace_off.n)

@@ -34,12 +34,12 @@ void ada_writer_flush_if_asked(void)
 	switch (how) {
 	case ADA_FLUSH_EXEC:
 		ada_writer_drain_cut();
-		for (td = ada_rt.threads; td; td = td->next)
+		for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next)
 			if (td->windows)
 				ada_window_close(td, td->windows, td->rh->tail, true);
 		/* Nothing is left to recover: the new image maps none of the
 		 * rings. (If the exec fails, the threads go on without files.) */
-		for (td = ada_rt.threads; td; td = td->next)
+		for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next)
 			ada_ring_remove(td);
 		ada_ring_pool_empty(true);
 		ada_meta_queue_flush();
@@ -72,7 +72,7 @@ void ada_writer_flush_if_asked(void)
 		 * (the process may go on if a handler recovers; later events
 		 * are written, their details not). */
 		ada_writer_drain_cut();
-		for (td = ada_rt.threads; td; td = td->next)
+		for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next)
 			if (td->windows)
 				ada_window_close(td, td->windows, td->rh->tail, true);
 		break;
@@ -127,7 +127,7 @@ static void final_flush(uint32_t how)
 	 * for room stop waiting (and drop: nobody drains any more). */
 	__atomic_store_n(&ada_rt.writer_live, false, __ATOMIC_RELEASE);
 	ada_meta_queue_flush(); /* records queued before the store; later ones are direct */
-	for (td = ada_rt.threads; td; td = td->next) {
+	for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next) {
 		ada_writer_thread_end(td, ADA_TEND_FINAL);
 		ada_writer_stream_close(td);
 		ada_windows_free(td);
