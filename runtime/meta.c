@@ -207,6 +207,10 @@ int ada_meta_write(uint32_t type, const void *payload, size_t len, const void *e
 {
 	if (queue(type, payload, len, extra, extra_len, false))
 		return 0;
+	/* The writer's own record after the queue: a module's UNLOAD from its
+	 * scan must follow the MODULE a thread queued for it. */
+	if (on_writer)
+		ada_meta_queue_flush();
 	return ada_meta_write_direct(type, payload, len, extra, extra_len);
 }
 
@@ -255,6 +259,8 @@ int ada_meta_write_encoded(const void *buf, size_t len)
 {
 	if (queue(0, buf, len, NULL, 0, true))
 		return 0;
+	if (on_writer)
+		ada_meta_queue_flush();
 	return write_encoded(buf, len);
 }
 
