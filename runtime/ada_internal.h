@@ -223,6 +223,17 @@ ADA_HIDDEN void ada_ring_retire(struct ada_thread *td);
 /* The ready rings: removed and unmapped (the image ends), or, in a fork
  * child, where they are the parent's, only unmapped. */
 ADA_HIDDEN void ada_ring_pool_empty(bool remove);
+/* A thread waiting on the writer (ring.c for room, pool.c for a ring)
+ * watches it: stalled when it made no progress for a second while in code
+ * that may wait for a lock the waiting thread holds (outside.h); a writer
+ * that is merely slow is never stalled. A wait sleeps ADA_WAIT_SLICE_NS at
+ * a time, then looks again. */
+struct ada_writer_watch {
+	uint64_t progress, last_move;
+};
+#define ADA_WAIT_SLICE_NS 10000000ull
+ADA_HIDDEN void ada_writer_watch_start(struct ada_writer_watch *w, uint64_t now);
+ADA_HIDDEN bool ada_writer_stalled(struct ada_writer_watch *w, uint64_t now);
 /* The writer moved td's tail: wake the thread if it waits for room. */
 ADA_HIDDEN void ada_ring_wake(struct ada_thread *td);
 

@@ -42,8 +42,7 @@ void ada_writer_flush_if_asked(void)
 		for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next)
 			ada_ring_remove(td);
 		ada_ring_pool_empty(true);
-		ada_meta_queue_flush();
-		end_record(ADA_END_EXEC);
+		end_record(ADA_END_EXEC); /* after what threads queued (meta.c) */
 		if (!ada_w.streams) {
 			ada_trace_remove();
 			ada_w.trace_removed = true;
@@ -126,7 +125,8 @@ static void final_flush(uint32_t how)
 	/* Threads still running at exit: their trace ends here. Those waiting
 	 * for room stop waiting (and drop: nobody drains any more). */
 	__atomic_store_n(&ada_rt.writer_live, false, __ATOMIC_RELEASE);
-	ada_meta_queue_flush(); /* records queued before the store; later ones are direct */
+	/* Records threads queued before the store are written ahead of the
+	 * next record of ours (meta.c); later ones go straight to the file. */
 	for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next) {
 		ada_writer_thread_end(td, ADA_TEND_FINAL);
 		ada_writer_stream_close(td);

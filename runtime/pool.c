@@ -46,8 +46,6 @@ _Static_assert(sizeof(struct ada_ring_header) <= HEADER_BYTES, "ring header fits
  * with an exchange, filled by the writer. */
 #define READY_MAX 16
 #define SPARE_MAX 8             /* rings the writer keeps ready of one size */
-#define TAKE_STALL_NS 1000000000ull
-#define TAKE_SLICE_NS 10000000ull
 
 enum { SIZE_THREAD, SIZE_STACK, NSIZES };
 
@@ -72,6 +70,12 @@ static size_t ring_len(unsigned size)
 	if (size == SIZE_STACK && bytes / 8 >= 64 * 1024)
 		bytes /= 8;
 	return HEADER_BYTES + bytes;
+}
+
+/* The bytes of a ring's mapping, from its header. */
+static size_t mapped_len(const struct ada_ring_header *rh)
+{
+	return HEADER_BYTES + rh->slots * sizeof(struct ada_slot);
 }
 
 static unsigned size_of(const struct ada_thread *td)
@@ -156,7 +160,7 @@ static unsigned ready_count(size_t len)
 	for (unsigned i = 0; i < READY_MAX; i++) {
 		struct ada_ring_header *rh = __atomic_load_n(&P.ready[i], __ATOMIC_ACQUIRE);
 
-		n += rh && HEADER_BYTES + rh->slots * sizeof(struct ada_slot) == len;
+		n += rh && mapped_len(rh) == len;
 	}
 	return n;
 }
@@ -223,7 +227,7 @@ static struct ada_ring_header *ready_take(size_t len)
 	for (unsigned i = 0; i < READY_MAX; i++) {
 		struct ada_ring_header *rh = __atomic_load_n(&P.ready[i], __ATOMIC_ACQUIRE);
 
-		if (rh && HEADER_BYTES + rh->slots * sizeof(struct ada_slot) == len &&
+		if (rh && mapped_len(rh) == len &&
 		    __atomic_compare_exchange_n(&P.ready[i], &rh, NULL, false, __ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE))
 			return rh;
@@ -231,42 +235,30 @@ static struct ada_ring_header *ready_take(size_t len)
 	return NULL;
 }
 
-/* Whether the writer may still bring a ring: it runs, can make files, and
- * is not stalled in code that may wait for this thread (as ring.c's waits). */
-static bool writer_may_bring(uint64_t *progress, uint64_t *last_move, uint64_t now)
-{
-	uint64_t p = __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_RELAXED);
-
-	if (!__atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE) ||
-	    __atomic_load_n(&P.failed, __ATOMIC_RELAXED))
-		return false;
-	if (p != *progress || !__atomic_load_n(&ada_writer_outside, __ATOMIC_RELAXED)) {
-		*progress = p;
-		*last_move = now;
-	}
-	return now - *last_move <= TAKE_STALL_NS;
-}
-
 /* A ready ring of td's size: taken at once, or asked of the writer and
  * waited for; NULL if none can come. */
 static struct ada_ring_header *pool_take(const struct ada_thread *td, size_t len)
 {
 	struct ada_ring_header *rh = ready_take(len);
-	uint64_t now, last_move, progress = 0;
+	struct ada_writer_watch watch;
 
 	if (rh || ada_rt.cfg.rings == ADA_RINGS_ANON)
 		return rh;
 	__atomic_fetch_add(&P.waiting[size_of(td)], 1, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&P.asked[size_of(td)], 1, __ATOMIC_RELEASE);
-	now = last_move = ada_now_ns(CLOCK_MONOTONIC);
-	while (!(rh = ready_take(len)) && writer_may_bring(&progress, &last_move, now)) {
+	ada_writer_watch_start(&watch, ada_now_ns(CLOCK_MONOTONIC));
+	/* While the writer may still bring one: it runs, can make files, and
+	 * is not stalled in code that may wait for this thread (as ring.c's
+	 * waits). */
+	while (!(rh = ready_take(len)) && __atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&P.failed, __ATOMIC_RELAXED) &&
+	       !ada_writer_stalled(&watch, ada_now_ns(CLOCK_MONOTONIC))) {
 		uint32_t made = __atomic_load_n(&P.made, __ATOMIC_ACQUIRE);
 
 		if ((rh = ready_take(len)))
 			break;
 		ada_writer_kick();
-		ada_futex_wait(&P.made, made, TAKE_SLICE_NS);
-		now = ada_now_ns(CLOCK_MONOTONIC);
+		ada_futex_wait(&P.made, made, ADA_WAIT_SLICE_NS);
 	}
 	__atomic_fetch_sub(&P.waiting[size_of(td)], 1, __ATOMIC_RELEASE);
 	return rh;
@@ -339,6 +331,6 @@ void ada_ring_pool_empty(bool remove)
 			continue;
 		if (remove)
 			ring_file_remove(rh);
-		munmap(rh, HEADER_BYTES + rh->slots * sizeof(struct ada_slot));
+		munmap(rh, mapped_len(rh));
 	}
 }

@@ -17,8 +17,24 @@
  * dlopen; an allocator's). A writer that is only slow (starved of CPU by a
  * busy machine, or writing to a slow disk) is waited for, however long. */
 #define WAIT_STALL_NS 1000000000ull
-#define WAIT_SLICE_NS 10000000ull /* futex timeout: re-check the writer's state */
 #define SPIN_ROUNDS 200           /* ~ a few microseconds before sleeping */
+
+void ada_writer_watch_start(struct ada_writer_watch *w, uint64_t now)
+{
+	w->progress = __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_RELAXED);
+	w->last_move = now;
+}
+
+bool ada_writer_stalled(struct ada_writer_watch *w, uint64_t now)
+{
+	uint64_t p = __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_RELAXED);
+
+	if (p != w->progress || !__atomic_load_n(&ada_writer_outside, __ATOMIC_RELAXED)) {
+		w->progress = p;
+		w->last_move = now;
+	}
+	return now - w->last_move > WAIT_STALL_NS;
+}
 
 /* Writer side, after it moved tail: wake the thread if it sleeps on it. */
 void ada_ring_wake(struct ada_thread *td)
@@ -67,8 +83,8 @@ static bool may_wait(const struct ada_thread *td)
 static bool ring_wait(struct ada_thread *td, uint64_t need)
 {
 	struct ada_ring_header *rh = td->rh;
-	uint64_t start, last_move, now;
-	uint64_t progress = __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_RELAXED);
+	struct ada_writer_watch watch;
+	uint64_t start, now;
 	bool ok = false;
 
 	/* No clock, no futex: a thread whose TSC is off may be in seccomp's
@@ -78,7 +94,8 @@ static bool ring_wait(struct ada_thread *td, uint64_t need)
 			ada_arch_relax();
 		return ok;
 	}
-	start = last_move = now = ada_now_ns(CLOCK_MONOTONIC);
+	start = now = ada_now_ns(CLOCK_MONOTONIC);
+	ada_writer_watch_start(&watch, now);
 
 	ada_writer_kick();
 	for (unsigned i = 0; i < SPIN_ROUNDS && !ok; i++) {
@@ -95,17 +112,13 @@ static bool ring_wait(struct ada_thread *td, uint64_t need)
 		ok = room(td, need);
 		if (!ok) {
 			ada_writer_kick();
-			ada_futex_wait(&rh->wake, seen, WAIT_SLICE_NS);
+			ada_futex_wait(&rh->wake, seen, ADA_WAIT_SLICE_NS);
 			ok = room(td, need);
 		}
 		__atomic_store_n(&rh->waiting, 0, __ATOMIC_RELAXED);
 		now = ada_now_ns(CLOCK_MONOTONIC);
-		uint64_t p = __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_RELAXED);
-		if (p != progress || !__atomic_load_n(&ada_writer_outside, __ATOMIC_RELAXED)) {
-			progress = p;
-			last_move = now;
-		} else if (now - last_move > WAIT_STALL_NS) {
-			td->wait_progress = p; /* no more waits until the writer moves */
+		if (ada_writer_stalled(&watch, now)) {
+			td->wait_progress = watch.progress; /* no more waits until the writer moves */
 			break;
 		}
 	}
