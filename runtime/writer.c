@@ -378,10 +378,16 @@ static size_t drain_thread(struct ada_thread *td, bool *cut)
 	uint64_t head = __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE), tail = td->rh->tail;
 
 	if (ada_rt.cfg.ring_mode) {
+		/* Acquire: a snapshot posted before the thread ended is seen
+		 * below, and taken before its end is written (the thread is
+		 * retired after this drain, and a later pass would not find it:
+		 * test_ring's snapshot once missed a thread that ended first). */
+		bool exited = __atomic_load_n(&td->exited, __ATOMIC_ACQUIRE);
+
 		*cut = false;
-		return ada_ring_drain(td, __atomic_load_n(&td->exited, __ATOMIC_ACQUIRE) ? "thread exit"
-					  : td->cutting ? "process end"
-					  : NULL);
+		if (exited)
+			ada_marks_take();
+		return ada_ring_drain(td, exited ? "thread exit" : td->cutting ? "process end" : NULL);
 	}
 	if (td->cutting && head > td->cut)
 		head = td->cut;
