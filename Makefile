@@ -68,7 +68,7 @@ CTL_OBJS   := $(patsubst %.c,$(B)/%.o,$(wildcard ctl/*.c))
 # Unit tests mirror the tree: tests/<component>/test_*.c links that component's
 # objects (rebuilt with sanitizers), except the file holding main() or, for the
 # runtime, the process lifecycle (init.c), which end-to-end tests exercise.
-UNIT_DIRS  := runtime symbolize cc-wrapper
+UNIT_DIRS  := runtime symbolize cc-wrapper mcount
 UNIT_SRCS  := $(foreach d,$(UNIT_DIRS),$(wildcard tests/$(d)/test_*.c))
 UNIT_BINS  := $(UNIT_SRCS:%.c=$(B)/%)
 E2E_SRCS   := $(wildcard tests/e2e/test_*.c)
@@ -78,7 +78,10 @@ TEST_LIB_SRCS := $(filter-out tests/e2e/test_%,$(wildcard tests/e2e/*.c)) $(wild
                  symbolize/json.c symbolize/json_write.c
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(B)/t/%.o)
 
-unit_objs   = $(patsubst %.c,$(B)/t/%.o,$(filter-out %/main.c %/init.c %/cyg.c,$(wildcard $(1)/*.c)) $(TEST_EXTRA_$(1)))
+unit_objs   = $(patsubst %.c,$(B)/t/%.o,$(or $(UNIT_ONLY_$(1)),$(filter-out %/main.c %/init.c %/cyg.c,$(wildcard $(1)/*.c))) $(TEST_EXTRA_$(1)))
+# The hooks are tested end to end (tests/e2e); of mcount/, the module reader
+# alone stands without the runtime.
+UNIT_ONLY_mcount := mcount/dynscan.c
 # The symbolizer's tests round-trip what the runtime's encoder writes.
 TEST_EXTRA_symbolize := runtime/encode.c runtime/outside.c runtime/drop.c runtime/util.c
 
