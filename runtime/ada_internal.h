@@ -116,8 +116,22 @@ ADA_HIDDEN void ada_last_thread_poll(void);
 /* The writer's final flush, on its own, under its lock: no program thread
  * is left to ask for it (flush.c). */
 ADA_HIDDEN void ada_writer_end_alone(void);
-/* Private zeroed memory (mmap), NULL if none: for per-thread state. */
+/* Private zeroed memory (the arena's, else mmap), NULL if none: for
+ * per-thread state. ada_unmap gives it back. */
 ADA_HIDDEN void *ada_map_zeroed(size_t len);
+/* The address space a thread's state and ring take at most (thread.c):
+ * what the arena reserves for each thread. */
+ADA_HIDDEN size_t ada_thread_kit_bytes(void);
+/* ---- the arena (arena.c) -------------------------------------------------------- */
+/* Start-up: reserves the address space of a few threads' states. */
+ADA_HIDDEN void ada_arena_start(size_t kit_bytes);
+/* len bytes of zeroed private memory from the reservation, page-aligned;
+ * NULL when it has no room (or none was reserved). */
+ADA_HIDDEN void *ada_arena_get(size_t len);
+ADA_HIDDEN bool ada_arena_holds(const void *p);
+/* Gives back memory from ada_arena_get (zeroed again, kept for the next
+ * thread) or from mmap (unmapped); also a ring file mapped over either. */
+ADA_HIDDEN void ada_unmap(void *p, size_t len);
 ADA_HIDDEN struct ada_thread *ada_state_alloc(bool is_stack);
 ADA_HIDDEN void ada_registry_push(struct ada_thread *td);
 /* runtime/stacks.c: td is the state of the calling thread's own stack. */

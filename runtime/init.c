@@ -349,6 +349,7 @@ __attribute__((constructor(101))) static void ada_start(void)
 	if (ada_rt.cfg.start_off)
 		__atomic_store_n(&ada_recording_off, 1, __ATOMIC_RELAXED);
 	make_session_dir();
+	ada_arena_start(ada_thread_kit_bytes());
 	if (process_begin(0) < 0)
 		return;
 	pthread_atfork(fork_prepare, fork_parent, fork_child);

@@ -110,7 +110,7 @@ static struct ada_ring_header *ring_file_make(size_t len)
 {
 	char path[4500];
 	uint32_t no = P.next_no++;
-	void *p = MAP_FAILED;
+	void *p = MAP_FAILED, *at = ada_arena_get(len);
 	int fd, err;
 
 	ring_path(path, sizeof(path), no);
@@ -119,7 +119,8 @@ static struct ada_ring_header *ring_file_make(size_t len)
 		fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	err = fd < 0 ? errno : posix_fallocate(fd, 0, (off_t)len);
 	if (!err) {
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		/* Over a piece of the arena: the address space stays as it was. */
+		p = mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | (at ? MAP_FIXED : 0), fd, 0);
 		err = p == MAP_FAILED ? errno : 0;
 	}
 	/* A thread's first store would otherwise read ahead what the device
@@ -131,6 +132,7 @@ static struct ada_ring_header *ring_file_make(size_t len)
 	if (fd >= 0)
 		close(fd);
 	if (err) {
+		ada_unmap(at, len);
 		if (fd >= 0)
 			unlink(path);
 		if (!P.failed)
@@ -205,7 +207,7 @@ void ada_pool_refill(void)
 				break;
 			if (!ready_put(rh)) {
 				ring_file_remove(rh);
-				munmap(rh, len);
+				ada_unmap(rh, len);
 				break;
 			}
 			made = true;
@@ -322,7 +324,7 @@ void ada_ring_remove(struct ada_thread *td)
 
 void ada_ring_unmap(struct ada_thread *td)
 {
-	munmap(td->rh, td->ring_bytes);
+	ada_unmap(td->rh, td->ring_bytes);
 	td->rh = NULL;
 	td->ring = NULL;
 }
@@ -337,6 +339,6 @@ void ada_ring_pool_empty(bool remove)
 			continue;
 		if (remove)
 			ring_file_remove(rh);
-		munmap(rh, mapped_len(rh));
+		ada_unmap(rh, mapped_len(rh));
 	}
 }

@@ -26,10 +26,40 @@ static __thread uint8_t ada_tstate __attribute__((tls_model("initial-exec")));
 
 void *ada_map_zeroed(size_t len)
 {
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		       -1, 0);
+	void *p = ada_arena_get(len);
 
+	if (p)
+		return p;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
+}
+
+/* The detail ring's bytes: as many records as ADA_DETAIL_KB holds, a power
+ * of two, at least 64. */
+static uint64_t detail_records(uint32_t rec)
+{
+	uint64_t records = 64;
+
+	while (records * 2 * rec <= ada_rt.cfg.detail_bytes)
+		records *= 2;
+	return records;
+}
+
+static uint32_t detail_rec_bytes(void)
+{
+	return (uint32_t)(ADA_DREC_STACK * 8 + ada_rt.cfg.stack_bytes);
+}
+
+size_t ada_thread_kit_bytes(void)
+{
+	const struct ada_config *c = &ada_rt.cfg;
+	size_t page = 4095;
+
+	return ((sizeof(struct ada_thread) + page) & ~page) +
+	       (((size_t)c->shadow_depth * sizeof(struct ada_frame) + page) & ~page) +
+	       ((ADA_RING_SLOTS_OFFSET + c->ring_bytes + page) & ~page) +
+	       (c->detail ? (detail_records(detail_rec_bytes()) * detail_rec_bytes() + page) & ~page
+			  : 0);
 }
 
 void ada_registry_push(struct ada_thread *td)
@@ -67,9 +97,8 @@ struct ada_thread *ada_state_alloc(bool is_stack)
 	td->shadow = shadow_bytes ? ada_map_zeroed(shadow_bytes) : NULL;
 	thread_reset_counters(td, ada_arch_ticks());
 	if ((shadow_bytes && !td->shadow) || ada_ring_map(td) < 0) {
-		if (td->shadow)
-			munmap(td->shadow, shadow_bytes);
-		munmap(td, sizeof(*td));
+		ada_unmap(td->shadow, shadow_bytes);
+		ada_unmap(td, sizeof(*td));
 		return NULL;
 	}
 	td->shadow_bytes = shadow_bytes;
@@ -204,14 +233,10 @@ void ada_runtime_end(struct ada_runtime_work *w)
 
 int ada_detail_init_slow(struct ada_thread *td)
 {
-	uint32_t rec = (uint32_t)(ADA_DREC_STACK * 8 + ada_rt.cfg.stack_bytes);
-	uint64_t records = 64, bytes;
+	uint32_t rec = detail_rec_bytes();
+	uint64_t records = detail_records(rec), bytes = records * rec;
 	uint8_t *ring;
 
-	/* As many records as ADA_DETAIL_KB holds, a power of two. */
-	while (records * 2 * rec <= ada_rt.cfg.detail_bytes)
-		records *= 2;
-	bytes = records * rec;
 	ring = ada_map_zeroed(bytes);
 	if (!ring) {
 		td->stack_bytes = 0;

@@ -512,14 +512,11 @@ static void thread_retire(struct ada_thread *td, struct ada_thread *prev)
 		prev->next = td->next;
 	}
 	ada_ring_retire(td);
-	if (td->shadow)
-		munmap(td->shadow, td->shadow_bytes);
-	if (td->dring)
-		munmap(td->dring, td->dring_bytes);
-	if (td->orphans)
-		munmap(td->orphans, td->orphans_bytes);
+	ada_unmap(td->shadow, td->shadow_bytes);
+	ada_unmap(td->dring, td->dring_bytes);
+	ada_unmap(td->orphans, td->orphans_bytes);
 	ada_windows_free(td);
-	munmap(td, sizeof(*td));
+	ada_unmap(td, sizeof(*td));
 }
 
 /* One pass over every thread. Returns the slots consumed. *headroom (if

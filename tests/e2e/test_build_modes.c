@@ -8,9 +8,6 @@
  *     build-id, its functions named;
  *   - clang and clang++ as the real compilers (ADA_CC, ADA_CXX), skipped if
  *     not installed.
- *
- * Tests marked "BUG:" show a defect described in their comment; they are
- * skipped unless ADA_TEST_BUGS=1.
  */
 #include <errno.h>
 #include <limits.h>

@@ -9,9 +9,6 @@
  *   - exec: what ran before it is on disk, the new image's output appears;
  *   - ADA_DISABLE, invalid values, unknown variables, an output directory
  *     that cannot be created, a relative output and a chdir().
- *
- * Tests marked "BUG:" show a defect described in their comment; they are
- * skipped unless ADA_TEST_BUGS=1.
  */
 #include <errno.h>
 #include <limits.h>

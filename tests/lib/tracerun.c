@@ -25,7 +25,7 @@ const char *const tr_drop_names[TR_NDROPS] = {
 
 /* ---- case set-up ------------------------------------------------------------ */
 
-static bool opt_keep, opt_bugs; /* ADA_TEST_KEEP, ADA_TEST_BUGS */
+static bool opt_keep; /* ADA_TEST_KEEP */
 
 int tr_setup(void **state)
 {
@@ -79,15 +79,9 @@ void tr_pass(struct tr_case *tc)
 	tc->passed = true;
 }
 
-bool tr_known_bugs_run(void)
-{
-	return opt_bugs;
-}
-
 void tr_scrub_environment(void)
 {
 	opt_keep = getenv("ADA_TEST_KEEP") != NULL;
-	opt_bugs = getenv("ADA_TEST_BUGS") != NULL;
 	tracee_scrub_environment();
 	/* The trees these tests expect are cyg mode's (every function, inlined
 	 * ones too); fentry and mcount have tests of their own (test_hijack,

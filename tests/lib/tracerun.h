@@ -65,15 +65,11 @@ struct tr_case {
 int tr_setup(void **state);
 int tr_teardown(void **state);
 
-/* Reads this test's own ADA_TEST_KEEP and ADA_TEST_BUGS, then removes every
+/* Reads this test's own ADA_TEST_KEEP, then removes every
  * ADA_* variable from our environment: a developer's settings must not reach
  * the traced programs, and the runtime warns about any ADA_* it does not know
  * (ADA_TEST_* included). Call it first thing in main(). */
 void tr_scrub_environment(void);
-
-/* ADA_TEST_BUGS was set: run the tests that show known bugs instead of
- * skipping them. */
-bool tr_known_bugs_run(void);
 
 /* "<dir>/<name>" in buf (PATH_MAX bytes); returns buf. */
 const char *tr_path(const struct tr_case *tc, const char *name, char *buf);

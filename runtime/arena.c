@@ -1,0 +1,125 @@
+/* arena.c - the address space of threads' recording states, reserved at
+ * start-up.
+ *
+ * A traced thread needs tens of MiB of address space: its ring (16 MiB by
+ * default), its shadow stack, its detail ring. Mapped when the thread
+ * starts, they grow the process's address space while the program runs: a
+ * program that set RLIMIT_AS to what it uses plus what it means to allocate
+ * finds its allocations failing, and a starting thread makes a system call
+ * for each mapping. So start-up, still single-threaded, reserves one range
+ * for ARENA_KITS threads' worth (private, MAP_NORESERVE: no memory until a
+ * page is touched, no commit charge). Pieces are cut from it by an atomic
+ * bump, page-aligned; a ring file is mapped over its piece (MAP_FIXED),
+ * which leaves the process's address space as it was.
+ *
+ * A piece given back (a retired thread's state, a ring no longer needed)
+ * gets fresh zero pages mapped over it, and goes into a table of free
+ * pieces that a later thread takes with one compare-and-swap. A piece keeps
+ * the length it was cut with for good, so an entry (offset and length in
+ * one word) taken by its value can never be another piece's. Out of room
+ * (more threads than kits, a full table), pieces come from mmap as before,
+ * and a free piece the table cannot hold stays reserved, unused.
+ */
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+
+#include "ada_internal.h"
+
+#define ARENA_KITS 8  /* threads' states the reservation holds */
+#define FREE_MAX 64   /* free pieces kept for the next threads */
+#define PAGE 4096ull
+
+static struct {
+	uintptr_t base, end;
+	uintptr_t next;            /* the first byte not cut yet (atomic) */
+	uint64_t free[FREE_MAX];   /* offset in pages << 32 | length in pages; 0: none */
+} A;
+
+static size_t page_round(size_t n)
+{
+	return (n + PAGE - 1) & ~(PAGE - 1);
+}
+
+void ada_arena_start(size_t kit_bytes)
+{
+	size_t len = ARENA_KITS * page_round(kit_bytes);
+	struct rlimit rl;
+	void *p;
+
+	/* A limit set before start: take an eighth of it at most. */
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && len > rl.rlim_cur / 8)
+		len = page_round(rl.rlim_cur / 8);
+	p = len ? mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+		: MAP_FAILED;
+	if (p == MAP_FAILED)
+		return; /* every piece from mmap */
+	A.base = A.next = (uintptr_t)p;
+	A.end = A.base + len;
+}
+
+bool ada_arena_holds(const void *p)
+{
+	return (uintptr_t)p - A.base < A.end - A.base;
+}
+
+static void *free_take(size_t len)
+{
+	uint64_t pages = len / PAGE;
+
+	for (unsigned i = 0; i < FREE_MAX; i++) {
+		uint64_t e = __atomic_load_n(&A.free[i], __ATOMIC_ACQUIRE);
+
+		if (e && (e & 0xffffffffu) == pages &&
+		    __atomic_compare_exchange_n(&A.free[i], &e, 0, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			return (void *)(A.base + (e >> 32) * PAGE);
+	}
+	return NULL;
+}
+
+void *ada_arena_get(size_t len)
+{
+	uintptr_t cur;
+	void *p;
+
+	if (!A.base || !len)
+		return NULL;
+	len = page_round(len);
+	if ((p = free_take(len)))
+		return p;
+	cur = __atomic_load_n(&A.next, __ATOMIC_RELAXED);
+	do
+		if (A.end - cur < len)
+			return NULL;
+	while (!__atomic_compare_exchange_n(&A.next, &cur, cur + len, true, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED));
+	return (void *)cur;
+}
+
+void ada_unmap(void *p, size_t len)
+{
+	uint64_t e;
+
+	if (!p)
+		return;
+	if (!ada_arena_holds(p)) {
+		munmap(p, len);
+		return;
+	}
+	len = page_round(len);
+	/* Zero pages again, in place of whatever was there (a ring file's
+	 * pages, a thread's state): the address space does not change. */
+	if (mmap(p, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
+		return;
+	e = ((uintptr_t)p - A.base) / PAGE << 32 | len / PAGE;
+	for (unsigned i = 0; i < FREE_MAX; i++) {
+		uint64_t none = 0;
+
+		if (__atomic_compare_exchange_n(&A.free[i], &none, e, false, __ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+			return;
+	}
+}
