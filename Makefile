@@ -32,7 +32,7 @@ WARN    := -Wall -Wextra -Wstrict-prototypes -Wshadow -Wundef $(if $(CI),-Werror
 ARCH    := $(shell uname -m)
 # The project's version, in one place: VERSION, given to every binary (mk/version.mk).
 VERSION := $(shell cat VERSION)
-BASE    := -std=gnu11 -g -O2 -D_GNU_SOURCE -MMD -MP -Iruntime -Imcount/$(ARCH) $(WARN) \
+BASE    := -std=gnu11 -g -O2 -D_GNU_SOURCE -MMD -MP -Iruntime -Iruntime/$(ARCH) -Imcount/$(ARCH) $(WARN) \
            -DADA_VERSION='"$(VERSION)"'
 
 # The runtime is linked into the traced program. It must never be instrumented
@@ -193,10 +193,12 @@ demo: all
 bench: all
 	$(Q)$(MAKE) --no-print-directory -C bench
 
-# Real programs from Debian's source packages (tests/realworld/run.sh): not
-# part of check, which runs its --smoke subset; fetches the sources once.
+# Real programs from Debian's source packages (tests/realworld/run.sh), and a
+# library's own test suite (suite.sh: libuv's, each test's verdict as
+# plain): not part of check, which runs run.sh's --smoke subset; fetches the
+# sources once.
 realworld: all
-	$(Q)tests/realworld/run.sh
+	$(Q)tests/realworld/run.sh; r=$$?; tests/realworld/suite.sh && exit $$r
 
 include mk/stress.mk
 include mk/fuzz.mk

@@ -4,7 +4,7 @@
  *   clockfloor [EVENTS]        (default 100000000; make bench gives micro's)
  *
  * ada stamps every event with one read of the CPU's tick counter (rdtsc on
- * x86-64, cntvct_el0 on arm64, as mcount/<arch>/arch.h does), so no traced
+ * x86-64, cntvct_el0 on arm64, as runtime/<arch>/arch.h does), so no traced
  * thread can pay less than that per event: the clock floor, reads back to
  * back, four per loop turn. Ring mode (issue 13: both lanes are rolling rings,
  * nothing is written in steady state) adds to that one store of the event

@@ -53,6 +53,7 @@
 
 #include "dynscan.h"
 #include "hijack.h"
+#include "passes.h"
 
 ADA_HIDDEN void ada_dynhook_entry(void);
 

@@ -15,7 +15,7 @@
  * and both return together. A frame the shadow stack has no room for is not
  * hijacked, so its return could not be seen: it is not recorded (counted).
  *
- * Architecture-neutral: the register layouts are in mcount/<arch>/arch.h.
+ * Architecture-neutral: the register layouts are in runtime/<arch>/arch.h.
  * Built with -mgeneral-regs-only, so the return path cannot touch the x87 or
  * vector registers that carry return values.
  */

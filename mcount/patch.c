@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "elf_file.h"
+#include "passes.h"
 #include "patch.h"
 
 #define SECTION "__patchable_function_entries"

@@ -315,28 +315,28 @@ ADA_HIDDEN int ada_modules_each(ada_module_fn *fn, void *arg);
  * when they have not moved, no module came or went. */
 ADA_HIDDEN void ada_loader_counts(unsigned long long counts[2]);
 
-/* ---- dynamic hooks (mcount/dynhook.c) ------------------------------------------ */
-/* Hooks the PLT/GOT slots of every loaded module (ADA_DYNHOOK=on). */
-ADA_HIDDEN void ada_dynhook_start(void);
-/* Patchable mode (mcount/patch.c): patches the chosen functions of every
- * module not patched yet (start-up, after a dlopen); safe while threads run. */
-ADA_HIDDEN void ada_patch_modules(void);
-/* Whether the module loaded at base was built in patchable mode (as of the
- * last pass): its functions record themselves, like a module that calls
- * the other modes' hooks (the dynamic hooks leave calls into it alone). */
-ADA_HIDDEN bool ada_patch_module_at(uintptr_t base);
-/* The writer's, each pass: patched entries back to NOPs while recording is
- * off (ada_disable, ADA_TOGGLE_SIGNAL), the jumps again when it is on. */
-ADA_HIDDEN void ada_patch_sync(void);
-/* ada-ctl's filter / notrace (runtime/control.c): the plain patched
- * functions become those filter chooses less notrace's (NULL: that list
- * unchanged), patched and unpatched at once. Returns how many functions are
- * patched now, or -1 with one line in err (a glob matching no function:
- * nothing changed; no patchable module). */
-ADA_HIDDEN int ada_patch_refilter(const char *filter, const char *notrace, char *err,
-				  size_t errlen);
-/* In a fork child: the records of the hooked functions into its new meta. */
-ADA_HIDDEN void ada_dynhook_after_fork(void);
+/* ---- passes over loaded code (mcount/) -------------------------------------------
+ * Patchable entries (mcount/patch.c) and PLT/GOT hooks (mcount/dynhook.c)
+ * are mcount/'s: it hands them over at load (mcount/passes.c, a constructor
+ * that runs before ada_start's), and the runtime calls them through
+ * ada_passes only. NULL: not linked (the runtime's unit tests). */
+struct ada_code_passes {
+	/* Start-up, once tracing is on (ada_start): the first passes. */
+	void (*start)(void);
+	/* A trace begun again: a fork child's, or the one an exec that
+	 * failed made again (the hooked functions' records into it). */
+	void (*trace_begun)(void);
+	/* The writer's housekeeping: modules loaded since, patched. */
+	void (*modules)(void);
+	/* The recording state changed (ada_enable, ada_disable, ADA_TOGGLE_SIGNAL,
+	 * ada-ctl): patched entries NOPs while it is off, jumps while it is on. */
+	void (*sync)(void);
+	/* ada-ctl's filter / notrace: the plain patched functions become those
+	 * filter chooses less notrace's (NULL: that list unchanged). Returns
+	 * how many are patched now, or -1 with one line in err. */
+	int (*refilter)(const char *filter, const char *notrace, char *err, size_t errlen);
+};
+ADA_HIDDEN extern struct ada_code_passes ada_passes;
 
 /* ---- writer (writer.c, flush.c) ------------------------------------------------ */
 ADA_HIDDEN int ada_writer_start(void);

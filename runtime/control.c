@@ -5,7 +5,7 @@
  * its housekeeping, never a program thread, so the hooks pay nothing for
  * it. A command is applied before the reply is written, so the reply says
  * what is in effect: `enable` in patchable mode puts the jumps back at the
- * patched entries first (ada_patch_sync), as the writer's next pass would.
+ * patched entries first (ada_passes.sync), as the writer's next pass would.
  *
  * ada-ctl finds the directory in /proc/<pid>/maps: one page of
  * raw/process.meta stays mapped (PROT_NONE: nothing is read or counted
@@ -103,7 +103,8 @@ static bool apply(int cmd, const char *arg, char *text, size_t len)
 			ada_enable();
 		else
 			ada_disable();
-		ada_patch_sync(); /* patchable mode: the entries now, not at the next pass */
+		if (ada_passes.sync) /* patchable mode: the entries now, not at the next pass */
+			ada_passes.sync();
 		snprintf(text, len, "recording %s%s", recording_on() ? "on" : "off",
 			 was_on == recording_on() ? ", as it was" : "");
 		return true;
@@ -111,8 +112,12 @@ static bool apply(int cmd, const char *arg, char *text, size_t len)
 		snprintf(text, len, "recording %s", was_on ? "on" : "off");
 		return true;
 	default: /* filter, notrace */
-		patched = ada_patch_refilter(cmd == ADA_CTL_FILTER ? arg : NULL,
-					     cmd == ADA_CTL_NOTRACE ? arg : NULL, text, len);
+		if (!ada_passes.refilter) {
+			snprintf(text, len, "no patchable module");
+			return false;
+		}
+		patched = ada_passes.refilter(cmd == ADA_CTL_FILTER ? arg : NULL,
+					      cmd == ADA_CTL_NOTRACE ? arg : NULL, text, len);
 		if (patched < 0)
 			return false;
 		snprintf(text, len, "%d function%s patched (recording %s)", patched,

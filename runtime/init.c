@@ -24,6 +24,7 @@
 #include "control.h" /* ADA_CTL_FINDER: the page of process.meta kept mapped */
 
 struct ada_runtime ada_rt;
+struct ada_code_passes ada_passes;
 static char session_dir[4300];
 
 static const char *env_get(const char *name)
@@ -230,8 +231,8 @@ int ada_trace_again(bool hold)
 		return err;
 	if (!hold) /* process_records held it */
 		ada_meta_release();
-	if (ada_rt.cfg.dynhook)
-		ada_dynhook_after_fork();
+	if (ada_passes.trace_begun)
+		ada_passes.trace_begun();
 	return 0;
 }
 
@@ -297,8 +298,8 @@ static void fork_child(void)
 		ada_thread_untraced();
 	} else {
 		ada_thread_after_fork(ada_arch_ticks());
-		if (ada_rt.cfg.dynhook)
-			ada_dynhook_after_fork();
+		if (ada_passes.trace_begun)
+			ada_passes.trace_begun();
 	}
 	fork_work.td = ada_self.td; /* NULL if the child is not traced */
 	ada_runtime_end(&fork_work);
@@ -326,7 +327,7 @@ static bool secondary_copy(void)
 	return true;
 }
 
-__attribute__((constructor(101))) static void ada_start(void)
+__attribute__((constructor(102))) static void ada_start(void)
 {
 	extern char **environ;
 	ssize_t n;
@@ -357,9 +358,8 @@ __attribute__((constructor(101))) static void ada_start(void)
 	__atomic_store_n(&ada_rt.active, true, __ATOMIC_RELEASE);
 	ada_crash_install();
 	ada_signal_triggers_install();
-	ada_patch_modules();
-	if (ada_rt.cfg.dynhook)
-		ada_dynhook_start();
+	if (ada_passes.start)
+		ada_passes.start();
 }
 
 __attribute__((destructor(101))) static void ada_finish(void)

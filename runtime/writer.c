@@ -643,8 +643,8 @@ static void *writer_main(void *arg)
 		__atomic_store_n(&ada_rt.writer_kick, 0, __ATOMIC_SEQ_CST);
 		ada_outside_begin(); /* the loader's lock, the program's files */
 		ada_writer_flush_if_asked();
-		if (!ada_w.stop)
-			ada_patch_sync(); /* ada_enable/ada_disable in patchable mode */
+		if (!ada_w.stop && ada_passes.sync)
+			ada_passes.sync(); /* ada_enable/ada_disable in patchable mode */
 		ada_outside_end();
 		if (ada_w.stop)
 			break;
@@ -662,7 +662,8 @@ static void *writer_main(void *arg)
 			if (ada_w.streams) /* a process that records nothing leaves nothing */
 				ada_symbols_keep();
 			ada_trigger_resolve(); /* a dlopen may bring functions to trigger on */
-			ada_patch_modules();   /* or patchable ones (without the dynamic hooks) */
+			if (ada_passes.modules) /* or patchable ones (without the dynamic hooks) */
+				ada_passes.modules();
 			ada_control_poll();    /* a command from ada-ctl */
 			ada_last_thread_poll(); /* every program thread ended? */
 			if (ada_now_ns(CLOCK_BOOTTIME) - ada_w.last_clock_ns >= CLOCK_EVERY_NS)

@@ -1,5 +1,6 @@
 /* arch.h (x86_64) - the architecture-specific pieces the runtime's hot path
- * needs. Every architecture has a mcount/<arch>/arch.h with the same names.
+ * needs. Every architecture has a runtime/<arch>/arch.h with the same names
+ * (mcount/<arch>/ has the hooks' assembly, which includes it too).
  */
 #ifndef ADA_ARCH_H
 #define ADA_ARCH_H
