@@ -12,7 +12,9 @@
 #            library call
 #   startup  bench/startup.c: a program that does almost nothing, linked to a
 #            library with BENCH_SLOTS PLT slots (manyslots.awk): the dynamic
-#            hooks' start-up pass, lazy binding and -z now
+#            hooks' start-up pass, lazy binding and -z now; and, after the
+#            rounds, bench/startexit.sh (issue 23): what a traced process
+#            adds before main and after it returns, idle and loaded
 #   lua      the Lua 5.4 interpreter running bench/lua/workload.lua
 #   sqlite   SQLite's speedtest1 (--memdb)
 #            Both built from Debian's sources by tests/realworld/build.sh, once
@@ -40,6 +42,11 @@
 #            moment, then ada-symbolize (which recovers the ring files),
 #            ada-symbolize --check, and each thread's CALLs in the trace
 #            (tests/realworld/atfstat.c) against the program's own count
+#
+# and one of issue 23 (the writer is never the ceiling), after the rounds:
+#
+#   drain    bench/zstd.sh: zstd -T2 built in cyg mode (about 220 M events),
+#            stream mode's wall against ring mode's, idle and loaded
 #
 # and one of issue 13 (the flight recorder's detail windows):
 #
@@ -70,7 +77,7 @@
 #   BENCH_RUNS   rounds; each runs every configuration once default 5
 #   BENCH_CONFIGS  which configurations                      default all:
 #                micro nested libcall startup lua sqlite loaded lua-loaded
-#                sql-loaded rings recovery windows patchable views. A workload's name
+#                sql-loaded rings recovery windows patchable views drain. A workload's name
 #                stands for all of its configurations; "patchable" for issue
 #                14's of micro, lua and sqlite and the enable rows, "enable"
 #                for the enable rows; "xray" for the XRay ones of micro,
@@ -512,6 +519,16 @@ if [ -n "$MICRO" ]; then
 	sh "$BENCH/instructions.sh" || die "bench/instructions.sh failed"
 	cat instructions/report.md >>report.md
 	cat instructions/budgets.txt >>budgets.txt
+fi
+if [ -n "$START" ]; then
+	sh "$BENCH/startexit.sh" || die "bench/startexit.sh failed"
+	cat startexit/report.md >>report.md
+	cat startexit/budgets.txt >>budgets.txt
+fi
+if [ "$DRAIN_RUN" = 1 ]; then
+	sh "$BENCH/zstd.sh" || die "bench/zstd.sh failed"
+	cat zstd/report.md >>report.md
+	cat zstd/budgets.txt >>budgets.txt
 fi
 if [ "$VIEWS_RUN" = 1 ]; then
 	sh "$BENCH/views.sh" || die "bench/views.sh failed"

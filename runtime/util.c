@@ -37,8 +37,21 @@ int ada_mkdirs(const char *path)
 	char tmp[4500];
 	char *p;
 
+	/* Mostly only the last one or two are missing (a new pid_<pid>/raw in
+	 * an output directory used before): one mkdir, or one a level up, not
+	 * one a component of the path (each a lookup from the root). */
+	if (mkdir(path, 0755) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
 	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
+	if ((p = strrchr(tmp, '/')) && p != tmp) {
+		*p = '\0';
+		if (mkdir(tmp, 0755) == 0 || errno == EEXIST)
+			return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -errno;
+		*p = '/';
+	}
 	for (p = tmp + 1; *p; p++) {
 		if (*p != '/')
 			continue;

@@ -13,7 +13,8 @@ wants() { for c in $CONFIGS; do case $c in $1) return 0 ;; esac; done; return 1;
 # missing tool (HAVE_UFTRACE, HAVE_XRAY, REALWORLD; NOTES says so), with
 # their baselines. Sets CONFIGS (in the order they run, before the rings
 # rows' rotation), FULL (1: every configuration was asked for, and the
-# views), WORKLOADS, VIEWS_RUN (1: run bench/views.sh) and each workload's
+# views and the drain), WORKLOADS, VIEWS_RUN (1: run bench/views.sh), DRAIN_RUN
+# (1: run bench/zstd.sh) and each workload's
 # list: MICRO UFTRACE_CONFIGS XRAY_CONFIGS NESTED RINGS LIB LIB_UFTRACE START
 # LUA SQL LOADED KILL WIN ENABLE.
 select_configs() {
@@ -55,9 +56,11 @@ select_configs() {
 	ALL="$MICRO_ALL $NESTED_ALL $LIB_ALL $START_ALL $LUA_ALL $SQL_ALL $LOADED_MICRO $LOADED_LUA $LOADED_SQL $RING_ALL $KILL_ALL $WIN_ALL $ENABLE_ALL"
 	WANT=
 	VIEWS_RUN=0
-	for w in ${BENCH_CONFIGS:-micro nested libcall startup lua sqlite loaded lua-loaded sql-loaded rings recovery windows patchable views}; do
+	DRAIN_RUN=0
+	for w in ${BENCH_CONFIGS:-micro nested libcall startup lua sqlite loaded lua-loaded sql-loaded rings recovery windows patchable views drain}; do
 		case $w in
 		views) VIEWS_RUN=1 ;; # bench/views.sh, after the rounds
+		drain) DRAIN_RUN=1 ;; # bench/zstd.sh, after the rounds
 		micro) WANT="$WANT $MICRO_ALL" ;;
 		nested) WANT="$WANT $NESTED_ALL" ;;
 		libcall) WANT="$WANT $LIB_ALL" ;;
@@ -75,7 +78,7 @@ select_configs() {
 		patchable) WANT="$WANT $PATCHABLE_MICRO $(for c in $PATCHABLE_RW; do printf 'lua-%s sql-%s ' $c $c; done) $ENABLE_ALL" ;;
 		*) case " $ALL " in
 			*" $w "*) WANT="$WANT $w" ;;
-			*) die "BENCH_CONFIGS: unknown configuration $w (micro nested libcall startup lua sqlite xray loaded lua-loaded sql-loaded rings recovery windows enable patchable views, or one of: $ALL)" ;;
+			*) die "BENCH_CONFIGS: unknown configuration $w (micro nested libcall startup lua sqlite xray loaded lua-loaded sql-loaded rings recovery windows enable patchable views drain, or one of: $ALL)" ;;
 			esac ;;
 		esac
 	done
@@ -84,7 +87,7 @@ select_configs() {
 	NWANT=0
 	for c in $ALL; do case " $WANT " in *" $c "*) NWANT=$((NWANT + 1)) ;; esac; done
 	FULL=0
-	[ "$NWANT" = "$(echo $ALL | wc -w)" ] && [ "$VIEWS_RUN" = 1 ] && FULL=1
+	[ "$NWANT" = "$(echo $ALL | wc -w)" ] && [ "$VIEWS_RUN" = 1 ] && [ "$DRAIN_RUN" = 1 ] && FULL=1
 	# Rows whose tool is missing are left out.
 	[ "$HAVE_UFTRACE" = 1 ] || WANT=$(for c in $WANT; do case $c in *uftrace-*) ;; *) printf '%s ' $c ;; esac; done)
 	[ "$HAVE_XRAY" = 1 ] || WANT=$(for c in $WANT; do case $c in *xray-* | *plain-small) ;; *) printf '%s ' $c ;; esac; done)
@@ -164,6 +167,7 @@ select_configs() {
 	[ -n "$WIN" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }windows"
 	[ -n "$ENABLE" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }enable"
 	[ "$VIEWS_RUN" = 1 ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }views"
+	[ "$DRAIN_RUN" = 1 ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }drain"
 }
 
 # probe_ring_mode: whether the runtime accepts ADA_RECORD=ring (issue 13's

@@ -1,0 +1,72 @@
+# startexit.awk - bench/startexit.sh's report: what a traced process adds
+# before main and after it, idle and loaded (issue 23). Reads results.tsv
+# (condition, round, program, start ns, exit ns, whole ns: each the median of
+# the round's processes); takes reps, nproc and budgets (the verdict lines'
+# file). Uses common.awk's sortv, median and vtxt.
+
+# "median [min–max]" in ms of the added figures a[cond, prog, ·].
+function added(cond, prog, a,    r, n) {
+	n = 0
+	for (r = 1; r <= rounds; r++) if ((cond, prog, r) in a) v[++n] = a[cond, prog, r] / 1e6
+	sortv(n)
+	return n
+}
+function added_txt(cond, prog, a) { return vtxt(added(cond, prog, a), 2) }
+function added_med(cond, prog, a,    n) { n = added(cond, prog, a); return n ? median(n) : "" }
+
+{
+	s[$1, $3, $2] = $4; e[$1, $3, $2] = $5; w[$1, $3, $2] = $6
+	if ($2 > rounds) rounds = $2
+	if (!($3 in seen)) { seen[$3] = 1; order[++np] = $3 }
+}
+END {
+	for (k in s) {
+		split(k, f, SUBSEP)
+		if (f[2] == "plain" || !((f[1], "plain", f[3]) in s)) continue
+		ds[k] = s[k] - s[f[1], "plain", f[3]]
+		de[k] = e[k] - e[f[1], "plain", f[3]]
+		dw[k] = w[k] - w[f[1], "plain", f[3]]
+	}
+	what["ada-fentry"] = "fentry, the default (detail windows, dynamic hooks)"
+	what["ada-cyg"] = "cyg"
+	print ""
+	print "## Start-up and exit (issue 23)"
+	print ""
+	printf "bench/stamps.c stamps the clock on main's first line and just before main returns; bench/startexit.c\n"
+	printf "starts it %d times a program, one process after another, plain and traced, in each of %d rounds, and\n", reps, rounds
+	print "takes the median process: *start-up* from fork to main's first stamp (the runtime's start, the"
+	print "dynamic hooks' pass, the thread's set-up at main's entry), *exit* from main's last stamp to"
+	print "waitpid's return (the return hook, the final flush, the writer's end). *added*: a round's traced"
+	print "median less the same round's plain one; median [min–max] over the rounds, in ms. *loaded*: the"
+	printf "same with %d busy processes (bench/spin.c), one per CPU. Budgets: start-up added ≤ 2 ms and exit\n", nproc
+	print "added ≤ 1 ms, idle."
+	print ""
+	print "| condition | build | start-up ms | exit ms | start-up added | exit added | whole added | budget |"
+	print "|---|---|--:|--:|--:|--:|--:|---|"
+	for (ci = 1; ci <= 2; ci++) {
+		cond = ci == 1 ? "idle" : "loaded"
+		for (i = 1; i <= np; i++) {
+			p = order[i]
+			n = 0
+			for (r = 1; r <= rounds; r++) if ((cond, p, r) in s) v[++n] = s[cond, p, r] / 1e6
+			sortv(n); st = vtxt(n, 2)
+			n = 0
+			for (r = 1; r <= rounds; r++) if ((cond, p, r) in e) v[++n] = e[cond, p, r] / 1e6
+			sortv(n); et = vtxt(n, 2)
+			if (p == "plain") {
+				printf "| %s | plain | %s | %s | — | — | — | — |\n", cond, st, et
+				continue
+			}
+			budget = "—"
+			if (cond == "idle") {
+				ms = added_med(cond, p, ds); me = added_med(cond, p, de)
+				ok = (ms <= 2 && me <= 1) ? "PASS" : "MISS"
+				budget = "≤ 2 / ≤ 1: " verdict(ok == "PASS")
+				line = sprintf("bench: %s %-28s start-up +%.2f ms, exit +%.2f ms, idle (target ≤ 2 ms, ≤ 1 ms)", ok, p, ms, me)
+				print line >budgets
+			}
+			row = sprintf("| %s | %s | %s | %s | %s | %s", cond, what[p], st, et, added_txt(cond, p, ds), added_txt(cond, p, de))
+			printf "%s | %s | %s |\n", row, added_txt(cond, p, dw), budget
+		}
+	}
+}
