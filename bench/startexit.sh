@@ -40,17 +40,14 @@ gcc -O2 -o plain "$BENCH/stamps.c" || die "building stamps failed"
 "$ROOT/bin/adacc" --ada-mode=cyg -O2 -o ada-cyg "$BENCH/stamps.c" || die "building stamps (cyg) failed"
 
 SPIN_PIDS=
-spin_stop() { [ -z "$SPIN_PIDS" ] || { kill $SPIN_PIDS 2>/dev/null; wait $SPIN_PIDS 2>/dev/null; SPIN_PIDS=; }; }
+. "$BENCH/lib/loaded.sh" # spin_start, spin_stop
 trap spin_stop EXIT INT TERM
 
 : >results.tsv
 for cond in idle loaded; do
 	r=1
 	while [ "$r" -le "$RUNS" ]; do
-		if [ "$cond" = loaded ]; then
-			n=0
-			while [ "$n" -lt "$NPROC" ]; do ./spin 600 & SPIN_PIDS="$SPIN_PIDS $!"; n=$((n + 1)); done
-		fi
+		[ "$cond" = loaded ] && spin_start
 		# Each program into an empty output directory, in an order
 		# rotated each round: the processes of one job share a session
 		# directory, and a directory that grows costs each later one more.

@@ -43,7 +43,7 @@ make -C src-plain/tests datagen >build-datagen.log 2>&1 || die "building datagen
 ./src-plain/tests/datagen -g"${MB}M" -s1 -P50 >input 2>/dev/null || die "datagen failed"
 
 SPIN_PIDS=
-spin_stop() { [ -z "$SPIN_PIDS" ] || { kill $SPIN_PIDS 2>/dev/null; wait $SPIN_PIDS 2>/dev/null; SPIN_PIDS=; }; }
+. "$BENCH/lib/loaded.sh" # spin_start, spin_stop
 trap spin_stop EXIT INT TERM
 
 # one CONFIG: wall seconds, events kept, events lost (tab-separated)
@@ -69,10 +69,7 @@ for cond in idle loaded; do
 	r=1
 	while [ "$r" -le "$RUNS" ]; do
 		for c in plain stream ring; do
-			if [ "$cond" = loaded ]; then
-				n=0
-				while [ "$n" -lt "$NPROC" ]; do ./spin 600 & SPIN_PIDS="$SPIN_PIDS $!"; n=$((n + 1)); done
-			fi
+			[ "$cond" = loaded ] && spin_start
 			line=$(one $c) || { spin_stop; die "$c failed (round $r, $cond)"; }
 			spin_stop
 			printf '%s\t%s\t%s\t%s\n' "$cond" "$r" "$c" "$line" >>results.tsv
