@@ -17,7 +17,7 @@ function added_med(cond, prog, a,    n) { n = added(cond, prog, a); return n ? m
 {
 	s[$1, $3, $2] = $4; e[$1, $3, $2] = $5; w[$1, $3, $2] = $6
 	if ($2 > rounds) rounds = $2
-	if (!($3 in seen)) { seen[$3] = 1; order[++np] = $3 }
+	seen[$3] = 1
 }
 END {
 	for (k in s) {
@@ -27,6 +27,10 @@ END {
 		de[k] = e[k] - e[f[1], "plain", f[3]]
 		dw[k] = w[k] - w[f[1], "plain", f[3]]
 	}
+	np = 0
+	if ("plain" in seen) order[++np] = "plain"
+	if ("ada-fentry" in seen) order[++np] = "ada-fentry"
+	if ("ada-cyg" in seen) order[++np] = "ada-cyg"
 	what["ada-fentry"] = "fentry, the default (detail windows, dynamic hooks)"
 	what["ada-cyg"] = "cyg"
 	print ""
@@ -60,13 +64,15 @@ END {
 			budget = "—"
 			if (cond == "idle") {
 				ms = added_med(cond, p, ds); me = added_med(cond, p, de)
-				ok = (ms <= 2 && me <= 1) ? "PASS" : "MISS"
-				budget = "≤ 2 / ≤ 1: " verdict(ok == "PASS")
-				line = sprintf("bench: %s %-28s start-up +%.2f ms, exit +%.2f ms, idle (target ≤ 2 ms, ≤ 1 ms)", ok, p, ms, me)
+				budget = "start-up ≤ 2 " verdict(ms <= 2) ", exit ≤ 1 " verdict(me <= 1)
+				line = sprintf("bench: %s %-28s start-up +%.2f ms, idle (target ≤ 2 ms)", ms <= 2 ? "PASS" : "MISS", p, ms)
+				print line >budgets
+				line = sprintf("bench: %s %-28s exit +%.2f ms, idle (target ≤ 1 ms)", me <= 1 ? "PASS" : "MISS", p, me)
 				print line >budgets
 			}
 			row = sprintf("| %s | %s | %s | %s | %s | %s", cond, what[p], st, et, added_txt(cond, p, ds), added_txt(cond, p, de))
 			printf "%s | %s | %s |\n", row, added_txt(cond, p, dw), budget
 		}
 	}
+	print ""
 }

@@ -54,4 +54,5 @@ END {
 			printf "| %s | %s | %s | %s | %s | %s | %s |\n", cond, c, txt(cond, c, wall, 2), ev, lo, q, b
 		}
 	}
+	print ""
 }

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "arch.h"
 #include "../../mcount/dynscan.h"
 
 #define NSLOTS 4
@@ -34,7 +35,7 @@ static void module_init(size_t text_len)
 	for (int i = 0; i < NSLOTS; i++) {
 		F.sym[i + 1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
 		F.rela[i].r_offset = (uintptr_t)&F.got[i]; /* bias 0: absolute */
-		F.rela[i].r_info = ELF64_R_INFO(i + 1, R_X86_64_GLOB_DAT);
+		F.rela[i].r_info = ELF64_R_INFO(i + 1, ADA_ARCH_R_GLOB_DAT);
 	}
 	F.m.symtab = F.sym;
 	F.m.rela = F.rela;
