@@ -108,6 +108,27 @@ static bool exists(const char *dir, const char *name)
 	return access(path, F_OK) == 0;
 }
 
+/* A process that ended (killed) while ada's start-up was making its trace:
+ * raw/ holds nothing but an empty process.meta, or not even that. Nothing
+ * was recorded (no event comes before process.meta's first record). */
+static bool never_began(const char *pid_dir)
+{
+	char raw[8400], meta[8500];
+	struct dirent *e;
+	struct stat st;
+	bool empty = true;
+	DIR *d;
+
+	if (snprintf(raw, sizeof(raw), "%s/raw", pid_dir) >= (int)sizeof(raw) || !(d = opendir(raw)))
+		return false;
+	while (empty && (e = readdir(d)))
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+			!strcmp(e->d_name, "process.meta");
+	closedir(d);
+	snprintf(meta, sizeof(meta), "%s/process.meta", raw);
+	return empty && (stat(meta, &st) < 0 ? errno == ENOENT : st.st_size == 0);
+}
+
 /* The newest modification time of the files in dir (0 if none). */
 static struct timespec newest_in(const char *dir)
 {
@@ -171,6 +192,12 @@ static int convert_all(const struct opts *o, const char *path, bool only_missing
 		out_dir_for(o, pids[i].dir, out, sizeof(out));
 		if (only_missing ? exists(out, "manifest.json") : !o->force && up_to_date(pids[i].dir, out)) {
 			t->current++;
+			continue;
+		}
+		if (never_began(pids[i].dir)) {
+			fprintf(stderr, "ada-symbolize: %s: the process ended while its trace was being made "
+				"(raw/ holds no record): nothing recorded, skipped\n", pids[i].dir);
+			t->skipped++;
 			continue;
 		}
 		if (!exists(pids[i].dir, "raw/process.meta")) {

@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "e2e/damaged_trace.h"
+#include "lib/capture.h"
 #include "lib/proc.h"
 #include "lib/tracee.h"
 
@@ -165,6 +166,49 @@ static void missing_process_meta_is_one_error_naming_it(void **state)
 		fail_msg("rm %s: %s", d.meta, strerror(errno));
 	dt_expect_error_both_ways(d.root, d.meta, phrases);
 	dt_expect_error_both_ways(d.pid, d.meta, phrases);
+	PASSED();
+}
+
+/* A process killed while ada's start-up was making its trace (a test
+ * suite's child killed at once: libuv's, under load) leaves raw/ with an
+ * empty process.meta, or none: it recorded nothing. Beside a whole process
+ * of the session, both are skipped with one line each, the whole one is
+ * converted, and the exit status is 0. */
+static void process_killed_while_its_trace_was_made_is_skipped(void **state)
+{
+	char session[PATH_MAX + 256], *slash, dir[2][PATH_MAX + 320], path[3 * PATH_MAX];
+	struct proc_result res;
+	struct damaged d;
+
+	(void)state;
+	dt_copy_case("killed-at-start", &d);
+	snprintf(session, sizeof(session), "%s", d.pid);
+	if (!(slash = strrchr(session, '/')))
+		fail_msg("no session in %s", d.pid);
+	*slash = '\0';
+	for (int i = 0; i < 2; i++) {
+		snprintf(dir[i], sizeof(dir[i]), "%s/pid_%d", session, 999990 + i);
+		snprintf(path, sizeof(path), "%s/raw", dir[i]);
+		if (mkdir(dir[i], 0755) < 0 || mkdir(path, 0755) < 0)
+			fail_msg("mkdir %s: %s", path, strerror(errno));
+		if (i == 0) { /* killed after creating process.meta, before its header */
+			snprintf(path, sizeof(path), "%s/raw/process.meta", dir[i]);
+			dt_write_bytes(path, "", 0);
+		}
+	}
+	dt_symbolize(NULL, d.root, &res);
+	dt_expect_no_signal(&res, "ada-symbolize");
+	if (!WIFEXITED(res.wstatus) || WEXITSTATUS(res.wstatus) != 0)
+		fail_msg("exit status %d, expected 0; stderr:\n%s", WEXITSTATUS(res.wstatus), res.err);
+	for (int i = 0; i < 2; i++)
+		if (!strstr(res.err, dir[i]) || !strstr(res.err, "nothing recorded, skipped"))
+			fail_msg("stderr does not say %s was skipped:\n%s", dir[i], res.err);
+	if (count_lines(res.err) != 2)
+		fail_msg("expected two lines on stderr:\n%s", res.err);
+	snprintf(path, sizeof(path), "%s/manifest.json", d.pid);
+	if (access(path, F_OK) != 0)
+		fail_msg("the whole process was not converted: no %s", path);
+	proc_result_free(&res);
 	PASSED();
 }
 
@@ -450,6 +494,7 @@ int main(void)
 		T(directory_without_trace_is_one_error_naming_it),
 		T(missing_directory_is_one_error_naming_it),
 		T(missing_process_meta_is_one_error_naming_it),
+		T(process_killed_while_its_trace_was_made_is_skipped),
 		T(process_meta_cut_inside_header_is_one_error_naming_it),
 		T(process_meta_cut_after_header_is_one_error_naming_it),
 		T(process_meta_bad_magic_is_one_error_naming_it),
