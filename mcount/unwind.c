@@ -148,11 +148,6 @@ static void *static_fallback(enum real_id id)
 	return NULL;
 }
 
-/* The next definition after libada's. A C++ library dlopen'ed with
- * RTLD_LOCAL brings libgcc_s or libstdc++ outside the global scope, where
- * RTLD_NEXT does not look: then the library itself is asked. *absent names
- * a library such a dlopen found not loaded, not asked again (each asking
- * searches the library path and opens files: a C program has neither). */
 static int loaded_as(struct dl_phdr_info *info, size_t size, void *lib)
 {
 	const char *base = strrchr(info->dlpi_name, '/');
@@ -162,19 +157,21 @@ static int loaded_as(struct dl_phdr_info *info, size_t size, void *lib)
 	return !strncmp(base, lib, strlen(lib)); /* libstdc++.so.6 or .so.6.0.30 */
 }
 
+/* The next definition after libada's. A C++ library dlopen'ed with
+ * RTLD_LOCAL brings libgcc_s or libstdc++ outside the global scope, where
+ * RTLD_NEXT does not look: then the library itself is asked, if the
+ * loader's list has it (dlopen with RTLD_NOLOAD of one not loaded still
+ * searches the path and opens the file: 0.1 ms at every start of a C
+ * program). *absent names a library found not loaded, not looked for
+ * again. */
 static void *lookup(enum real_id id, const char **absent)
 {
 	void *fn = dlsym(RTLD_NEXT, real_names[id].name);
 	const char *lib = real_names[id].lib;
 
-	/* dlopen(RTLD_NOLOAD) of a library not loaded still searches the path
-	 * and opens the file (0.1 ms at every start of a C program): the
-	 * loader's list is asked first. */
-	if (!fn && lib && !(*absent && !strcmp(*absent, lib)) &&
-	    !dl_iterate_phdr(loaded_as, (void *)lib))
-		*absent = lib;
 	if (!fn && lib && !(*absent && !strcmp(*absent, lib))) {
-		void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
+		void *h = dl_iterate_phdr(loaded_as, (void *)lib) ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD)
+								   : NULL;
 
 		if (h) {
 			fn = dlsym(h, real_names[id].name);

@@ -123,12 +123,14 @@ ADA_HIDDEN void *ada_map_zeroed(size_t len);
  * what the arena reserves for each thread. */
 ADA_HIDDEN size_t ada_thread_kit_bytes(void);
 /* ---- the arena (arena.c) -------------------------------------------------------- */
-/* Start-up: reserves the address space of a few threads' states. */
+/* Start-up: reserves the address space of a few threads' states, each
+ * kit_bytes (a sum of ada_arena_piece's). */
 ADA_HIDDEN void ada_arena_start(size_t kit_bytes);
+/* The address space a piece of len bytes takes (whole pages). */
+ADA_HIDDEN size_t ada_arena_piece(size_t len);
 /* len bytes of zeroed private memory from the reservation, page-aligned;
  * NULL when it has no room (or none was reserved). */
 ADA_HIDDEN void *ada_arena_get(size_t len);
-ADA_HIDDEN bool ada_arena_holds(const void *p);
 /* Gives back memory from ada_arena_get (zeroed again, kept for the next
  * thread) or from mmap (unmapped); also a ring file mapped over either. */
 ADA_HIDDEN void ada_unmap(void *p, size_t len);

@@ -41,9 +41,14 @@ static size_t page_round(size_t n)
 	return (n + PAGE - 1) & ~(PAGE - 1);
 }
 
+size_t ada_arena_piece(size_t len)
+{
+	return page_round(len);
+}
+
 void ada_arena_start(size_t kit_bytes)
 {
-	size_t len = ARENA_KITS * page_round(kit_bytes);
+	size_t len = ARENA_KITS * kit_bytes;
 	struct rlimit rl;
 	void *p;
 
@@ -59,7 +64,7 @@ void ada_arena_start(size_t kit_bytes)
 	A.end = A.base + len;
 }
 
-bool ada_arena_holds(const void *p)
+static bool arena_holds(const void *p)
 {
 	return (uintptr_t)p - A.base < A.end - A.base;
 }
@@ -104,7 +109,7 @@ void ada_unmap(void *p, size_t len)
 
 	if (!p)
 		return;
-	if (!ada_arena_holds(p)) {
+	if (!arena_holds(p)) {
 		munmap(p, len);
 		return;
 	}

@@ -53,13 +53,12 @@ static uint32_t detail_rec_bytes(void)
 size_t ada_thread_kit_bytes(void)
 {
 	const struct ada_config *c = &ada_rt.cfg;
-	size_t page = 4095;
+	uint32_t rec = detail_rec_bytes();
 
-	return ((sizeof(struct ada_thread) + page) & ~page) +
-	       (((size_t)c->shadow_depth * sizeof(struct ada_frame) + page) & ~page) +
-	       ((ADA_RING_SLOTS_OFFSET + c->ring_bytes + page) & ~page) +
-	       (c->detail ? (detail_records(detail_rec_bytes()) * detail_rec_bytes() + page) & ~page
-			  : 0);
+	return ada_arena_piece(sizeof(struct ada_thread)) +
+	       ada_arena_piece((size_t)c->shadow_depth * sizeof(struct ada_frame)) +
+	       ada_arena_piece(ADA_RING_SLOTS_OFFSET + c->ring_bytes) +
+	       (c->detail ? ada_arena_piece(detail_records(rec) * rec) : 0);
 }
 
 void ada_registry_push(struct ada_thread *td)
@@ -345,7 +344,7 @@ static void thread_stack_range(struct ada_thread *td)
 
 	td->stack_lo = 0;
 	td->stack_span = UINTPTR_MAX;
-	if (td->os_tid == (uint32_t)getpid() && main_stack_range(td))
+	if (td->os_tid == ada_rt.pid && main_stack_range(td))
 		return;
 	if (pthread_getattr_np(pthread_self(), &attr) != 0)
 		return;

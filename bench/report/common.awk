@@ -98,6 +98,16 @@ function vtxt(n, p,    f) {
 	if (n == 1 || sprintf(f, v[1]) == sprintf(f, v[n])) return sprintf(f, median(n))
 	return sprintf(f " [" f "–" f "]", median(n), v[1], v[n])
 }
+# Per-round values a[cond, c, r], r = 1..rounds (a condition, idle or loaded,
+# and a config: startexit.awk, zstd.awk), into v[], sorted; their count.
+function cond_collect(cond, c, a,    r, n) {
+	n = 0
+	for (r = 1; r <= rounds; r++) if ((cond, c, r) in a) v[++n] = a[cond, c, r]
+	sortv(n)
+	return n
+}
+function cond_txt(cond, c, a, p) { return vtxt(cond_collect(cond, c, a), p) }
+function cond_med(cond, c, a,    n) { n = cond_collect(cond, c, a); return n ? median(n) : "" }
 # "median [min–max]" of metric m of config c with p decimals; "—" if none.
 function stat(c, m, p) { return vtxt(collect(c, m), p) }
 function med(c, m,    n) { n = collect(c, m); return n ? median(n) : "" }

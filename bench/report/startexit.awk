@@ -2,20 +2,10 @@
 # before main and after it, idle and loaded (issue 23). Reads results.tsv
 # (condition, round, program, start ns, exit ns, whole ns: each the median of
 # the round's processes); takes reps, nproc and budgets (the verdict lines'
-# file). Uses common.awk's sortv, median and vtxt.
-
-# "median [min–max]" in ms of the added figures a[cond, prog, ·].
-function added(cond, prog, a,    r, n) {
-	n = 0
-	for (r = 1; r <= rounds; r++) if ((cond, prog, r) in a) v[++n] = a[cond, prog, r] / 1e6
-	sortv(n)
-	return n
-}
-function added_txt(cond, prog, a) { return vtxt(added(cond, prog, a), 2) }
-function added_med(cond, prog, a,    n) { n = added(cond, prog, a); return n ? median(n) : "" }
+# file). Uses common.awk's cond_txt and cond_med. Figures in ms.
 
 {
-	s[$1, $3, $2] = $4; e[$1, $3, $2] = $5; w[$1, $3, $2] = $6
+	s[$1, $3, $2] = $4 / 1e6; e[$1, $3, $2] = $5 / 1e6; w[$1, $3, $2] = $6 / 1e6
 	if ($2 > rounds) rounds = $2
 	seen[$3] = 1
 }
@@ -51,27 +41,22 @@ END {
 		cond = ci == 1 ? "idle" : "loaded"
 		for (i = 1; i <= np; i++) {
 			p = order[i]
-			n = 0
-			for (r = 1; r <= rounds; r++) if ((cond, p, r) in s) v[++n] = s[cond, p, r] / 1e6
-			sortv(n); st = vtxt(n, 2)
-			n = 0
-			for (r = 1; r <= rounds; r++) if ((cond, p, r) in e) v[++n] = e[cond, p, r] / 1e6
-			sortv(n); et = vtxt(n, 2)
+			st = cond_txt(cond, p, s, 2); et = cond_txt(cond, p, e, 2)
 			if (p == "plain") {
 				printf "| %s | plain | %s | %s | — | — | — | — |\n", cond, st, et
 				continue
 			}
 			budget = "—"
 			if (cond == "idle") {
-				ms = added_med(cond, p, ds); me = added_med(cond, p, de)
+				ms = cond_med(cond, p, ds); me = cond_med(cond, p, de)
 				budget = "start-up ≤ 2 " verdict(ms <= 2) ", exit ≤ 1 " verdict(me <= 1)
 				line = sprintf("bench: %s %-28s start-up +%.2f ms, idle (target ≤ 2 ms)", ms <= 2 ? "PASS" : "MISS", p, ms)
 				print line >budgets
 				line = sprintf("bench: %s %-28s exit +%.2f ms, idle (target ≤ 1 ms)", me <= 1 ? "PASS" : "MISS", p, me)
 				print line >budgets
 			}
-			row = sprintf("| %s | %s | %s | %s | %s | %s", cond, what[p], st, et, added_txt(cond, p, ds), added_txt(cond, p, de))
-			printf "%s | %s | %s |\n", row, added_txt(cond, p, dw), budget
+			row = sprintf("| %s | %s | %s | %s | %s | %s", cond, what[p], st, et, cond_txt(cond, p, ds, 2), cond_txt(cond, p, de, 2))
+			printf "%s | %s | %s |\n", row, cond_txt(cond, p, dw, 2), budget
 		}
 	}
 	print ""

@@ -1,16 +1,7 @@
 # zstd.awk - bench/zstd.sh's report: stream mode's wall against ring mode's
 # on zstd -T2 (issue 23). Reads results.tsv (condition, round, config, wall
 # ms, events kept, events lost); takes mb, nproc and budgets (the verdict
-# lines' file). Uses common.awk's sortv, median and vtxt.
-
-function coll(cond, c, a,    r, n) {
-	n = 0
-	for (r = 1; r <= rounds; r++) if ((cond, c, r) in a) v[++n] = a[cond, c, r]
-	sortv(n)
-	return n
-}
-function txt(cond, c, a, p) { return vtxt(coll(cond, c, a), p) }
-function med_of(cond, c, a,    n) { n = coll(cond, c, a); return n ? median(n) : "" }
+# lines' file). Uses common.awk's cond_collect, cond_txt and cond_med.
 
 {
 	wall[$1, $3, $2] = $4 / 1000; kept[$1, $3, $2] = $5 / 1e6; lost[$1, $3, $2] = $6
@@ -39,19 +30,19 @@ END {
 		cond = ci == 1 ? "idle" : "loaded"
 		for (i = 1; i <= 3; i++) {
 			c = i == 1 ? "plain" : i == 2 ? "stream" : "ring"
-			if (!coll(cond, c, wall)) continue
+			if (!cond_collect(cond, c, wall)) continue
 			q = "—"; b = "—"
 			if (c == "stream") {
-				rm = med_of(cond, c, ratio); lm = coll(cond, c, lost) ? v[coll(cond, c, lost)] : 0
+				rm = cond_med(cond, c, ratio); lm = cond_collect(cond, c, lost) ? v[cond_collect(cond, c, lost)] : 0
 				ok = (rm <= 1.3 && lm == 0) ? "PASS" : "MISS"
-				q = txt(cond, c, ratio, 2)
+				q = cond_txt(cond, c, ratio, 2)
 				b = "≤ 1.3, 0 lost: " verdict(ok == "PASS")
 				line = sprintf("bench: %s %-28s stream ÷ ring %.2f, %d events lost at most, %s (target ≤ 1.3, 0)", ok, "zstd-T2-" cond, rm, lm, cond)
 				print line >budgets
 			}
-			ev = c == "plain" ? "—" : txt(cond, c, kept, 1)
-			lo = c == "plain" ? "—" : txt(cond, c, lost, 0)
-			printf "| %s | %s | %s | %s | %s | %s | %s |\n", cond, c, txt(cond, c, wall, 2), ev, lo, q, b
+			ev = c == "plain" ? "—" : cond_txt(cond, c, kept, 1)
+			lo = c == "plain" ? "—" : cond_txt(cond, c, lost, 0)
+			printf "| %s | %s | %s | %s | %s | %s | %s |\n", cond, c, cond_txt(cond, c, wall, 2), ev, lo, q, b
 		}
 	}
 	print ""

@@ -48,11 +48,12 @@ CACHE=${ADA_REALWORLD_CACHE:-}
 for v in $(env | sed -n 's/^\(ADA_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ada-suite.XXXXXX") || exit 1
-if [ "$KEEP" = 1 ]; then
-	trap 'echo "suite.sh: kept $TMP"' EXIT
-else
-	trap 'rm -rf "$TMP"' EXIT
-fi
+BUSY= # --load's busy processes
+finish() {
+	[ -z "$BUSY" ] || kill $BUSY 2>/dev/null
+	if [ "$KEEP" = 1 ]; then echo "suite.sh: kept $TMP"; else rm -rf "$TMP"; fi
+}
+trap finish EXIT
 CHECK_LOG_LINES=40
 . "$ROOT/tests/lib/check.sh"
 
@@ -188,10 +189,8 @@ for m in $MODES; do
 done
 [ "$failed" = 0 ] || checks_summary
 
-BUSY=
 if [ $LOAD = 1 ]; then
 	for i in $(seq "$(nproc)"); do sh -c 'while :; do :; done' & BUSY="$BUSY $!"; done
-	trap 'kill $BUSY 2>/dev/null; [ "$KEEP" = 1 ] && echo "suite.sh: kept $TMP" || rm -rf "$TMP"' EXIT
 	echo "     a busy process per CPU ($(nproc)) through every run"
 fi
 t0=$(date +%s)
