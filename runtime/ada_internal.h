@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "outside.h"
+#include "shared.h"
 #include "thread.h"
 #include "trigger.h"
 
@@ -45,6 +46,8 @@ struct ada_config {
 	int toggle_signal;        /* ADA_TOGGLE_SIGNAL: turns recording off and on; 0 none */
 	bool on_full_drop;        /* ADA_ON_FULL=drop: a full ring drops (default wait) */
 	unsigned rings;           /* ADA_RINGS: ADA_RINGS_* */
+	bool recorder;            /* ADA_WRITER=process: a recorder process drains the
+				   * rings (recorder.c), not a thread of the program */
 	uint32_t writer_delay_us; /* ADA_TEST_WRITER_DELAY_US: tests slow the writer */
 	bool shared_fds;          /* ADA_TEST_SHARED_FDS=1: the writer keeps the program's
 				   * descriptor table, as where unshare is refused */
@@ -83,9 +86,20 @@ struct ada_runtime {
 	uint64_t writer_ticks;     /* the clock at the writer's last pass (crash.c's
 				    * stand-in for a thread whose TSC is off) */
 	uint32_t writer_kick;
-	uint32_t writer_tid;
+	uint32_t writer_tid;       /* the writer thread's tid, or the recorder's pid */
+	/* A thread that must not do the writer's work itself (a fatal signal's
+	 * handler, _exit, exec: all may run in a signal handler) asks for it
+	 * (flush_req, flush_how) and waits for the writer to say it is done
+	 * (flush_done, a futex word). flush.c. */
+	uint32_t flush_req, flush_done, flush_how;
+	/* How the image ended, for a recorder that outlives it: ADA_END_* + 1,
+	 * 0 while it runs (a process killed leaves 0). */
+	uint32_t ended_how;
 };
-ADA_HIDDEN extern struct ada_runtime ada_rt;
+/* In the shared section: the recorder reads the registry and the requests. */
+ADA_SHARED_TYPE(ada_rt_area, struct ada_runtime);
+ADA_HIDDEN extern union ada_rt_area ada_rt_area;
+#define ada_rt (ada_rt_area.v)
 
 /* Flushes every ring before exec replaces the image (init.c). */
 ADA_HIDDEN void ada_before_exec(void);
@@ -125,7 +139,14 @@ ADA_HIDDEN size_t ada_thread_kit_bytes(void);
 /* ---- the arena (arena.c) -------------------------------------------------------- */
 /* Start-up: reserves the address space of a few threads' states, each
  * kit_bytes (a sum of ada_arena_piece's). */
-ADA_HIDDEN void ada_arena_start(size_t kit_bytes);
+ADA_HIDDEN int ada_arena_start(size_t kit_bytes, bool shared);
+/* Whether the reservation is shared with a recorder: then no piece may
+ * come from anywhere else. */
+ADA_HIDDEN bool ada_arena_shared(void);
+/* In a fork child: the reservation its own again (zeroed), but for the n
+ * pieces keep[i] of lens[i] bytes, which keep their contents (the forking
+ * thread's state). */
+ADA_HIDDEN int ada_arena_rehome(void *const *keep, const size_t *lens, unsigned n);
 /* The address space a piece of len bytes takes (whole pages). */
 ADA_HIDDEN size_t ada_arena_piece(size_t len);
 /* len bytes of zeroed private memory from the reservation, page-aligned;
@@ -253,6 +274,20 @@ ADA_HIDDEN bool ada_writer_stalled(struct ada_writer_watch *w, uint64_t now);
 /* The writer moved td's tail: wake the thread if it waits for room. */
 ADA_HIDDEN void ada_ring_wake(struct ada_thread *td);
 
+/* ---- the recorder process (recorder.c) ---------------------------------------- */
+/* Start-up: forks the recorder, which runs loop; 0 once it is set up. */
+ADA_HIDDEN int ada_recorder_spawn(void *(*loop)(void *));
+/* Whether this process is a recorder. */
+ADA_HIDDEN bool ada_recorder_self(void);
+/* The recorder: whether the program ended; whether its image (exec) no
+ * longer maps the arena at base. */
+ADA_HIDDEN bool ada_recorder_program_gone(void);
+ADA_HIDDEN bool ada_recorder_image_gone(uintptr_t base);
+/* The program: whether the recorder died. */
+ADA_HIDDEN bool ada_recorder_gone(void);
+/* The arena's first address (arena.c). */
+ADA_HIDDEN uintptr_t ada_arena_base(void);
+
 /* ---- clock (clock.c) ----------------------------------------------------------- */
 ADA_HIDDEN void ada_clock_sample(struct ada_meta_clock *out);
 ADA_HIDDEN uint64_t ada_clock_hz_estimate(const struct ada_meta_clock *a,
@@ -265,6 +300,8 @@ ADA_HIDDEN uint64_t ada_clock_hz_estimate(const struct ada_meta_clock *a,
 ADA_HIDDEN int ada_meta_open(const char *raw_dir);
 ADA_HIDDEN void ada_meta_hold(void);
 ADA_HIDDEN void ada_meta_release(void);
+/* The held descriptor's exclusive lock (a recorder's, until it ends). */
+ADA_HIDDEN void ada_meta_lock(void);
 /* Appends one record (header + payload + extra + padding) with one write(). */
 ADA_HIDDEN int ada_meta_write(uint32_t type, const void *payload, size_t len,
 			      const void *extra, size_t extra_len);
@@ -408,8 +445,9 @@ ADA_HIDDEN void ada_stderr_remember(void);
 ADA_HIDDEN void ada_warn_private_fds(void);
 ADA_HIDDEN void ada_warn_pending(void);
 ADA_HIDDEN uint64_t ada_now_ns(clockid_t clk);
-/* futex(2) on a process-private word: sleep while *w == v (at most
- * timeout_ns), wake every sleeper. */
+/* futex(2): sleep while *w == v (at most timeout_ns), wake every sleeper.
+ * Not FUTEX_PRIVATE_FLAG: the word may be in memory shared with a
+ * recorder process (shared.h), which a private futex never wakes. */
 ADA_HIDDEN void ada_futex_wait(uint32_t *w, uint32_t v, uint64_t timeout_ns);
 ADA_HIDDEN void ada_futex_wake(uint32_t *w);
 /* Blocks every signal the program could receive in the calling thread

@@ -19,22 +19,35 @@
  * one word) taken by its value can never be another piece's. Out of room
  * (more threads than kits, a full table), pieces come from mmap as before,
  * and a free piece the table cannot hold stays reserved, unused.
+ *
+ * With a recorder process (shared.h) the reservation is a shared mapping,
+ * larger (ARENA_KITS_SHARED), and its state is in the shared section: the
+ * recorder reads the states and rings where the threads write them, and
+ * gives pieces back to the free table. A piece given back is emptied with
+ * MADV_REMOVE, which keeps it shared; and nothing comes from mmap, which
+ * the recorder would not see: past the reservation, a thread goes
+ * untraced, said on stderr.
  */
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 
 #include "ada_internal.h"
 
 #define ARENA_KITS 8  /* threads' states the reservation holds */
+#define ARENA_KITS_SHARED 256 /* with a recorder: no memory until touched */
 #define FREE_MAX 64   /* free pieces kept for the next threads */
 #define PAGE 4096ull
 
-static struct {
+struct arena {
 	uintptr_t base, end;
 	uintptr_t next;            /* the first byte not cut yet (atomic) */
 	uint64_t free[FREE_MAX];   /* offset in pages << 32 | length in pages; 0: none */
-} A;
+	bool shared;               /* mapped shared, for a recorder */
+};
+static ADA_SHARED_VAR(struct arena, A);
+#define A (A_area.v)
 
 static size_t page_round(size_t n)
 {
@@ -46,9 +59,9 @@ size_t ada_arena_piece(size_t len)
 	return page_round(len);
 }
 
-void ada_arena_start(size_t kit_bytes)
+int ada_arena_start(size_t kit_bytes, bool shared)
 {
-	size_t len = ARENA_KITS * kit_bytes;
+	size_t len = (shared ? ARENA_KITS_SHARED : ARENA_KITS) * kit_bytes;
 	struct rlimit rl;
 	void *p;
 
@@ -56,12 +69,59 @@ void ada_arena_start(size_t kit_bytes)
 	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && len > rl.rlim_cur / 8)
 		len = page_round(rl.rlim_cur / 8);
 	p = len ? mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+		       (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
 		: MAP_FAILED;
 	if (p == MAP_FAILED)
-		return; /* every piece from mmap */
+		return -1; /* every piece from mmap */
 	A.base = A.next = (uintptr_t)p;
 	A.end = A.base + len;
+	A.shared = shared;
+	return 0;
+}
+
+uintptr_t ada_arena_base(void)
+{
+	return A.base;
+}
+
+bool ada_arena_shared(void)
+{
+	return A.shared;
+}
+
+int ada_arena_rehome(void *const *keep, const size_t *lens, unsigned n)
+{
+	size_t total = 0, at = 0;
+	uint8_t *copy;
+	int err = 0;
+
+	if (!A.shared)
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		total += keep[i] ? page_round(lens[i]) : 0;
+	copy = total ? mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+		     : NULL;
+	if (copy == MAP_FAILED)
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		if (keep[i]) {
+			memcpy(copy + at, keep[i], lens[i]);
+			at += page_round(lens[i]);
+		}
+	/* Fresh pages of the child's own over the whole reservation: what the
+	 * parent's threads had there is the parent's. */
+	if (mmap((void *)A.base, A.end - A.base, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
+		err = -1;
+	at = 0;
+	for (unsigned i = 0; i < n && !err; i++)
+		if (keep[i]) {
+			memcpy(keep[i], copy + at, lens[i]);
+			at += page_round(lens[i]);
+		}
+	if (copy)
+		munmap(copy, total);
+	return err;
 }
 
 static bool arena_holds(const void *p)
@@ -116,8 +176,9 @@ void ada_unmap(void *p, size_t len)
 	len = page_round(len);
 	/* Zero pages again, in place of whatever was there (a ring file's
 	 * pages, a thread's state): the address space does not change. */
-	if (mmap(p, len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
+	if (A.shared ? madvise(p, len, MADV_REMOVE) < 0
+		     : mmap(p, len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
 		return;
 	e = ((uintptr_t)p - A.base) / PAGE << 32 | len / PAGE;
 	for (unsigned i = 0; i < FREE_MAX; i++) {

@@ -25,11 +25,11 @@ static void final_flush(uint32_t how);
 /* Another thread asked for a flush (ada_writer_request). */
 void ada_writer_flush_if_asked(void)
 {
-	uint32_t req = __atomic_load_n(&ada_w.flush_req, __ATOMIC_ACQUIRE);
-	uint32_t how = __atomic_load_n(&ada_w.flush_how, __ATOMIC_RELAXED);
+	uint32_t req = __atomic_load_n(&ada_rt.flush_req, __ATOMIC_ACQUIRE);
+	uint32_t how = __atomic_load_n(&ada_rt.flush_how, __ATOMIC_RELAXED);
 	struct ada_thread *td;
 
-	if (req == ada_w.flush_done)
+	if (req == ada_rt.flush_done)
 		return;
 	switch (how) {
 	case ADA_FLUSH_EXEC:
@@ -47,8 +47,10 @@ void ada_writer_flush_if_asked(void)
 			ada_trace_remove();
 			ada_w.trace_removed = true;
 		}
+		ada_w.exec_flushed = true;
 		break;
 	case ADA_FLUSH_EXEC_FAILED:
+		ada_w.exec_flushed = false;
 		if (ada_w.trace_removed && ada_trace_again(ada_w.own_fds) == 0)
 			ada_w.trace_removed = false;
 		break;
@@ -78,8 +80,8 @@ void ada_writer_flush_if_asked(void)
 	default:
 		ada_writer_drain_cut();
 	}
-	__atomic_store_n(&ada_w.flush_done, req, __ATOMIC_RELEASE);
-	ada_futex_wake(&ada_w.flush_done);
+	__atomic_store_n(&ada_rt.flush_done, req, __ATOMIC_RELEASE);
+	ada_futex_wake(&ada_rt.flush_done);
 }
 
 /* Async-signal-safe: atomics, futex and clock_gettime only. */
@@ -90,17 +92,18 @@ bool ada_writer_request(uint32_t how, uint64_t timeout_ns)
 
 	if (!__atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE))
 		return false;
-	__atomic_store_n(&ada_w.flush_how, how, __ATOMIC_RELAXED);
-	req = __atomic_add_fetch(&ada_w.flush_req, 1, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&ada_rt.flush_how, how, __ATOMIC_RELAXED);
+	req = __atomic_add_fetch(&ada_rt.flush_req, 1, __ATOMIC_ACQ_REL);
 	ada_writer_kick();
 	for (;;) {
-		uint32_t done = __atomic_load_n(&ada_w.flush_done, __ATOMIC_ACQUIRE);
+		uint32_t done = __atomic_load_n(&ada_rt.flush_done, __ATOMIC_ACQUIRE);
 
 		if ((int32_t)(done - req) >= 0)
 			return true;
-		if (ada_now_ns(CLOCK_MONOTONIC) - start >= timeout_ns)
+		if (ada_now_ns(CLOCK_MONOTONIC) - start >= timeout_ns ||
+		    (ada_rt.cfg.recorder && ada_recorder_gone()))
 			return false;
-		ada_futex_wait(&ada_w.flush_done, done, 1000000);
+		ada_futex_wait(&ada_rt.flush_done, done, 1000000);
 	}
 }
 
@@ -115,12 +118,16 @@ static void end_record(uint32_t how)
 	ada_meta_write(ADA_META_END, &end, sizeof(end), NULL, 0);
 }
 
+/* How of a recorder's program that died without asking: no END record. */
+#define END_NONE UINT32_MAX
+
 /* The end of the image's trace, under the lock, the writer loop over. */
 static void final_flush(uint32_t how)
 {
 	struct ada_thread *td;
 
-	ada_modmap_scan(false);
+	if (!ada_w.recorder)
+		ada_modmap_scan(false);
 	ada_writer_drain_cut();
 	/* Threads still running at exit: their trace ends here. Those waiting
 	 * for room stop waiting (and drop: nobody drains any more). */
@@ -128,7 +135,7 @@ static void final_flush(uint32_t how)
 	/* Records threads queued before the store are written ahead of the
 	 * next record of ours (meta.c); later ones go straight to the file. */
 	for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next) {
-		ada_writer_thread_end(td, ADA_TEND_FINAL);
+		ada_writer_thread_end(td, ADA_TEND_FINAL | (how == END_NONE ? ADA_TEND_DIED : 0));
 		ada_writer_stream_close(td);
 		ada_windows_free(td);
 		ada_ring_remove(td);
@@ -137,7 +144,8 @@ static void final_flush(uint32_t how)
 	}
 	ada_ring_pool_empty(true);
 	ada_latency_record();
-	end_record(how);
+	if (how != END_NONE)
+		end_record(how);
 	if (!ada_w.streams)
 		ada_trace_remove();
 	else
@@ -150,6 +158,15 @@ static void final_flush(uint32_t how)
 			 "writer", ada_marks_overflowed());
 }
 
+void ada_writer_end_dead(void)
+{
+	/* Every thread of the program ended with it: what the rings hold is
+	 * all there will be. A killed process's trace has no END (ada-symbolize
+	 * says its threads were killed), as without a recorder. */
+	final_flush(END_NONE);
+	ada_w.stop = true;
+}
+
 void ada_writer_end_alone(void)
 {
 	/* As _exit: the threads ended by the exit system call, nothing ran
@@ -160,7 +177,8 @@ void ada_writer_end_alone(void)
 
 bool ada_writer_pause(void)
 {
-	if (!ada_w.running || !ada_writer_request(ADA_FLUSH_PAUSE, EXIT_FLUSH_TIMEOUT_NS))
+	/* A recorder is not one of the program's threads: nothing to pause. */
+	if (ada_rt.cfg.recorder || !ada_w.running || !ada_writer_request(ADA_FLUSH_PAUSE, EXIT_FLUSH_TIMEOUT_NS))
 		return false;
 	pthread_join(ada_w.thread, NULL);
 	ada_w.running = false;
@@ -178,14 +196,14 @@ void ada_writer_resume(void)
 
 void ada_writer_stop(void)
 {
-	if (!ada_w.enc_buf)
+	if (!ada_w.set_up)
 		return;
 	/* The thread files are in the writer's own descriptor table: the
 	 * writer does the final flush, then ends. One stuck behind a lock the
 	 * exiting thread holds (exit() from a dl_iterate_phdr callback) is
 	 * left after a while: the ring files keep the events. */
 	if (ada_w.running) {
-		if (ada_writer_request(ADA_FLUSH_EXIT, EXIT_FLUSH_TIMEOUT_NS))
+		if (ada_writer_request(ADA_FLUSH_EXIT, EXIT_FLUSH_TIMEOUT_NS) && !ada_rt.cfg.recorder)
 			pthread_join(ada_w.thread, NULL);
 		ada_w.running = false;
 		ada_warn_pending();

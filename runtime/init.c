@@ -23,7 +23,7 @@
 #include "ada_internal.h"
 #include "control.h" /* ADA_CTL_FINDER: the page of process.meta kept mapped */
 
-struct ada_runtime ada_rt;
+union ada_rt_area ada_rt_area ADA_SHARED_AT;
 struct ada_code_passes ada_passes;
 static char session_dir[4300];
 
@@ -282,6 +282,24 @@ static void fork_child(void)
 {
 	uint32_t parent = ada_rt.pid;
 
+	/* First of all, the memory shared with the parent's recorder becomes
+	 * the child's own, but for the forking thread's state. */
+	if (ada_shared_on) {
+		struct ada_thread *td = ada_self.td;
+		void *keep[3] = { td, td ? td->shadow : NULL, td ? td->orphans : NULL };
+		size_t lens[3] = { sizeof(*td), td ? td->shadow_bytes : 0,
+				   td ? td->orphans_bytes : 0 };
+
+		if (ada_shared_rehome() < 0 || ada_arena_rehome(keep, lens, 3) < 0) {
+			/* Its writes would land in the parent's trace: this
+			 * thread goes untraced, and nothing shared is touched. */
+			ada_thread_untraced();
+			fork_work.td = NULL;
+			ada_runtime_end(&fork_work);
+			return;
+		}
+	}
+
 	if (!ada_rt.active) {
 		/* After the final flush: the rings are the parent's (shared). */
 		ada_thread_untraced();
@@ -350,7 +368,16 @@ __attribute__((constructor(102))) static void ada_start(void)
 	if (ada_rt.cfg.start_off)
 		__atomic_store_n(&ada_recording_off, 1, __ATOMIC_RELAXED);
 	make_session_dir();
-	ada_arena_start(ada_thread_kit_bytes());
+	/* A recorder reads what the threads write: the shared section and the
+	 * arena mapped shared before it is forked. */
+	if (ada_rt.cfg.recorder && (ada_shared_start() < 0 ||
+				    ada_arena_start(ada_thread_kit_bytes(), true) < 0)) {
+		ada_warn("cannot map memory to share with a recorder process (%s); a writer "
+			 "thread records instead", strerror(errno));
+		ada_rt.cfg.recorder = false;
+	}
+	if (!ada_rt.cfg.recorder)
+		ada_arena_start(ada_thread_kit_bytes(), false);
 	if (process_begin(0) < 0)
 		return;
 	pthread_atfork(fork_prepare, fork_parent, fork_child);

@@ -26,9 +26,14 @@ struct mark {
 	char label[sizeof(((struct ada_window_info *)0)->label)];
 };
 
-static struct mark queue[MARKS];
-static uint64_t next_ticket, taken;
-static uint64_t overflowed;
+/* Posted by program threads, taken by the writer: shared (shared.h). */
+struct marks {
+	struct mark queue[MARKS];
+	uint64_t next_ticket, taken;
+	uint64_t overflowed;
+};
+static ADA_SHARED_VAR(struct marks, M);
+#define M (M_area.v)
 
 /* td->dwindow counts the triggers posted for td (never 0 once one was: the
  * thread holds back while it is not 0), so that the writer, which clears it
@@ -41,19 +46,19 @@ static void window_posted(struct ada_thread *td)
 
 void ada_mark_post(unsigned trigger, struct ada_thread *td, const char *label, uint64_t tsc)
 {
-	uint64_t ticket = __atomic_load_n(&next_ticket, __ATOMIC_ACQUIRE);
+	uint64_t ticket = __atomic_load_n(&M.next_ticket, __ATOMIC_ACQUIRE);
 	struct mark *m;
 
 	/* A place the writer has emptied, or none. */
 	do {
-		if (ticket - __atomic_load_n(&taken, __ATOMIC_ACQUIRE) >= MARKS) {
-			__atomic_fetch_add(&overflowed, 1, __ATOMIC_RELAXED);
+		if (ticket - __atomic_load_n(&M.taken, __ATOMIC_ACQUIRE) >= MARKS) {
+			__atomic_fetch_add(&M.overflowed, 1, __ATOMIC_RELAXED);
 			ada_writer_kick();
 			return;
 		}
-	} while (!__atomic_compare_exchange_n(&next_ticket, &ticket, ticket + 1, true,
+	} while (!__atomic_compare_exchange_n(&M.next_ticket, &ticket, ticket + 1, true,
 					      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
-	m = &queue[ticket % MARKS];
+	m = &M.queue[ticket % MARKS];
 	m->trigger = trigger;
 	m->td = td;
 	m->pos = td ? __atomic_load_n(&td->rh->head, __ATOMIC_RELAXED) : 0;
@@ -108,11 +113,11 @@ static void open_on(struct ada_thread *td, const struct mark *m)
 void ada_marks_take(void)
 {
 	for (;;) {
-		struct mark *m = &queue[taken % MARKS];
+		struct mark *m = &M.queue[M.taken % MARKS];
 		uint64_t ready = __atomic_load_n(&m->ready, __ATOMIC_ACQUIRE);
 		struct ada_thread *td;
 
-		if (ready != taken + 1)
+		if (ready != M.taken + 1)
 			return;
 		if (m->td && !ada_rt.cfg.ring_mode) /* a ring-mode snapshot takes every thread */
 			open_on(m->td, m);
@@ -120,13 +125,13 @@ void ada_marks_take(void)
 			for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next)
 				open_on(td, m);
 		__atomic_store_n(&m->ready, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&taken, taken + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&M.taken, M.taken + 1, __ATOMIC_RELEASE);
 	}
 }
 
 uint64_t ada_marks_overflowed(void)
 {
-	return __atomic_load_n(&overflowed, __ATOMIC_RELAXED);
+	return __atomic_load_n(&M.overflowed, __ATOMIC_RELAXED);
 }
 
 /* ---- the API --------------------------------------------------------------------- */
@@ -147,7 +152,7 @@ void ada_snapshot(void)
 	ada_mark_post(ADA_TRIG_SNAPSHOT, NULL, "ada_snapshot", ada_arch_ticks());
 }
 
-uint32_t ada_recording_off;
+union ada_off_area ada_recording_off_area ADA_SHARED_AT;
 
 /* Calls made while it is off are not recorded; frames entered before still
  * return into the trace (each thread sees the flag at its next call). */

@@ -16,12 +16,14 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "ada_internal.h"
 
 static char meta_path[4500];
+static void queue_start(void);
 /* The writer's descriptor; -1 on every other thread. */
 static __thread int meta_fd __attribute__((tls_model("initial-exec"))) = -1;
 
@@ -49,6 +51,7 @@ int ada_meta_open(const char *raw_dir)
 	_Static_assert(offsetof(struct ada_ring_header, tail) == 192, "ring tail");
 	_Static_assert(sizeof(struct ada_meta_latency) == 16 + 4 * ADA_LATENCY_BUCKETS, "LATENCY");
 	memcpy(h.magic, ADA_META_MAGIC, sizeof(h.magic));
+	queue_start();
 	snprintf(meta_path, sizeof(meta_path), "%s/process.meta", raw_dir);
 	fd = open(meta_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0 || ada_write_all(fd, &h, sizeof(h)) < 0) {
@@ -66,6 +69,12 @@ void ada_meta_hold(void)
 {
 	if (meta_fd < 0)
 		meta_fd = open(meta_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+}
+
+void ada_meta_lock(void)
+{
+	if (meta_fd >= 0)
+		flock(meta_fd, LOCK_EX);
 }
 
 void ada_meta_release(void)
@@ -116,13 +125,24 @@ static int meta_failed(ssize_t n)
  * event reaches the file before the frame holding the event). Records go
  * straight to the file where no writer runs (start-up, a fork child's
  * handler, after the final flush) and from a fatal signal's handler, which
- * must not wait for a lock (ada_meta_write_direct). */
-static struct {
+ * must not wait for a lock (ada_meta_write_direct).
+ *
+ * The queue is shared with a recorder process (shared.h): its state in the
+ * shared section, its bytes in the arena, and its lock process-shared and
+ * robust, so that a thread the process's end killed while it held the lock
+ * does not stop the recorder's last flush. A full queue waits for the
+ * writer to empty it. */
+#define QUEUE_CAP (1u << 20)
+
+struct meta_queue {
 	pthread_mutex_t lock;
-	uint8_t *buf;
-	size_t len, cap;
+	uint8_t *buf;     /* QUEUE_CAP bytes, mapped at the first record */
+	size_t len;
 	uint32_t pending; /* len != 0, read without the lock */
-} Q = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	uint32_t emptied; /* futex word: bumped each time the writer empties it */
+};
+static ADA_SHARED_VAR(struct meta_queue, Q);
+#define Q (Q_area.v)
 
 static __thread bool on_writer __attribute__((tls_model("initial-exec")));
 
@@ -131,23 +151,48 @@ void ada_meta_on_writer(void)
 	on_writer = true;
 }
 
-/* Room for need more bytes at the queue's end, the lock held; NULL if
- * memory ran out. */
-static uint8_t *reserve(size_t need)
+/* The lock, whoever held it before: a holder that died (the process's end
+ * killed it mid-record) left a record cut short, which is dropped. */
+static void queue_lock(void)
 {
-	if (Q.cap - Q.len < need) {
-		size_t cap = Q.cap ? Q.cap : 4096;
-		uint8_t *b;
-
-		while (cap - Q.len < need)
-			cap *= 2;
-		b = ada_realloc(Q.buf, cap);
-		if (!b)
-			return NULL;
-		Q.buf = b;
-		Q.cap = cap;
+	if (pthread_mutex_lock(&Q.lock) == EOWNERDEAD) {
+		pthread_mutex_consistent(&Q.lock);
+		Q.len = 0;
 	}
-	return Q.buf + Q.len;
+}
+
+static void queue_init(void)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(&Q.lock, &a);
+	pthread_mutexattr_destroy(&a);
+	Q.len = 0;
+	Q.pending = 0;
+}
+
+/* At the file's creation: the queue, unless it holds records already (an
+ * exec that failed makes the file again). */
+static void queue_start(void)
+{
+	if (!Q.buf)
+		queue_init();
+}
+
+/* Waits (the lock not held) until the writer has emptied the queue since
+ * `seen`; false if no writer runs any more. */
+static bool queue_wait(uint32_t seen)
+{
+	while (__atomic_load_n(&Q.emptied, __ATOMIC_ACQUIRE) == seen) {
+		if (!__atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE))
+			return false;
+		ada_writer_kick();
+		ada_futex_wait(&Q.emptied, seen, 1000000);
+	}
+	return true;
 }
 
 /* Queues a record (encoded: bytes, extra NULL; else encoded here) if a
@@ -157,23 +202,35 @@ static bool queue(uint32_t type, const void *payload, size_t len, const void *ex
 {
 	size_t need = encoded ? len : sizeof(struct ada_meta_rec) + ((len + extra_len + 7) & ~(size_t)7);
 	bool done = false;
-	uint8_t *at;
 
-	if (on_writer)
+	if (on_writer || need > QUEUE_CAP)
 		return false;
-	pthread_mutex_lock(&Q.lock);
-	/* Under the lock: the final flush stops the writer, then empties the
-	 * queue under it, so no record is left behind in it. */
-	if (__atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE) && (at = reserve(need))) {
-		if (encoded)
-			memcpy(at, payload, len);
-		else
-			ada_meta_encode(at, need, type, payload, len, extra, extra_len);
-		Q.len += need;
-		__atomic_store_n(&Q.pending, 1, __ATOMIC_RELEASE);
-		done = true;
+	for (;;) {
+		uint32_t seen = __atomic_load_n(&Q.emptied, __ATOMIC_ACQUIRE);
+		bool full = false;
+
+		queue_lock();
+		if (!Q.buf)
+			Q.buf = ada_map_zeroed(QUEUE_CAP);
+		/* Under the lock: the final flush stops the writer, then empties
+		 * the queue under it, so no record is left behind in it. */
+		if (__atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE) && Q.buf) {
+			full = QUEUE_CAP - Q.len < need;
+			if (!full) {
+				if (encoded)
+					memcpy(Q.buf + Q.len, payload, len);
+				else
+					ada_meta_encode(Q.buf + Q.len, need, type, payload, len, extra,
+							extra_len);
+				Q.len += need;
+				__atomic_store_n(&Q.pending, 1, __ATOMIC_RELEASE);
+				done = true;
+			}
+		}
+		pthread_mutex_unlock(&Q.lock);
+		if (!full || !queue_wait(seen))
+			break;
 	}
-	pthread_mutex_unlock(&Q.lock);
 	if (done)
 		ada_writer_kick();
 	return done;
@@ -186,20 +243,20 @@ void ada_meta_queue_flush(void)
 	if (!__atomic_load_n(&Q.pending, __ATOMIC_ACQUIRE))
 		return;
 	ada_outside_begin(); /* a program thread may hold the lock (it does not wait) */
-	pthread_mutex_lock(&Q.lock);
+	queue_lock();
 	ada_outside_end();
 	if (Q.len)
 		write_encoded(Q.buf, Q.len);
 	Q.len = 0;
 	__atomic_store_n(&Q.pending, 0, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&Q.emptied, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&Q.lock);
+	ada_futex_wake(&Q.emptied);
 }
 
 void ada_meta_queue_forget(void)
 {
-	pthread_mutex_init(&Q.lock, NULL); /* a fork child: the parent may have held it */
-	Q.len = 0;
-	Q.pending = 0;
+	queue_init(); /* a fork child: the parent may have held the lock */
 }
 
 int ada_meta_write(uint32_t type, const void *payload, size_t len, const void *extra,

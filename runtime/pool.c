@@ -181,9 +181,16 @@ static void ring_file_remove(const struct ada_ring_header *rh)
 	unlink(path);
 }
 
+/* A recorder reads the rings in the shared arena, where it survives the
+ * program: ring files would only be mapped in one of the two processes. */
+static bool pool_off(void)
+{
+	return ada_rt.cfg.rings == ADA_RINGS_ANON || ada_rt.cfg.recorder;
+}
+
 void ada_pool_refill(void)
 {
-	if (ada_rt.cfg.rings == ADA_RINGS_ANON || P.failed)
+	if (pool_off() || P.failed)
 		return;
 	for (unsigned s = 0; s < NSIZES; s++) {
 		uint32_t asked = __atomic_load_n(&P.asked[s], __ATOMIC_ACQUIRE);
@@ -250,7 +257,7 @@ static struct ada_ring_header *pool_take(const struct ada_thread *td, size_t len
 	struct ada_ring_header *rh = ready_take(len);
 	struct ada_writer_watch watch;
 
-	if (rh || ada_rt.cfg.rings == ADA_RINGS_ANON)
+	if (rh || pool_off())
 		return rh;
 	__atomic_fetch_add(&P.waiting[size_of(td)], 1, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&P.asked[size_of(td)], 1, __ATOMIC_RELEASE);

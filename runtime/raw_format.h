@@ -170,7 +170,10 @@ struct ada_meta_thread_end {
 };
 
 enum { ADA_TEND_EXITED = 1, /* the thread ended; else it was still running at exit */
-       ADA_TEND_FINAL = 2 };
+       ADA_TEND_FINAL = 2,
+       /* with FINAL: the process died without its exit flush (a kill, a
+	* crash); a recorder process wrote the end after it */
+       ADA_TEND_DIED = 4 };
 
 struct ada_meta_end {
 	uint64_t end_tsc;

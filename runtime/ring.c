@@ -29,6 +29,10 @@ bool ada_writer_stalled(struct ada_writer_watch *w, uint64_t now)
 {
 	uint64_t p = __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_RELAXED);
 
+	/* A recorder process never waits for the program's threads: it is
+	 * waited for as long as it lives. */
+	if (ada_rt.cfg.recorder)
+		return ada_recorder_gone();
 	if (p != w->progress || !__atomic_load_n(&ada_writer_outside, __ATOMIC_RELAXED)) {
 		w->progress = p;
 		w->last_move = now;

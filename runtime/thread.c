@@ -30,6 +30,10 @@ void *ada_map_zeroed(size_t len)
 
 	if (p)
 		return p;
+	if (ada_arena_shared()) {
+		errno = ENOMEM; /* a recorder sees the arena only */
+		return NULL;
+	}
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
@@ -463,6 +467,10 @@ void ada_thread_fork_forget(void)
 
 	for (t = ada_rt.threads; t; t = t->next)
 		ada_ring_unmap(t);
+	/* With a recorder the other threads' states are zero pages here (the
+	 * arena was made the child's own), which may end the walk early. */
+	if (ada_self.td && ada_self.td->rh)
+		ada_ring_unmap(ada_self.td);
 	ada_ring_pool_empty(false);
 	ada_rt.threads = NULL;
 	ada_rt.next_ordinal = 0;

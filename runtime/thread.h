@@ -27,6 +27,7 @@
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define ADA_HIDDEN __attribute__((visibility("hidden")))
+#include "shared.h"
 
 /* One ring slot as the hook writes it. The kind rides in the top two bits of
  * the address word, and bit 61 says a detail record goes with it: user-space
@@ -282,8 +283,12 @@ ada_ring_put(struct ada_thread *td, uint64_t tsc, uint64_t word)
 	__atomic_store_n(&td->rh->head, head + 1, __ATOMIC_RELEASE);
 }
 
-/* ada_disable() (runtime/marks.c): calls are not recorded while it is set. */
-ADA_HIDDEN extern uint32_t ada_recording_off;
+/* ada_disable() (runtime/marks.c): calls are not recorded while it is set.
+ * In the shared section (shared.h): the recorder applies ada-ctl's enable
+ * and disable. The hooks' assembly reads it as ada_recording_off_area. */
+ADA_SHARED_TYPE(ada_off_area, uint32_t);
+ADA_HIDDEN extern union ada_off_area ada_recording_off_area;
+#define ada_recording_off (ada_recording_off_area.v)
 /* func:GLOB:trace_on / trace_off (patch.c's entries): recording off or on,
  * as ada_disable/ada_enable, when it is not so already (runtime/marks.c). */
 ADA_HIDDEN void ada_trace_switch(bool off);

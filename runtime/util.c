@@ -99,10 +99,13 @@ static bool stderr_is_ours(void)
  * (ada_warn_pending, after a flush it asked for). One writer appends;
  * len is published with a release store. */
 static __thread bool private_fds __attribute__((tls_model("initial-exec")));
-static struct {
+/* Shared (shared.h): a recorder process's lines are printed by the program. */
+struct warn_lines {
 	char buf[2048];
 	uint32_t len, printed;
-} pending;
+};
+static ADA_SHARED_VAR(struct warn_lines, pending);
+#define pending (pending_area.v)
 
 /* At the writer's start: lines a fork child copied from its parent are the
  * parent's to print. */
@@ -166,12 +169,12 @@ void ada_futex_wait(uint32_t *w, uint32_t v, uint64_t timeout_ns)
 	struct timespec ts = { .tv_sec = (time_t)(timeout_ns / 1000000000ull),
 			       .tv_nsec = (long)(timeout_ns % 1000000000ull) };
 
-	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
+	syscall(SYS_futex, w, FUTEX_WAIT, v, &ts, NULL, 0);
 }
 
 void ada_futex_wake(uint32_t *w)
 {
-	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+	syscall(SYS_futex, w, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
 }
 
 /* rt_sigprocmask itself, not sigfillset and pthread_sigmask: this runs

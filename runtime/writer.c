@@ -38,6 +38,8 @@
 
 struct ada_writer ada_w = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
+static int buffers_init(void);
+
 /* The writer's descriptors live in a descriptor table of its own: the
  * program may close every descriptor from 3 up, dup2 over any number, or
  * lower RLIMIT_NOFILE, and ada neither loses its files nor writes into the
@@ -48,6 +50,8 @@ struct ada_writer ada_w = { .lock = PTHREAD_MUTEX_INITIALIZER };
  * ADA_TEST_SHARED_FDS=1 tests that way. */
 static bool fds_of_its_own(void)
 {
+	if (ada_recorder_self())
+		return true; /* a process of its own, every descriptor closed */
 	if (ada_rt.cfg.shared_fds)
 		return false;
 	if (syscall(SYS_unshare, CLONE_FILES) < 0) {
@@ -145,7 +149,7 @@ static void read_comm(uint32_t tid, char name[16])
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%u/comm", tid);
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", ada_rt.pid, tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -585,6 +589,20 @@ void ada_writer_clock_point(void)
 	ada_w.last_clock_ns = c.boottime_ns;
 }
 
+/* A recorder's program has ended: by a kill or a crash (the rings are
+ * drained to their ends and the trace closed, as the exit flush would), or
+ * by an exec whose flush was done and whose new image no longer maps the
+ * arena (nothing left to write). */
+static bool recorder_done(void)
+{
+	if (ada_w.exec_flushed)
+		return ada_recorder_image_gone(ada_arena_base());
+	if (!ada_recorder_program_gone())
+		return false;
+	ada_writer_end_dead();
+	return true;
+}
+
 /* Passes with nothing to drain before the writer slows to the flush interval. */
 #define IDLE_PASSES 100
 #define BUSY_WAIT_MAX_NS 1000000ull /* while events flow */
@@ -596,6 +614,10 @@ void ada_writer_clock_point(void)
 /* Sleeps up to wait_ns, or until a thread kicks (ada_writer_kick). */
 static void writer_sleep(uint64_t wait_ns)
 {
+	/* A recorder looks for the program's end at least every flush
+	 * interval: nothing wakes it then. */
+	if (ada_recorder_self() && wait_ns > ada_rt.cfg.flush_ms * 1000000ull)
+		wait_ns = ada_rt.cfg.flush_ms * 1000000ull;
 	pthread_mutex_unlock(&ada_w.lock);
 	if (wait_ns < SLEEP_MIN_NS)
 		sched_yield();
@@ -615,21 +637,33 @@ static void *writer_main(void *arg)
 
 	(void)arg;
 	ada_thread_untraced();
-	prctl(PR_SET_NAME, "ada-writer");
 	/* Its own root and working directory: the program may chroot (into a
 	 * directory without the trace) or chdir, and the trace's paths must
 	 * still lead to the trace. Nothing to say if refused: the paths are
 	 * absolute, and a write that fails after a chroot says so itself. The
-	 * system call, not unshare(): that is libada's own (unshare.c). */
-	syscall(SYS_unshare, CLONE_FS);
+	 * system call, not unshare(): that is libada's own (unshare.c). A
+	 * recorder has all of that as a process of its own. */
+	if (!ada_recorder_self()) {
+		prctl(PR_SET_NAME, "ada-writer");
+		syscall(SYS_unshare, CLONE_FS);
+	}
 	ada_w.own_fds = fds_of_its_own();
 	if (ada_w.own_fds) {
 		ada_warn_private_fds(); /* no stderr in this table */
 		ada_meta_hold();
 	}
+	/* Until the recorder has written the trace's end: ada-symbolize waits
+	 * for it once the program has ended (raw_meta.c). */
+	if (ada_recorder_self())
+		ada_meta_lock();
 	ada_meta_on_writer();
+	if (ada_recorder_self() && buffers_init() < 0) {
+		ada_warn("cannot allocate the recorder's buffers; nothing is written");
+		return NULL;
+	}
 	/* Set up: the program may go on (thread_spawn waits for this). */
 	__atomic_store_n(&ada_rt.writer_tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	ada_w.recorder = ada_recorder_self();
 	ada_futex_wake(&ada_rt.writer_tid);
 	ada_trigger_resolve();
 	pthread_mutex_lock(&ada_w.lock);
@@ -643,10 +677,12 @@ static void *writer_main(void *arg)
 		__atomic_store_n(&ada_rt.writer_kick, 0, __ATOMIC_SEQ_CST);
 		ada_outside_begin(); /* the loader's lock, the program's files */
 		ada_writer_flush_if_asked();
-		if (!ada_w.stop && ada_passes.sync)
+		if (!ada_w.stop && ada_passes.sync && !ada_w.recorder)
 			ada_passes.sync(); /* ada_enable/ada_disable in patchable mode */
 		ada_outside_end();
 		if (ada_w.stop)
+			break;
+		if (ada_w.recorder && recorder_done())
 			break;
 		ada_pool_refill(); /* rings for threads that start */
 		__atomic_store_n(&ada_rt.writer_ticks, ada_arch_ticks(), __ATOMIC_RELAXED);
@@ -658,14 +694,18 @@ static void *writer_main(void *arg)
 		if (now - housekeeping >= HOUSEKEEPING_NS) {
 			housekeeping = now;
 			ada_outside_begin();
-			ada_modmap_scan(false);
+			/* The loader's list and the code are the program's: a
+			 * recorder sees its own copy of them (recorder.c). */
+			if (!ada_w.recorder)
+				ada_modmap_scan(false);
 			if (ada_w.streams) /* a process that records nothing leaves nothing */
 				ada_symbols_keep();
 			ada_trigger_resolve(); /* a dlopen may bring functions to trigger on */
-			if (ada_passes.modules) /* or patchable ones (without the dynamic hooks) */
+			if (ada_passes.modules && !ada_w.recorder) /* or patchable ones */
 				ada_passes.modules();
 			ada_control_poll();    /* a command from ada-ctl */
-			ada_last_thread_poll(); /* every program thread ended? */
+			if (!ada_w.recorder)
+				ada_last_thread_poll(); /* every program thread ended? */
 			if (ada_now_ns(CLOCK_BOOTTIME) - ada_w.last_clock_ns >= CLOCK_EVERY_NS)
 				ada_writer_clock_point();
 			ada_outside_end();
@@ -689,7 +729,8 @@ static void *writer_main(void *arg)
 	}
 	pthread_mutex_unlock(&ada_w.lock);
 	/* glibc's thread end counts it out: counted back in first. */
-	ada_threads_count_writer();
+	if (!ada_w.recorder)
+		ada_threads_count_writer();
 	return NULL;
 }
 
@@ -734,6 +775,14 @@ static int thread_spawn(void)
 	sigset_t all, old;
 	int err;
 
+	if (ada_rt.cfg.recorder) {
+		err = ada_recorder_spawn(writer_main);
+		if (err)
+			return err;
+		ada_w.running = true;
+		__atomic_store_n(&ada_rt.writer_live, true, __ATOMIC_RELEASE);
+		return 0;
+	}
 	/* The writer must never receive the program's signals: create it with
 	 * every signal blocked (it inherits the mask). */
 	sigfillset(&all);
@@ -764,12 +813,26 @@ int ada_writer_restart(void)
 
 int ada_writer_start(void)
 {
+	int err;
+
+	ada_w.stop = false;
+	ada_writer_clock_point();
+	if (ada_rt.cfg.recorder) {
+		/* A recorder allocates its buffers itself: none in the program. */
+		err = thread_spawn();
+		if (!err) {
+			ada_w.set_up = true;
+			return 0;
+		}
+		ada_warn("cannot start the recorder process (%s); a writer thread records instead",
+			 strerror(-err));
+		ada_rt.cfg.recorder = false;
+	}
 	if (!ada_w.enc_buf && buffers_init() < 0) {
 		ada_warn("cannot allocate the writer's buffers; tracing off");
 		return -ENOMEM;
 	}
-	ada_w.stop = false;
-	ada_writer_clock_point();
+	ada_w.set_up = true;
 	return thread_spawn();
 }
 
@@ -777,13 +840,13 @@ int ada_writer_start(void)
  * half-written frame or a lock held by a thread that does not exist there. */
 void ada_writer_fork_prepare(void)
 {
-	if (ada_w.enc_buf)
+	if (ada_w.set_up && !ada_rt.cfg.recorder)
 		pthread_mutex_lock(&ada_w.lock);
 }
 
 void ada_writer_fork_parent(void)
 {
-	if (ada_w.enc_buf)
+	if (ada_w.set_up && !ada_rt.cfg.recorder)
 		pthread_mutex_unlock(&ada_w.lock);
 }
 
@@ -792,8 +855,20 @@ void ada_writer_after_fork(void)
 {
 	struct ada_thread *td;
 
-	if (!ada_w.enc_buf)
+	if (!ada_w.set_up)
 		return;
+	if (ada_rt.cfg.recorder) {
+		/* The streams and windows are the parent's recorder's memory. */
+		for (td = ada_rt.threads; td; td = td->next) {
+			td->ws = NULL;
+			td->windows = NULL;
+		}
+		ada_w.running = false;
+		ada_w.set_up = false;
+		ada_rt.flush_req = ada_rt.flush_done = 0;
+		ada_rt.writer_live = false;
+		return;
+	}
 	pthread_mutex_init(&ada_w.lock, NULL);
 	for (td = ada_rt.threads; td; td = td->next) {
 		if (ada_w.own_fds && td->ws)
@@ -807,7 +882,7 @@ void ada_writer_after_fork(void)
 	ada_w.streams = 0;
 	ada_latency_reset();
 	ada_w.running = false;
-	ada_w.flush_req = ada_w.flush_done = 0;
+	ada_rt.flush_req = ada_rt.flush_done = 0;
 	ada_w.trace_removed = false;
 	ada_rt.writer_live = false;
 }

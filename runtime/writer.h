@@ -36,11 +36,10 @@ struct ada_writer {
 	uint32_t streams;        /* thread files opened: threads that recorded */
 	bool own_fds; /* the writer has a descriptor table of its own */
 	bool trace_removed; /* by an exec flush: nothing was recorded */
-	/* A thread that must not do the writer's work itself (a fatal signal's
-	 * handler, _exit, exec: all may run in a signal handler) asks for it
-	 * (flush_req, flush_how) and waits for the writer to say it is done
-	 * (flush_done, a futex word). */
-	uint32_t flush_req, flush_done, flush_how;
+	bool set_up;        /* ada_writer_start succeeded (a thread or a recorder) */
+	bool recorder;      /* this is a recorder process (recorder.c) */
+	bool exec_flushed;  /* the image's trace ended at an exec (a recorder goes
+			     * once the exec is done) */
 };
 ADA_HIDDEN extern struct ada_writer ada_w;
 
@@ -77,6 +76,8 @@ ADA_HIDDEN void ada_writer_thread_end(struct ada_thread *td, uint32_t flags);
 ADA_HIDDEN void ada_writer_stream_close(struct ada_thread *td);
 /* A CLOCK record (a TSC / boottime pair) now. */
 ADA_HIDDEN void ada_writer_clock_point(void);
+/* A recorder's program died without the exit flush: its trace ends (flush.c). */
+ADA_HIDDEN void ada_writer_end_dead(void);
 /* Does the flush another thread asked for, if any (flush.c). */
 ADA_HIDDEN void ada_writer_flush_if_asked(void);
 

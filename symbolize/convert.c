@@ -303,7 +303,9 @@ enum conv_end conv_thread_end(const struct raw_process *p, const struct raw_thre
 		return CONV_CRASHED;
 	if (p->clean_end && p->end.how == ADA_END_EXEC)
 		return CONV_EXEC;
-	return t->ended || p->clean_end ? CONV_RUNNING : CONV_KILLED;
+	/* A recorder writes the ends of a process that died (ADA_TEND_DIED). */
+	return (t->ended && !(t->end.flags & ADA_TEND_DIED)) || p->clean_end ? CONV_RUNNING
+										 : CONV_KILLED;
 }
 
 static bool lost_any(const struct ada_meta_thread_end *e)

@@ -1,12 +1,18 @@
 /* raw_meta.c - loading raw/process.meta (format: runtime/RAW_FORMAT.md). */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmdline.h"
 #include "raw.h"
+#include "proc_state.h"
 
 #define META_MAX (1u << 30) /* a meta file holds no events: 1 GiB is corrupt */
 /* A record the file ends inside was cut short by a crash (RAW_FORMAT.md §2),
@@ -575,6 +581,39 @@ static int parse(struct raw_process *p, const char *path, const uint8_t *buf, si
 	return check_windows(p, path);
 }
 
+#define RECORDER_WAIT_MAX_NS 30000000000ll
+#define RECORDER_WAIT_SLICE_NS 10000000l
+
+/* A recorder process (ADA_WRITER=process) holds an exclusive lock on
+ * process.meta until it has written the trace's end, which it does after
+ * the program's end when the program died without asking (a kill, a
+ * crash): a program that has ended but whose recorder still writes is
+ * waited for (30 s at most), so that a trace read right after its program
+ * was killed is whole. A program that still runs is not waited for: its
+ * trace is read as far as it goes, as with a writer thread. */
+static void recorder_wait(const char *meta_path, const char *raw_dir)
+{
+	const char *pid_part = strstr(raw_dir, "/pid_");
+	long pid = 0;
+	int fd;
+
+	for (const char *p = pid_part; p; p = strstr(p + 1, "/pid_"))
+		pid_part = p;
+	if (pid_part)
+		pid = strtol(pid_part + 5, NULL, 10);
+	fd = open(meta_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (long long waited = 0; flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK &&
+				   !(pid > 0 && !ada_proc_ended(pid)) && waited < RECORDER_WAIT_MAX_NS;
+	     waited += RECORDER_WAIT_SLICE_NS) {
+		struct timespec ts = { 0, RECORDER_WAIT_SLICE_NS };
+
+		nanosleep(&ts, NULL);
+	}
+	close(fd);
+}
+
 int raw_process_load(const char *raw_dir, struct raw_process *p)
 {
 	char path[4200];
@@ -584,6 +623,7 @@ int raw_process_load(const char *raw_dir, struct raw_process *p)
 
 	memset(p, 0, sizeof(*p));
 	snprintf(path, sizeof(path), "%s/process.meta", raw_dir);
+	recorder_wait(path, raw_dir);
 	err = read_file(path, &buf, &len);
 	if (err)
 		return err;

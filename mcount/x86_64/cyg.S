@@ -33,7 +33,7 @@ GLOBAL(__cyg_profile_func_enter)	/* rdi = fn, rsi = site */
 	CYG_BEGIN .Lenter_slow, .Lenter_slow_guarded
 	cmpb	$0, ADA_TD_IGNORED(%r11)
 	jne	.Lenter_slow_guarded
-	cmpl	$0, ada_recording_off(%rip)
+	cmpl	$0, ada_recording_off_area(%rip)
 	jne	.Lenter_slow_guarded
 
 	/* The new frame (r9): not the outermost, within the shadow stack and

@@ -91,14 +91,14 @@
 .macro FAST_DETAIL_CHECK last, none, full, slow
 	cmpq	$0, ADA_TD_DRING(%r11)
 	jne	1f
-	cmpb	$0, ada_rt+ADA_RT_CFG_DETAIL(%rip)
+	cmpb	$0, ada_rt_area+ADA_RT_CFG_DETAIL(%rip)
 	jne	\slow
 	jmp	\none
 1:	cmp	ADA_TD_DLIMIT(%r11), \last
 	jb	2f
-	cmpb	$0, ada_rt+ADA_RT_CFG_DETAIL_WINDOW(%rip)
+	cmpb	$0, ada_rt_area+ADA_RT_CFG_DETAIL_WINDOW(%rip)
 	jne	\slow
-	cmpb	$0, ada_rt+ADA_RT_CFG_RING_MODE(%rip)
+	cmpb	$0, ada_rt_area+ADA_RT_CFG_RING_MODE(%rip)
 	jne	\slow
 	mov	ADA_TD_RH(%r11), %rsi
 	mov	ADA_RH_TAIL(%rsi), %rsi
@@ -268,7 +268,7 @@
 	FAST_BEGIN \slot+F_SLOT, .Lslow\@, .Lslow_guarded\@
 	cmpw	$0, ADA_TD_IGNORED(%r11)
 	jne	.Lslow_guarded\@
-	cmpl	$0, ada_recording_off(%rip)
+	cmpl	$0, ada_recording_off_area(%rip)
 	jne	.Lslow_guarded\@
 
 .ifnc \kind,dyn

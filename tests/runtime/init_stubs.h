@@ -9,7 +9,7 @@
 
 #include "ada_internal.h"
 
-struct ada_runtime ada_rt;
+union ada_rt_area ada_rt_area;
 struct ada_code_passes ada_passes;
 void ada_before_exec(void)
 {

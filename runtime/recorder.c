@@ -1,0 +1,163 @@
+/* recorder.c - the writer as a process of its own (ADA_WRITER=process).
+ *
+ * The writer thread makes every traced program multi-threaded, runs under
+ * its seccomp filter, rlimits and chroot, and shares its CPU time. With a
+ * recorder, start-up (still single-threaded) maps the shared section and
+ * the arena shared (shared.h, arena.c), then forks a process that runs the
+ * writer's loop (writer.c) on them: the rings, the thread registry, the
+ * requests and the queues are where the program's threads write them.
+ * Nothing of it is in the program: no thread, no descriptor, no child.
+ *
+ * - Not a child: forked twice, the middle process created without an exit
+ *   signal (the program gets no SIGCHLD) and reaped at once; the recorder
+ *   belongs to init (or a subreaper) from then on, so the program's wait()
+ *   never sees it.
+ * - A session of its own, every signal blocked, no descriptor of the
+ *   program's (a pipe the program holds must reach EOF when it ends), its
+ *   working directory /: a terminal's ^C, a kill of the process group and
+ *   the program's chroot, rlimits and seccomp filter do not reach it.
+ * - It ends with the program: the program's exit asks it for the final
+ *   flush and waits for it, as it did the thread; a program that dies
+ *   without asking (a kill, a crash, its last thread's exit system call) is
+ *   seen through a pidfd, and its rings, shared, are drained to their ends
+ *   after its death. An exec ends the image's trace (the exec flush); the
+ *   recorder goes once the program's new image no longer maps the arena.
+ * - What it has to say goes through the shared section's pending lines,
+ *   which the program prints after the flush it asked for (util.c).
+ *
+ * Program-side work the writer thread did at its housekeeping (the module
+ * scan after a dlopen, patchable mode's passes, the last-thread check)
+ * cannot run in another process: the scan runs in the program where the
+ * dynamic hooks see each dlopen; the rest is left out in this mode (README).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ada_internal.h"
+#include "proc_state.h"
+
+#define SETUP_SLICE_NS 10000000ull
+
+/* In the recorder: the program's pidfd (-1: look in /proc), and whether
+ * this process is the recorder. */
+static int program_fd = -1;
+static bool is_recorder;
+
+bool ada_recorder_self(void)
+{
+	return is_recorder;
+}
+
+/* The recorder's set-up, then the writer's loop; never returns. */
+static __attribute__((noreturn)) void recorder_run(void *(*loop)(void *))
+{
+	uint64_t all = ~0ull;
+	int fd;
+
+	is_recorder = true;
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, sizeof(all));
+	setsid();
+	prctl(PR_SET_NAME, "ada-recorder");
+	prctl(PR_SET_PDEATHSIG, 0);
+	ada_meta_release(); /* start-up's descriptor, held by the forking thread */
+	if (syscall(SYS_close_range, 0, ~0u, 0) < 0)
+		for (fd = 0; fd < 1024; fd++)
+			close(fd);
+	/* 0, 1 and 2 taken, so that no file of ada's gets a number a library
+	 * might print to. */
+	fd = open("/dev/null", O_RDWR);
+	while (fd >= 0 && fd < 2)
+		fd = dup(fd);
+	if (chdir("/") < 0) {
+		/* the trace's paths are absolute */
+	}
+	program_fd = (int)syscall(SYS_pidfd_open, ada_rt.pid, 0);
+	ada_thread_untraced();
+	loop(NULL);
+	_exit(0);
+}
+
+/* A process created without an exit signal: the program gets no SIGCHLD
+ * for it. Only _Fork and _exit run in it. */
+static pid_t clone_quiet(void)
+{
+	return (pid_t)syscall(SYS_clone, 0ul, NULL, NULL, NULL, 0ul);
+}
+
+int ada_recorder_spawn(void *(*loop)(void *))
+{
+	pid_t mid, rec;
+	sigset_t old;
+	int err = 0;
+
+	__atomic_store_n(&ada_rt.writer_tid, 0, __ATOMIC_RELAXED);
+	ada_signals_block(&old);
+	mid = clone_quiet();
+	if (mid == 0) {
+		rec = _Fork();
+		if (rec == 0)
+			recorder_run(loop);
+		syscall(SYS_exit_group, rec < 0);
+	}
+	if (mid < 0)
+		err = -errno;
+	else
+		while (waitpid(mid, NULL, __WALL) < 0 && errno == EINTR)
+			;
+	ada_signals_restore(&old);
+	if (err)
+		return err;
+	/* The program goes on once the recorder is set up (or at most a second
+	 * later, without it). */
+	for (int i = 0; i < 100 && !__atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE); i++)
+		ada_futex_wait(&ada_rt.writer_tid, 0, SETUP_SLICE_NS);
+	return __atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE) ? 0 : -EAGAIN;
+}
+
+/* Whether the program has ended (exited or killed, a zombie or gone). */
+bool ada_recorder_program_gone(void)
+{
+	if (program_fd >= 0) {
+		struct pollfd p = { .fd = program_fd, .events = POLLIN };
+
+		return poll(&p, 1, 0) > 0;
+	}
+	return ada_proc_ended(ada_rt.pid);
+}
+
+/* Whether the program's image still maps the arena (an exec replaced it if
+ * not): its maps hold a line that starts at the arena's base. */
+bool ada_recorder_image_gone(uintptr_t base)
+{
+	char path[64], want[32], line[256];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", ada_rt.pid);
+	snprintf(want, sizeof(want), "%lx-", (unsigned long)base);
+	f = fopen(path, "re");
+	if (!f)
+		return ada_recorder_program_gone();
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, want, strlen(want));
+	fclose(f);
+	return !found;
+}
+
+/* Program side: whether the recorder died (a thread waiting for it gives
+ * up then, never because it is slow). */
+bool ada_recorder_gone(void)
+{
+	uint32_t pid = __atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE);
+
+	return !pid || (kill((pid_t)pid, 0) < 0 && errno == ESRCH);
+}

@@ -1,0 +1,137 @@
+/* test_recorder.c - the writer as a process of its own (ADA_WRITER=process,
+ * runtime/recorder.c).
+ *
+ * tests/e2e/progs/recorder_probe.c looks at what a program can see of ada's
+ * writer: the threads of its process, its descriptors and its children. A
+ * writer thread shows as a second thread; a recorder shows as nothing. Then
+ * the recorder's own work: a program killed with SIGKILL leaves every event
+ * it recorded (the recorder drains the shared rings after its death, and
+ * ada-symbolize waits for it), and a fork child records through a recorder
+ * of its own. fentry and cyg modes at -O2, against a gcc build.
+ */
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lib/tracerun.h"
+
+static const char *const MODES[] = { "fentry", "cyg" };
+#define NMODES (sizeof(MODES) / sizeof(MODES[0]))
+static const char *const O2[] = { "-O2", NULL };
+
+/* Its descriptors are whatever the test's were, the same in both builds. */
+#define PROBE_THREADS "threads 1, descriptors "
+/* main's threads, as the replay shows them (the probe's own functions). */
+#define THREADS "--- thread\nworker\n  work\n    leaf x10\n--- thread\nworker\n  work\n    leaf x20\n"
+
+/* Runs both builds, the traced one with `writer`, its trace in
+ * <dir>/trace-<out>-<writer>-<arg>; returns the trace's path in trace. */
+static void run_both(struct tr_case *tc, const char *out, const char *writer, const char *arg,
+		     int status, char *trace)
+{
+	char name[128], env_out[PATH_MAX + 16], env_writer[32];
+	const char *const args[] = { arg, NULL };
+	const char *const env[] = { "ADA_DYNHOOK=off", "ADA_DETAIL=off", env_out, env_writer, NULL };
+
+	snprintf(name, sizeof(name), "trace-%s-%s-%s", out, writer, arg);
+	tr_path(tc, name, trace);
+	snprintf(env_out, sizeof(env_out), "ADA_OUTPUT=%s", trace);
+	snprintf(env_writer, sizeof(env_writer), "ADA_WRITER=%s", writer);
+	tr_run_pair(tc, out, args, env, status);
+	assert_string_equal(tc->traced.err, tc->plain.err);
+}
+
+/* The probe built in mode m, run with a recorder and `arg`, symbolized. */
+static void probe_recorded(struct tr_case *tc, size_t m, const char *arg, int status, char *out,
+			   size_t len, char *trace)
+{
+	tr_build_mode_pair(tc, "recorder_probe", MODES[m], out, len, O2);
+	run_both(tc, out, "process", arg, status, trace);
+	tr_symbolize(tc, trace);
+}
+
+/* The program's threads, descriptors and children are its own: a writer
+ * thread is one more thread (what unshare(CLONE_NEWUSER) and RLIMIT_AS
+ * tripped on), a recorder is not seen at all. */
+static void the_program_sees_no_thread_descriptor_or_child_of_ada(void **state)
+{
+	struct tr_case *tc = *state;
+	char out[64], trace[PATH_MAX];
+
+	for (size_t m = 0; m < NMODES; m++) {
+		probe_recorded(tc, m, "none", 0, out, sizeof(out), trace);
+		assert_non_null(strstr(tc->traced.out, PROBE_THREADS));
+		assert_non_null(strstr(tc->traced.out, "sum 500\nwait: No child processes\n"));
+		tr_expect_tree(tc->replay.out, "main\n  entries x2\n" THREADS, 1);
+		tr_load_manifest(tc, trace);
+		assert_true(tc->mf.clean_exit);
+		assert_non_null(strstr(tc->mf.config, "writer=process"));
+		/* The writer thread, for comparison: the program sees it. */
+		{
+			char prog[PATH_MAX];
+			const char *const argv[] = { tr_path(tc, out, prog), "none", NULL };
+			const char *const env[] = { "ADA_DYNHOOK=off", "ADA_WRITER=thread", NULL };
+			struct proc_result res = { 0 };
+
+			tr_run(tc, argv, env, &res);
+			if (!strstr(res.out, "threads 2, descriptors "))
+				fail_msg("writer thread: %s%s", res.out, res.err);
+			proc_result_free(&res);
+		}
+	}
+	tr_pass(tc);
+}
+
+/* SIGKILL: nothing in the program runs, and the recorder, which outlives
+ * it, writes what the rings hold. */
+static void a_killed_program_keeps_every_event(void **state)
+{
+	struct tr_case *tc = *state;
+	char out[64], trace[PATH_MAX];
+
+	for (size_t m = 0; m < NMODES; m++) {
+		probe_recorded(tc, m, "kill", 128 + 9, out, sizeof(out), trace);
+		tr_expect_tree(tc->replay.out,
+			       "main (open when killed)\n  entries x2\n  work\n    leaf x500\n" THREADS, 1);
+		tr_load_manifest(tc, trace);
+		assert_false(tc->mf.clean_exit);
+		/* main's return is closed by the symbolizer, and counted */
+		assert_int_equal(tc->mf.events, 2 * (1 + 2 + 1 + 500 + 2 + 10 + 2 + 20));
+	}
+	tr_pass(tc);
+}
+
+/* A fork child's memory is its own, its trace too: it gets a recorder of
+ * its own, and the parent's records none of its calls. */
+static void a_fork_child_records_through_a_recorder_of_its_own(void **state)
+{
+	struct tr_case *tc = *state;
+	char out[64], trace[PATH_MAX];
+
+	for (size_t m = 0; m < NMODES; m++) {
+		probe_recorded(tc, m, "fork", 0, out, sizeof(out), trace);
+		assert_non_null(strstr(tc->traced.out, "No child processes\nchild done\n"));
+		tr_expect_tree(tc->replay.out,
+			       "main\n  entries x2\n--- thread\nmain\n  work\n    leaf x3\n" THREADS,
+			       2);
+	}
+	tr_pass(tc);
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, tr_setup, tr_teardown)
+	const struct CMUnitTest tests[] = {
+		T(the_program_sees_no_thread_descriptor_or_child_of_ada),
+		T(a_killed_program_keeps_every_event),
+		T(a_fork_child_records_through_a_recorder_of_its_own),
+	};
+
+	tr_scrub_environment();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
