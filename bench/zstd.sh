@@ -11,9 +11,9 @@
 # mode, which records every call of every function, inlined ones too
 # (about 220 M events at 8 MiB). The traced build runs in stream mode (the
 # default: every event goes to disk, threads wait for the writer rather
-# than lose one) and in ring mode (ADA_RECORD=ring: events stay in the
-# rings, nothing is written without a snapshot): the difference is what
-# draining costs. BENCH_ZSTD_RUNS rounds (default 3) run the three in turn,
+# than lose one), the same with a recorder process (ADA_WRITER=process)
+# and in ring mode (ADA_RECORD=ring: events stay in the rings, nothing is
+# written without a snapshot): the difference is what draining costs. BENCH_ZSTD_RUNS rounds (default 3) run the three in turn,
 # idle, then as many loaded with nproc busy processes (bench/spin.c).
 # Budget (issue 23): stream's wall ≤ 1.3 × ring's (same round, median of
 # the rounds), 0 events lost, idle and loaded. The events kept and lost
@@ -52,6 +52,7 @@ one() {
 	case $1 in
 	plain) set -- ./src-plain/programs/zstd ;;
 	stream) set -- env ADA_VERBOSE=1 ADA_OUTPUT="$OUT/trace" ./src-cyg/programs/zstd ;;
+	recorder) set -- env ADA_VERBOSE=1 ADA_WRITER=process ADA_OUTPUT="$OUT/trace" ./src-cyg/programs/zstd ;;
 	ring) set -- env ADA_VERBOSE=1 ADA_RECORD=ring ADA_OUTPUT="$OUT/trace" ./src-cyg/programs/zstd ;;
 	esac
 	t0=$(date +%s%N)
@@ -68,7 +69,7 @@ one() {
 for cond in idle loaded; do
 	r=1
 	while [ "$r" -le "$RUNS" ]; do
-		for c in plain stream ring; do
+		for c in plain stream recorder ring; do
 			[ "$cond" = loaded ] && spin_start
 			line=$(one $c) || { spin_stop; die "$c failed (round $r, $cond)"; }
 			spin_stop

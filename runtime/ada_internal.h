@@ -143,10 +143,11 @@ ADA_HIDDEN int ada_arena_start(size_t kit_bytes, bool shared);
 /* Whether the reservation is shared with a recorder: then no piece may
  * come from anywhere else. */
 ADA_HIDDEN bool ada_arena_shared(void);
-/* In a fork child: the reservation its own again (zeroed), but for the n
- * pieces keep[i] of lens[i] bytes, which keep their contents (the forking
- * thread's state). */
-ADA_HIDDEN int ada_arena_rehome(void *const *keep, const size_t *lens, unsigned n);
+/* In a fork child: the reservation its own again (zeroed), then lens[i]
+ * bytes copied from from[i] to to[i] (the forking thread's state, copied
+ * out before the fork). */
+ADA_HIDDEN int ada_arena_rehome(void *const *to, const void *const *from, const size_t *lens,
+				unsigned n);
 /* The address space a piece of len bytes takes (whole pages). */
 ADA_HIDDEN size_t ada_arena_piece(size_t len);
 /* len bytes of zeroed private memory from the reservation, page-aligned;
@@ -337,6 +338,10 @@ struct ada_meta_file;
 ADA_HIDDEN void ada_symbols_note(const char *path, const struct ada_meta_module *m,
 				 const struct ada_meta_file *file);
 ADA_HIDDEN void ada_symbols_keep(void);
+/* A recorder process: the modules the program's records name (a run of
+ * encoded records it is about to write), noted as ada_symbols_note does in
+ * the program, whose list it cannot see. */
+ADA_HIDDEN void ada_symbols_note_records(const uint8_t *buf, size_t len);
 ADA_HIDDEN void ada_modmap_reset(void);
 struct dl_phdr_info;
 /* The process addresses [*lo, *hi) a loaded module's PT_LOAD segments span,

@@ -89,39 +89,19 @@ bool ada_arena_shared(void)
 	return A.shared;
 }
 
-int ada_arena_rehome(void *const *keep, const size_t *lens, unsigned n)
+int ada_arena_rehome(void *const *to, const void *const *from, const size_t *lens, unsigned n)
 {
-	size_t total = 0, at = 0;
-	uint8_t *copy;
-	int err = 0;
-
 	if (!A.shared)
 		return 0;
-	for (unsigned i = 0; i < n; i++)
-		total += keep[i] ? page_round(lens[i]) : 0;
-	copy = total ? mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-		     : NULL;
-	if (copy == MAP_FAILED)
-		return -1;
-	for (unsigned i = 0; i < n; i++)
-		if (keep[i]) {
-			memcpy(copy + at, keep[i], lens[i]);
-			at += page_round(lens[i]);
-		}
 	/* Fresh pages of the child's own over the whole reservation: what the
 	 * parent's threads had there is the parent's. */
 	if (mmap((void *)A.base, A.end - A.base, PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
-		err = -1;
-	at = 0;
-	for (unsigned i = 0; i < n && !err; i++)
-		if (keep[i]) {
-			memcpy(keep[i], copy + at, lens[i]);
-			at += page_round(lens[i]);
-		}
-	if (copy)
-		munmap(copy, total);
-	return err;
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		if (to[i] && lens[i])
+			memcpy(to[i], from[i], lens[i]);
+	return 0;
 }
 
 static bool arena_holds(const void *p)

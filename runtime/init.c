@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -265,16 +266,87 @@ static int process_begin(uint32_t parent_pid)
  * at once. */
 static __thread struct ada_runtime_work fork_work __attribute__((tls_model("initial-exec")));
 
+/* With a recorder, the forking thread's state is in memory the child
+ * shares with the parent until it makes it its own, and the parent goes on
+ * changing it meanwhile (it returns from fork, calls, returns): the child
+ * takes it from a private copy made before the fork, where the thread
+ * stood still. Its state, its shadow stack as deep as it is, its orphans. */
+struct fork_copy {
+	void *to[3];
+	size_t lens[3];
+	uint8_t *buf;
+	size_t len;
+};
+static __thread struct fork_copy fork_copy __attribute__((tls_model("initial-exec")));
+
+static void fork_copy_make(struct fork_copy *c)
+{
+	struct ada_thread *td = ada_self.td;
+	size_t at = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (!ada_shared_on || !td)
+		return;
+	c->to[0] = td;
+	c->lens[0] = sizeof(*td);
+	c->to[1] = td->shadow;
+	c->lens[1] = td->shadow ? (size_t)(td->depth < td->shadow_cap ? td->depth : td->shadow_cap) *
+					  sizeof(struct ada_frame)
+				: 0;
+	c->to[2] = td->orphans;
+	c->lens[2] = td->orphans ? td->orphans_bytes : 0;
+	c->len = c->lens[0] + c->lens[1] + c->lens[2];
+	c->buf = mmap(NULL, c->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c->buf == MAP_FAILED) {
+		c->buf = NULL;
+		return;
+	}
+	for (int i = 0; i < 3; i++) {
+		if (c->lens[i])
+			memcpy(c->buf + at, c->to[i], c->lens[i]);
+		at += c->lens[i];
+	}
+}
+
+static void fork_copy_drop(struct fork_copy *c)
+{
+	if (c->buf)
+		munmap(c->buf, c->len);
+	c->buf = NULL;
+}
+
 static void fork_prepare(void)
 {
 	ada_runtime_begin(&fork_work);
+	fork_copy_make(&fork_copy);
 	ada_writer_fork_prepare();
 }
 
 static void fork_parent(void)
 {
 	ada_writer_fork_parent();
+	fork_copy_drop(&fork_copy);
 	ada_runtime_end(&fork_work);
+}
+
+/* The child's own shared memory (fork_copy): fresh pages at the same
+ * addresses, the forking thread's state copied back. Whether it worked. */
+static bool fork_rehome(struct fork_copy *c)
+{
+	const void *from[3];
+	size_t at = 0;
+	bool ok;
+
+	if (!ada_shared_on)
+		return true;
+	for (int i = 0; i < 3; i++) {
+		from[i] = c->buf ? c->buf + at : NULL;
+		at += c->lens[i];
+	}
+	ok = (c->buf || !c->len) && ada_shared_rehome() == 0 &&
+	     ada_arena_rehome(c->to, from, c->lens, 3) == 0;
+	fork_copy_drop(c);
+	return ok;
 }
 
 /* The child is a new traced process: pid_<child> in the same session. */
@@ -283,21 +355,13 @@ static void fork_child(void)
 	uint32_t parent = ada_rt.pid;
 
 	/* First of all, the memory shared with the parent's recorder becomes
-	 * the child's own, but for the forking thread's state. */
-	if (ada_shared_on) {
-		struct ada_thread *td = ada_self.td;
-		void *keep[3] = { td, td ? td->shadow : NULL, td ? td->orphans : NULL };
-		size_t lens[3] = { sizeof(*td), td ? td->shadow_bytes : 0,
-				   td ? td->orphans_bytes : 0 };
-
-		if (ada_shared_rehome() < 0 || ada_arena_rehome(keep, lens, 3) < 0) {
-			/* Its writes would land in the parent's trace: this
-			 * thread goes untraced, and nothing shared is touched. */
-			ada_thread_untraced();
-			fork_work.td = NULL;
-			ada_runtime_end(&fork_work);
-			return;
-		}
+	 * the child's own. If it cannot, the child's writes would land in the
+	 * parent's trace: this thread goes untraced, nothing shared touched. */
+	if (!fork_rehome(&fork_copy)) {
+		ada_thread_untraced();
+		fork_work.td = NULL;
+		ada_runtime_end(&fork_work);
+		return;
 	}
 
 	if (!ada_rt.active) {

@@ -245,6 +245,8 @@ void ada_meta_queue_flush(void)
 	ada_outside_begin(); /* a program thread may hold the lock (it does not wait) */
 	queue_lock();
 	ada_outside_end();
+	if (Q.len && ada_recorder_self())
+		ada_symbols_note_records(Q.buf, Q.len);
 	if (Q.len)
 		write_encoded(Q.buf, Q.len);
 	Q.len = 0;

@@ -182,7 +182,9 @@ static uint64_t replay_calls(const char *replay, uint64_t tid)
 static void sigkill_with_full_rings_is_recovered(struct tr_case *tc, const char *rings)
 {
 	char exe[PATH_MAX], counts[PATH_MAX], output[sizeof(tc->trace) + 16], nthreads[8];
-	const char *const env[] = { output, rings, "ADA_RING_KB=256",
+	/* The ring files' recovery is the writer thread's: a recorder process
+	 * drains the rings after the kill itself (test_recorder.c). */
+	const char *const env[] = { output, rings, "ADA_RING_KB=256", "ADA_WRITER=thread",
 				    "ADA_TEST_WRITER_DELAY_US=300000", "ADA_QUIET=1", NULL };
 	struct counter *c;
 	struct tracee t;

@@ -251,7 +251,10 @@ static void file_size_limit_is_said_once_and_the_trace_stays_readable(void **sta
 	for (size_t m = 0; m < NMODES; m++) {
 		tr_build_mode_pair(tc, "fds_fsize", MODES[m], out, sizeof(out), O2);
 		snprintf(name, sizeof(name), "trace-%s", MODES[m]);
-		const char *const env[] = { QUIET_ENV, output_env(tc, name, env_out, trace), NULL };
+		/* The writer thread's files are under the program's limit; a
+		 * recorder process's are not (test_recorder.c). */
+		const char *const env[] = { QUIET_ENV, "ADA_WRITER=thread",
+					    output_env(tc, name, env_out, trace), NULL };
 		uint64_t lost, no_buffer;
 
 		tr_run_pair(tc, out, args, env, 0);
@@ -292,7 +295,9 @@ static void no_descriptor_for_ada_loses_its_events_not_the_programs(void **state
 
 	tr_build_mode_pair(tc, "fds_rlimit", "cyg", out, sizeof(out), O2);
 	snprintf(name, sizeof(name), "trace-%s", "cyg");
-	const char *const env[] = { QUIET_ENV, output_env(tc, name, env_out, trace), NULL };
+	/* The writer thread's table: a recorder process has its own. */
+	const char *const env[] = { QUIET_ENV, "ADA_WRITER=thread", output_env(tc, name, env_out, trace),
+				    NULL };
 
 	tr_run_pair(tc, out, args, env, 0);
 	assert_string_equal(tc->traced.out, "opened 0 with RLIMIT_NOFILE 1 (then: Too many open files)\n");

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -107,7 +108,10 @@ static void a_killed_program_keeps_every_event(void **state)
 }
 
 /* A fork child's memory is its own, its trace too: it gets a recorder of
- * its own, and the parent's records none of its calls. */
+ * its own, and the parent's records none of its calls. It forks in a
+ * frame it returns from while the parent goes on calling: the child takes
+ * the forking thread's state as it was at the fork (a copy made before
+ * it), not as the parent changed it since in the memory they shared. */
 static void a_fork_child_records_through_a_recorder_of_its_own(void **state)
 {
 	struct tr_case *tc = *state;
@@ -117,9 +121,37 @@ static void a_fork_child_records_through_a_recorder_of_its_own(void **state)
 		probe_recorded(tc, m, "fork", 0, out, sizeof(out), trace);
 		assert_non_null(strstr(tc->traced.out, "No child processes\nchild done\n"));
 		tr_expect_tree(tc->replay.out,
-			       "main\n  entries x2\n--- thread\nmain\n  work\n    leaf x3\n" THREADS,
+			       "main\n  entries x2\n  spawn\n  work\n    leaf x7\n"
+			       "--- thread\nmain\n  spawn\n    work\n      leaf x3\n" THREADS,
 			       2);
 	}
+	tr_pass(tc);
+}
+
+/* A library dlopen'ed after start-up is recorded by the program (the
+ * dynamic hooks see the dlopen) and its symbols are kept by the recorder,
+ * from the program's records: the trace names its functions after the
+ * library file is gone. */
+static void a_dlopened_librarys_symbols_are_kept(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const lib_flags[] = { "-O2", "-shared", "-fPIC", "-Wl,-soname,libshape.so", NULL };
+	const char *const flags[] = { "-O2", "-DUSE_DLOPEN", "-ldl", NULL };
+	const char *const env[] = { "ADA_WRITER=process", "ADA_DYNHOOK=on", "ADA_DETAIL=off", NULL };
+	char plain_lib[PATH_MAX], traced_lib[PATH_MAX];
+
+	tr_build_lib_pair(tc, "shlib", "libshape.so", NULL, lib_flags, lib_flags);
+	tr_build_pair(tc, "shlib_main", "dlmain", flags);
+	const char *const plain_args[] = { tr_path(tc, "plain/libshape.so", plain_lib), NULL };
+	const char *const traced_args[] = { tr_path(tc, "traced/libshape.so", traced_lib), NULL };
+	tr_run_pair_args(tc, "dlmain", plain_args, traced_args, env, 0);
+	assert_string_equal(tc->traced.out, "area 24\n");
+	assert_int_equal(unlink(traced_lib), 0);
+	tr_symbolize(tc, NULL);
+	assert_int_equal(tr_count_lines(tc->replay.out,
+					(const char *const[]){ "    lib_area", NULL }), 1);
+	assert_int_equal(tr_count_lines(tc->replay.out,
+					(const char *const[]){ "      lib_square x2", NULL }), 1);
 	tr_pass(tc);
 }
 
@@ -130,6 +162,7 @@ int main(void)
 		T(the_program_sees_no_thread_descriptor_or_child_of_ada),
 		T(a_killed_program_keeps_every_event),
 		T(a_fork_child_records_through_a_recorder_of_its_own),
+		T(a_dlopened_librarys_symbols_are_kept),
 	};
 
 	tr_scrub_environment();
