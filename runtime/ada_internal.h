@@ -428,9 +428,10 @@ ADA_HIDDEN extern const char *const ada_drop_names[ADA_DROP_NREASONS];
 ADA_HIDDEN void ada_write_failed(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints one stderr line when something was lost (verbose: always): the
  * events lost by reason, the detail records not kept, and (verbose) how
- * often and how long threads waited for room. */
+ * often and how long threads waited for room, and (verbose, recorder: the
+ * calling process is a recorder) the recorder's CPU time. */
 ADA_HIDDEN void ada_drop_report(const uint64_t totals[ADA_DROP_NREASONS], uint64_t kept,
-				uint64_t waits, uint64_t wait_ns, bool verbose);
+				uint64_t waits, uint64_t wait_ns, bool verbose, bool recorder);
 
 /* ---- the job's session (job_session.c) ------------------------------------------ */
 /* Whether an earlier traced process of this process group (shell job) chose

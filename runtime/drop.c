@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "ada_internal.h"
 
@@ -62,7 +63,7 @@ static void __attribute__((format(printf, 3, 4))) part(char *line, size_t len, c
  * are in the manifest only, and on this line with ADA_VERBOSE=1, which
  * prints it in any case. */
 void ada_drop_report(const uint64_t totals[ADA_DROP_NREASONS], uint64_t kept, uint64_t waits,
-		     uint64_t wait_ns, bool verbose)
+		     uint64_t wait_ns, bool verbose, bool recorder)
 {
 	char line[1400] = "", events[384];
 	uint64_t lost = 0;
@@ -93,5 +94,16 @@ void ada_drop_report(const uint64_t totals[ADA_DROP_NREASONS], uint64_t kept, ui
 	part(line, sizeof(line), "%" PRIu64 " events kept%s", kept,
 	     lost || totals[ADA_DROP_DETAIL_FULL]
 		     ? " (the trace stays balanced; see the manifest's \"dropped\")" : "");
+	/* A recorder's CPU is no child's of the program's parent: no time(1)
+	 * or wait4 of the program counts it. Said here, for a fair figure. */
+	if (verbose && recorder) {
+		struct rusage ru;
+
+		getrusage(RUSAGE_SELF, &ru);
+		part(line, sizeof(line), "the recorder process used %ld.%03ld s of CPU",
+		     (long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+			    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000000),
+		     (long)((ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) % 1000000 / 1000));
+	}
 	ada_warn("%s", line);
 }

@@ -152,7 +152,7 @@ static void final_flush(uint32_t how)
 		ada_symbols_keep();
 	if (!ada_rt.cfg.quiet)
 		ada_drop_report(ada_w.totals, ada_w.kept, ada_w.waits, ada_w.wait_ns,
-				ada_rt.cfg.verbose);
+				ada_rt.cfg.verbose, ada_w.recorder);
 	if (ada_marks_overflowed())
 		ada_warn("%" PRIu64 " triggers opened no window: 64 were already waiting for the "
 			 "writer", ada_marks_overflowed());

@@ -33,7 +33,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,8 +43,6 @@
 
 #include "ada_internal.h"
 #include "proc_state.h"
-
-#define SETUP_SLICE_NS 10000000ull
 
 /* In the recorder: the program's pidfd (-1: look in /proc), and whether
  * this process is the recorder. */
@@ -106,6 +103,10 @@ int ada_recorder_spawn(void *(*loop)(void *))
 		rec = _Fork();
 		if (rec == 0)
 			recorder_run(loop);
+		/* The recorder's pid, in the shared section: the program knows
+		 * it once the middle process is reaped. */
+		if (rec > 0)
+			__atomic_store_n(&ada_rt.writer_tid, (uint32_t)rec, __ATOMIC_RELEASE);
 		syscall(SYS_exit_group, rec < 0);
 	}
 	if (mid < 0)
@@ -116,10 +117,10 @@ int ada_recorder_spawn(void *(*loop)(void *))
 	ada_signals_restore(&old);
 	if (err)
 		return err;
-	/* The program goes on once the recorder is set up (or at most a second
-	 * later, without it). */
-	for (int i = 0; i < 100 && !__atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE); i++)
-		ada_futex_wait(&ada_rt.writer_tid, 0, SETUP_SLICE_NS);
+	/* The program goes on at once: the recorder is another process, which
+	 * the program's chroot or closefrom cannot reach (the writer thread
+	 * had to be set up first). What the program asks of it before it
+	 * runs (a flush) waits for it in the shared section. */
 	return __atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE) ? 0 : -EAGAIN;
 }
 

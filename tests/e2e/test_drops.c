@@ -258,8 +258,9 @@ static void verbose_prints_the_summary_with_the_waits(void **state)
 {
 	struct tr_case *tc = *state;
 	const char *const args[] = { "2", "100000", NULL };
+	/* The writer thread's line (a recorder's adds its CPU: test_recorder). */
 	const char *const env[] = { "ADA_RING_KB=64", "ADA_TEST_WRITER_DELAY_US=2000",
-				    "ADA_VERBOSE=1", NULL };
+				    "ADA_VERBOSE=1", "ADA_WRITER=thread", NULL };
 	const char *const ada[] = { "ada: ", NULL };
 	const char *const waited[] = { "ada: threads waited ", " s in total: their rings were full); ",
 				       " events kept", NULL };

@@ -77,11 +77,19 @@ static void the_program_sees_no_thread_descriptor_or_child_of_ada(void **state)
 			char prog[PATH_MAX];
 			const char *const argv[] = { tr_path(tc, out, prog), "none", NULL };
 			const char *const env[] = { "ADA_DYNHOOK=off", "ADA_WRITER=thread", NULL };
+			const char *const verbose[] = { "ADA_DYNHOOK=off", "ADA_WRITER=process",
+							"ADA_VERBOSE=1", NULL };
 			struct proc_result res = { 0 };
 
 			tr_run(tc, argv, env, &res);
 			if (!strstr(res.out, "threads 2, descriptors "))
 				fail_msg("writer thread: %s%s", res.out, res.err);
+			proc_result_free(&res);
+			/* The recorder's CPU, which nothing that waits for the
+			 * program counts, is in the summary ADA_VERBOSE asks for. */
+			tr_run(tc, argv, verbose, &res);
+			if (!strstr(res.err, "events kept; the recorder process used "))
+				fail_msg("recorder's summary: %s", res.err);
 			proc_result_free(&res);
 		}
 	}
