@@ -182,9 +182,15 @@ unit: $(UNIT_BINS)
 e2e: all $(E2E_BINS)
 	$(Q)tests/run.sh $(E2E_BINS)
 
+# The lifecycle's tests again with a recorder process (runtime/recorder.c):
+# fork, exec, exit from any thread, signals, vfork, coroutines, crashes.
+# Every test runs so with ADA_WRITER=process make e2e.
+RECORDER_E2E := $(addprefix $(B)/tests/e2e/,test_lifecycle test_signals test_vfork test_stacks test_crash)
+
 check: all $(UNIT_BINS) $(E2E_BINS)
 	$(Q)tests/run.sh $(UNIT_BINS) $(E2E_BINS) tests/cc-wrapper/build_systems.sh \
 		tests/packaging/install.sh tests/realworld/smoke.sh
+	$(Q)ADA_WRITER=process tests/run.sh $(RECORDER_E2E)
 
 # --- demo, bench, install -----------------------------------------------------
 demo: all
