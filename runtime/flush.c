@@ -126,7 +126,7 @@ static void final_flush(uint32_t how)
 {
 	struct ada_thread *td;
 
-	if (!ada_w.recorder)
+	if (!ada_recorder_self())
 		ada_modmap_scan(false);
 	ada_writer_drain_cut();
 	/* Threads still running at exit: their trace ends here. Those waiting
@@ -152,7 +152,7 @@ static void final_flush(uint32_t how)
 		ada_symbols_keep();
 	if (!ada_rt.cfg.quiet)
 		ada_drop_report(ada_w.totals, ada_w.kept, ada_w.waits, ada_w.wait_ns,
-				ada_rt.cfg.verbose, ada_w.recorder);
+				ada_rt.cfg.verbose, ada_recorder_self());
 	if (ada_marks_overflowed())
 		ada_warn("%" PRIu64 " triggers opened no window: 64 were already waiting for the "
 			 "writer", ada_marks_overflowed());

@@ -13,9 +13,9 @@ extern uint8_t __stop_ada_shared[] __attribute__((visibility("hidden")));
 
 int ada_shared_on;
 
-/* The section's pages replaced by fresh ones of the given sharing, with
- * the same contents: copied out to a private mapping first, then back. */
-static int remap(int sharing)
+/* The section's pages replaced by fresh shared ones with the same
+ * contents: copied out to a private mapping first, then back. */
+static int remap(void)
 {
 	size_t len = (size_t)(__stop_ada_shared - __start_ada_shared);
 	void *copy, *p;
@@ -28,7 +28,7 @@ static int remap(int sharing)
 		return -errno;
 	memcpy(copy, __start_ada_shared, len);
 	p = mmap(__start_ada_shared, len, PROT_READ | PROT_WRITE,
-		 sharing | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	if (p == MAP_FAILED)
 		err = -errno; /* the old pages are still there: nothing lost */
 	else
@@ -39,7 +39,7 @@ static int remap(int sharing)
 
 int ada_shared_start(void)
 {
-	int err = remap(MAP_SHARED);
+	int err = remap();
 
 	ada_shared_on = !err;
 	return err;
@@ -50,5 +50,5 @@ int ada_shared_rehome(void)
 	if (!ada_shared_on)
 		return 0;
 	/* Shared again, the child's own: its recorder will map it. */
-	return remap(MAP_SHARED);
+	return remap();
 }

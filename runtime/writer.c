@@ -663,7 +663,6 @@ static void *writer_main(void *arg)
 	}
 	/* Set up: the program may go on (thread_spawn waits for this). */
 	__atomic_store_n(&ada_rt.writer_tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
-	ada_w.recorder = ada_recorder_self();
 	ada_futex_wake(&ada_rt.writer_tid);
 	ada_trigger_resolve();
 	pthread_mutex_lock(&ada_w.lock);
@@ -677,12 +676,12 @@ static void *writer_main(void *arg)
 		__atomic_store_n(&ada_rt.writer_kick, 0, __ATOMIC_SEQ_CST);
 		ada_outside_begin(); /* the loader's lock, the program's files */
 		ada_writer_flush_if_asked();
-		if (!ada_w.stop && ada_passes.sync && !ada_w.recorder)
+		if (!ada_w.stop && ada_passes.sync && !ada_recorder_self())
 			ada_passes.sync(); /* ada_enable/ada_disable in patchable mode */
 		ada_outside_end();
 		if (ada_w.stop)
 			break;
-		if (ada_w.recorder && recorder_done())
+		if (ada_recorder_self() && recorder_done())
 			break;
 		ada_pool_refill(); /* rings for threads that start */
 		__atomic_store_n(&ada_rt.writer_ticks, ada_arch_ticks(), __ATOMIC_RELAXED);
@@ -696,15 +695,15 @@ static void *writer_main(void *arg)
 			ada_outside_begin();
 			/* The loader's list and the code are the program's: a
 			 * recorder sees its own copy of them (recorder.c). */
-			if (!ada_w.recorder)
+			if (!ada_recorder_self())
 				ada_modmap_scan(false);
 			if (ada_w.streams) /* a process that records nothing leaves nothing */
 				ada_symbols_keep();
 			ada_trigger_resolve(); /* a dlopen may bring functions to trigger on */
-			if (ada_passes.modules && !ada_w.recorder) /* or patchable ones */
+			if (ada_passes.modules && !ada_recorder_self()) /* or patchable ones */
 				ada_passes.modules();
 			ada_control_poll();    /* a command from ada-ctl */
-			if (!ada_w.recorder)
+			if (!ada_recorder_self())
 				ada_last_thread_poll(); /* every program thread ended? */
 			if (ada_now_ns(CLOCK_BOOTTIME) - ada_w.last_clock_ns >= CLOCK_EVERY_NS)
 				ada_writer_clock_point();
@@ -729,7 +728,7 @@ static void *writer_main(void *arg)
 	}
 	pthread_mutex_unlock(&ada_w.lock);
 	/* glibc's thread end counts it out: counted back in first. */
-	if (!ada_w.recorder)
+	if (!ada_recorder_self())
 		ada_threads_count_writer();
 	return NULL;
 }
@@ -770,19 +769,18 @@ static int buffers_init(void)
 
 #define WRITER_SETUP_SLICE_NS 10000000ull
 
+/* A writer runs: threads may wait for it and queue records for it. */
+static void writer_running(void)
+{
+	ada_w.running = true;
+	__atomic_store_n(&ada_rt.writer_live, true, __ATOMIC_RELEASE);
+}
+
 static int thread_spawn(void)
 {
 	sigset_t all, old;
 	int err;
 
-	if (ada_rt.cfg.recorder) {
-		err = ada_recorder_spawn(writer_main);
-		if (err)
-			return err;
-		ada_w.running = true;
-		__atomic_store_n(&ada_rt.writer_live, true, __ATOMIC_RELEASE);
-		return 0;
-	}
 	/* The writer must never receive the program's signals: create it with
 	 * every signal blocked (it inherits the mask). */
 	sigfillset(&all);
@@ -798,8 +796,7 @@ static int thread_spawn(void)
 	 * reach them (a tenth of a millisecond; at most a second). */
 	for (int i = 0; i < 100 && !__atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE); i++)
 		ada_futex_wait(&ada_rt.writer_tid, 0, WRITER_SETUP_SLICE_NS);
-	ada_w.running = true;
-	__atomic_store_n(&ada_rt.writer_live, true, __ATOMIC_RELEASE);
+	writer_running();
 	return 0;
 }
 
@@ -819,8 +816,9 @@ int ada_writer_start(void)
 	ada_writer_clock_point();
 	if (ada_rt.cfg.recorder) {
 		/* A recorder allocates its buffers itself: none in the program. */
-		err = thread_spawn();
+		err = ada_recorder_spawn(writer_main);
 		if (!err) {
+			writer_running();
 			ada_w.set_up = true;
 			return 0;
 		}

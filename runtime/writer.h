@@ -37,7 +37,6 @@ struct ada_writer {
 	bool own_fds; /* the writer has a descriptor table of its own */
 	bool trace_removed; /* by an exec flush: nothing was recorded */
 	bool set_up;        /* ada_writer_start succeeded (a thread or a recorder) */
-	bool recorder;      /* this is a recorder process (recorder.c) */
 	bool exec_flushed;  /* the image's trace ended at an exec (a recorder goes
 			     * once the exec is done) */
 };
