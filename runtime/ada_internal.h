@@ -338,10 +338,35 @@ struct ada_meta_file;
 ADA_HIDDEN void ada_symbols_note(const char *path, const struct ada_meta_module *m,
 				 const struct ada_meta_file *file);
 ADA_HIDDEN void ada_symbols_keep(void);
-/* A recorder process: the modules the program's records name (a run of
- * encoded records it is about to write), noted as ada_symbols_note does in
- * the program, whose list it cannot see. */
-ADA_HIDDEN void ada_symbols_note_records(const uint8_t *buf, size_t len);
+/* A recorder process: the modules the program's records load and unload
+ * (a run of encoded records it is about to write): its list of modules
+ * follows them, and their symbols are noted as ada_symbols_note does in the
+ * program, whose list it cannot see. */
+ADA_HIDDEN void ada_modmap_note_records(const uint8_t *buf, size_t len);
+/* A recorder process without the dynamic hooks: records the images the
+ * program's maps show that it has not recorded, and the unloads of those
+ * gone (proc_maps.c). */
+ADA_HIDDEN void ada_modmap_scan_program(void);
+/* The writer's look at the modules, every 10 ms and at the end: the
+ * loader's list (a writer thread), the program's maps (a recorder without
+ * the hooks), or nothing (a recorder with them: the program records). */
+ADA_HIDDEN void ada_modmap_look(void);
+/* The modules loaded as far as this process recorded or saw them recorded:
+ * a count that moves when one comes or goes, and each one's file and bias. */
+ADA_HIDDEN uint64_t ada_modmap_generation(void);
+ADA_HIDDEN void ada_modmap_each_live(void (*fn)(const char *path, uint64_t bias, void *arg),
+				     void *arg);
+/* The ELF images mapped in process pid, from /proc/pid/maps (proc_maps.c):
+ * for each one the visitor does not know by where its file's offset 0 is
+ * mapped, found() with its module record's layout fields (bias, span,
+ * build-id), or NULL if its file is not an image this can describe. -1 if
+ * the maps could not be read whole (nothing may be taken for unloaded). */
+struct ada_image_visitor {
+	bool (*known)(uint64_t start, void *arg);
+	void (*found)(uint64_t start, const char *path, const struct ada_meta_module *m, void *arg);
+	void *arg;
+};
+ADA_HIDDEN int ada_proc_images(uint32_t pid, const struct ada_image_visitor *v);
 ADA_HIDDEN void ada_modmap_reset(void);
 struct dl_phdr_info;
 /* The process addresses [*lo, *hi) a loaded module's PT_LOAD segments span,

@@ -126,8 +126,7 @@ static void final_flush(uint32_t how)
 {
 	struct ada_thread *td;
 
-	if (!ada_recorder_self())
-		ada_modmap_scan(false);
+	ada_modmap_look();
 	ada_writer_drain_cut();
 	/* Threads still running at exit: their trace ends here. Those waiting
 	 * for room stop waiting (and drop: nobody drains any more). */

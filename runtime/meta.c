@@ -246,7 +246,7 @@ void ada_meta_queue_flush(void)
 	queue_lock();
 	ada_outside_end();
 	if (Q.len && ada_recorder_self())
-		ada_symbols_note_records(Q.buf, Q.len);
+		ada_modmap_note_records(Q.buf, Q.len);
 	if (Q.len)
 		write_encoded(Q.buf, Q.len);
 	Q.len = 0;

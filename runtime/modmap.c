@@ -32,15 +32,20 @@
 struct live_module {
 	uint64_t bias;
 	uint64_t name_hash;
-	uint32_t module_no;
+	uint64_t start;   /* where its file's offset 0 is mapped: how a recorder knows it */
+	char *path;       /* NULL if it could not be kept */
+	uint32_t module_no; /* NOT_MODULE: a recorder's look found no image there */
 	bool present; /* listed by the scan under way */
 };
+
+#define NOT_MODULE UINT32_MAX
 
 static struct {
 	unsigned long long adds, subs; /* dlpi_adds, dlpi_subs at the last full scan */
 	struct live_module *live;
 	size_t n, cap;
 	uint32_t next_no;
+	uint64_t generation; /* moves when a module is added or goes */
 } M;
 
 static uint64_t hash_str(const char *s)
@@ -66,7 +71,8 @@ static struct live_module *live_find(uint64_t bias, uint64_t name_hash)
 	return NULL;
 }
 
-static bool live_add(uint64_t bias, uint64_t name_hash, uint32_t module_no)
+static bool live_add(const struct ada_meta_module *m, const char *path, uint64_t name_hash,
+		     uint32_t module_no)
 {
 	if (M.n == M.cap) {
 		size_t cap = M.cap ? 2 * M.cap : 64;
@@ -77,7 +83,9 @@ static bool live_add(uint64_t bias, uint64_t name_hash, uint32_t module_no)
 		M.live = p;
 		M.cap = cap;
 	}
-	M.live[M.n++] = (struct live_module){ bias, name_hash, module_no, true };
+	M.live[M.n++] = (struct live_module){ m->bias, name_hash, m->bias + m->vaddr_lo,
+					      strdup(path), module_no, true };
+	M.generation++;
 	return true;
 }
 
@@ -95,7 +103,10 @@ static void live_sweep(bool complete, uint64_t now)
 			M.live[kept++].present = false;
 			continue;
 		}
-		ada_meta_write(ADA_META_UNLOAD, &u, sizeof(u), NULL, 0);
+		if (u.module_no != NOT_MODULE)
+			ada_meta_write(ADA_META_UNLOAD, &u, sizeof(u), NULL, 0);
+		free(M.live[i].path);
+		M.generation++;
 	}
 	M.n = kept;
 }
@@ -366,7 +377,7 @@ static int visit(struct dl_phdr_info *info, void *ns, void *arg)
 	if (!*path || path[0] != '/')
 		return 0;
 	m.module_no = M.next_no;
-	if (!live_add(info->dlpi_addr, key, m.module_no))
+	if (!live_add(&m, path, key, m.module_no))
 		return 0; /* cannot remember it: not recorded (its addresses stay unnamed) */
 	M.next_no++;
 	m.load_tsc = ada_arch_ticks();
@@ -409,6 +420,124 @@ void ada_modmap_scan(bool all)
 void ada_modmap_reset(void)
 {
 	pthread_mutex_init(&scan_lock, NULL);
+	for (size_t i = 0; i < M.n; i++)
+		free(M.live[i].path);
 	free(M.live);
 	memset(&M, 0, sizeof(M));
+}
+
+/* ---- a recorder's view ------------------------------------------------------------ */
+/* The recorder's copy of the list is the program's at the recorder's fork:
+ * it goes on from there with what the program records later (its queued
+ * records, with the dynamic hooks) or, without them, with what the
+ * recorder itself finds in the program's maps (proc_maps.c). Module numbers
+ * come from one side only: the program's with the hooks, the recorder's
+ * without. */
+
+static bool image_known(uint64_t start, void *arg)
+{
+	(void)arg;
+	for (size_t i = 0; i < M.n; i++)
+		if (M.live[i].start == start) {
+			M.live[i].present = true;
+			return true;
+		}
+	return false;
+}
+
+/* A new image, or a mapping that is none (d NULL: not ELF, or its file
+ * unreadable), remembered as such so as not to read its file again. */
+static void image_found(uint64_t start, const char *path, const struct ada_meta_module *d,
+			void *arg)
+{
+	struct ada_meta_module m = { .bias = start };
+	struct ada_meta_file file;
+
+	(void)arg;
+	if (!d) {
+		live_add(&m, path, 0, NOT_MODULE);
+		return;
+	}
+	m = *d;
+	m.module_no = M.next_no;
+	if (!live_add(&m, path, hash_str(path), m.module_no))
+		return;
+	M.next_no++;
+	m.load_tsc = ada_arch_ticks();
+	ada_meta_write(ADA_META_MODULE, &m, sizeof(m), path, strlen(path) + 1);
+	ada_symbols_note(path, &m, !m.build_id_len && record_file(path, m.module_no, &file) ?
+				   &file : NULL);
+}
+
+void ada_modmap_scan_program(void)
+{
+	static const struct ada_image_visitor v = { image_known, image_found, NULL };
+	bool complete = ada_proc_images(ada_rt.pid, &v) == 0;
+
+	live_sweep(complete, ada_arch_ticks());
+}
+
+/* The program's queued records (MODULE, its FILE, UNLOAD), as the
+ * recorder writes them: its list follows, and the symbols are noted. */
+void ada_modmap_note_records(const uint8_t *buf, size_t len)
+{
+	const struct ada_meta_module *m = NULL;
+	const char *path = NULL;
+	size_t at = 0;
+
+	while (len - at >= sizeof(struct ada_meta_rec)) {
+		struct ada_meta_rec rec;
+		const uint8_t *pl = buf + at + sizeof(rec);
+
+		memcpy(&rec, buf + at, sizeof(rec));
+		if (rec.size > len - at - sizeof(rec))
+			break;
+		if (m && rec.type != ADA_META_FILE) {
+			ada_symbols_note(path, m, NULL);
+			m = NULL;
+		}
+		if (rec.type == ADA_META_MODULE && rec.size > sizeof(*m) &&
+		    memchr(pl + sizeof(*m), 0, rec.size - sizeof(*m))) {
+			m = (const void *)pl;
+			path = (const char *)pl + sizeof(*m);
+			live_add(m, path, hash_str(path), m->module_no);
+		} else if (rec.type == ADA_META_FILE && m && rec.size >= sizeof(struct ada_meta_file)) {
+			ada_symbols_note(path, m, (const void *)pl);
+			m = NULL;
+		} else if (rec.type == ADA_META_UNLOAD && rec.size >= sizeof(struct ada_meta_unload)) {
+			struct ada_meta_unload u;
+
+			memcpy(&u, pl, sizeof(u));
+			for (size_t i = 0; i < M.n; i++)
+				if (M.live[i].module_no == u.module_no) {
+					free(M.live[i].path);
+					M.live[i] = M.live[--M.n];
+					M.generation++;
+					break;
+				}
+		}
+		at += sizeof(rec) + ((rec.size + 7) & ~(size_t)7);
+	}
+	if (m)
+		ada_symbols_note(path, m, NULL);
+}
+
+void ada_modmap_look(void)
+{
+	if (!ada_recorder_self())
+		ada_modmap_scan(false);
+	else if (!ada_rt.cfg.dynhook)
+		ada_modmap_scan_program();
+}
+
+uint64_t ada_modmap_generation(void)
+{
+	return M.generation;
+}
+
+void ada_modmap_each_live(void (*fn)(const char *path, uint64_t bias, void *arg), void *arg)
+{
+	for (size_t i = 0; i < M.n; i++)
+		if (M.live[i].module_no != NOT_MODULE && M.live[i].path)
+			fn(M.live[i].path, M.live[i].bias, arg);
 }

@@ -25,17 +25,20 @@
  * - What it has to say goes through the shared section's pending lines,
  *   which the program prints after the flush it asked for (util.c).
  *
- * Program-side work the writer thread did at its housekeeping (the module
- * scan after a dlopen, patchable mode's passes, the last-thread check)
- * cannot run in another process: the scan runs in the program where the
- * dynamic hooks see each dlopen; the rest is left out in this mode (README).
+ * Program-side work the writer thread did at its housekeeping cannot run in
+ * another process: the module scan runs in the program where the dynamic
+ * hooks see each dlopen, and without them the recorder reads the program's
+ * maps (proc_maps.c); patchable mode's code writes and the last-thread
+ * check are left out in this mode (README, "The recorder process").
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>

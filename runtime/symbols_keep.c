@@ -53,38 +53,6 @@ void ada_symbols_note(const char *path, const struct ada_meta_module *m,
 	pthread_mutex_unlock(&K.lock);
 }
 
-void ada_symbols_note_records(const uint8_t *buf, size_t len)
-{
-	const struct ada_meta_module *m = NULL;
-	const char *path = NULL;
-	size_t at = 0;
-
-	/* A MODULE record, then (a module without a build-id) its FILE. */
-	while (len - at >= sizeof(struct ada_meta_rec)) {
-		struct ada_meta_rec rec;
-		const uint8_t *pl = buf + at + sizeof(rec);
-
-		memcpy(&rec, buf + at, sizeof(rec));
-		if (rec.size > len - at - sizeof(rec))
-			break;
-		if (m && rec.type != ADA_META_FILE) {
-			ada_symbols_note(path, m, NULL);
-			m = NULL;
-		}
-		if (rec.type == ADA_META_MODULE && rec.size > sizeof(*m) &&
-		    memchr(pl + sizeof(*m), 0, rec.size - sizeof(*m))) {
-			m = (const void *)pl;
-			path = (const char *)pl + sizeof(*m);
-		} else if (rec.type == ADA_META_FILE && m && rec.size >= sizeof(struct ada_meta_file)) {
-			ada_symbols_note(path, m, (const void *)pl);
-			m = NULL;
-		}
-		at += sizeof(rec) + ((rec.size + 7) & ~(size_t)7);
-	}
-	if (m)
-		ada_symbols_note(path, m, NULL);
-}
-
 /* Whether the file e is the build that ran: its build-id note, or for a
  * module without one, the size, time and inode the FILE record says. */
 static bool same_build(const struct ada_elf *e, const struct noted *n)

@@ -6,7 +6,8 @@
  * falls in one, found with a binary search on the writer's side. Names are
  * the symbols' own (mangled for C++: func:*parse* matches them). Resolved
  * again whenever the loader's load and unload counts move (a dlopen or a
- * dlclose).
+ * dlclose); in a recorder process, which cannot see the program's loader,
+ * whenever the modules recorded change (modmap.c).
  */
 #include <fnmatch.h>
 #include <link.h>
@@ -25,6 +26,7 @@ static struct {
 	size_t n, cap;
 	uint64_t max_hi;
 	unsigned long long adds, subs; /* the loader's counts when last resolved */
+	uint64_t generation;           /* a recorder's: modmap.c's count */
 	bool resolved;
 } ranges;
 
@@ -57,19 +59,45 @@ static void match_function(const char *name, uint64_t addr, uint64_t size, int r
 	}
 }
 
-static int each_module(struct dl_phdr_info *info, void *ns, void *arg)
+static void module_ranges(const char *path, uint64_t bias, void *arg)
 {
-	/* The executable has no name (the vdso has one, and no file). */
-	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : NULL;
 	struct ada_elf e;
 
-	(void)ns;
 	(void)arg;
-	if (ada_elf_open(path, info->dlpi_addr, &e) == 0) {
+	if (ada_elf_open(path, bias, &e) == 0) {
 		ada_elf_functions(&e, match_function, NULL);
 		ada_elf_close(&e);
 	}
+}
+
+static int each_module(struct dl_phdr_info *info, void *ns, void *arg)
+{
+	/* The executable has no name (the vdso has one, and no file). */
+	(void)ns;
+	module_ranges(info->dlpi_name && *info->dlpi_name ? info->dlpi_name : NULL, info->dlpi_addr,
+		      arg);
 	return 0;
+}
+
+/* Whether the modules changed since the ranges were made. */
+static bool modules_moved(void)
+{
+	unsigned long long counts[2] = { 0, 0 };
+
+	if (ada_recorder_self()) {
+		/* What threads queued (a dlopen's MODULE) is the list's. */
+		ada_meta_queue_flush();
+		if (ranges.resolved && ada_modmap_generation() == ranges.generation)
+			return false;
+		ranges.generation = ada_modmap_generation();
+		return true;
+	}
+	ada_loader_counts(counts);
+	if (ranges.resolved && counts[0] == ranges.adds && counts[1] == ranges.subs)
+		return false;
+	ranges.adds = counts[0];
+	ranges.subs = counts[1];
+	return true;
 }
 
 static int by_lo(const void *a, const void *b)
@@ -81,23 +109,19 @@ static int by_lo(const void *a, const void *b)
 
 void ada_trigger_resolve(void)
 {
-	unsigned long long counts[2] = { 0, 0 };
-
-	if (!ada_rt.cfg.trigger.nfuncs)
-		return;
-	ada_loader_counts(counts);
-	if (ranges.resolved && counts[0] == ranges.adds && counts[1] == ranges.subs)
+	if (!ada_rt.cfg.trigger.nfuncs || !modules_moved())
 		return;
 	ranges.n = 0;
-	ada_modules_each(each_module, NULL);
+	if (ada_recorder_self())
+		ada_modmap_each_live(module_ranges, NULL);
+	else
+		ada_modules_each(each_module, NULL);
 	if (ranges.n) /* none yet (a library to come): no array, and qsort's may not be NULL */
 		qsort(ranges.r, ranges.n, sizeof(*ranges.r), by_lo);
 	ranges.max_hi = 0;
 	for (size_t i = 0; i < ranges.n; i++)
 		if (ranges.r[i].hi > ranges.max_hi)
 			ranges.max_hi = ranges.r[i].hi;
-	ranges.adds = counts[0];
-	ranges.subs = counts[1];
 	ranges.resolved = true;
 }
 

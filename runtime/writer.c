@@ -693,10 +693,7 @@ static void *writer_main(void *arg)
 		if (now - housekeeping >= HOUSEKEEPING_NS) {
 			housekeeping = now;
 			ada_outside_begin();
-			/* The loader's list and the code are the program's: a
-			 * recorder sees its own copy of them (recorder.c). */
-			if (!ada_recorder_self())
-				ada_modmap_scan(false);
+			ada_modmap_look();
 			if (ada_w.streams) /* a process that records nothing leaves nothing */
 				ada_symbols_keep();
 			ada_trigger_resolve(); /* a dlopen may bring functions to trigger on */

@@ -136,23 +136,33 @@ static void a_fork_child_records_through_a_recorder_of_its_own(void **state)
 	tr_pass(tc);
 }
 
-/* A library dlopen'ed after start-up is recorded by the program (the
- * dynamic hooks see the dlopen) and its symbols are kept by the recorder,
- * from the program's records: the trace names its functions after the
- * library file is gone. */
-static void a_dlopened_librarys_symbols_are_kept(void **state)
+/* progs/<prog> run plain and traced (env) with the path of libshape.so
+ * (progs/shlib.c) built plain and with adacc; the traced one's path in
+ * traced_lib. */
+static void run_with_shape(struct tr_case *tc, const char *prog, const char *const flags[],
+			   const char *const env[], char traced_lib[PATH_MAX])
 {
-	struct tr_case *tc = *state;
 	const char *const lib_flags[] = { "-O2", "-shared", "-fPIC", "-Wl,-soname,libshape.so", NULL };
-	const char *const flags[] = { "-O2", "-DUSE_DLOPEN", "-ldl", NULL };
-	const char *const env[] = { "ADA_WRITER=process", "ADA_DYNHOOK=on", "ADA_DETAIL=off", NULL };
-	char plain_lib[PATH_MAX], traced_lib[PATH_MAX];
+	char plain_lib[PATH_MAX];
 
 	tr_build_lib_pair(tc, "shlib", "libshape.so", NULL, lib_flags, lib_flags);
-	tr_build_pair(tc, "shlib_main", "dlmain", flags);
+	tr_build_pair(tc, prog, prog, flags);
 	const char *const plain_args[] = { tr_path(tc, "plain/libshape.so", plain_lib), NULL };
 	const char *const traced_args[] = { tr_path(tc, "traced/libshape.so", traced_lib), NULL };
-	tr_run_pair_args(tc, "dlmain", plain_args, traced_args, env, 0);
+	tr_run_pair_args(tc, prog, plain_args, traced_args, env, 0);
+}
+
+/* A library dlopen'ed after start-up is recorded (by the program with the
+ * dynamic hooks, which see the dlopen; by the recorder without them, from
+ * the program's maps) and its symbols are kept by the recorder: the trace
+ * names its functions after the library file is gone. */
+static void symbols_kept(struct tr_case *tc, const char *dynhook)
+{
+	const char *const flags[] = { "-O2", "-DUSE_DLOPEN", "-ldl", NULL };
+	const char *const env[] = { "ADA_WRITER=process", dynhook, "ADA_DETAIL=off", NULL };
+	char traced_lib[PATH_MAX];
+
+	run_with_shape(tc, "shlib_main", flags, env, traced_lib);
 	assert_string_equal(tc->traced.out, "area 24\n");
 	assert_int_equal(unlink(traced_lib), 0);
 	tr_symbolize(tc, NULL);
@@ -160,6 +170,49 @@ static void a_dlopened_librarys_symbols_are_kept(void **state)
 					(const char *const[]){ "    lib_area", NULL }), 1);
 	assert_int_equal(tr_count_lines(tc->replay.out,
 					(const char *const[]){ "      lib_square x2", NULL }), 1);
+	tr_pass(tc);
+}
+
+static void a_dlopened_librarys_symbols_are_kept(void **state)
+{
+	symbols_kept(*state, "ADA_DYNHOOK=on");
+}
+
+static void a_dlopened_librarys_symbols_are_kept_without_the_hooks(void **state)
+{
+	symbols_kept(*state, "ADA_DYNHOOK=off");
+}
+
+/* Without the dynamic hooks nothing in the program tells of a dlopen: the
+ * recorder finds the library in the program's maps, records its load, and
+ * its unload once it is gone from them; the program waits for each record
+ * (progs/dl_look.c), so the test does not depend on when the recorder
+ * looks. One MODULE of the library, with an unload, its calls named. */
+static void the_recorder_sees_a_library_come_and_go(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const flags[] = { "-O2", "-ldl", NULL };
+	const char *const env[] = { "ADA_WRITER=process", "ADA_DYNHOOK=off", NULL };
+	char traced_lib[PATH_MAX];
+	const char *p, *lib, *close;
+	int loads = 0;
+
+	run_with_shape(tc, "dl_look", flags, env, traced_lib);
+	assert_string_equal(tc->traced.out, "area 24\nunloaded\n");
+	tr_symbolize(tc, NULL);
+	tr_expect_tree(tc->replay.out, "main\n  lib_area\n    lib_square x2\n", 1);
+	tr_load_manifest(tc, NULL);
+	p = tr_json_array(tc->mf.text, "modules", &close);
+	assert_non_null(p);
+	for (; (lib = strstr(p, "/traced/libshape.so\"")) && lib < close; p = lib + 1) {
+		const char *end = strchr(lib, '}');
+
+		loads++;
+		assert_non_null(end);
+		if (!memmem(lib, (size_t)(end - lib), "\"unload_ns\"", 11))
+			fail_msg("the library's load has no unload_ns:\n%s", tc->mf.text);
+	}
+	assert_int_equal(loads, 1);
 	tr_pass(tc);
 }
 
@@ -171,6 +224,8 @@ int main(void)
 		T(a_killed_program_keeps_every_event),
 		T(a_fork_child_records_through_a_recorder_of_its_own),
 		T(a_dlopened_librarys_symbols_are_kept),
+		T(a_dlopened_librarys_symbols_are_kept_without_the_hooks),
+		T(the_recorder_sees_a_library_come_and_go),
 	};
 
 	tr_scrub_environment();

@@ -278,9 +278,9 @@ static void a_crash_keeps_the_window_before_it(void **state)
 static void a_function_trigger_reaches_a_dlopened_library(void **state)
 {
 	struct tr_case *tc = *state;
-	/* The writer thread's scan finds the library (the dynamic hooks are
-	 * off in the tests); a recorder's does not yet (README). */
-	const char *const env[] = { "ADA_TRIGGER=func:plugin_*", ROLL_ENV, "ADA_WRITER=thread", NULL };
+	/* The writer's look at the modules finds the library (the dynamic
+	 * hooks are off in the tests). */
+	const char *const env[] = { "ADA_TRIGGER=func:plugin_*", ROLL_ENV, NULL };
 	const char *const lib_env[] = { "ADA_MODE=fentry", NULL };
 	const char *const lib_flags[] = { "-O2", "-shared", "-fPIC", NULL };
 	struct windows_seen w;

@@ -3,6 +3,7 @@
  * it forks a child that calls work() too (in the frame that forked, while
  * the parent calls on), or kills itself (SIGKILL) after
  * more calls, which the trace must hold all the same. */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
@@ -38,9 +39,24 @@ __attribute__((noinline)) static pid_t spawn(void)
 	return p;
 }
 
+static pid_t worker_tid[2];
+
 static void *worker(void *arg)
 {
+	worker_tid[(long)arg / 10 - 1] = gettid();
 	return (void *)(long)work((int)(long)arg);
+}
+
+/* pthread_join returns when the thread's tid is cleared, which the kernel
+ * does before it takes the thread out of /proc/self/task: wait for that
+ * (2 s at most), or the count would race with the kernel. */
+__attribute__((no_instrument_function)) static void wait_gone(pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d", (int)tid);
+	for (int i = 0; i < 2000 && access(path, F_OK) == 0; i++)
+		usleep(1000);
 }
 
 /* Entries of a /proc directory, its own descriptor left out. */
@@ -70,6 +86,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 2; i++) {
 		pthread_join(t[i], &r);
 		sum += (long)r;
+		wait_gone(worker_tid[i]);
 	}
 	printf("threads %d, descriptors %d, sum %ld\n", entries("/proc/self/task"),
 	       entries("/proc/self/fd") - 1, sum);
