@@ -80,8 +80,8 @@ TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(B)/t/%.o)
 
 unit_objs   = $(patsubst %.c,$(B)/t/%.o,$(or $(UNIT_ONLY_$(1)),$(filter-out %/main.c %/init.c %/cyg.c,$(wildcard $(1)/*.c))) $(TEST_EXTRA_$(1)))
 # The hooks are tested end to end (tests/e2e); of mcount/, the module reader
-# alone stands without the runtime.
-UNIT_ONLY_mcount := mcount/dynscan.c
+# and its cache alone stand without the runtime.
+UNIT_ONLY_mcount := mcount/dynscan.c mcount/dyncache.c
 # The symbolizer's tests round-trip what the runtime's encoder writes.
 TEST_EXTRA_symbolize := runtime/encode.c runtime/outside.c runtime/drop.c runtime/util.c
 

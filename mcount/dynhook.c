@@ -344,6 +344,7 @@ struct pass {
 	const struct found *self, *rtld;
 	uintptr_t canonical[64]; /* a non-PIE executable's canonical PLT addresses */
 	size_t ncanonical;
+	bool startup;            /* the start-up pass: files may be read and written */
 };
 
 static int collect(struct dl_phdr_info *info, void *ns, void *arg)
@@ -469,7 +470,7 @@ static void hook_module(struct pass *p, struct found *f)
 		if (!hm->sentinel || is_stub(*hm->sentinel))
 			return;
 	}
-	ada_dyn_find_calls(&f->info, m);
+	ada_dyn_find_calls(&f->info, m, p->startup);
 	while (ada_dyn_next_slot(m, &cur, &s)) {
 		const struct found *tm;
 		uintptr_t target, stub;
@@ -597,7 +598,7 @@ static void unpin_modules(struct pass *p)
 static void pass_locked(bool startup)
 {
 	uint64_t t0 = ada_now_ns(CLOCK_MONOTONIC), t;
-	struct pass p = { 0 };
+	struct pass p = { .startup = startup };
 	size_t i, kept = 0;
 
 	ada_modules_each(collect, &p);

@@ -165,7 +165,7 @@ __attribute__((target("sse2"))) static void scan_text(struct ada_dyn_module *m, 
 			note_call(m, c);
 }
 
-void ada_dyn_find_calls(const struct dl_phdr_info *info, struct ada_dyn_module *m)
+void ada_dyn_find_calls(const struct dl_phdr_info *info, struct ada_dyn_module *m, bool cached)
 {
 	uintptr_t lo = UINTPTR_MAX, hi = 0;
 	size_t i;
@@ -183,6 +183,8 @@ void ada_dyn_find_calls(const struct dl_phdr_info *info, struct ada_dyn_module *
 		return;
 	m->called_lo = lo;
 	m->called_hi = hi;
+	if (cached && ada_dyn_calls_load(info, m))
+		return;
 	for (ph = 0; ph < info->dlpi_phnum; ph++) {
 		const ElfW(Phdr) *p = &info->dlpi_phdr[ph];
 		const uint8_t *c;
@@ -193,6 +195,8 @@ void ada_dyn_find_calls(const struct dl_phdr_info *info, struct ada_dyn_module *
 		/* the last opcode byte that leaves room for its rel32 */
 		scan_text(m, c, c + p->p_filesz - 6);
 	}
+	if (cached)
+		ada_dyn_calls_save(info, m);
 }
 
 void ada_dyn_release(struct ada_dyn_module *m)

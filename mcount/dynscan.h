@@ -50,7 +50,12 @@ int ada_dyn_parse(const struct dl_phdr_info *info, struct ada_dyn_module *m);
  * executable segments for those instructions. A GLOB_DAT slot nobody calls
  * through holds a function's address for the program to keep or compare:
  * it is not hooked, so that address stays the function's own. */
-void ada_dyn_find_calls(const struct dl_phdr_info *info, struct ada_dyn_module *m);
+void ada_dyn_find_calls(const struct dl_phdr_info *info, struct ada_dyn_module *m, bool cached);
+/* The scan's result kept per build-id (dyncache.c; cached: at start-up
+ * only, when the program may still open a file of ada's): load fills
+ * m->called (allocated, zero) and says whether it found it. */
+bool ada_dyn_calls_load(const struct dl_phdr_info *info, struct ada_dyn_module *m);
+void ada_dyn_calls_save(const struct dl_phdr_info *info, const struct ada_dyn_module *m);
 void ada_dyn_release(struct ada_dyn_module *m);
 
 /* Whether a relocation of the module refers to one of the n undefined

@@ -461,7 +461,8 @@ ADA_HIDDEN void ada_drop_report(const uint64_t totals[ADA_DROP_NREASONS], uint64
 /* ---- the job's session (job_session.c) ------------------------------------------ */
 /* Whether an earlier traced process of this process group (shell job) chose
  * a session in output directory out (absolute): *dst its path. If not, mine
- * (a session_<time> name) is marked as the job's session, for the later ones. */
+ * (a session_<time> name) is marked as the job's session, for the later
+ * ones; mine NULL: only look, mark nothing. */
 ADA_HIDDEN bool ada_job_session(const char *out, const char *mine, char *dst, size_t len);
 
 /* ---- small helpers (util.c): no stdio on paths that may run at exit/fork ------ */

@@ -116,8 +116,11 @@ static void make_session_dir(void)
 
 		snprintf(abs, sizeof(abs), "%s%s%s", cwd, *cwd ? "/" : "", out);
 		snprintf(mine, sizeof(mine), "session_%s", stamp);
-		/* A traced ancestor's session, else the job's (job_session.c). */
-		if (ancestor_session(abs, joined, sizeof(joined)) ||
+		/* The job's session if one is marked (job_session.c: one
+		 * readlink, where the ancestors' maps are a read of each), else
+		 * a traced ancestor's, else this one's, marked as the job's. */
+		if (ada_job_session(abs, NULL, joined, sizeof(joined)) ||
+		    ancestor_session(abs, joined, sizeof(joined)) ||
 		    ada_job_session(abs, mine, joined, sizeof(joined))) {
 			snprintf(session_dir, sizeof(session_dir), "%s", joined);
 			if (!pid_dir_exists())

@@ -58,22 +58,24 @@ static bool boot_id(char *id, size_t len)
 	return ok && id[0];
 }
 
-bool ada_job_session(const char *out, const char *mine, char *dst, size_t len)
+/* The job's marker's path into marker; false if there is no job to name. */
+static bool marker_path(const char *out, char *marker, size_t len)
 {
-	char dir[4400], marker[4500], id[64], target[256];
 	pid_t group = getpgrp();
 	unsigned long long ticks;
-	ssize_t n;
+	char id[64];
 
 	if (!start_ticks(group, &ticks) || !boot_id(id, sizeof(id)))
 		return false;
-	snprintf(dir, sizeof(dir), "%s/.ada-jobs", out);
-	if (ada_mkdirs(dir) < 0)
-		return false;
-	snprintf(marker, sizeof(marker), "%s/%s-%d-%llu", dir, id, (int)group, ticks);
-	if (symlink(mine, marker) == 0 || errno != EEXIST)
-		return false; /* the job's first: its own session, now marked */
-	n = readlink(marker, target, sizeof(target) - 1);
+	return snprintf(marker, len, "%s/.ada-jobs/%s-%d-%llu", out, id, (int)group, ticks) < (int)len;
+}
+
+/* The session the marker names, into dst. */
+static bool marked_session(const char *out, const char *marker, char *dst, size_t len)
+{
+	char target[256];
+	ssize_t n = readlink(marker, target, sizeof(target) - 1);
+
 	if (n <= 0 || n == (ssize_t)sizeof(target) - 1)
 		return false;
 	target[n] = '\0';
@@ -81,4 +83,20 @@ bool ada_job_session(const char *out, const char *mine, char *dst, size_t len)
 	if (strncmp(target, "session_", 8) || strchr(target, '/'))
 		return false;
 	return snprintf(dst, len, "%s/%s", out, target) < (int)len;
+}
+
+bool ada_job_session(const char *out, const char *mine, char *dst, size_t len)
+{
+	char marker[4500], dir[4400];
+
+	if (!marker_path(out, marker, sizeof(marker)))
+		return false;
+	if (!mine) /* only look */
+		return marked_session(out, marker, dst, len);
+	snprintf(dir, sizeof(dir), "%s/.ada-jobs", out);
+	if (ada_mkdirs(dir) < 0)
+		return false;
+	if (symlink(mine, marker) == 0 || errno != EEXIST)
+		return false; /* the job's first: its own session, now marked */
+	return marked_session(out, marker, dst, len);
 }

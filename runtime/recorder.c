@@ -11,7 +11,9 @@
  * - Not a child: forked twice, the middle process created without an exit
  *   signal (the program gets no SIGCHLD) and reaped at once; the recorder
  *   belongs to init (or a subreaper) from then on, so the program's wait()
- *   never sees it.
+ *   never sees it. The middle process shares the program's memory (vfork's
+ *   way: the program waits until it has forked the recorder and exited), so
+ *   only the recorder's fork copies the program's page tables.
  * - A session of its own, every signal blocked, no descriptor of the
  *   program's (a pipe the program holds must reach EOF when it ends), its
  *   working directory /: a terminal's ^C, a kill of the process group and
@@ -86,38 +88,60 @@ static __attribute__((noreturn)) void recorder_run(void *(*loop)(void *))
 	_exit(0);
 }
 
-/* A process created without an exit signal: the program gets no SIGCHLD
- * for it. Only _Fork and _exit run in it. */
-static pid_t clone_quiet(void)
+/* The middle process's stack: it runs in the program's memory, on this,
+ * while the program waits (one process spawns a recorder at a time: at
+ * start-up, or in a fork child, single-threaded then). */
+static uint8_t mid_stack[16384] __attribute__((aligned(16)));
+static void *(*mid_loop)(void *);
+
+#define RECORDER_STACK (8u << 20)
+
+/* The recorder's start: off the middle process's small stack, which it
+ * inherited, onto one of its own (the writer's loop wants more). */
+static __attribute__((noreturn)) void recorder_start(void)
 {
-	return (pid_t)syscall(SYS_clone, 0ul, NULL, NULL, NULL, 0ul);
+	recorder_run(mid_loop);
+}
+
+/* The middle process: forks the recorder, stores its pid where the program
+ * reads it (the memory is the program's), exits. Only _Fork runs here. */
+static int mid_run(void *arg)
+{
+	pid_t rec = _Fork();
+
+	(void)arg;
+	if (rec == 0) {
+		uint8_t *stack = mmap(NULL, RECORDER_STACK, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+
+		if (stack == MAP_FAILED)
+			_exit(1); /* the program's waits end: the recorder is gone */
+		ada_arch_run_on_stack(stack + RECORDER_STACK, recorder_start);
+	}
+	if (rec > 0)
+		__atomic_store_n(&ada_rt.writer_tid, (uint32_t)rec, __ATOMIC_RELEASE);
+	return 0;
 }
 
 int ada_recorder_spawn(void *(*loop)(void *))
 {
-	pid_t mid, rec;
+	int err = 0, saved = errno;
 	sigset_t old;
-	int err = 0;
+	pid_t mid;
 
 	__atomic_store_n(&ada_rt.writer_tid, 0, __ATOMIC_RELAXED);
+	mid_loop = loop;
 	ada_signals_block(&old);
-	mid = clone_quiet();
-	if (mid == 0) {
-		rec = _Fork();
-		if (rec == 0)
-			recorder_run(loop);
-		/* The recorder's pid, in the shared section: the program knows
-		 * it once the middle process is reaped. */
-		if (rec > 0)
-			__atomic_store_n(&ada_rt.writer_tid, (uint32_t)rec, __ATOMIC_RELEASE);
-		syscall(SYS_exit_group, rec < 0);
-	}
+	/* No exit signal (the low byte of the flags): the program gets no
+	 * SIGCHLD; CLONE_VFORK: it goes on once the middle process exited. */
+	mid = clone(mid_run, mid_stack + sizeof(mid_stack), CLONE_VM | CLONE_VFORK, NULL);
 	if (mid < 0)
 		err = -errno;
 	else
 		while (waitpid(mid, NULL, __WALL) < 0 && errno == EINTR)
 			;
 	ada_signals_restore(&old);
+	errno = saved; /* the middle process ran on this thread's errno */
 	if (err)
 		return err;
 	/* The program goes on at once: the recorder is another process, which

@@ -1,6 +1,7 @@
 /* shared.c - mapping the `ada_shared` section shared, and back to the
  * process's own pages in a fork child (shared.h says what is in it). */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -13,28 +14,42 @@ extern uint8_t __stop_ada_shared[] __attribute__((visibility("hidden")));
 
 int ada_shared_on;
 
+static bool page_zero(const uint8_t *p, size_t page)
+{
+	const uint64_t *w = (const uint64_t *)p;
+
+	for (size_t i = 0; i < page / sizeof(*w); i++)
+		if (w[i])
+			return false;
+	return true;
+}
+
 /* The section's pages replaced by fresh shared ones with the same
- * contents: copied out to a private mapping first, then back. */
+ * contents: a shared mapping made elsewhere, the pages that hold anything
+ * copied into it (most are padding, zero: left untouched, they cost no
+ * page until used), then moved onto the section in one step. */
 static int remap(void)
 {
-	size_t len = (size_t)(__stop_ada_shared - __start_ada_shared);
-	void *copy, *p;
-	int err = 0;
+	size_t len = (size_t)(__stop_ada_shared - __start_ada_shared), page = ADA_SHARED_PAGE;
+	uint8_t *fresh;
+	void *p;
 
 	if (!len)
 		return 0;
-	copy = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (copy == MAP_FAILED)
+	fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (fresh == MAP_FAILED)
 		return -errno;
-	memcpy(copy, __start_ada_shared, len);
-	p = mmap(__start_ada_shared, len, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-	if (p == MAP_FAILED)
-		err = -errno; /* the old pages are still there: nothing lost */
-	else
-		memcpy(__start_ada_shared, copy, len);
-	munmap(copy, len);
-	return err;
+	for (size_t at = 0; at < len; at += page)
+		if (!page_zero(__start_ada_shared + at, page))
+			memcpy(fresh + at, __start_ada_shared + at, page);
+	p = mremap(fresh, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, __start_ada_shared);
+	if (p == MAP_FAILED) {
+		int err = -errno; /* the old pages are still there: nothing lost */
+
+		munmap(fresh, len);
+		return err;
+	}
+	return 0;
 }
 
 int ada_shared_start(void)

@@ -43,6 +43,21 @@ static inline bool ada_arch_ticks_emulate(ucontext_t *uc, uint64_t ticks)
 	return true;
 }
 
+/* Calls fn on the stack that ends at top (16-byte aligned), never to
+ * return: a process forked from one running on a small borrowed stack
+ * (recorder.c) moves to one of its own. */
+static inline __attribute__((noreturn)) void ada_arch_run_on_stack(void *top, void (*fn)(void))
+{
+	__asm__ volatile("mov %0, %%rsp\n\t"
+			 "xor %%ebp, %%ebp\n\t"
+			 "call *%1\n\t"
+			 "ud2"
+			 :
+			 : "r"(top), "r"(fn)
+			 : "memory");
+	__builtin_unreachable();
+}
+
 /* A spin-wait's pause: lets the sibling hyperthread run. */
 static inline void ada_arch_relax(void)
 {
