@@ -8,9 +8,11 @@
  *   wall_ns <ns> user_us <us> sys_us <us> status <exit status> maxrss_kb <KiB>
  *
  * The CPU times are the getrusage(RUSAGE_CHILDREN) difference across the
- * run: the command and every descendant it waited for, every thread of each
- * (a tracer's writer threads and recorder processes included), to the
- * microsecond — finer than the 10 ms of time(1)'s output. maxrss_kb is the
+ * run: the command and every descendant, every thread of each (a tracer's
+ * writer threads and recorder processes included), to the microsecond. A
+ * descendant its parent did not wait for (ada's recorder, which the
+ * program must not see as a child) comes to runstat, a child subreaper,
+ * which waits for it before the figures are read — finer than the 10 ms of time(1)'s output. maxrss_kb is the
  * peak resident set of the largest of those processes (ru_maxrss, as
  * time(1)'s %M), not their sum. Exits with the command's status (128 +
  * signal number if it was killed).
@@ -30,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -49,7 +52,7 @@ static long long mono_ns(void)
 }
 
 /* Runs argv once; its exit code (128 + signal), 127 if it could not run. */
-static int run(char **argv)
+static int run(char **argv, long long *wall_end)
 {
 	int status;
 	pid_t pid = fork();
@@ -68,6 +71,11 @@ static int run(char **argv)
 			perror("runstat: waitpid");
 			return 127;
 		}
+	/* Orphans that outlive the command (a recorder finishing its trace):
+	 * their CPU is the run's. The wall time stops at the command's end. */
+	*wall_end = mono_ns();
+	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
+		;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -105,12 +113,15 @@ int main(int argc, char **argv)
 		perror("runstat");
 		return 127;
 	}
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	getrusage(RUSAGE_CHILDREN, &r0);
 	for (i = 0; i < count && code == 0; i++) {
 		long long t0 = mono_ns();
 
-		code = run(argv + a + 1);
-		wall[i] = mono_ns() - t0;
+		long long t1 = t0; /* run() sets it when the command ran */
+
+		code = run(argv + a + 1, &t1);
+		wall[i] = t1 - t0;
 	}
 	getrusage(RUSAGE_CHILDREN, &r1);
 	count = i; /* the runs that happened */

@@ -8,8 +8,8 @@
 #
 # bench/stamps.c (main stamps CLOCK_MONOTONIC on entry and before it
 # returns) is built plain, with adacc in fentry mode (the default: detail
-# windows, dynamic hooks on) and in cyg mode; the fentry build runs again
-# with a recorder process (ADA_WRITER=process). Each of BENCH_SE_RUNS rounds
+# windows, dynamic hooks on, a recorder process) and in cyg mode; the fentry
+# build runs again with a writer thread instead (ADA_WRITER=thread). Each of BENCH_SE_RUNS rounds
 # (default 5) runs bench/startexit.c over the four in turn (an order
 # rotated each round; each into an empty output directory), BENCH_SE_REPS
 # processes each (default 40), one after another: per program the median
@@ -39,8 +39,8 @@ gcc -O2 -Wall -o spin "$BENCH/spin.c" || die "building spin failed"
 gcc -O2 -o plain "$BENCH/stamps.c" || die "building stamps failed"
 "$ROOT/bin/adacc" --ada-mode=fentry -O2 -o ada-fentry "$BENCH/stamps.c" || die "building stamps (fentry) failed"
 "$ROOT/bin/adacc" --ada-mode=cyg -O2 -o ada-cyg "$BENCH/stamps.c" || die "building stamps (cyg) failed"
-# The fentry build again, run with a recorder process (ADA_WRITER=process).
-cp ada-fentry ada-recorder || die "cannot copy the fentry build"
+# The fentry build again, run with a writer thread (ADA_WRITER=thread).
+cp ada-fentry ada-thread || die "cannot copy the fentry build"
 
 SPIN_PIDS=
 . "$BENCH/lib/loaded.sh" # spin_start, spin_stop
@@ -55,16 +55,16 @@ for cond in idle loaded; do
 		# rotated each round: the processes of one job share a session
 		# directory, and a directory that grows costs each later one more.
 		case $((r % 4)) in
-		0) order="plain ada-fentry ada-cyg ada-recorder" ;;
-		1) order="ada-fentry ada-cyg ada-recorder plain" ;;
-		2) order="ada-cyg ada-recorder plain ada-fentry" ;;
-		*) order="ada-recorder plain ada-fentry ada-cyg" ;;
+		0) order="plain ada-fentry ada-cyg ada-thread" ;;
+		1) order="ada-fentry ada-cyg ada-thread plain" ;;
+		2) order="ada-cyg ada-thread plain ada-fentry" ;;
+		*) order="ada-thread plain ada-fentry ada-cyg" ;;
 		esac
 		: >round.txt
 		for p in $order; do
 			rm -rf trace
-			w=thread
-			[ "$p" = ada-recorder ] && w=process
+			w=process
+			[ "$p" = ada-thread ] && w=thread
 			ADA_WRITER=$w ADA_OUTPUT=$OUT/trace ./startexit "$REPS" "./$p" >>round.txt ||
 				{ spin_stop; die "startexit failed (round $r, $cond, $p)"; }
 		done

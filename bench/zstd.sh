@@ -10,8 +10,9 @@
 # level 3 with two worker threads (-T2): plain, and built with adacc in cyg
 # mode, which records every call of every function, inlined ones too
 # (about 220 M events at 8 MiB). The traced build runs in stream mode (the
-# default: every event goes to disk, threads wait for the writer rather
-# than lose one), the same with a recorder process (ADA_WRITER=process)
+# default: every event goes to disk through a recorder process, threads
+# wait for it rather than lose one), the same with a writer thread
+# (ADA_WRITER=thread)
 # and in ring mode (ADA_RECORD=ring: events stay in the rings, nothing is
 # written without a snapshot): the difference is what draining costs. BENCH_ZSTD_RUNS rounds (default 3) run the three in turn,
 # idle, then as many loaded with nproc busy processes (bench/spin.c).
@@ -52,7 +53,7 @@ one() {
 	case $1 in
 	plain) set -- ./src-plain/programs/zstd ;;
 	stream) set -- env ADA_VERBOSE=1 ADA_OUTPUT="$OUT/trace" ./src-cyg/programs/zstd ;;
-	recorder) set -- env ADA_VERBOSE=1 ADA_WRITER=process ADA_OUTPUT="$OUT/trace" ./src-cyg/programs/zstd ;;
+	thread) set -- env ADA_VERBOSE=1 ADA_WRITER=thread ADA_OUTPUT="$OUT/trace" ./src-cyg/programs/zstd ;;
 	ring) set -- env ADA_VERBOSE=1 ADA_RECORD=ring ADA_OUTPUT="$OUT/trace" ./src-cyg/programs/zstd ;;
 	esac
 	t0=$(date +%s%N)
@@ -69,7 +70,7 @@ one() {
 for cond in idle loaded; do
 	r=1
 	while [ "$r" -le "$RUNS" ]; do
-		for c in plain stream recorder ring; do
+		for c in plain stream thread ring; do
 			[ "$cond" = loaded ] && spin_start
 			line=$(one $c) || { spin_stop; die "$c failed (round $r, $cond)"; }
 			spin_stop

@@ -193,10 +193,13 @@ static void module_kinds(const struct module *m, uintptr_t bias, uint8_t *out)
 
 /* With trace_on / trace_off triggers, entries stay patched while
  * recording is off: a trace_on takes effect at its call, not at the
- * writer's next pass (the hooks return at once while it is off). */
+ * writer's next pass (the hooks return at once while it is off). So do
+ * they with a recorder process, which does not write the program's code:
+ * ada_disable costs a hook's early return per call then, not nothing
+ * (ADA_WRITER=thread for the NOPs). */
 static bool entries_follow_recording(void)
 {
-	return !P.trace_on.n && !P.trace_off.n;
+	return !P.trace_on.n && !P.trace_off.n && !ada_rt.cfg.recorder;
 }
 
 /* Whether a site of this kind has its jump now. */
@@ -433,6 +436,7 @@ void ada_patch_modules(void)
 	ada_modules_each(pass_module, NULL);
 	drop_absent();
 	count_patched();
+	__atomic_store_n(&ada_rt.patched_modules, P.stats.modules, __ATOMIC_RELAXED);
 	if (P.stats.modules != modules) {
 		/* What it cost (reading each module's sites and symbols too). */
 		uint64_t t = ada_now_ns(CLOCK_MONOTONIC) - start;

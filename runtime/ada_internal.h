@@ -48,6 +48,8 @@ struct ada_config {
 	unsigned rings;           /* ADA_RINGS: ADA_RINGS_* */
 	bool recorder;            /* ADA_WRITER=process: a recorder process drains the
 				   * rings (recorder.c), not a thread of the program */
+	bool writer_chosen;       /* ADA_WRITER was set (else a patchable executable
+				   * keeps the thread: init.c) */
 	uint32_t writer_delay_us; /* ADA_TEST_WRITER_DELAY_US: tests slow the writer */
 	bool shared_fds;          /* ADA_TEST_SHARED_FDS=1: the writer keeps the program's
 				   * descriptor table, as where unshare is refused */
@@ -92,9 +94,10 @@ struct ada_runtime {
 	 * (flush_req, flush_how) and waits for the writer to say it is done
 	 * (flush_done, a futex word). flush.c. */
 	uint32_t flush_req, flush_done, flush_how;
-	/* How the image ended, for a recorder that outlives it: ADA_END_* + 1,
-	 * 0 while it runs (a process killed leaves 0). */
-	uint32_t ended_how;
+	/* Modules patchable mode patched (mcount/patch.c): a recorder, whose
+	 * copy of the program's lists stopped at its fork, answers ada-ctl's
+	 * filter by it. */
+	uint32_t patched_modules;
 };
 /* In the shared section: the recorder reads the registry and the requests. */
 ADA_SHARED_TYPE(ada_rt_area, struct ada_runtime);

@@ -75,8 +75,9 @@ static const struct ada_var ada_vars[] __attribute__((unused)) = {
 	  "a thread whose ring is full waits for the writer, or skips (counted)" },
 	{ ADA_VAR_RUNTIME, "ADA_RINGS", "trace, shm, anon", "trace",
 	  "rings in files in the trace, in /dev/shm, or in memory only" },
-	{ ADA_VAR_RUNTIME, "ADA_WRITER", "thread, process", "thread",
-	  "who drains the rings: a thread in the program, or a recorder process of its own" },
+	{ ADA_VAR_RUNTIME, "ADA_WRITER", "thread, process", "process",
+	  "who drains the rings: a recorder process of its own, or a thread in the program "
+	  "(the default for an executable built in patchable mode)" },
 	{ ADA_VAR_ADACC, "ADA_CC", "a compiler", "gcc", "the real C compiler (--ada-cc= wins)" },
 	{ ADA_VAR_ADACC, "ADA_CXX", "a compiler", "g++", "the real C++ compiler of adac++" },
 	{ ADA_VAR_ADACC, "ADA_MODE", "fentry, mcount, cyg, patchable",

@@ -21,10 +21,10 @@ END {
 	if ("plain" in seen) order[++np] = "plain"
 	if ("ada-fentry" in seen) order[++np] = "ada-fentry"
 	if ("ada-cyg" in seen) order[++np] = "ada-cyg"
-	if ("ada-recorder" in seen) order[++np] = "ada-recorder"
-	what["ada-fentry"] = "fentry, the default (detail windows, dynamic hooks)"
+	if ("ada-thread" in seen) order[++np] = "ada-thread"
+	what["ada-fentry"] = "fentry, the default (detail windows, dynamic hooks, a recorder process)"
 	what["ada-cyg"] = "cyg"
-	what["ada-recorder"] = "fentry, a recorder process (ADA_WRITER=process)"
+	what["ada-thread"] = "fentry, a writer thread (ADA_WRITER=thread)"
 	print ""
 	print "## Start-up and exit (issue 23)"
 	print ""
@@ -32,7 +32,7 @@ END {
 	printf "starts it %d times a program, one process after another, plain and traced, in each of %d rounds, and\n", reps, rounds
 	print "takes the median process: *start-up* from fork to main's first stamp (the runtime's start, the"
 	print "dynamic hooks' pass, the thread's set-up at main's entry), *exit* from main's last stamp to"
-	print "waitpid's return (the return hook, the final flush, the writer's end). *added*: a round's traced"
+	print "waitpid's return (the return hook, the final flush). *added*: a round's traced"
 	print "median less the same round's plain one; median [min–max] over the rounds, in ms. *loaded*: the"
 	printf "same with %d busy processes (bench/spin.c), one per CPU. Budgets: start-up added ≤ 2 ms and exit\n", nproc
 	print "added ≤ 1 ms, idle."

@@ -225,9 +225,5 @@ int main(void)
 	};
 
 	tr_scrub_environment();
-	/* Patchable mode's patching after start-up (ada_enable, ada-ctl, the
-	 * toggle signal, a dlopen) runs in the program, from the writer
-	 * thread: not yet with a recorder process (README). */
-	setenv("ADA_WRITER", "thread", 1);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
