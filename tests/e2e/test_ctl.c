@@ -173,6 +173,38 @@ static void enable_records_exactly_the_phases_between(void **state)
 	tr_expect_tree(tc->replay.out, "outer x100\n  inner x2\n", 1);
 	assert_int_equal(tc->mf.nthreads, 1);
 	assert_int_equal(tc->mf.threads[0].events, 100 * 6);
+	/* An executable built in patchable mode keeps the writer thread. */
+	assert_non_null(strstr(tc->mf.config, "writer=thread"));
+	tr_pass(tc);
+}
+
+/* With a recorder process (asked for: ADA_WRITER=process), which does not
+ * write the program's code, the entries stay jumps whether recording is on
+ * or off, and enable and disable still record exactly the phases between;
+ * filter is refused with one line that says what to do. */
+static void with_a_recorder_entries_stay_and_filter_is_refused(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *filter[] = { ADA_CTL, NULL, "filter", "inner", NULL };
+	struct ctl_run r;
+	char err[300];
+
+	start_with(tc, "patchable", "off", "off", "ADA_WRITER=process", &r);
+	phase(&r, 100, "eb f9");
+	expect_ctl(&r, "enable", NULL, "recording on");
+	phase(&r, 100, "eb f9");
+	expect_ctl(&r, "disable", NULL, "recording off");
+	phase(&r, 100, "eb f9");
+	filter[1] = r.pid;
+	snprintf(err, sizeof(err), "ada-ctl: %s: patchable functions are chosen again by writing "
+		 "the program's code, which a recorder process does not do: run it with "
+		 "ADA_WRITER=thread\n", r.pid);
+	expect_refused(filter, err, 1);
+	finish(tc, &r);
+	tr_expect_tree(tc->replay.out, "outer x100\n  inner x2\n", 1);
+	assert_int_equal(tc->mf.nthreads, 1);
+	assert_int_equal(tc->mf.threads[0].events, 100 * 6);
+	assert_non_null(strstr(tc->mf.config, "writer=process"));
 	tr_pass(tc);
 }
 
@@ -433,6 +465,7 @@ int main(void)
 		T(a_process_ada_does_not_trace_is_named),
 		T(a_stopped_process_gets_no_command),
 		T(calls_inside_a_frame_entered_while_off_are_recorded_after_enable),
+		T(with_a_recorder_entries_stay_and_filter_is_refused),
 	};
 
 	tr_scrub_environment();
