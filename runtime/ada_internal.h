@@ -143,6 +143,9 @@ ADA_HIDDEN size_t ada_thread_kit_bytes(void);
 /* Start-up: reserves the address space of a few threads' states, each
  * kit_bytes (a sum of ada_arena_piece's). */
 ADA_HIDDEN int ada_arena_start(size_t kit_bytes, bool shared);
+/* A thread's state could not be cut from the shared reservation: waits
+ * for the recorder to give pieces back; false if none will come soon. */
+ADA_HIDDEN bool ada_arena_wait_room(void);
 /* Whether the reservation is shared with a recorder: then no piece may
  * come from anywhere else. */
 ADA_HIDDEN bool ada_arena_shared(void);

@@ -25,8 +25,10 @@
  * recorder reads the states and rings where the threads write them, and
  * gives pieces back to the free table. A piece given back is emptied with
  * MADV_REMOVE, which keeps it shared; and nothing comes from mmap, which
- * the recorder would not see: past the reservation, a thread goes
- * untraced, said on stderr.
+ * the recorder would not see: a thread that finds the reservation used up
+ * waits for the recorder to give back the pieces of threads that ended
+ * (ada_arena_wait_room), and goes untraced, said on stderr, only when
+ * none come back (as many threads alive as the reservation holds).
  */
 #include <stdint.h>
 #include <string.h>
@@ -37,13 +39,20 @@
 
 #define ARENA_KITS 8  /* threads' states the reservation holds */
 #define ARENA_KITS_SHARED 256 /* with a recorder: no memory until touched */
-#define FREE_MAX 64   /* free pieces kept for the next threads */
+/* Free pieces kept for the next threads: room for every piece the shared
+ * reservation can be cut into (a thread's state is five pieces at most:
+ * state, shadow stack, ring, detail ring, orphans), so that none is lost to
+ * a full table there, where nothing comes from mmap instead: thread churn
+ * (make stress's churn: a thousand short threads) ran it dry at 64, and
+ * later threads went untraced. Scanned at a thread's start and end only. */
+#define FREE_MAX (ARENA_KITS_SHARED * 6)
 #define PAGE 4096ull
 
 struct arena {
 	uintptr_t base, end;
 	uintptr_t next;            /* the first byte not cut yet (atomic) */
 	uint64_t free[FREE_MAX];   /* offset in pages << 32 | length in pages; 0: none */
+	uint32_t freed;            /* futex word: bumped at each piece given back */
 	bool shared;               /* mapped shared, for a recorder */
 };
 static ADA_SHARED_VAR(struct arena, A);
@@ -165,7 +174,34 @@ void ada_unmap(void *p, size_t len)
 		uint64_t none = 0;
 
 		if (__atomic_compare_exchange_n(&A.free[i], &none, e, false, __ATOMIC_RELEASE,
-						__ATOMIC_RELAXED))
+						__ATOMIC_RELAXED)) {
+			__atomic_fetch_add(&A.freed, 1, __ATOMIC_RELEASE);
+			if (A.shared)
+				ada_futex_wake(&A.freed);
 			return;
+		}
 	}
+}
+
+/* A thread starting when the shared reservation is used up: its pieces
+ * come back when the recorder retires threads that ended (thread churn
+ * outruns it on a busy machine). Waits while the recorder makes passes
+ * that give pieces back; false once two passes went by without one (the
+ * threads holding them are alive: nothing will come back soon), or the
+ * recorder is gone, or events may be dropped (ADA_ON_FULL=drop). */
+bool ada_arena_wait_room(void)
+{
+	uint32_t seen = __atomic_load_n(&A.freed, __ATOMIC_ACQUIRE);
+	uint64_t progress = __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_ACQUIRE);
+
+	if (!A.shared || ada_recorder_self() || ada_rt.cfg.on_full_drop)
+		return false;
+	while (__atomic_load_n(&A.freed, __ATOMIC_ACQUIRE) == seen) {
+		if (!__atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE) || ada_recorder_gone() ||
+		    __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_ACQUIRE) - progress > 2)
+			return false;
+		ada_writer_kick();
+		ada_futex_wait(&A.freed, seen, 1000000);
+	}
+	return true;
 }

@@ -117,7 +117,10 @@ static struct ada_thread *thread_init(void)
 	struct ada_thread *td;
 
 	ada_tstate = ADA_TS_INIT;
-	td = ada_state_alloc(false);
+	/* With a recorder, room comes back as it retires ended threads: wait
+	 * for it (lossless mode) rather than run untraced. */
+	while (!(td = ada_state_alloc(false)) && ada_arena_wait_room())
+		;
 	if (!td) {
 		ada_tstate = ADA_TS_OFF;
 		ada_warn("cannot allocate the buffers of thread %ld: %s; it runs untraced",
