@@ -31,25 +31,16 @@ struct calls_header {
 	uint32_t n, pad;   /* then n uint32_t: called slots, in 8-byte steps from lo */
 };
 
-/* The cache file's path for the module, false if it has no build-id. */
+/* The cache file's path for the module (named as its kept symbols are),
+ * false if it has no build-id. */
 static bool calls_path(const struct dl_phdr_info *info, char *out, size_t len)
 {
 	uint8_t id[32];
-	uint32_t n = 0;
-	char hex[65];
+	uint32_t n = ada_build_id_of(info, id);
+	char name[65];
 
-	for (int i = 0; i < info->dlpi_phnum && !n; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type == PT_NOTE)
-			n = ada_build_id_from_note((const uint8_t *)(info->dlpi_addr + ph->p_vaddr),
-						   ph->p_memsz, id);
-	}
-	if (!n)
-		return false;
-	for (uint32_t i = 0; i < n; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
-	return snprintf(out, len, "%s/" ADA_KEPT_DIR "/%s.calls", ada_rt.cfg.output, hex) < (int)len;
+	return n && snprintf(out, len, "%s/" ADA_KEPT_DIR "/%s.calls", ada_rt.cfg.output,
+			     ada_kept_name(name, id, n, NULL, NULL)) < (int)len;
 }
 
 bool ada_dyn_calls_load(const struct dl_phdr_info *info, struct ada_dyn_module *m)

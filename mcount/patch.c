@@ -33,7 +33,6 @@
 #include "passes.h"
 #include "patch.h"
 
-#define SECTION "__patchable_function_entries"
 #define GLOBS_MAX 64
 
 /* A comma list of name globs, and how many functions each matched. */
@@ -325,7 +324,7 @@ static int pass_module(struct dl_phdr_info *info, void *ns, void *arg)
 	for (size_t i = 0; !m && i < P.nseen; i++)
 		if (P.seen[i] == info->dlpi_addr)
 			return 0; /* no site table: looked at by an earlier pass */
-	if (ada_elf_find_section(path, SHT_PROGBITS, SECTION, &sh) == 0 && sh.sh_size)
+	if (ada_elf_find_section(path, SHT_PROGBITS, ADA_PATCHABLE_SECTION, &sh) == 0 && sh.sh_size)
 		module_add(info, path, &sh);
 	return 0;
 }

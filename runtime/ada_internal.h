@@ -335,6 +335,10 @@ ADA_HIDDEN void ada_modmap_scan(bool all);
 /* The build-id in a run of ELF notes (a PT_NOTE segment, a note section):
  * its length, 0 if none. */
 ADA_HIDDEN uint32_t ada_build_id_from_note(const uint8_t *p, size_t len, uint8_t out[32]);
+struct dl_phdr_info;
+/* A loaded module's build-id, from its PT_NOTE segments in memory: its
+ * length, 0 if none. */
+ADA_HIDDEN uint32_t ada_build_id_of(const struct dl_phdr_info *info, uint8_t out[32]);
 /* Symbols kept with the trace (symbols_keep.c): a module was recorded
  * (any thread), with its build-id, or else its file's FILE record (NULL:
  * neither); the writer keeps its symbol table, once per build-id or file
@@ -374,7 +378,6 @@ struct ada_image_visitor {
 };
 ADA_HIDDEN int ada_proc_images(uint32_t pid, const struct ada_image_visitor *v);
 ADA_HIDDEN void ada_modmap_reset(void);
-struct dl_phdr_info;
 /* The process addresses [*lo, *hi) a loaded module's PT_LOAD segments span,
  * not page-rounded; its mapped range for the module map and the hooks. */
 ADA_HIDDEN void ada_modmap_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi);

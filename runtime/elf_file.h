@@ -22,6 +22,9 @@ ADA_HIDDEN void ada_elf_close(struct ada_elf *e);
 /* The first section of that type (and name, unless NULL), or NULL. */
 ADA_HIDDEN const Elf64_Shdr *ada_elf_section(const struct ada_elf *e, uint32_t type,
 					     const char *name);
+/* The section gcc's -fpatchable-function-entry fills with the address of
+ * every site: a module built in patchable mode has one. */
+#define ADA_PATCHABLE_SECTION "__patchable_function_entries"
 /* The section header of that type and name, read with a few preads (no
  * mapping: every module is asked at start whether it is patchable); -1 if
  * there is none or the file is not a readable 64-bit ELF file. */

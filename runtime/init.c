@@ -417,7 +417,7 @@ static bool exe_patchable(void)
 {
 	Elf64_Shdr sh;
 
-	return ada_elf_find_section(NULL, SHT_PROGBITS, "__patchable_function_entries", &sh) == 0 &&
+	return ada_elf_find_section(NULL, SHT_PROGBITS, ADA_PATCHABLE_SECTION, &sh) == 0 &&
 	       sh.sh_size;
 }
 

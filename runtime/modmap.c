@@ -274,18 +274,25 @@ void ada_loader_counts(unsigned long long counts[2])
 
 /* ---- the module records ---------------------------------------------------------- */
 
-static void describe(const struct dl_phdr_info *info, struct ada_meta_module *m)
+uint32_t ada_build_id_of(const struct dl_phdr_info *info, uint8_t out[32])
 {
-	uintptr_t lo, hi;
-	int i;
+	uint32_t n = 0;
 
-	for (i = 0; i < info->dlpi_phnum && !m->build_id_len; i++) {
+	for (int i = 0; i < info->dlpi_phnum && !n; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
 		if (ph->p_type == PT_NOTE)
-			m->build_id_len = ada_build_id_from_note(
-				(const uint8_t *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz, m->build_id);
+			n = ada_build_id_from_note((const uint8_t *)(info->dlpi_addr + ph->p_vaddr),
+						   ph->p_memsz, out);
 	}
+	return n;
+}
+
+static void describe(const struct dl_phdr_info *info, struct ada_meta_module *m)
+{
+	uintptr_t lo, hi;
+
+	m->build_id_len = ada_build_id_of(info, m->build_id);
 	ada_modmap_range(info, &lo, &hi);
 	m->bias = info->dlpi_addr;
 	/* The raw format keeps ELF addresses: the bias is added back offline. */

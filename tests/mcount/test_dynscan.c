@@ -24,10 +24,18 @@
  * (this test's modules have a PT_NOTE whose bytes are the id itself), a
  * whole write. */
 union ada_rt_area ada_rt_area;
-uint32_t ada_build_id_from_note(const uint8_t *p, size_t len, uint8_t out[32])
+uint32_t ada_build_id_of(const struct dl_phdr_info *info, uint8_t out[32])
 {
-	memcpy(out, p, len < 32 ? len : 32);
-	return (uint32_t)(len < 32 ? len : 32);
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint32_t n = ph->p_memsz < 32 ? (uint32_t)ph->p_memsz : 32;
+
+		if (ph->p_type == PT_NOTE) {
+			memcpy(out, (const void *)(info->dlpi_addr + ph->p_vaddr), n);
+			return n;
+		}
+	}
+	return 0;
 }
 int ada_write_all(int fd, const void *buf, size_t len)
 {
