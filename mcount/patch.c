@@ -8,13 +8,9 @@
  * mcount/<arch>/patch.S, which takes the fentry path (the same return
  * hijacking, detail lane and all).
  *
- * Which functions, and as what (each kind calls an entry of its own, so no
- * hook compares a name or an address):
- *   trace_on / trace_off  func:GLOB:trace_on|off in ADA_TRIGGER: recording
- *                         on or off from the call
- *   graph                 ADA_GRAPH: the thread records inside their calls
- *   plain                 ADA_FILTER's (all when empty), less ADA_NOTRACE's
- * by name from each module's symbol table, read from its file. Modules are
+ * Which functions, and as what, is patch_choose.c's: each kind (trace_on,
+ * trace_off, graph, plain) calls an entry of its own, so no hook compares a
+ * name or an address. Modules are
  * looked at at start-up and, when a pass sees the loader's counts move (a
  * dlopen), again: the new ones are patched. ada_disable turns every entry
  * but trace_on's back into a NOP (ada_patch_sync, the writer's); ada-ctl's
@@ -22,8 +18,20 @@
  * (ada_patch_refilter). Every write to a module's code happens inside an
  * ada_modules_each callback for it (dl_iterate_phdr's lock): dlclose
  * cannot unmap it meanwhile.
+ *
+ * With a recorder process, two processes write the program's code: the
+ * program patches what its own passes find (start-up, a dlopen seen by the
+ * dynamic hooks), the recorder everything after (recording off and on,
+ * ada-ctl's filter, a module it finds in the program's maps), through the
+ * program's memory (patch_write.c). Each keeps its own tables; the
+ * recorder adopts a module the program patched from what its code holds.
+ * A lock in shared memory keeps them from writing at once, and the program
+ * tells the recorder where its stub pages are and whether it left a
+ * module's entries NOPs (recording was off at its pass); after that, the
+ * recorder alone follows recording off and on. dlclose cannot be held off from another process: the recorder writes a
+ * site only after reading that it holds what it expects.
  */
-#include <fnmatch.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,179 +40,187 @@
 #include "elf_file.h"
 #include "passes.h"
 #include "patch.h"
-
-#define GLOBS_MAX 64
-
-/* A comma list of name globs, and how many functions each matched. */
-struct globs {
-	const char *var;   /* the variable it came from, for messages */
-	char src[1024];    /* as given */
-	char buf[1024];    /* split */
-	const char *g[GLOBS_MAX];
-	size_t matched[GLOBS_MAX];
-	unsigned n;
-};
+#include "shared.h"
 
 /* A module with a site table, as last patched. */
 struct module {
 	uintptr_t base;
 	char *path;        /* NULL: the executable */
-	uint8_t *stubs;    /* made at its first patched site */
+	uintptr_t to[PATCH_KINDS]; /* each kind's call target: its stub, or its entry
+				    * (0: none found yet) */
 	uintptr_t lo, hi;  /* its extent: the stubs' reach */
 	uintptr_t *sites;  /* sorted */
 	uint8_t *kind;     /* each site's PATCH_* (NONE: not patched, or unpatched) */
 	uint8_t *next;     /* ada_patch_refilter's choice, before it is applied */
 	size_t n;
 	bool present;      /* seen by the current pass */
+	bool nopped;       /* its patched entries are NOPs (recording off) */
 };
+
+/* What the program and its recorder both see (a private variable without
+ * a recorder). */
+#define STUB_PAGES_MAX 256
+struct patch_shared {
+	uint32_t lock;      /* the pid of the process writing code, or 0 */
+	uint32_t ready;     /* the program's start-up pass is done */
+	uint32_t filter_gen; /* a refilter's: filter and notrace below are new */
+	char filter[1024], notrace[1024];
+	struct ada_meta_patched stats; /* what process.meta is told */
+	uint32_t npages;
+	struct {
+		uint64_t base;  /* a module the program patched */
+		uint64_t stubs; /* its stub page, 0 if none */
+		uint64_t nopped; /* its entries left NOPs (recording was off) */
+	} pages[STUB_PAGES_MAX];
+};
+static ADA_SHARED_VAR(struct patch_shared, S);
+#define S S_area.v
 
 static struct {
 	pthread_mutex_t lock; /* passes: start-up, after a dlopen, the writer's, ada-ctl's */
-	struct globs filter, notrace, graph, trace_on, trace_off;
+	struct patch_choice c; /* which functions, as what */
 	struct module *mods;
 	size_t nmods;
 	uintptr_t *seen;      /* bases of every module looked at, as of the last pass */
 	size_t nseen;
-	struct ada_meta_patched stats; /* what process.meta is told */
-	unsigned long long adds, subs; /* the loader's counts at the last pass */
-	bool off;             /* entries are NOPs (recording off) */
+	unsigned long long adds, subs; /* the loader's counts at the last pass (a
+					* recorder: its module list's generation) */
+	uint32_t filter_gen;  /* S.filter_gen as last taken */
+	bool off;             /* recording off, as the entries last followed it */
 	bool started;
 } P = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static void globs_set(struct globs *gl, const char *var, const char *list)
+/* ---- the code lock -------------------------------------------------------------------- */
+
+/* The program's passes and its recorder's take turns at the code. A holder
+ * that is neither (a fork's parent, copied with the memory) or a recorder
+ * that died has let go; a recorder whose program ended gives up. */
+static bool code_lock(void)
 {
-	char *save = NULL;
+	uint32_t me;
 
-	memset(gl, 0, sizeof(*gl));
-	gl->var = var;
-	snprintf(gl->src, sizeof(gl->src), "%s", list);
-	snprintf(gl->buf, sizeof(gl->buf), "%s", list);
-	for (char *t = strtok_r(gl->buf, ",", &save); t && gl->n < GLOBS_MAX;
-	     t = strtok_r(NULL, ",", &save))
-		gl->g[gl->n++] = t;
-}
+	if (!ada_shared_on)
+		return true;
+	me = ada_recorder_self() ? __atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE) : ada_rt.pid;
+	for (;;) {
+		uint32_t who = 0;
 
-static bool globs_match(struct globs *gl, const char *name)
-{
-	bool any = false;
-
-	for (unsigned i = 0; i < gl->n; i++)
-		if (!fnmatch(gl->g[i], name, 0)) {
-			gl->matched[i]++;
-			any = true;
+		if (__atomic_compare_exchange_n(&S.lock, &who, me, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return true;
+		if (ada_recorder_self() && ada_recorder_program_gone())
+			return false;
+		if ((who != ada_rt.pid && who != __atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE)) ||
+		    (!ada_recorder_self() && ada_recorder_gone())) {
+			__atomic_compare_exchange_n(&S.lock, &who, 0, false, __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED);
+			continue;
 		}
-	return any;
-}
-
-/* The first glob of gl that matched nothing, or NULL. */
-static const char *globs_unmatched(const struct globs *gl)
-{
-	for (unsigned i = 0; i < gl->n; i++)
-		if (!gl->matched[i])
-			return gl->g[i];
-	return NULL;
-}
-
-static bool any_globs(void)
-{
-	return P.filter.n || P.notrace.n || P.graph.n || P.trace_on.n || P.trace_off.n;
-}
-
-/* ---- which functions, as what ------------------------------------------------------ */
-
-static uint8_t kind_of(const char *name)
-{
-	if (globs_match(&P.trace_on, name))
-		return PATCH_TRACE_ON;
-	if (globs_match(&P.trace_off, name))
-		return PATCH_TRACE_OFF;
-	if (globs_match(&P.graph, name))
-		return PATCH_GRAPH;
-	if (P.filter.n && !globs_match(&P.filter, name))
-		return PATCH_NONE;
-	return globs_match(&P.notrace, name) ? PATCH_NONE : PATCH_PLAIN;
-}
-
-struct named {
-	struct {
-		uintptr_t addr;
-		uint8_t kind;
-	} *f;
-	size_t n, cap;
-};
-
-static void name_one(const char *name, uint64_t addr, uint64_t size, int rank, void *arg)
-{
-	struct named *nm = arg;
-
-	(void)size;
-	(void)rank;
-	if (nm->n == nm->cap) {
-		size_t cap = nm->cap ? 2 * nm->cap : 1024;
-		void *f = realloc(nm->f, cap * sizeof(*nm->f));
-
-		if (!f)
-			return;
-		nm->f = f;
-		nm->cap = cap;
+		ada_futex_wait(&S.lock, who, 1000000);
 	}
-	nm->f[nm->n].addr = addr;
-	nm->f[nm->n++].kind = kind_of(name);
 }
 
-static int by_addr(const void *a, const void *b)
+static void code_unlock(void)
 {
-	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
-
-	return x < y ? -1 : x > y;
+	if (!ada_shared_on)
+		return;
+	__atomic_store_n(&S.lock, 0, __ATOMIC_RELEASE);
+	ada_futex_wake(&S.lock);
 }
 
-/* Each site's kind into out[]: from the names of the functions at its
- * entry (the strongest kind of their aliases; the file's symbol table is
- * read only when some glob is set), or, with no name, plain unless
- * ADA_FILTER chooses. */
-static void module_kinds(const struct module *m, uintptr_t bias, uint8_t *out)
+/* The modules whose code this process writes: its own, or, in a recorder,
+ * the program's as its module list has them. */
+static int modules_each(ada_module_fn *fn)
 {
-	struct named nm = { NULL, 0, 0 };
-	struct ada_elf e;
-	size_t j = 0;
-
-	if (any_globs() && ada_elf_open(m->path, bias, &e) == 0) {
-		ada_elf_functions(&e, name_one, &nm);
-		ada_elf_close(&e);
-		qsort(nm.f, nm.n, sizeof(*nm.f), by_addr);
-	}
-	for (size_t i = 0; i < m->n; i++) {
-		uintptr_t fn = m->sites[i] + PATCH_PAD;
-		int k = -1;
-
-		while (j < nm.n && nm.f[j].addr < fn)
-			j++;
-		for (size_t a = j; a < nm.n && nm.f[a].addr == fn; a++)
-			if (nm.f[a].kind > k)
-				k = nm.f[a].kind;
-		out[i] = k >= 0 ? (uint8_t)k : P.filter.n ? PATCH_NONE : PATCH_PLAIN;
-	}
-	free(nm.f);
+	return ada_patch_is_remote() ? ada_program_modules_each(fn, NULL) : ada_modules_each(fn, NULL);
 }
 
 /* ---- writing a module's sites ------------------------------------------------------- */
 
 /* With trace_on / trace_off triggers, entries stay patched while
  * recording is off: a trace_on takes effect at its call, not at the
- * writer's next pass (the hooks return at once while it is off). So do
- * they with a recorder process, which does not write the program's code:
- * ada_disable costs a hook's early return per call then, not nothing
- * (ADA_WRITER=thread for the NOPs). */
+ * writer's next pass (the hooks return at once while it is off). */
 static bool entries_follow_recording(void)
 {
-	return !P.trace_on.n && !P.trace_off.n && !ada_rt.cfg.recorder;
+	return !P.c.trace_on.n && !P.c.trace_off.n;
 }
 
-/* Whether a site of this kind has its jump now. */
-static bool jumps(unsigned kind)
+/* A program with a recorder: its own passes write code, the recorder's
+ * follow recording off and on after start-up. */
+static bool program_of_recorder(void)
 {
-	return kind != PATCH_NONE && (!P.off || !entries_follow_recording());
+	return ada_shared_on && !ada_recorder_self();
+}
+
+/* The program's modules and their stub pages, for its recorder: whether
+ * the program patched the module at base, its page (0: none) and whether
+ * it left the entries NOPs. */
+static bool page_find(uintptr_t base, uintptr_t *stubs, bool *nopped)
+{
+	for (uint32_t i = 0; i < S.npages; i++)
+		if (S.pages[i].base == base) {
+			*stubs = S.pages[i].stubs;
+			*nopped = S.pages[i].nopped;
+			return true;
+		}
+	*stubs = 0;
+	*nopped = false;
+	return false;
+}
+
+static void page_note(uintptr_t base, uintptr_t stubs, bool nopped)
+{
+	uint32_t i = 0;
+
+	while (i < S.npages && S.pages[i].base != base)
+		i++;
+	if (i == STUB_PAGES_MAX)
+		return;
+	S.pages[i].base = base;
+	S.pages[i].stubs = stubs;
+	S.pages[i].nopped = nopped;
+	if (i == S.npages)
+		S.npages++;
+}
+
+static void page_forget(uintptr_t base)
+{
+	for (uint32_t i = 0; i < S.npages; i++)
+		if (S.pages[i].base == base) {
+			S.pages[i] = S.pages[--S.npages];
+			return;
+		}
+}
+
+/* Each kind's call target for m: a stub page near it (made here, or, in
+ * a recorder, the one the program made), else, for a recorder, the entries
+ * themselves if every one is within a call's reach of the module. */
+static bool targets_find(struct module *m)
+{
+	uintptr_t stubs = 0;
+	bool nopped;
+
+	if (m->to[PATCH_PLAIN])
+		return true;
+	if (!ada_patch_is_remote()) {
+		stubs = (uintptr_t)ada_patch_stubs(m->lo, m->hi);
+	} else if (!page_find(m->base, &stubs, &nopped) || !stubs) {
+		for (unsigned k = PATCH_PLAIN; k < PATCH_KINDS; k++) {
+			intptr_t far = (intptr_t)(ada_patch_entry_of(k) - m->lo),
+				 near = (intptr_t)(ada_patch_entry_of(k) - m->hi);
+
+			if (far != (int32_t)far || near != (int32_t)near)
+				return false;
+		}
+		for (unsigned k = PATCH_PLAIN; k < PATCH_KINDS; k++)
+			m->to[k] = ada_patch_entry_of(k);
+		return true;
+	}
+	if (!stubs)
+		return false;
+	for (unsigned k = PATCH_PLAIN; k < PATCH_KINDS; k++)
+		m->to[k] = stubs + (k - PATCH_PLAIN) * PATCH_STUB;
+	return true;
 }
 
 /* Sites whose kind[] differs from want[]: patched, or their entry a NOP. */
@@ -219,17 +235,34 @@ static void module_write(struct module *m, const struct dl_phdr_info *info, cons
 			continue;
 		if (want[i] == PATCH_NONE) {
 			ada_patch_entry_set(a, false, &w);
-		} else if (!m->stubs && !(m->stubs = ada_patch_stubs(m->lo, m->hi))) {
-			ada_warn("%s: no page within reach of its code for the patch stubs; its "
-				 "functions are not traced", m->path ? m->path : "the executable");
+		} else if (!targets_find(m)) {
+			ada_warn("%s: no page within reach of its code for the patch stubs%s; its "
+				 "functions are not traced", m->path ? m->path : "the executable",
+				 ada_patch_is_remote() ? " (loaded after start-up, without the "
+							 "dynamic hooks)" : "");
 			break;
-		} else if (!ada_patch_site(a, m->stubs, want[i], jumps(want[i]), &w)) {
-			P.stats.refused++;
+		} else if (!ada_patch_site(a, m->to[want[i]], want[i] != PATCH_NONE && !m->nopped, &w)) {
+			S.stats.refused++;
 			continue;
 		}
 		m->kind[i] = want[i];
 	}
 	ada_patch_window_close(&w);
+}
+
+/* The module's patched entries follow recording off and on. */
+static void module_sync(struct module *m, const struct dl_phdr_info *info)
+{
+	bool nop = P.off && entries_follow_recording();
+	struct patch_window w = { info, 0, 0 };
+
+	if (m->nopped == nop)
+		return;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->kind[i] != PATCH_NONE)
+			ada_patch_entry_set((uint8_t *)m->sites[i], !nop, &w);
+	ada_patch_window_close(&w);
+	m->nopped = nop;
 }
 
 static struct module *module_at(const struct dl_phdr_info *info)
@@ -254,6 +287,30 @@ static void module_free(struct module *m)
 	*m = (struct module){ 0 };
 }
 
+/* A recorder takes a module the program patched as its code shows it:
+ * each site's kind from where its call goes, if its entry jumps there (or
+ * the program left every entry a NOP). Whether it was the program's
+ * (counted in its figures). */
+static bool module_adopt(struct module *m)
+{
+	uintptr_t stubs;
+
+	if (!page_find(m->base, &stubs, &m->nopped))
+		return false;
+	targets_find(m);
+	for (size_t i = 0; i < m->n; i++) {
+		uintptr_t to;
+		int now = ada_patch_site_read(m->sites[i], &to);
+
+		if (now != 2 && !(now == 1 && m->nopped))
+			continue;
+		for (unsigned k = PATCH_PLAIN; k < PATCH_KINDS; k++)
+			if (to == m->to[k])
+				m->kind[i] = (uint8_t)k;
+	}
+	return true;
+}
+
 /* A module with a site table, found by a pass: its sites read (the section
  * is loaded and relocated: its entries are addresses) and patched. */
 static void module_add(const struct dl_phdr_info *info, const char *path, const Elf64_Shdr *sh)
@@ -271,14 +328,14 @@ static void module_add(const struct dl_phdr_info *info, const char *path, const 
 	m->sites = malloc(m->n * sizeof(*m->sites));
 	m->kind = calloc(m->n, 1);
 	want = malloc(m->n);
-	if ((path && !m->path) || !m->sites || !m->kind || !want) {
+	if ((path && !m->path) || !m->sites || !m->kind || !want ||
+	    !ada_code_read(info->dlpi_addr + sh->sh_addr, m->sites, m->n * sizeof(*m->sites))) {
 		module_free(m);
 		free(want);
 		return;
 	}
 	P.nmods++;
-	memcpy(m->sites, (const void *)(info->dlpi_addr + sh->sh_addr), m->n * sizeof(*m->sites));
-	qsort(m->sites, m->n, sizeof(*m->sites), by_addr);
+	qsort(m->sites, m->n, sizeof(*m->sites), ada_patch_by_addr);
 	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
@@ -290,10 +347,24 @@ static void module_add(const struct dl_phdr_info *info, const char *path, const 
 		if (a + ph->p_memsz > m->hi)
 			m->hi = a + ph->p_memsz;
 	}
-	P.stats.modules++;
-	P.stats.sites += (uint32_t)m->n;
-	module_kinds(m, info->dlpi_addr, want);
+	if (!ada_patch_is_remote() || !module_adopt(m)) {
+		S.stats.modules++;
+		S.stats.sites += (uint32_t)m->n;
+		/* A program with a recorder follows recording as it is now:
+		 * the recorder's P.off is not its own. */
+		m->nopped = (program_of_recorder() ? __atomic_load_n(&ada_recording_off, __ATOMIC_RELAXED)
+						   : P.off) && entries_follow_recording();
+	}
+	ada_patch_kinds(&P.c, m->path, info->dlpi_addr, m->sites, m->n, want);
 	module_write(m, info, want);
+	if (program_of_recorder()) {
+		/* Its stub page made at once: the recorder may want it later
+		 * (ada-ctl's filter) and cannot make one. */
+		targets_find(m);
+		page_note(m->base, m->to[PATCH_PLAIN], m->nopped);
+	} else {
+		module_sync(m, info);
+	}
 	free(want);
 }
 
@@ -301,9 +372,11 @@ static void module_add(const struct dl_phdr_info *info, const char *path, const 
  * another (or the same file again) loaded at its address has fresh NOPs. */
 static bool module_intact(const struct module *m)
 {
+	uintptr_t to;
+
 	for (size_t i = 0; i < m->n; i++)
 		if (m->kind[i] != PATCH_NONE)
-			return *(const uint8_t *)m->sites[i] == 0xe8;
+			return ada_patch_site_read(m->sites[i], &to) > 0;
 	return true;
 }
 
@@ -348,29 +421,32 @@ static void drop_absent(void)
 	size_t k = 0;
 
 	for (size_t i = 0; i < P.nmods; i++) {
-		if (P.mods[i].present && P.mods[i].sites)
+		if (P.mods[i].present && P.mods[i].sites) {
 			P.mods[k++] = P.mods[i];
-		else
-			module_free(&P.mods[i]);
+			continue;
+		}
+		if (program_of_recorder())
+			page_forget(P.mods[i].base);
+		module_free(&P.mods[i]);
 	}
 	P.nmods = k;
 }
 
 static void count_patched(void)
 {
-	P.stats.patched = 0;
+	S.stats.patched = 0;
 	for (size_t i = 0; i < P.nmods; i++)
 		for (size_t j = 0; j < P.mods[i].n; j++)
-			P.stats.patched += P.mods[i].kind[j] != PATCH_NONE;
+			S.stats.patched += P.mods[i].kind[j] != PATCH_NONE;
 }
 
 /* A glob that matched nothing is likely a typo: one line each, at start,
  * with the variable's value as given. */
 static void warn_unmatched(const struct globs *gl)
 {
-	const char *g = globs_unmatched(gl), *v = getenv(gl->var);
+	const char *g = ada_globs_unmatched(gl), *v = getenv(gl->var);
 
-	if (g && P.stats.modules)
+	if (g && S.stats.modules)
 		ada_warn("%s=%s: %s matches no patchable function", gl->var, v ? v : gl->src, g);
 }
 
@@ -378,7 +454,7 @@ static void warn_unmatched(const struct globs *gl)
  * user learns it, and the threads record as without them. */
 static void nothing_patchable(void)
 {
-	if (P.graph.n) {
+	if (P.c.graph.n) {
 		ada_warn("ADA_GRAPH=%s: no module was built with --ada-mode=patchable; "
 			 "recording every call", ada_rt.cfg.graph);
 		ada_rt.cfg.graph[0] = '\0';
@@ -387,7 +463,7 @@ static void nothing_patchable(void)
 		     td = td->next)
 			td->graph_gate = false;
 	}
-	if (P.trace_on.n || P.trace_off.n)
+	if (P.c.trace_on.n || P.c.trace_off.n)
 		ada_warn("ADA_TRIGGER=%s: trace_on and trace_off need a module built with "
 			 "--ada-mode=patchable; ignoring them", getenv("ADA_TRIGGER"));
 }
@@ -403,63 +479,124 @@ bool ada_patch_module_at(uintptr_t base)
 	return found;
 }
 
+/* A recorder's passes begin once the program's start-up pass is done (what
+ * it patched is then there to adopt), with the program's memory open; the
+ * tables its fork copied are the program's own, so they start afresh. */
+static bool recorder_ready(void)
+{
+	int fd;
+
+	if (!__atomic_load_n(&S.ready, __ATOMIC_ACQUIRE))
+		return false;
+	if (ada_patch_is_remote())
+		return true;
+	if ((fd = ada_recorder_mem_fd()) < 0)
+		return false;
+	ada_patch_remote(fd);
+	for (size_t i = 0; i < P.nmods; i++)
+		module_free(&P.mods[i]);
+	P.nmods = 0;
+	free(P.seen);
+	P.seen = NULL;
+	P.nseen = 0;
+	return true;
+}
+
+/* ada-ctl's last filter, which the recorder chose: the program's passes
+ * choose by it too. */
+static void filter_take(void)
+{
+	uint32_t gen = __atomic_load_n(&S.filter_gen, __ATOMIC_ACQUIRE);
+
+	if (gen == P.filter_gen)
+		return;
+	P.filter_gen = gen;
+	ada_globs_set(&P.c.filter, "ADA_FILTER", S.filter);
+	ada_globs_set(&P.c.notrace, "ADA_NOTRACE", S.notrace);
+}
+
+/* Whether a module may have come or gone since the last pass: the loader's
+ * counts moved (a recorder: its list of the program's modules). */
+static bool modules_moved(unsigned long long counts[2])
+{
+	if (ada_recorder_self()) {
+		/* With the dynamic hooks the program patches every module it
+		 * loads: none yet, nothing to take over. */
+		if (ada_rt.cfg.dynhook && !__atomic_load_n(&S.npages, __ATOMIC_RELAXED))
+			return false;
+		counts[0] = ada_modmap_generation();
+		counts[1] = 0;
+	} else {
+		ada_loader_counts(counts);
+	}
+	return !__atomic_load_n(&P.started, __ATOMIC_ACQUIRE) || counts[0] != P.adds ||
+	       counts[1] != P.subs;
+}
+
 void ada_patch_modules(void)
 {
 	unsigned long long counts[2] = { 0, 0 };
 	struct ada_runtime_work w;
 	uint64_t start;
-	uint32_t modules;
+	uint32_t modules, patched;
 
-	/* Nothing loaded or unloaded since the last pass: nothing to do. */
-	ada_loader_counts(counts);
-	if (__atomic_load_n(&P.started, __ATOMIC_ACQUIRE) && counts[0] == P.adds &&
-	    counts[1] == P.subs)
+	if ((ada_recorder_self() && !recorder_ready()) || !modules_moved(counts))
 		return;
 	ada_runtime_begin(&w);
 	pthread_mutex_lock(&P.lock);
+	if (!code_lock())
+		goto out;
 	P.adds = counts[0];
 	P.subs = counts[1];
 	start = ada_now_ns(CLOCK_MONOTONIC);
-	modules = P.stats.modules;
+	modules = S.stats.modules;
+	patched = S.stats.patched;
 	if (!P.started) {
 		__atomic_store_n(&P.off, __atomic_load_n(&ada_recording_off, __ATOMIC_RELAXED) != 0,
 				 __ATOMIC_RELAXED);
-		globs_set(&P.filter, "ADA_FILTER", ada_rt.cfg.filter);
-		globs_set(&P.notrace, "ADA_NOTRACE", ada_rt.cfg.notrace);
-		globs_set(&P.graph, "ADA_GRAPH", ada_rt.cfg.graph);
-		globs_set(&P.trace_on, "ADA_TRIGGER", ada_rt.cfg.trigger.trace_on);
-		globs_set(&P.trace_off, "ADA_TRIGGER", ada_rt.cfg.trigger.trace_off);
+		ada_globs_set(&P.c.filter, "ADA_FILTER", ada_rt.cfg.filter);
+		ada_globs_set(&P.c.notrace, "ADA_NOTRACE", ada_rt.cfg.notrace);
+		ada_globs_set(&P.c.graph, "ADA_GRAPH", ada_rt.cfg.graph);
+		ada_globs_set(&P.c.trace_on, "ADA_TRIGGER", ada_rt.cfg.trigger.trace_on);
+		ada_globs_set(&P.c.trace_off, "ADA_TRIGGER", ada_rt.cfg.trigger.trace_off);
 	}
+	filter_take();
 	for (size_t i = 0; i < P.nmods; i++)
 		P.mods[i].present = false;
-	ada_modules_each(pass_module, NULL);
+	modules_each(pass_module);
 	drop_absent();
 	count_patched();
-	__atomic_store_n(&ada_rt.patched_modules, P.stats.modules, __ATOMIC_RELAXED);
-	if (P.stats.modules != modules) {
+	__atomic_store_n(&ada_rt.patched_modules, S.stats.modules, __ATOMIC_RELAXED);
+	if (S.stats.modules != modules) {
 		/* What it cost (reading each module's sites and symbols too). */
 		uint64_t t = ada_now_ns(CLOCK_MONOTONIC) - start;
 
-		P.stats.passes++;
-		P.stats.total_ns += t;
+		S.stats.passes++;
+		S.stats.total_ns += t;
 		if (!P.started)
-			P.stats.startup_ns = t;
-		ada_meta_write(ADA_META_PATCHED, &P.stats, sizeof(P.stats), NULL, 0);
+			S.stats.startup_ns = t;
 	}
+	/* A recorder's count follows the program's (which may not know of
+	 * ada-ctl's filter yet): its record is the last. */
+	if (S.stats.modules != modules || (ada_recorder_self() && S.stats.patched != patched))
+		ada_meta_write(ADA_META_PATCHED, &S.stats, sizeof(S.stats), NULL, 0);
 	free(P.seen);
 	P.seen = NULL;
 	P.nseen = 0;
-	ada_modules_each(remember, NULL);
-	if (!P.started && !P.stats.modules)
-		nothing_patchable();
-	if (!P.started) {
-		warn_unmatched(&P.filter);
-		warn_unmatched(&P.notrace);
-		warn_unmatched(&P.graph);
-		warn_unmatched(&P.trace_on);
-		warn_unmatched(&P.trace_off);
+	modules_each(remember);
+	if (!P.started && !ada_recorder_self()) {
+		if (!S.stats.modules)
+			nothing_patchable();
+		warn_unmatched(&P.c.filter);
+		warn_unmatched(&P.c.notrace);
+		warn_unmatched(&P.c.graph);
+		warn_unmatched(&P.c.trace_on);
+		warn_unmatched(&P.c.trace_off);
+		__atomic_store_n(&S.ready, 1, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&P.started, true, __ATOMIC_RELEASE);
+	code_unlock();
+out:
 	pthread_mutex_unlock(&P.lock);
 	ada_runtime_end(&w);
 }
@@ -469,39 +606,38 @@ void ada_patch_modules(void)
 static int sync_module(struct dl_phdr_info *info, void *ns, void *arg)
 {
 	struct module *m = module_at(info);
-	struct patch_window w = { info, 0, 0 };
 
 	(void)ns;
 	(void)arg;
-	if (!m || !module_intact(m))
-		return 0;
-	for (size_t i = 0; i < m->n; i++)
-		if (m->kind[i] != PATCH_NONE)
-			ada_patch_entry_set((uint8_t *)m->sites[i], !P.off, &w);
-	ada_patch_window_close(&w);
+	if (m && module_intact(m))
+		module_sync(m, info);
 	return 0;
 }
 
 /* Recording turned off (ada_disable): the patched entries become a 2-byte
  * NOP, so their functions cost what an unpatched one does (not with
  * trace_on/trace_off triggers: see entries_follow_recording); on: the
- * jumps again. The writer's, a pass at most
- * every few milliseconds: the API call itself only sets the flag the hooks
- * read. A function entered while its entry was a NOP returns unrecorded;
- * one entered through the jump returns through the trampoline: the trace
- * stays balanced. */
+ * jumps again. The writer's (a writer thread's or the recorder's), a pass
+ * at most every few milliseconds: the API call itself only sets the flag
+ * the hooks read. A function entered while its entry was a NOP returns
+ * unrecorded; one entered through the jump returns through the trampoline:
+ * the trace stays balanced. */
 void ada_patch_sync(void)
 {
 	bool off = __atomic_load_n(&ada_recording_off, __ATOMIC_RELAXED) != 0;
 
 	/* Each writer pass: without the lock while nothing changed (P.off is
 	 * written under it, atomically, for this look). */
-	if (off == __atomic_load_n(&P.off, __ATOMIC_RELAXED))
+	if (off == __atomic_load_n(&P.off, __ATOMIC_RELAXED) ||
+	    (ada_recorder_self() && !recorder_ready()))
 		return;
 	pthread_mutex_lock(&P.lock);
-	__atomic_store_n(&P.off, off, __ATOMIC_RELAXED);
-	if (P.nmods && entries_follow_recording())
-		ada_modules_each(sync_module, NULL);
+	if (code_lock()) {
+		__atomic_store_n(&P.off, off, __ATOMIC_RELAXED);
+		if (P.nmods)
+			modules_each(sync_module);
+		code_unlock();
+	}
 	pthread_mutex_unlock(&P.lock);
 }
 
@@ -514,7 +650,7 @@ static int choose_again(struct dl_phdr_info *info, void *ns, void *arg)
 	(void)ns;
 	(void)arg;
 	if (m && module_intact(m) && (m->next = malloc(m->n)))
-		module_kinds(m, info->dlpi_addr, m->next);
+		ada_patch_kinds(&P.c, m->path, info->dlpi_addr, m->sites, m->n, m->next);
 	return 0;
 }
 
@@ -535,38 +671,61 @@ int ada_patch_refilter(const char *filter, const char *notrace, char *err, size_
 	const char *bad = NULL, *var = NULL;
 	int patched = -1;
 
+	if (ada_recorder_self()) {
+		if (!recorder_ready() && ada_recorder_mem_fd() < 0) {
+			snprintf(err, errlen, "the program's code cannot be written from its "
+					      "recorder (/proc/%u/mem: %s): run it with ADA_WRITER=thread",
+				 ada_rt.pid, strerror(ada_recorder_mem_errno()));
+			return -1;
+		}
+		if (!ada_patch_is_remote()) {
+			snprintf(err, errlen, "the program is still starting: try again");
+			return -1;
+		}
+		ada_patch_modules(); /* the modules as they are now */
+	}
 	if (!P.nmods) {
 		snprintf(err, errlen, "no module of this process was built with "
 				      "--ada-mode=patchable: nothing to filter");
 		return -1;
 	}
 	pthread_mutex_lock(&P.lock);
-	memcpy(old_filter, P.filter.src, sizeof(old_filter));
-	memcpy(old_notrace, P.notrace.src, sizeof(old_notrace));
-	globs_set(&P.filter, "filter", filter ? filter : old_filter);
-	globs_set(&P.notrace, "notrace", notrace ? notrace : old_notrace);
+	if (!code_lock()) {
+		pthread_mutex_unlock(&P.lock);
+		snprintf(err, errlen, "the program ended");
+		return -1;
+	}
+	memcpy(old_filter, P.c.filter.src, sizeof(old_filter));
+	memcpy(old_notrace, P.c.notrace.src, sizeof(old_notrace));
+	ada_globs_set(&P.c.filter, "filter", filter ? filter : old_filter);
+	ada_globs_set(&P.c.notrace, "notrace", notrace ? notrace : old_notrace);
 	/* Chosen in one pass, written in a second, if every glob named
 	 * something: a typo leaves the process as it was. */
-	ada_modules_each(choose_again, NULL);
-	if (filter && (bad = globs_unmatched(&P.filter)))
+	modules_each(choose_again);
+	if (filter && (bad = ada_globs_unmatched(&P.c.filter)))
 		var = "filter";
-	else if (notrace && (bad = globs_unmatched(&P.notrace)))
+	else if (notrace && (bad = ada_globs_unmatched(&P.c.notrace)))
 		var = "notrace";
 	if (bad) {
 		snprintf(err, errlen, "%s %s: %s matches no patchable function", var,
-			 var[0] == 'f' ? P.filter.src : P.notrace.src, bad);
-		globs_set(&P.filter, "ADA_FILTER", old_filter);
-		globs_set(&P.notrace, "ADA_NOTRACE", old_notrace);
+			 var[0] == 'f' ? P.c.filter.src : P.c.notrace.src, bad);
+		ada_globs_set(&P.c.filter, "ADA_FILTER", old_filter);
+		ada_globs_set(&P.c.notrace, "ADA_NOTRACE", old_notrace);
 	} else {
-		ada_modules_each(apply_choice, NULL);
+		modules_each(apply_choice);
 		count_patched();
-		ada_meta_write(ADA_META_PATCHED, &P.stats, sizeof(P.stats), NULL, 0);
-		patched = (int)P.stats.patched;
+		ada_meta_write(ADA_META_PATCHED, &S.stats, sizeof(S.stats), NULL, 0);
+		patched = (int)S.stats.patched;
+		/* The program's passes choose by it from now on. */
+		memcpy(S.filter, P.c.filter.src, sizeof(S.filter));
+		memcpy(S.notrace, P.c.notrace.src, sizeof(S.notrace));
+		P.filter_gen = __atomic_add_fetch(&S.filter_gen, 1, __ATOMIC_RELEASE);
 	}
 	for (size_t i = 0; i < P.nmods; i++) {
 		free(P.mods[i].next);
 		P.mods[i].next = NULL;
 	}
+	code_unlock();
 	pthread_mutex_unlock(&P.lock);
 	return patched;
 }

@@ -5,6 +5,7 @@
 
 #include <link.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ada_internal.h"
@@ -15,6 +16,32 @@
 /* What a site is patched as; each kind has its stub and entry (patch.S). */
 enum { PATCH_NONE = 0, PATCH_PLAIN, PATCH_GRAPH, PATCH_TRACE_ON, PATCH_TRACE_OFF, PATCH_KINDS };
 
+#define GLOBS_MAX 64
+
+/* A comma list of name globs, and how many functions each matched. */
+struct globs {
+	const char *var;   /* the variable it came from, for messages */
+	char src[1024];    /* as given */
+	char buf[1024];    /* split */
+	const char *g[GLOBS_MAX];
+	size_t matched[GLOBS_MAX];
+	unsigned n;
+};
+
+/* Which functions are patched, as what (patch_choose.c). */
+struct patch_choice {
+	struct globs filter, notrace, graph, trace_on, trace_off;
+};
+/* gl holds list's globs (var names it in messages), none matched yet. */
+ADA_HIDDEN void ada_globs_set(struct globs *gl, const char *var, const char *list);
+/* The first glob of gl that matched nothing, or NULL. */
+ADA_HIDDEN const char *ada_globs_unmatched(const struct globs *gl);
+/* Each of the n sites' (sorted, of the module at path, bias) kind into out[]. */
+ADA_HIDDEN void ada_patch_kinds(struct patch_choice *c, const char *path, uintptr_t bias,
+				const uintptr_t *sites, size_t n, uint8_t *out);
+/* qsort's order of addresses (a struct's first field). */
+ADA_HIDDEN int ada_patch_by_addr(const void *a, const void *b);
+
 /* Code pages of one module opened for writing, inside an ada_modules_each
  * callback for it (which keeps dlclose from unmapping it meanwhile). */
 struct patch_window {
@@ -22,13 +49,24 @@ struct patch_window {
 	uintptr_t lo, hi; /* open: [lo, hi) */
 };
 
-/* A page of stubs within call reach of [lo, hi), NULL if none. */
+/* Whose code is read and written: this process's (fd -1), or, in a
+ * recorder, the program's through fd, its /proc/<pid>/mem. */
+ADA_HIDDEN void ada_patch_remote(int fd);
+ADA_HIDDEN bool ada_patch_is_remote(void);
+ADA_HIDDEN bool ada_code_read(uintptr_t a, void *buf, size_t len);
+/* A page of stubs within call reach of [lo, hi), NULL if none (or none
+ * can be made: a recorder's). Stub k is at PATCH_STUB * (k - PATCH_PLAIN). */
 ADA_HIDDEN uint8_t *ada_patch_stubs(uintptr_t lo, uintptr_t hi);
-/* Patches site a as kind (its call, then its entry: the jump, or a 2-byte
- * NOP while recording is off); false if a holds neither the compiler's
- * NOPs nor our call to that stub. */
-ADA_HIDDEN bool ada_patch_site(uint8_t *a, const uint8_t *stubs, unsigned kind, bool jump,
-			       struct patch_window *w);
+/* The kind's entry in patch.S, which a stub jumps to. */
+ADA_HIDDEN uintptr_t ada_patch_entry_of(unsigned kind);
+/* Patches site a with a call to target (its kind's stub or entry), then its
+ * entry: the jump, or a 2-byte NOP while recording is off; false if a holds
+ * neither the compiler's NOPs nor that call. */
+ADA_HIDDEN bool ada_patch_site(uint8_t *a, uintptr_t target, bool jump, struct patch_window *w);
+/* What site a holds: 0 the compiler's NOPs (or anything but our call), 1
+ * our call with a NOP entry, 2 our call and the jump to it (*target: where
+ * it calls); -1 if it cannot be read. */
+ADA_HIDDEN int ada_patch_site_read(uintptr_t a, uintptr_t *target);
 /* A patched site's entry: the jump, or the 2-byte NOP. */
 ADA_HIDDEN void ada_patch_entry_set(uint8_t *a, bool jump, struct patch_window *w);
 ADA_HIDDEN void ada_patch_window_close(struct patch_window *w);

@@ -48,8 +48,6 @@ struct ada_config {
 	unsigned rings;           /* ADA_RINGS: ADA_RINGS_* */
 	bool recorder;            /* ADA_WRITER=process: a recorder process drains the
 				   * rings (recorder.c), not a thread of the program */
-	bool writer_chosen;       /* ADA_WRITER was set (else a patchable executable
-				   * keeps the thread: init.c) */
 	uint32_t writer_delay_us; /* ADA_TEST_WRITER_DELAY_US: tests slow the writer */
 	bool shared_fds;          /* ADA_TEST_SHARED_FDS=1: the writer keeps the program's
 				   * descriptor table, as where unshare is refused */
@@ -292,6 +290,10 @@ ADA_HIDDEN bool ada_recorder_program_gone(void);
 ADA_HIDDEN bool ada_recorder_image_gone(uintptr_t base);
 /* The program: whether the recorder died. */
 ADA_HIDDEN bool ada_recorder_gone(void);
+/* The recorder: the program's memory, opened at its start (patchable mode
+ * writes the program's code through it), or -1 and why not. */
+ADA_HIDDEN int ada_recorder_mem_fd(void);
+ADA_HIDDEN int ada_recorder_mem_errno(void);
 /* The arena's first address (arena.c). */
 ADA_HIDDEN uintptr_t ada_arena_base(void);
 
@@ -389,6 +391,9 @@ ADA_HIDDEN void ada_modmap_range(const struct dl_phdr_info *info, uintptr_t *lo,
  * thread could not be read yet (it was left out), else 0. */
 typedef int ada_module_fn(struct dl_phdr_info *info, void *ns, void *arg);
 ADA_HIDDEN int ada_modules_each(ada_module_fn *fn, void *arg);
+/* A recorder: the same over the program's modules, as its list of them
+ * has them (their program headers read from their files; ns NULL). */
+ADA_HIDDEN int ada_program_modules_each(ada_module_fn *fn, void *arg);
 /* The loader's counts of loads and unloads so far (dlpi_adds, dlpi_subs):
  * when they have not moved, no module came or went. */
 ADA_HIDDEN void ada_loader_counts(unsigned long long counts[2]);

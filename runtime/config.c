@@ -237,7 +237,6 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	c->on_full_drop = get_choice("ADA_ON_FULL", getenv_fn("ADA_ON_FULL"), ON_FULL, 2, 0) == 1;
 	c->rings = get_choice("ADA_RINGS", getenv_fn("ADA_RINGS"), RINGS, 3, ADA_RINGS_TRACE);
 	c->recorder = get_choice("ADA_WRITER", getenv_fn("ADA_WRITER"), WRITERS, 2, 1) == 1;
-	c->writer_chosen = getenv_fn("ADA_WRITER") != NULL;
 	c->writer_delay_us = (uint32_t)get_int(&WRITER_DELAY, getenv_fn("ADA_TEST_WRITER_DELAY_US"));
 	c->shared_fds = get_bool("ADA_TEST_SHARED_FDS", getenv_fn("ADA_TEST_SHARED_FDS"));
 	get_exclude(getenv_fn("ADA_EXCLUDE"), c->exclude, sizeof(c->exclude));

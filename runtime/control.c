@@ -103,9 +103,8 @@ static bool apply(int cmd, const char *arg, char *text, size_t len)
 			ada_enable();
 		else
 			ada_disable();
-		/* Patchable mode: the entries now, not at the next pass; a
-		 * recorder writes no code (the entries stay, patch.c). */
-		if (ada_passes.sync && !ada_recorder_self())
+		/* Patchable mode: the entries now, not at the next pass. */
+		if (ada_passes.sync)
 			ada_passes.sync();
 		snprintf(text, len, "recording %s%s", recording_on() ? "on" : "off",
 			 was_on == recording_on() ? ", as it was" : "");
@@ -114,12 +113,6 @@ static bool apply(int cmd, const char *arg, char *text, size_t len)
 		snprintf(text, len, "recording %s", was_on ? "on" : "off");
 		return true;
 	default: /* filter, notrace */
-		if (ada_recorder_self() && __atomic_load_n(&ada_rt.patched_modules, __ATOMIC_RELAXED)) {
-			snprintf(text, len, "patchable functions are chosen again by writing the "
-				 "program's code, which a recorder process does not do: run it "
-				 "with ADA_WRITER=thread");
-			return false;
-		}
 		if (!ada_passes.refilter) {
 			snprintf(text, len, "no patchable module");
 			return false;

@@ -23,7 +23,6 @@
 
 #include "ada_internal.h"
 #include "control.h" /* ADA_CTL_FINDER: the page of process.meta kept mapped */
-#include "elf_file.h" /* whether the executable was built in patchable mode */
 
 union ada_rt_area ada_rt_area ADA_SHARED_AT;
 struct ada_code_passes ada_passes;
@@ -413,14 +412,6 @@ static bool secondary_copy(void)
 	return true;
 }
 
-static bool exe_patchable(void)
-{
-	Elf64_Shdr sh;
-
-	return ada_elf_find_section(NULL, SHT_PROGBITS, ADA_PATCHABLE_SECTION, &sh) == 0 &&
-	       sh.sh_size;
-}
-
 __attribute__((constructor(102))) static void ada_start(void)
 {
 	extern char **environ;
@@ -444,12 +435,6 @@ __attribute__((constructor(102))) static void ada_start(void)
 	if (ada_rt.cfg.start_off)
 		__atomic_store_n(&ada_recording_off, 1, __ATOMIC_RELAXED);
 	make_session_dir();
-	/* Patchable mode writes code after start-up (ada_disable's NOPs at the
-	 * entries, ada-ctl's filter), which only the program can: an
-	 * executable built so keeps the writer thread unless ADA_WRITER says
-	 * otherwise (patch.c: what a recorder leaves out). */
-	if (ada_rt.cfg.recorder && !ada_rt.cfg.writer_chosen && exe_patchable())
-		ada_rt.cfg.recorder = false;
 	/* A recorder reads what the threads write: the shared section and the
 	 * arena mapped shared before it is forked. */
 	if (ada_rt.cfg.recorder && (ada_shared_start() < 0 ||

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,4 +167,42 @@ int ada_proc_images(uint32_t pid, const struct ada_image_visitor *v)
 	fclose(f);
 	free(im);
 	return err;
+}
+
+/* ---- the program's modules as the loader would list them ------------------------- */
+
+struct each_program {
+	ada_module_fn *fn;
+	void *arg;
+	int stop;
+};
+
+static void each_live(const char *path, uint64_t bias, void *arg)
+{
+	struct each_program *e = arg;
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph[PHDRS_MAX];
+	struct dl_phdr_info info = { .dlpi_addr = bias, .dlpi_name = path, .dlpi_phdr = ph };
+	int fd;
+
+	if (e->stop || path[0] != '/' || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	if (pread_all(fd, &eh, sizeof(eh), 0) && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr) &&
+	    eh.e_phnum <= PHDRS_MAX &&
+	    pread_all(fd, ph, eh.e_phnum * sizeof(Elf64_Phdr), (off_t)eh.e_phoff)) {
+		close(fd);
+		info.dlpi_phnum = eh.e_phnum;
+		e->stop = e->fn(&info, NULL, e->arg);
+		return;
+	}
+	close(fd);
+}
+
+int ada_program_modules_each(ada_module_fn *fn, void *arg)
+{
+	struct each_program e = { fn, arg, 0 };
+
+	ada_modmap_each_live(each_live, &e);
+	return 0;
 }

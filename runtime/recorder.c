@@ -27,11 +27,13 @@
  * - What it has to say goes through the shared section's pending lines,
  *   which the program prints after the flush it asked for (util.c).
  *
- * Program-side work the writer thread did at its housekeeping cannot run in
- * another process: the module scan runs in the program where the dynamic
- * hooks see each dlopen, and without them the recorder reads the program's
- * maps (proc_maps.c); patchable mode's code writes and the last-thread
- * check are left out in this mode (README, "The recorder process").
+ * Program-side work the writer thread did at its housekeeping runs
+ * otherwise: the module scan runs in the program where the dynamic hooks
+ * see each dlopen, and without them the recorder reads the program's maps
+ * (proc_maps.c); patchable mode's code writes after start-up go through
+ * the program's memory, /proc/<pid>/mem, which the recorder opens at its
+ * start (the program names it its tracer for Yama's sake); the last-thread
+ * check is left out (README, "The recorder process").
  */
 #include <errno.h>
 #include <sched.h>
@@ -53,6 +55,32 @@
  * this process is the recorder. */
 static int program_fd = -1;
 static bool is_recorder;
+static int mem_fd = -1, mem_errno, mem_tries;
+
+/* Opened at the recorder's start, while the program is as it began (it
+ * may make itself undumpable later); once more when first wanted, in case
+ * the start was before the program named the recorder its tracer. */
+static void mem_open(void)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%u/mem", ada_rt.pid);
+	mem_fd = open(path, O_RDWR | O_CLOEXEC);
+	mem_errno = mem_fd < 0 ? errno : 0;
+	mem_tries++;
+}
+
+int ada_recorder_mem_fd(void)
+{
+	if (is_recorder && mem_fd < 0 && mem_tries < 2)
+		mem_open();
+	return mem_fd;
+}
+
+int ada_recorder_mem_errno(void)
+{
+	return mem_errno;
+}
 
 bool ada_recorder_self(void)
 {
@@ -83,6 +111,7 @@ static __attribute__((noreturn)) void recorder_run(void *(*loop)(void *))
 		/* the trace's paths are absolute */
 	}
 	program_fd = (int)syscall(SYS_pidfd_open, ada_rt.pid, 0);
+	mem_open();
 	ada_thread_untraced();
 	loop(NULL);
 	_exit(0);
@@ -141,6 +170,11 @@ int ada_recorder_spawn(void *(*loop)(void *))
 		while (waitpid(mid, NULL, __WALL) < 0 && errno == EINTR)
 			;
 	ada_signals_restore(&old);
+	if (!err && __atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE))
+		/* Yama: the recorder may write the program's code (EINVAL without
+		 * Yama, where being the same user is enough). */
+		prctl(PR_SET_PTRACER, (unsigned long)__atomic_load_n(&ada_rt.writer_tid,
+								     __ATOMIC_ACQUIRE), 0, 0, 0);
 	errno = saved; /* the middle process ran on this thread's errno */
 	if (err)
 		return err;

@@ -676,7 +676,7 @@ static void *writer_main(void *arg)
 		__atomic_store_n(&ada_rt.writer_kick, 0, __ATOMIC_SEQ_CST);
 		ada_outside_begin(); /* the loader's lock, the program's files */
 		ada_writer_flush_if_asked();
-		if (!ada_w.stop && ada_passes.sync && !ada_recorder_self())
+		if (!ada_w.stop && ada_passes.sync)
 			ada_passes.sync(); /* ada_enable/ada_disable in patchable mode */
 		ada_outside_end();
 		if (ada_w.stop)
@@ -697,7 +697,7 @@ static void *writer_main(void *arg)
 			if (ada_w.streams) /* a process that records nothing leaves nothing */
 				ada_symbols_keep();
 			ada_trigger_resolve(); /* a dlopen may bring functions to trigger on */
-			if (ada_passes.modules && !ada_recorder_self()) /* or patchable ones */
+			if (ada_passes.modules) /* or patchable ones */
 				ada_passes.modules();
 			ada_control_poll();    /* a command from ada-ctl */
 			if (!ada_recorder_self())
