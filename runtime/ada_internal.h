@@ -49,6 +49,9 @@ struct ada_config {
 	bool recorder;            /* ADA_WRITER=process: a recorder process drains the
 				   * rings (recorder.c), not a thread of the program */
 	uint32_t writer_delay_us; /* ADA_TEST_WRITER_DELAY_US: tests slow the writer */
+	uint32_t watchdog_s;      /* ADA_TEST_WATCHDOG_S: a recorder without progress
+				   * this long ends (recorder.c) */
+	bool test_hang;           /* ADA_TEST_RECORDER_HANG: it blocks at the final flush */
 	bool shared_fds;          /* ADA_TEST_SHARED_FDS=1: the writer keeps the program's
 				   * descriptor table, as where unshare is refused */
 	bool verbose;             /* ADA_VERBOSE=1: the recording's summary at exit, even
@@ -489,6 +492,8 @@ ADA_HIDDEN int ada_write_all(int fd, const void *buf, size_t len);
 ADA_HIDDEN void ada_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 ADA_HIDDEN void ada_stderr_remember(void);
 ADA_HIDDEN void ada_warn_private_fds(void);
+/* In a recorder: every thread's lines wait so (its watchdog's too). */
+ADA_HIDDEN void ada_warn_all_pending(void);
 ADA_HIDDEN void ada_warn_pending(void);
 ADA_HIDDEN uint64_t ada_now_ns(clockid_t clk);
 /* futex(2): sleep while *w == v (at most timeout_ns), wake every sleeper.

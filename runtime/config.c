@@ -29,6 +29,8 @@ static const struct int_setting DETAIL_KB = { "ADA_DETAIL_KB", 64, 1u << 20, 163
 /* For the tests only: the writer sleeps this long after each pass, so that
  * rings fill and backpressure can be checked on any machine. */
 static const struct int_setting WRITER_DELAY = { "ADA_TEST_WRITER_DELAY_US", 0, 5000000, 0, "us" };
+/* How long a recorder may make no progress before its watchdog ends it. */
+static const struct int_setting WATCHDOG_S = { "ADA_TEST_WATCHDOG_S", 1, 3600, 30, "s" };
 
 static uint64_t get_int(const struct int_setting *s, const char *v)
 {
@@ -239,6 +241,8 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	c->recorder = get_choice("ADA_WRITER", getenv_fn("ADA_WRITER"), WRITERS, 2, 1) == 1;
 	c->writer_delay_us = (uint32_t)get_int(&WRITER_DELAY, getenv_fn("ADA_TEST_WRITER_DELAY_US"));
 	c->shared_fds = get_bool("ADA_TEST_SHARED_FDS", getenv_fn("ADA_TEST_SHARED_FDS"));
+	c->watchdog_s = (uint32_t)get_int(&WATCHDOG_S, getenv_fn("ADA_TEST_WATCHDOG_S"));
+	c->test_hang = get_bool("ADA_TEST_RECORDER_HANG", getenv_fn("ADA_TEST_RECORDER_HANG"));
 	get_exclude(getenv_fn("ADA_EXCLUDE"), c->exclude, sizeof(c->exclude));
 	get_globs("ADA_FILTER", getenv_fn("ADA_FILTER"), c->filter, sizeof(c->filter));
 	get_globs("ADA_NOTRACE", getenv_fn("ADA_NOTRACE"), c->notrace, sizeof(c->notrace));

@@ -126,6 +126,9 @@ static void final_flush(uint32_t how)
 {
 	struct ada_thread *td;
 
+	/* The watchdog's test: a recorder blocked for good. */
+	while (ada_rt.cfg.test_hang && ada_recorder_self())
+		pause();
 	ada_modmap_look();
 	ada_writer_drain_cut();
 	/* Threads still running at exit: their trace ends here. Those waiting

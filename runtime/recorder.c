@@ -26,6 +26,10 @@
  *   recorder goes once the program's new image no longer maps the arena.
  * - What it has to say goes through the shared section's pending lines,
  *   which the program prints after the flush it asked for (util.c).
+ * - A watchdog thread ends it if its passes stop (a bug that blocks it for
+ *   good): the program's waits end with it, rather than the program
+ *   hanging on a recorder that never drains; the rings it did not drain
+ *   are left as at a kill.
  *
  * Program-side work the writer thread did at its housekeeping runs
  * otherwise: the module scan runs in the program where the dynamic hooks
@@ -39,6 +43,8 @@
 #include <sched.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <time.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -87,6 +93,52 @@ bool ada_recorder_self(void)
 	return is_recorder;
 }
 
+/* The recorder's watchdog: a second of the program's running time (not
+ * while it is stopped: the recorder may wait for a lock a stopped thread
+ * holds) in which the writer's passes did not move counts; this many in a
+ * row, and the recorder ends. */
+static void *watchdog(void *arg)
+{
+	uint64_t seen = __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_RELAXED);
+	uint32_t still = 0;
+
+	(void)arg;
+	for (;;) {
+		struct timespec second = { 1, 0 };
+		uint64_t now;
+		char state;
+
+		while (nanosleep(&second, &second) < 0 && errno == EINTR)
+			;
+		now = __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_RELAXED);
+		state = ada_proc_state(ada_rt.pid);
+		if (now != seen || state == 'T' || state == 't') {
+			seen = now;
+			still = 0;
+			continue;
+		}
+		if (++still < ada_rt.cfg.watchdog_s)
+			continue;
+		ada_warn("the recorder made no progress for %u s and ends; the trace keeps what it "
+			 "wrote", still);
+		_exit(70);
+	}
+	return NULL;
+}
+
+static void watchdog_start(void)
+{
+	pthread_attr_t a;
+	pthread_t t;
+
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, 64 << 10);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &a, watchdog, NULL) != 0)
+		ada_warn("cannot start the recorder's watchdog: %s", strerror(errno));
+	pthread_attr_destroy(&a);
+}
+
 /* The recorder's set-up, then the writer's loop; never returns. */
 static __attribute__((noreturn)) void recorder_run(void *(*loop)(void *))
 {
@@ -113,6 +165,8 @@ static __attribute__((noreturn)) void recorder_run(void *(*loop)(void *))
 	program_fd = (int)syscall(SYS_pidfd_open, ada_rt.pid, 0);
 	mem_open();
 	ada_thread_untraced();
+	ada_warn_all_pending();
+	watchdog_start();
 	loop(NULL);
 	_exit(0);
 }
@@ -220,6 +274,11 @@ bool ada_recorder_image_gone(uintptr_t base)
 bool ada_recorder_gone(void)
 {
 	uint32_t pid = __atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE);
+	char state;
 
-	return !pid || (kill((pid_t)pid, 0) < 0 && errno == ESRCH);
+	if (!pid || (kill((pid_t)pid, 0) < 0 && errno == ESRCH))
+		return true;
+	/* Ended, and not yet reaped by init (which may take its time). */
+	state = ada_proc_state(pid);
+	return state == 'Z' || state == 'X';
 }

@@ -99,6 +99,7 @@ static bool stderr_is_ours(void)
  * (ada_warn_pending, after a flush it asked for). One writer appends;
  * len is published with a release store. */
 static __thread bool private_fds __attribute__((tls_model("initial-exec")));
+static bool all_pending; /* every thread's lines: a recorder's (its watchdog's too) */
 /* Shared (shared.h): a recorder process's lines are printed by the program. */
 struct warn_lines {
 	char buf[2048];
@@ -113,6 +114,11 @@ void ada_warn_private_fds(void)
 {
 	private_fds = true;
 	pending.len = pending.printed = 0;
+}
+
+void ada_warn_all_pending(void)
+{
+	all_pending = true;
 }
 
 void ada_warn_pending(void)
@@ -150,7 +156,7 @@ void ada_warn(const char *fmt, ...)
 	if (n > (int)sizeof(line) - 2)
 		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
-	if (private_fds)
+	if (private_fds || all_pending)
 		pending_add(line, (size_t)n);
 	else if (stderr_is_ours())
 		ada_write_all(STDERR_FILENO, line, (size_t)n);

@@ -95,6 +95,10 @@ static const struct ada_var ada_vars[] __attribute__((unused)) = {
 	  "the writer sleeps after each pass (tests that need full rings)" },
 	{ ADA_VAR_TEST, "ADA_TEST_SHARED_FDS", ADA_BOOL_WORDS, "0",
 	  "the writer keeps its files in the program's descriptor table" },
+	{ ADA_VAR_TEST, "ADA_TEST_WATCHDOG_S", "1..3600", "30",
+	  "a recorder that makes no progress this long ends (its watchdog)" },
+	{ ADA_VAR_TEST, "ADA_TEST_RECORDER_HANG", ADA_BOOL_WORDS, "0",
+	  "the recorder blocks for good at the final flush (the watchdog's test)" },
 };
 
 #define ADA_NVARS (sizeof(ada_vars) / sizeof(ada_vars[0]))

@@ -9,12 +9,15 @@
  * ada-symbolize waits for it), and a fork child records through a recorder
  * of its own. fentry and cyg modes at -O2, against a gcc build.
  */
+#include <dirent.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -246,6 +249,74 @@ static void thread_churn_leaves_no_thread_untraced(void **state)
 	tr_pass(tc);
 }
 
+/* Whether a recorder whose environment holds env (its program's ADA_OUTPUT)
+ * is still running: a zombie init has not reaped yet counts as ended. */
+static bool recorder_alive(const char *env)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool alive = false;
+
+	assert_non_null(d);
+	while (!alive && (e = readdir(d))) {
+		char path[PATH_MAX], buf[8192], comm[32] = "";
+		FILE *f;
+		size_t n;
+
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (!fgets(comm, sizeof(comm), f) || strcmp(comm, "ada-recorder\n")) {
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		snprintf(path, sizeof(path), "/proc/%s/environ", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		for (size_t at = 0; at < n; at += strlen(buf + at) + 1)
+			if (!strcmp(buf + at, env)) {
+				snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+				f = fopen(path, "r");
+				alive = f && fgets(buf, sizeof(buf), f) && !strstr(buf, ") Z ");
+				if (f)
+					fclose(f);
+				break;
+			}
+	}
+	closedir(d);
+	return alive;
+}
+
+/* A recorder blocked for good (ADA_TEST_RECORDER_HANG: at the final flush)
+ * is ended by its watchdog once its passes have not moved for
+ * ADA_TEST_WATCHDOG_S seconds: the program's exit, which waits for the
+ * final flush, goes on then (not the 60 s it would wait at most), its
+ * output and status as plain's, with one line more on stderr. */
+static void a_recorder_that_makes_no_progress_ends(void **state)
+{
+	struct tr_case *tc = *state;
+	char out[64], env_out[sizeof(((struct tr_case *)0)->trace) + 16], err[8400];
+	const char *const args[] = { "", NULL };
+	const char *const env[] = { "ADA_DYNHOOK=off", "ADA_TEST_RECORDER_HANG=1",
+				    "ADA_TEST_WATCHDOG_S=1", env_out, NULL };
+	struct timespec t0, t1;
+
+	tr_build_mode_pair(tc, "recorder_probe", "fentry", out, sizeof(out), O2);
+	snprintf(env_out, sizeof(env_out), "ADA_OUTPUT=%s", tc->trace);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	tr_run_pair(tc, out, args, env, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true(t1.tv_sec - t0.tv_sec < 20);
+	snprintf(err, sizeof(err), "%sada: the recorder made no progress for 1 s and ends; the "
+		 "trace keeps what it wrote\n", tc->plain.err);
+	assert_string_equal(tc->traced.err, err);
+	assert_false(recorder_alive(env_out));
+	tr_pass(tc);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, tr_setup, tr_teardown)
@@ -257,6 +328,7 @@ int main(void)
 		T(a_dlopened_librarys_symbols_are_kept_without_the_hooks),
 		T(the_recorder_sees_a_library_come_and_go),
 		T(thread_churn_leaves_no_thread_untraced),
+		T(a_recorder_that_makes_no_progress_ends),
 	};
 
 	tr_scrub_environment();
