@@ -99,7 +99,7 @@ static bool code_lock(void)
 {
 	uint32_t me;
 
-	if (!ada_shared_on)
+	if (!ada_rt.cfg.recorder)
 		return true;
 	me = ada_recorder_self() ? __atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE) : ada_rt.pid;
 	for (;;) {
@@ -122,7 +122,7 @@ static bool code_lock(void)
 
 static void code_unlock(void)
 {
-	if (!ada_shared_on)
+	if (!ada_rt.cfg.recorder)
 		return;
 	__atomic_store_n(&S.lock, 0, __ATOMIC_RELEASE);
 	ada_futex_wake(&S.lock);
@@ -149,7 +149,7 @@ static bool entries_follow_recording(void)
  * follow recording off and on after start-up. */
 static bool program_of_recorder(void)
 {
-	return ada_shared_on && !ada_recorder_self();
+	return ada_rt.cfg.recorder && !ada_recorder_self();
 }
 
 /* The program's modules and their stub pages, for its recorder: whether
