@@ -605,7 +605,7 @@ static void pass_locked(bool startup)
 	/* Patchable modules, once out of the loader's lock: patch.c takes its
 	 * own lock, and holds it across dl_iterate_phdr. */
 	for (i = 0; i < p.n; i++)
-		p.mods[i].instrumented |= ada_patch_module_at(p.mods[i].info.dlpi_addr);
+		p.mods[i].instrumented |= ada_patch_module_is(&p.mods[i].info);
 	if (!startup)
 		pin_modules(&p);
 	p.self = module_at(p.mods, p.n, (uintptr_t)pass_locked);
@@ -647,11 +647,15 @@ static void pass(bool startup, bool hook)
 	struct ada_runtime_work w;
 
 	ada_runtime_begin(&w);
+	/* A new module may be patchable: patched first, so that the hooks
+	 * know to leave calls into it alone. Whatever this pass's own look
+	 * says: another thread's hooking pass may have taken this dlopen's
+	 * counts after its patching pass walked the modules, before this one
+	 * was loaded (make stress, patchable: the library's first calls went
+	 * unrecorded). The patching pass has its own cheap look. */
+	if (!startup)
+		ada_patch_modules();
 	if (hook) {
-		/* A new module may be patchable: patched first, so that the
-		 * hooks know to leave calls into it alone. */
-		if (!startup)
-			ada_patch_modules();
 		pthread_mutex_lock(&H.lock);
 		pass_locked(startup);
 		pthread_mutex_unlock(&H.lock);

@@ -15,10 +15,12 @@ ADA_HIDDEN void ada_dynhook_start(void);
 /* Patchable mode (mcount/patch.c): patches the chosen functions of every
  * module not patched yet (start-up, after a dlopen); safe while threads run. */
 ADA_HIDDEN void ada_patch_modules(void);
-/* Whether the module loaded at base was built in patchable mode (as of the
- * last pass): its functions record themselves, like a module that calls
- * the other modes' hooks (the dynamic hooks leave calls into it alone). */
-ADA_HIDDEN bool ada_patch_module_at(uintptr_t base);
+/* Whether the module was built in patchable mode (patched by a pass, or
+ * loaded since the last and its file says so): its functions record
+ * themselves, like a module that calls the other modes' hooks (the dynamic
+ * hooks leave calls into it alone). */
+struct dl_phdr_info;
+ADA_HIDDEN bool ada_patch_module_is(const struct dl_phdr_info *info);
 /* The writer's, each pass: patched entries back to NOPs while recording is
  * off (ada_disable, ADA_TOGGLE_SIGNAL), the jumps again when it is on. */
 ADA_HIDDEN void ada_patch_sync(void);

@@ -81,8 +81,11 @@ static struct {
 	struct patch_choice c; /* which functions, as what */
 	struct module *mods;
 	size_t nmods;
-	uintptr_t *seen;      /* bases of every module looked at, as of the last pass */
-	size_t nseen;
+	struct seen {
+		uintptr_t base;
+		uint64_t name; /* its path's hash */
+	} *seen, *now_seen;   /* every module looked at by the last pass, this one */
+	size_t nseen, now_nseen;
 	unsigned long long adds, subs; /* the loader's counts at the last pass (a
 					* recorder: its module list's generation) */
 	uint32_t filter_gen;  /* S.filter_gen as last taken */
@@ -183,10 +186,12 @@ static void page_note(uintptr_t base, uintptr_t stubs, bool nopped)
 		S.npages++;
 }
 
-static void page_forget(uintptr_t base)
+/* A module gone: its entry, unless another took its place at its base in
+ * the same pass (it has a stub page of its own). */
+static void page_forget(const struct module *m)
 {
 	for (uint32_t i = 0; i < S.npages; i++)
-		if (S.pages[i].base == base) {
+		if (S.pages[i].base == m->base && S.pages[i].stubs == m->to[PATCH_PLAIN]) {
 			S.pages[i] = S.pages[--S.npages];
 			return;
 		}
@@ -380,14 +385,40 @@ static bool module_intact(const struct module *m)
 	return true;
 }
 
+/* A module is known by where it is and what its file is called: two
+ * threads loading and unloading libraries may put one where another was
+ * between two passes. */
+static uint64_t name_hash(const struct dl_phdr_info *info)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	for (const char *c = info->dlpi_name ? info->dlpi_name : ""; *c; c++)
+		h = (h ^ (uint8_t)*c) * 1099511628211ull;
+	return h;
+}
+
+/* The modules this pass looks at, which the next one knows it has seen
+ * (taken as it walks: a module loaded after the walk is the next pass's). */
+static void remember(const struct dl_phdr_info *info)
+{
+	struct seen *s = realloc(P.now_seen, (P.now_nseen + 1) * sizeof(*s));
+
+	if (s) {
+		P.now_seen = s;
+		P.now_seen[P.now_nseen++] = (struct seen){ info->dlpi_addr, name_hash(info) };
+	}
+}
+
 static int pass_module(struct dl_phdr_info *info, void *ns, void *arg)
 {
 	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : NULL;
 	struct module *m = module_at(info);
+	uint64_t name = name_hash(info);
 	Elf64_Shdr sh;
 
 	(void)ns;
 	(void)arg;
+	remember(info);
 	if (m && module_intact(m)) {
 		m->present = true;
 		return 0;
@@ -395,23 +426,10 @@ static int pass_module(struct dl_phdr_info *info, void *ns, void *arg)
 	if (m)
 		module_free(m); /* left for the end of the pass to drop */
 	for (size_t i = 0; !m && i < P.nseen; i++)
-		if (P.seen[i] == info->dlpi_addr)
+		if (P.seen[i].base == info->dlpi_addr && P.seen[i].name == name)
 			return 0; /* no site table: looked at by an earlier pass */
 	if (ada_elf_find_section(path, SHT_PROGBITS, ADA_PATCHABLE_SECTION, &sh) == 0 && sh.sh_size)
 		module_add(info, path, &sh);
-	return 0;
-}
-
-static int remember(struct dl_phdr_info *info, void *ns, void *arg)
-{
-	uintptr_t *s = realloc(P.seen, (P.nseen + 1) * sizeof(*s));
-
-	(void)ns;
-	(void)arg;
-	if (s) {
-		P.seen = s;
-		P.seen[P.nseen++] = info->dlpi_addr;
-	}
 	return 0;
 }
 
@@ -426,7 +444,7 @@ static void drop_absent(void)
 			continue;
 		}
 		if (program_of_recorder())
-			page_forget(P.mods[i].base);
+			page_forget(&P.mods[i]);
 		module_free(&P.mods[i]);
 	}
 	P.nmods = k;
@@ -468,15 +486,23 @@ static void nothing_patchable(void)
 			 "--ada-mode=patchable; ignoring them", getenv("ADA_TRIGGER"));
 }
 
-bool ada_patch_module_at(uintptr_t base)
+bool ada_patch_module_is(const struct dl_phdr_info *info)
 {
-	bool found = false;
+	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : NULL;
+	uint64_t name = name_hash(info);
+	bool found = false, known = false;
+	Elf64_Shdr sh;
 
 	pthread_mutex_lock(&P.lock);
 	for (size_t i = 0; i < P.nmods && !found; i++)
-		found = P.mods[i].present && P.mods[i].base == base && P.mods[i].n;
+		found = P.mods[i].present && P.mods[i].base == info->dlpi_addr && P.mods[i].n;
+	for (size_t i = 0; i < P.nseen && !found && !known; i++)
+		known = P.seen[i].base == info->dlpi_addr && P.seen[i].name == name;
 	pthread_mutex_unlock(&P.lock);
-	return found;
+	/* Loaded since the last pass (by another thread, while this one's
+	 * hooking pass walked): its file says. */
+	return found || (!known && ada_elf_find_section(path, SHT_PROGBITS, ADA_PATCHABLE_SECTION,
+							 &sh) == 0 && sh.sh_size);
 }
 
 /* A recorder's passes begin once the program's start-up pass is done (what
@@ -529,8 +555,12 @@ static bool modules_moved(unsigned long long counts[2])
 	} else {
 		ada_loader_counts(counts);
 	}
-	return !__atomic_load_n(&P.started, __ATOMIC_ACQUIRE) || counts[0] != P.adds ||
-	       counts[1] != P.subs;
+	/* Published at the end of a pass: a thread whose dlopen another
+	 * thread's pass is patching meanwhile waits for it (on the lock), not
+	 * calls into a library half patched. */
+	return !__atomic_load_n(&P.started, __ATOMIC_ACQUIRE) ||
+	       counts[0] != __atomic_load_n(&P.adds, __ATOMIC_ACQUIRE) ||
+	       counts[1] != __atomic_load_n(&P.subs, __ATOMIC_ACQUIRE);
 }
 
 void ada_patch_modules(void)
@@ -546,8 +576,6 @@ void ada_patch_modules(void)
 	pthread_mutex_lock(&P.lock);
 	if (!code_lock())
 		goto out;
-	P.adds = counts[0];
-	P.subs = counts[1];
 	start = ada_now_ns(CLOCK_MONOTONIC);
 	modules = S.stats.modules;
 	patched = S.stats.patched;
@@ -563,7 +591,10 @@ void ada_patch_modules(void)
 	filter_take();
 	for (size_t i = 0; i < P.nmods; i++)
 		P.mods[i].present = false;
-	modules_each(pass_module);
+	/* A module another thread was loading, which the walk could not read
+	 * yet: the next pass must look again. */
+	if (modules_each(pass_module) < 0)
+		counts[0] = counts[1] = ~0ull;
 	drop_absent();
 	count_patched();
 	__atomic_store_n(&ada_rt.patched_modules, S.stats.modules, __ATOMIC_RELAXED);
@@ -581,9 +612,10 @@ void ada_patch_modules(void)
 	if (S.stats.modules != modules || (ada_recorder_self() && S.stats.patched != patched))
 		ada_meta_write(ADA_META_PATCHED, &S.stats, sizeof(S.stats), NULL, 0);
 	free(P.seen);
-	P.seen = NULL;
-	P.nseen = 0;
-	modules_each(remember);
+	P.seen = P.now_seen;
+	P.nseen = P.now_nseen;
+	P.now_seen = NULL;
+	P.now_nseen = 0;
 	if (!P.started && !ada_recorder_self()) {
 		if (!S.stats.modules)
 			nothing_patchable();
@@ -594,6 +626,10 @@ void ada_patch_modules(void)
 		warn_unmatched(&P.c.trace_off);
 		__atomic_store_n(&S.ready, 1, __ATOMIC_RELEASE);
 	}
+	/* The counts as they were before the walk: a module loaded during it
+	 * moves them again, and the next pass looks. */
+	__atomic_store_n(&P.adds, counts[0], __ATOMIC_RELEASE);
+	__atomic_store_n(&P.subs, counts[1], __ATOMIC_RELEASE);
 	__atomic_store_n(&P.started, true, __ATOMIC_RELEASE);
 	code_unlock();
 out:

@@ -2,7 +2,9 @@
 """stress.py - make stress: ada under the conditions most likely to break it.
 
 Each part runs one program of tests/stress/progs/ built with gcc (plain) and
-with bin/adacc in fentry and cyg mode, and checks, for each mode:
+with bin/adacc in fentry, cyg and patchable mode (its entries patched by the
+program at start-up and at each dlopen, taken over by the recorder), and
+checks, for each mode:
   - the traced run prints what the plain run prints, and exits alike;
   - ada-symbolize converts the trace and --check accepts it;
   - every thread's frames nest (tests/realworld/atfstat.c, the tests' own
@@ -40,7 +42,7 @@ PROGS = os.path.join(ROOT, "tests", "stress", "progs")
 SWAP_LIB = os.path.join(ROOT, "tests", "e2e", "progs", "swap", "swap_lib.c")
 ADACC = os.path.join(ROOT, "bin", "adacc")
 SYMBOLIZE = os.path.join(ROOT, "bin", "ada-symbolize")
-MODES = ("fentry", "cyg")
+MODES = ("fentry", "cyg", "patchable")
 RUN_LIMIT_S = 60
 
 # name: (program, arguments, extra environment); "{dir}" is the libraries'
