@@ -26,7 +26,7 @@
  * program's memory (patch_write.c). Each keeps its own tables; the
  * recorder adopts a module the program patched from what its code holds.
  * A lock in shared memory keeps them from writing at once, and the program
- * tells the recorder where its stub pages are and whether it left a
+ * tells the recorder where its stub pages are (patch_share.c) and whether it left a
  * module's entries NOPs (recording was off at its pass); after that, the
  * recorder alone follows recording off and on. dlclose cannot be held off from another process: the recorder writes a
  * site only after reading that it holds what it expects.
@@ -40,7 +40,6 @@
 #include "elf_file.h"
 #include "passes.h"
 #include "patch.h"
-#include "shared.h"
 
 /* A module with a site table, as last patched. */
 struct module {
@@ -57,25 +56,6 @@ struct module {
 	bool nopped;       /* its patched entries are NOPs (recording off) */
 };
 
-/* What the program and its recorder both see (a private variable without
- * a recorder). */
-#define STUB_PAGES_MAX 256
-struct patch_shared {
-	uint32_t lock;      /* the pid of the process writing code, or 0 */
-	uint32_t ready;     /* the program's start-up pass is done */
-	uint32_t filter_gen; /* a refilter's: filter and notrace below are new */
-	char filter[1024], notrace[1024];
-	struct ada_meta_patched stats; /* what process.meta is told */
-	uint32_t npages;
-	struct {
-		uint64_t base;  /* a module the program patched */
-		uint64_t stubs; /* its stub page, 0 if none */
-		uint64_t nopped; /* its entries left NOPs (recording was off) */
-	} pages[STUB_PAGES_MAX];
-};
-static ADA_SHARED_VAR(struct patch_shared, S);
-#define S S_area.v
-
 static struct {
 	pthread_mutex_t lock; /* passes: start-up, after a dlopen, the writer's, ada-ctl's */
 	struct patch_choice c; /* which functions, as what */
@@ -88,48 +68,11 @@ static struct {
 	size_t nseen, now_nseen;
 	unsigned long long adds, subs; /* the loader's counts at the last pass (a
 					* recorder: its module list's generation) */
-	uint32_t filter_gen;  /* S.filter_gen as last taken */
+	uint32_t filter_gen;  /* PS.filter_gen as last taken */
 	bool off;             /* recording off, as the entries last followed it */
+	bool again;           /* a recorder's: a module to look at again */
 	bool started;
 } P = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-/* ---- the code lock -------------------------------------------------------------------- */
-
-/* The program's passes and its recorder's take turns at the code. A holder
- * that is neither (a fork's parent, copied with the memory) or a recorder
- * that died has let go; a recorder whose program ended gives up. */
-static bool code_lock(void)
-{
-	uint32_t me;
-
-	if (!ada_rt.cfg.recorder)
-		return true;
-	me = ada_recorder_self() ? __atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE) : ada_rt.pid;
-	for (;;) {
-		uint32_t who = 0;
-
-		if (__atomic_compare_exchange_n(&S.lock, &who, me, false, __ATOMIC_ACQUIRE,
-						__ATOMIC_RELAXED))
-			return true;
-		if (ada_recorder_self() && ada_recorder_program_gone())
-			return false;
-		if ((who != ada_rt.pid && who != __atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE)) ||
-		    (!ada_recorder_self() && ada_recorder_gone())) {
-			__atomic_compare_exchange_n(&S.lock, &who, 0, false, __ATOMIC_RELAXED,
-						    __ATOMIC_RELAXED);
-			continue;
-		}
-		ada_futex_wait(&S.lock, who, 1000000);
-	}
-}
-
-static void code_unlock(void)
-{
-	if (!ada_rt.cfg.recorder)
-		return;
-	__atomic_store_n(&S.lock, 0, __ATOMIC_RELEASE);
-	ada_futex_wake(&S.lock);
-}
 
 /* The modules whose code this process writes: its own, or, in a recorder,
  * the program's as its module list has them. */
@@ -155,48 +98,6 @@ static bool program_of_recorder(void)
 	return ada_rt.cfg.recorder && !ada_recorder_self();
 }
 
-/* The program's modules and their stub pages, for its recorder: whether
- * the program patched the module at base, its page (0: none) and whether
- * it left the entries NOPs. */
-static bool page_find(uintptr_t base, uintptr_t *stubs, bool *nopped)
-{
-	for (uint32_t i = 0; i < S.npages; i++)
-		if (S.pages[i].base == base) {
-			*stubs = S.pages[i].stubs;
-			*nopped = S.pages[i].nopped;
-			return true;
-		}
-	*stubs = 0;
-	*nopped = false;
-	return false;
-}
-
-static void page_note(uintptr_t base, uintptr_t stubs, bool nopped)
-{
-	uint32_t i = 0;
-
-	while (i < S.npages && S.pages[i].base != base)
-		i++;
-	if (i == STUB_PAGES_MAX)
-		return;
-	S.pages[i].base = base;
-	S.pages[i].stubs = stubs;
-	S.pages[i].nopped = nopped;
-	if (i == S.npages)
-		S.npages++;
-}
-
-/* A module gone: its entry, unless another took its place at its base in
- * the same pass (it has a stub page of its own). */
-static void page_forget(const struct module *m)
-{
-	for (uint32_t i = 0; i < S.npages; i++)
-		if (S.pages[i].base == m->base && S.pages[i].stubs == m->to[PATCH_PLAIN]) {
-			S.pages[i] = S.pages[--S.npages];
-			return;
-		}
-}
-
 /* Each kind's call target for m: a stub page near it (made here, or, in
  * a recorder, the one the program made), else, for a recorder, the entries
  * themselves if every one is within a call's reach of the module. */
@@ -209,7 +110,7 @@ static bool targets_find(struct module *m)
 		return true;
 	if (!ada_patch_is_remote()) {
 		stubs = (uintptr_t)ada_patch_stubs(m->lo, m->hi);
-	} else if (!page_find(m->base, &stubs, &nopped) || !stubs) {
+	} else if (!ada_page_find(m->base, &stubs, &nopped) || !stubs) {
 		for (unsigned k = PATCH_PLAIN; k < PATCH_KINDS; k++) {
 			intptr_t far = (intptr_t)(ada_patch_entry_of(k) - m->lo),
 				 near = (intptr_t)(ada_patch_entry_of(k) - m->hi);
@@ -247,7 +148,7 @@ static void module_write(struct module *m, const struct dl_phdr_info *info, cons
 							 "dynamic hooks)" : "");
 			break;
 		} else if (!ada_patch_site(a, m->to[want[i]], want[i] != PATCH_NONE && !m->nopped, &w)) {
-			S.stats.refused++;
+			PS.stats.refused++;
 			continue;
 		}
 		m->kind[i] = want[i];
@@ -300,7 +201,7 @@ static bool module_adopt(struct module *m)
 {
 	uintptr_t stubs;
 
-	if (!page_find(m->base, &stubs, &m->nopped))
+	if (!ada_page_find(m->base, &stubs, &m->nopped))
 		return false;
 	targets_find(m);
 	for (size_t i = 0; i < m->n; i++) {
@@ -353,8 +254,8 @@ static void module_add(const struct dl_phdr_info *info, const char *path, const 
 			m->hi = a + ph->p_memsz;
 	}
 	if (!ada_patch_is_remote() || !module_adopt(m)) {
-		S.stats.modules++;
-		S.stats.sites += (uint32_t)m->n;
+		PS.stats.modules++;
+		PS.stats.sites += (uint32_t)m->n;
 		/* A program with a recorder follows recording as it is now:
 		 * the recorder's P.off is not its own. */
 		m->nopped = (program_of_recorder() ? __atomic_load_n(&ada_recording_off, __ATOMIC_RELAXED)
@@ -366,7 +267,7 @@ static void module_add(const struct dl_phdr_info *info, const char *path, const 
 		/* Its stub page made at once: the recorder may want it later
 		 * (ada-ctl's filter) and cannot make one. */
 		targets_find(m);
-		page_note(m->base, m->to[PATCH_PLAIN], m->nopped);
+		ada_page_note(m->base, m->to[PATCH_PLAIN], m->nopped);
 	} else {
 		module_sync(m, info);
 	}
@@ -418,18 +319,34 @@ static int pass_module(struct dl_phdr_info *info, void *ns, void *arg)
 
 	(void)ns;
 	(void)arg;
-	remember(info);
 	if (m && module_intact(m)) {
 		m->present = true;
+		remember(info);
 		return 0;
 	}
 	if (m)
 		module_free(m); /* left for the end of the pass to drop */
 	for (size_t i = 0; !m && i < P.nseen; i++)
-		if (P.seen[i].base == info->dlpi_addr && P.seen[i].name == name)
+		if (P.seen[i].base == info->dlpi_addr && P.seen[i].name == name) {
+			remember(info);
 			return 0; /* no site table: looked at by an earlier pass */
-	if (ada_elf_find_section(path, SHT_PROGBITS, ADA_PATCHABLE_SECTION, &sh) == 0 && sh.sh_size)
+		}
+	if (ada_elf_find_section(path, SHT_PROGBITS, ADA_PATCHABLE_SECTION, &sh) == 0 && sh.sh_size) {
+		uintptr_t stubs;
+		bool nopped;
+
+		/* A recorder with the dynamic hooks takes over only what the
+		 * program patched: a module its list shows before the program's
+		 * pass noted it (another thread's scan recorded it first) is
+		 * looked at again by its next pass. */
+		if (ada_recorder_self() && ada_rt.cfg.dynhook &&
+		    !ada_page_find(info->dlpi_addr, &stubs, &nopped)) {
+			P.again = true;
+			return 0;
+		}
 		module_add(info, path, &sh);
+	}
+	remember(info);
 	return 0;
 }
 
@@ -444,7 +361,7 @@ static void drop_absent(void)
 			continue;
 		}
 		if (program_of_recorder())
-			page_forget(&P.mods[i]);
+			ada_page_forget(P.mods[i].base, P.mods[i].to[PATCH_PLAIN]);
 		module_free(&P.mods[i]);
 	}
 	P.nmods = k;
@@ -452,10 +369,10 @@ static void drop_absent(void)
 
 static void count_patched(void)
 {
-	S.stats.patched = 0;
+	PS.stats.patched = 0;
 	for (size_t i = 0; i < P.nmods; i++)
 		for (size_t j = 0; j < P.mods[i].n; j++)
-			S.stats.patched += P.mods[i].kind[j] != PATCH_NONE;
+			PS.stats.patched += P.mods[i].kind[j] != PATCH_NONE;
 }
 
 /* A glob that matched nothing is likely a typo: one line each, at start,
@@ -464,7 +381,7 @@ static void warn_unmatched(const struct globs *gl)
 {
 	const char *g = ada_globs_unmatched(gl), *v = getenv(gl->var);
 
-	if (g && S.stats.modules)
+	if (g && PS.stats.modules)
 		ada_warn("%s=%s: %s matches no patchable function", gl->var, v ? v : gl->src, g);
 }
 
@@ -512,7 +429,7 @@ static bool recorder_ready(void)
 {
 	int fd;
 
-	if (!__atomic_load_n(&S.ready, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&PS.ready, __ATOMIC_ACQUIRE))
 		return false;
 	if (ada_patch_is_remote())
 		return true;
@@ -532,13 +449,13 @@ static bool recorder_ready(void)
  * choose by it too. */
 static void filter_take(void)
 {
-	uint32_t gen = __atomic_load_n(&S.filter_gen, __ATOMIC_ACQUIRE);
+	uint32_t gen = __atomic_load_n(&PS.filter_gen, __ATOMIC_ACQUIRE);
 
 	if (gen == P.filter_gen)
 		return;
 	P.filter_gen = gen;
-	ada_globs_set(&P.c.filter, "ADA_FILTER", S.filter);
-	ada_globs_set(&P.c.notrace, "ADA_NOTRACE", S.notrace);
+	ada_globs_set(&P.c.filter, "ADA_FILTER", PS.filter);
+	ada_globs_set(&P.c.notrace, "ADA_NOTRACE", PS.notrace);
 }
 
 /* Whether a module may have come or gone since the last pass: the loader's
@@ -548,7 +465,7 @@ static bool modules_moved(unsigned long long counts[2])
 	if (ada_recorder_self()) {
 		/* With the dynamic hooks the program patches every module it
 		 * loads: none yet, nothing to take over. */
-		if (ada_rt.cfg.dynhook && !__atomic_load_n(&S.npages, __ATOMIC_RELAXED))
+		if (ada_rt.cfg.dynhook && !__atomic_load_n(&PS.npages, __ATOMIC_RELAXED))
 			return false;
 		counts[0] = ada_modmap_generation();
 		counts[1] = 0;
@@ -558,7 +475,7 @@ static bool modules_moved(unsigned long long counts[2])
 	/* Published at the end of a pass: a thread whose dlopen another
 	 * thread's pass is patching meanwhile waits for it (on the lock), not
 	 * calls into a library half patched. */
-	return !__atomic_load_n(&P.started, __ATOMIC_ACQUIRE) ||
+	return !__atomic_load_n(&P.started, __ATOMIC_ACQUIRE) || P.again ||
 	       counts[0] != __atomic_load_n(&P.adds, __ATOMIC_ACQUIRE) ||
 	       counts[1] != __atomic_load_n(&P.subs, __ATOMIC_ACQUIRE);
 }
@@ -574,11 +491,11 @@ void ada_patch_modules(void)
 		return;
 	ada_runtime_begin(&w);
 	pthread_mutex_lock(&P.lock);
-	if (!code_lock())
+	if (!ada_code_lock())
 		goto out;
 	start = ada_now_ns(CLOCK_MONOTONIC);
-	modules = S.stats.modules;
-	patched = S.stats.patched;
+	modules = PS.stats.modules;
+	patched = PS.stats.patched;
 	if (!P.started) {
 		__atomic_store_n(&P.off, __atomic_load_n(&ada_recording_off, __ATOMIC_RELAXED) != 0,
 				 __ATOMIC_RELAXED);
@@ -589,6 +506,7 @@ void ada_patch_modules(void)
 		ada_globs_set(&P.c.trace_off, "ADA_TRIGGER", ada_rt.cfg.trigger.trace_off);
 	}
 	filter_take();
+	P.again = false;
 	for (size_t i = 0; i < P.nmods; i++)
 		P.mods[i].present = false;
 	/* A module another thread was loading, which the walk could not read
@@ -597,41 +515,41 @@ void ada_patch_modules(void)
 		counts[0] = counts[1] = ~0ull;
 	drop_absent();
 	count_patched();
-	__atomic_store_n(&ada_rt.patched_modules, S.stats.modules, __ATOMIC_RELAXED);
-	if (S.stats.modules != modules) {
+	__atomic_store_n(&ada_rt.patched_modules, PS.stats.modules, __ATOMIC_RELAXED);
+	if (PS.stats.modules != modules) {
 		/* What it cost (reading each module's sites and symbols too). */
 		uint64_t t = ada_now_ns(CLOCK_MONOTONIC) - start;
 
-		S.stats.passes++;
-		S.stats.total_ns += t;
+		PS.stats.passes++;
+		PS.stats.total_ns += t;
 		if (!P.started)
-			S.stats.startup_ns = t;
+			PS.stats.startup_ns = t;
 	}
 	/* A recorder's count follows the program's (which may not know of
 	 * ada-ctl's filter yet): its record is the last. */
-	if (S.stats.modules != modules || (ada_recorder_self() && S.stats.patched != patched))
-		ada_meta_write(ADA_META_PATCHED, &S.stats, sizeof(S.stats), NULL, 0);
+	if (PS.stats.modules != modules || (ada_recorder_self() && PS.stats.patched != patched))
+		ada_meta_write(ADA_META_PATCHED, &PS.stats, sizeof(PS.stats), NULL, 0);
 	free(P.seen);
 	P.seen = P.now_seen;
 	P.nseen = P.now_nseen;
 	P.now_seen = NULL;
 	P.now_nseen = 0;
 	if (!P.started && !ada_recorder_self()) {
-		if (!S.stats.modules)
+		if (!PS.stats.modules)
 			nothing_patchable();
 		warn_unmatched(&P.c.filter);
 		warn_unmatched(&P.c.notrace);
 		warn_unmatched(&P.c.graph);
 		warn_unmatched(&P.c.trace_on);
 		warn_unmatched(&P.c.trace_off);
-		__atomic_store_n(&S.ready, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&PS.ready, 1, __ATOMIC_RELEASE);
 	}
 	/* The counts as they were before the walk: a module loaded during it
 	 * moves them again, and the next pass looks. */
 	__atomic_store_n(&P.adds, counts[0], __ATOMIC_RELEASE);
 	__atomic_store_n(&P.subs, counts[1], __ATOMIC_RELEASE);
 	__atomic_store_n(&P.started, true, __ATOMIC_RELEASE);
-	code_unlock();
+	ada_code_unlock();
 out:
 	pthread_mutex_unlock(&P.lock);
 	ada_runtime_end(&w);
@@ -668,11 +586,11 @@ void ada_patch_sync(void)
 	    (ada_recorder_self() && !recorder_ready()))
 		return;
 	pthread_mutex_lock(&P.lock);
-	if (code_lock()) {
+	if (ada_code_lock()) {
 		__atomic_store_n(&P.off, off, __ATOMIC_RELAXED);
 		if (P.nmods)
 			modules_each(sync_module);
-		code_unlock();
+		ada_code_unlock();
 	}
 	pthread_mutex_unlock(&P.lock);
 }
@@ -726,7 +644,7 @@ int ada_patch_refilter(const char *filter, const char *notrace, char *err, size_
 		return -1;
 	}
 	pthread_mutex_lock(&P.lock);
-	if (!code_lock()) {
+	if (!ada_code_lock()) {
 		pthread_mutex_unlock(&P.lock);
 		snprintf(err, errlen, "the program ended");
 		return -1;
@@ -750,18 +668,18 @@ int ada_patch_refilter(const char *filter, const char *notrace, char *err, size_
 	} else {
 		modules_each(apply_choice);
 		count_patched();
-		ada_meta_write(ADA_META_PATCHED, &S.stats, sizeof(S.stats), NULL, 0);
-		patched = (int)S.stats.patched;
+		ada_meta_write(ADA_META_PATCHED, &PS.stats, sizeof(PS.stats), NULL, 0);
+		patched = (int)PS.stats.patched;
 		/* The program's passes choose by it from now on. */
-		memcpy(S.filter, P.c.filter.src, sizeof(S.filter));
-		memcpy(S.notrace, P.c.notrace.src, sizeof(S.notrace));
-		P.filter_gen = __atomic_add_fetch(&S.filter_gen, 1, __ATOMIC_RELEASE);
+		memcpy(PS.filter, P.c.filter.src, sizeof(PS.filter));
+		memcpy(PS.notrace, P.c.notrace.src, sizeof(PS.notrace));
+		P.filter_gen = __atomic_add_fetch(&PS.filter_gen, 1, __ATOMIC_RELEASE);
 	}
 	for (size_t i = 0; i < P.nmods; i++) {
 		free(P.mods[i].next);
 		P.mods[i].next = NULL;
 	}
-	code_unlock();
+	ada_code_unlock();
 	pthread_mutex_unlock(&P.lock);
 	return patched;
 }

@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 #include "ada_internal.h"
+#include "raw_format.h"
+#include "shared.h"
 
 #define PATCH_PAD 5   /* NOP bytes before the entry: the call */
 #define PATCH_STUB 16 /* bytes between a module's stubs */
@@ -70,5 +72,36 @@ ADA_HIDDEN int ada_patch_site_read(uintptr_t a, uintptr_t *target);
 /* A patched site's entry: the jump, or the 2-byte NOP. */
 ADA_HIDDEN void ada_patch_entry_set(uint8_t *a, bool jump, struct patch_window *w);
 ADA_HIDDEN void ada_patch_window_close(struct patch_window *w);
+
+/* ---- shared by the program and its recorder (patch_share.c) ---- */
+#define STUB_PAGES_MAX 256
+struct patch_shared {
+	uint32_t lock;      /* the pid of the process writing code, or 0 */
+	uint32_t ready;     /* the program's start-up pass is done */
+	uint32_t filter_gen; /* a refilter's: filter and notrace below are new */
+	char filter[1024], notrace[1024];
+	struct ada_meta_patched stats; /* what process.meta is told */
+	uint32_t npages;
+	struct {
+		uint64_t base;  /* a module the program patched */
+		uint64_t stubs; /* its stub page, 0 if none */
+		uint64_t nopped; /* its entries left NOPs (recording was off) */
+	} pages[STUB_PAGES_MAX];
+};
+ADA_SHARED_TYPE(ada_patch_shared_area, struct patch_shared);
+ADA_HIDDEN extern union ada_patch_shared_area ada_patch_shared_area;
+#define PS (ada_patch_shared_area.v)
+/* The program's passes and its recorder's take turns at the code (a
+ * process without a recorder takes no lock). False: a recorder whose
+ * program ended. */
+ADA_HIDDEN bool ada_code_lock(void);
+ADA_HIDDEN void ada_code_unlock(void);
+/* The program's modules and their stub pages, for its recorder: whether
+ * the program patched the module at base, its page (0: none) and whether
+ * it left the entries NOPs; noted by the program; forgotten when it is gone,
+ * unless another module took its base in the same pass (its own page). */
+ADA_HIDDEN bool ada_page_find(uintptr_t base, uintptr_t *stubs, bool *nopped);
+ADA_HIDDEN void ada_page_note(uintptr_t base, uintptr_t stubs, bool nopped);
+ADA_HIDDEN void ada_page_forget(uintptr_t base, uintptr_t stubs);
 
 #endif
