@@ -18,6 +18,7 @@
  * busy machine, or writing to a slow disk) is waited for, however long. */
 #define WAIT_STALL_NS 1000000000ull
 #define SPIN_ROUNDS 200           /* ~ a few microseconds before sleeping */
+#define RECORDER_STILL_NS 10000000ull /* a recorder this long without a pass: alive? */
 
 void ada_writer_watch_start(struct ada_writer_watch *w, uint64_t now)
 {
@@ -30,9 +31,17 @@ bool ada_writer_stalled(struct ada_writer_watch *w, uint64_t now)
 	uint64_t p = __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_RELAXED);
 
 	/* A recorder process never waits for the program's threads: it is
-	 * waited for as long as it lives. */
-	if (ada_rt.cfg.recorder)
-		return ada_recorder_gone();
+	 * waited for as long as it lives. Whether it lives is asked (a kill
+	 * and a look at its state, system calls) only once it has not moved
+	 * for a while: a waiting thread wakes at every drain. */
+	if (ada_rt.cfg.recorder) {
+		if (p != w->progress) {
+			w->progress = p;
+			w->last_move = now;
+			return false;
+		}
+		return now - w->last_move >= RECORDER_STILL_NS && ada_recorder_gone();
+	}
 	if (p != w->progress || !__atomic_load_n(&ada_writer_outside, __ATOMIC_RELAXED)) {
 		w->progress = p;
 		w->last_move = now;
