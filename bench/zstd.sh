@@ -14,8 +14,11 @@
 # wait for it rather than lose one), the same with a writer thread
 # (ADA_WRITER=thread)
 # and in ring mode (ADA_RECORD=ring: events stay in the rings, nothing is
-# written without a snapshot): the difference is what draining costs. BENCH_ZSTD_RUNS rounds (default 3) run the three in turn,
-# idle, then as many loaded with nproc busy processes (bench/spin.c).
+# written without a snapshot): the difference is what draining costs. BENCH_ZSTD_RUNS rounds (default 5) run the three in turn,
+# idle, then as many loaded with nproc busy processes (bench/spin.c). Five,
+# not three: loaded, ring mode's wall (the baseline) moved from 5.5 to 7.5 s
+# between runs of three rounds while the stream's stayed at 9.0-9.4 s, and
+# the budget was met or missed by the baseline alone.
 # Budget (issue 23): stream's wall ≤ 1.3 × ring's (same round, median of
 # the rounds), 0 events lost, idle and loaded. The events kept and lost
 # are the runtime's own summary (ADA_VERBOSE=1).
@@ -24,7 +27,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$ROOT/bench
 OUT=$BENCH/out/zstd
-RUNS=${BENCH_ZSTD_RUNS:-3}
+RUNS=${BENCH_ZSTD_RUNS:-5}
 MB=${BENCH_ZSTD_MB:-8}
 NPROC=$(nproc)
 
