@@ -171,9 +171,15 @@ static void module_sync(struct module *m, const struct dl_phdr_info *info)
 	m->nopped = nop;
 }
 
+/* The module's file: NULL for the executable (the loader names it ""). */
+static const char *path_of(const struct dl_phdr_info *info)
+{
+	return info->dlpi_name && *info->dlpi_name ? info->dlpi_name : NULL;
+}
+
 static struct module *module_at(const struct dl_phdr_info *info)
 {
-	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : NULL;
+	const char *path = path_of(info);
 
 	for (size_t i = 0; i < P.nmods; i++) {
 		struct module *m = &P.mods[i];
@@ -310,11 +316,28 @@ static void remember(const struct dl_phdr_info *info)
 	}
 }
 
+/* Whether the last pass looked at the module. */
+static bool seen_before(const struct dl_phdr_info *info)
+{
+	uint64_t name = name_hash(info);
+
+	for (size_t i = 0; i < P.nseen; i++)
+		if (P.seen[i].base == info->dlpi_addr && P.seen[i].name == name)
+			return true;
+	return false;
+}
+
+/* The module's site table, if its file has one. */
+static bool site_table(const char *path, Elf64_Shdr *sh)
+{
+	return ada_elf_find_section(path, SHT_PROGBITS, ADA_PATCHABLE_SECTION, sh) == 0 &&
+	       sh->sh_size;
+}
+
 static int pass_module(struct dl_phdr_info *info, void *ns, void *arg)
 {
-	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : NULL;
+	const char *path = path_of(info);
 	struct module *m = module_at(info);
-	uint64_t name = name_hash(info);
 	Elf64_Shdr sh;
 
 	(void)ns;
@@ -326,12 +349,11 @@ static int pass_module(struct dl_phdr_info *info, void *ns, void *arg)
 	}
 	if (m)
 		module_free(m); /* left for the end of the pass to drop */
-	for (size_t i = 0; !m && i < P.nseen; i++)
-		if (P.seen[i].base == info->dlpi_addr && P.seen[i].name == name) {
-			remember(info);
-			return 0; /* no site table: looked at by an earlier pass */
-		}
-	if (ada_elf_find_section(path, SHT_PROGBITS, ADA_PATCHABLE_SECTION, &sh) == 0 && sh.sh_size) {
+	if (!m && seen_before(info)) {
+		remember(info);
+		return 0; /* no site table: looked at by an earlier pass */
+	}
+	if (site_table(path, &sh)) {
 		uintptr_t stubs;
 		bool nopped;
 
@@ -405,21 +427,17 @@ static void nothing_patchable(void)
 
 bool ada_patch_module_is(const struct dl_phdr_info *info)
 {
-	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : NULL;
-	uint64_t name = name_hash(info);
-	bool found = false, known = false;
+	bool found = false, known;
 	Elf64_Shdr sh;
 
 	pthread_mutex_lock(&P.lock);
 	for (size_t i = 0; i < P.nmods && !found; i++)
 		found = P.mods[i].present && P.mods[i].base == info->dlpi_addr && P.mods[i].n;
-	for (size_t i = 0; i < P.nseen && !found && !known; i++)
-		known = P.seen[i].base == info->dlpi_addr && P.seen[i].name == name;
+	known = found || seen_before(info);
 	pthread_mutex_unlock(&P.lock);
 	/* Loaded since the last pass (by another thread, while this one's
 	 * hooking pass walked): its file says. */
-	return found || (!known && ada_elf_find_section(path, SHT_PROGBITS, ADA_PATCHABLE_SECTION,
-							 &sh) == 0 && sh.sh_size);
+	return found || (!known && site_table(path_of(info), &sh));
 }
 
 /* A recorder's passes begin once the program's start-up pass is done (what

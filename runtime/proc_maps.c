@@ -40,24 +40,35 @@ static bool pread_all(int fd, void *buf, size_t len, off_t at)
 	return pread(fd, buf, len, at) == (ssize_t)len;
 }
 
-/* The image's record from its file: its build-id, its PT_LOAD span in
- * ELF addresses, its bias from where offset 0 is mapped. False if the file
- * is not a 64-bit ELF image of this machine whose first PT_LOAD maps offset 0. */
-static bool describe_file(int fd, uint64_t start, struct ada_meta_module *m)
+/* The program headers of a 64-bit ELF image (an executable or a shared
+ * object) of this machine: how many, 0 if the file is none. */
+static int read_phdrs(int fd, Elf64_Phdr ph[PHDRS_MAX])
 {
 	Elf64_Ehdr eh;
-	Elf64_Phdr ph[PHDRS_MAX];
-	uint64_t lo = UINT64_MAX, hi = 0, first_vaddr = UINT64_MAX;
-	bool first_at_0 = false;
 
 	if (!pread_all(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) ||
 	    eh.e_phnum == 0 || eh.e_phnum > PHDRS_MAX ||
 	    (eh.e_type != ET_DYN && eh.e_type != ET_EXEC) ||
 	    !pread_all(fd, ph, eh.e_phnum * sizeof(Elf64_Phdr), (off_t)eh.e_phoff))
+		return 0;
+	return eh.e_phnum;
+}
+
+/* The image's record from its file: its build-id, its PT_LOAD span in
+ * ELF addresses, its bias from where offset 0 is mapped. False if the file
+ * is not a 64-bit ELF image of this machine whose first PT_LOAD maps offset 0. */
+static bool describe_file(int fd, uint64_t start, struct ada_meta_module *m)
+{
+	Elf64_Phdr ph[PHDRS_MAX];
+	uint64_t lo = UINT64_MAX, hi = 0, first_vaddr = UINT64_MAX;
+	bool first_at_0 = false;
+	int n = read_phdrs(fd, ph);
+
+	if (!n)
 		return false;
 	memset(m, 0, sizeof(*m));
-	for (int i = 0; i < eh.e_phnum; i++) {
+	for (int i = 0; i < n; i++) {
 		if (ph[i].p_type == PT_LOAD) {
 			if (first_vaddr == UINT64_MAX) {
 				first_vaddr = ph[i].p_vaddr;
@@ -180,23 +191,16 @@ struct each_program {
 static void each_live(const char *path, uint64_t bias, void *arg)
 {
 	struct each_program *e = arg;
-	Elf64_Ehdr eh;
 	Elf64_Phdr ph[PHDRS_MAX];
 	struct dl_phdr_info info = { .dlpi_addr = bias, .dlpi_name = path, .dlpi_phdr = ph };
 	int fd;
 
 	if (e->stop || path[0] != '/' || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return;
-	if (pread_all(fd, &eh, sizeof(eh), 0) && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
-	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr) &&
-	    eh.e_phnum <= PHDRS_MAX &&
-	    pread_all(fd, ph, eh.e_phnum * sizeof(Elf64_Phdr), (off_t)eh.e_phoff)) {
-		close(fd);
-		info.dlpi_phnum = eh.e_phnum;
-		e->stop = e->fn(&info, NULL, e->arg);
-		return;
-	}
+	info.dlpi_phnum = (ElfW(Half))read_phdrs(fd, ph);
 	close(fd);
+	if (info.dlpi_phnum)
+		e->stop = e->fn(&info, NULL, e->arg);
 }
 
 int ada_program_modules_each(ada_module_fn *fn, void *arg)

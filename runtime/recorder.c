@@ -209,6 +209,7 @@ static int mid_run(void *arg)
 int ada_recorder_spawn(void *(*loop)(void *))
 {
 	int err = 0, saved = errno;
+	uint32_t rec;
 	sigset_t old;
 	pid_t mid;
 
@@ -224,11 +225,11 @@ int ada_recorder_spawn(void *(*loop)(void *))
 		while (waitpid(mid, NULL, __WALL) < 0 && errno == EINTR)
 			;
 	ada_signals_restore(&old);
-	if (!err && __atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE))
+	rec = __atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE);
+	if (!err && rec)
 		/* Yama: the recorder may write the program's code (EINVAL without
 		 * Yama, where being the same user is enough). */
-		prctl(PR_SET_PTRACER, (unsigned long)__atomic_load_n(&ada_rt.writer_tid,
-								     __ATOMIC_ACQUIRE), 0, 0, 0);
+		prctl(PR_SET_PTRACER, (unsigned long)rec, 0, 0, 0);
 	errno = saved; /* the middle process ran on this thread's errno */
 	if (err)
 		return err;
@@ -236,7 +237,7 @@ int ada_recorder_spawn(void *(*loop)(void *))
 	 * the program's chroot or closefrom cannot reach (the writer thread
 	 * had to be set up first). What the program asks of it before it
 	 * runs (a flush) waits for it in the shared section. */
-	return __atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE) ? 0 : -EAGAIN;
+	return rec ? 0 : -EAGAIN;
 }
 
 /* Whether the program has ended (exited or killed, a zombie or gone). */

@@ -30,22 +30,19 @@ bool ada_writer_stalled(struct ada_writer_watch *w, uint64_t now)
 {
 	uint64_t p = __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_RELAXED);
 
+	bool recorder = ada_rt.cfg.recorder;
+
+	if (p != w->progress ||
+	    (!recorder && !__atomic_load_n(&ada_writer_outside, __ATOMIC_RELAXED))) {
+		w->progress = p;
+		w->last_move = now;
+	}
 	/* A recorder process never waits for the program's threads: it is
 	 * waited for as long as it lives. Whether it lives is asked (a kill
 	 * and a look at its state, system calls) only once it has not moved
 	 * for a while: a waiting thread wakes at every drain. */
-	if (ada_rt.cfg.recorder) {
-		if (p != w->progress) {
-			w->progress = p;
-			w->last_move = now;
-			return false;
-		}
+	if (recorder)
 		return now - w->last_move >= RECORDER_STILL_NS && ada_recorder_gone();
-	}
-	if (p != w->progress || !__atomic_load_n(&ada_writer_outside, __ATOMIC_RELAXED)) {
-		w->progress = p;
-		w->last_move = now;
-	}
 	return now - w->last_move > WAIT_STALL_NS;
 }
 
