@@ -66,6 +66,8 @@ static struct {
 		uint64_t name; /* its path's hash */
 	} *seen, *now_seen;   /* every module looked at by the last pass, this one */
 	size_t nseen, now_nseen;
+	struct { uint64_t name; bool sites; } *files; /* each file asked once (its path's hash) */
+	size_t nfiles;
 	unsigned long long adds, subs; /* the loader's counts at the last pass (a
 					* recorder: its module list's generation) */
 	uint32_t filter_gen;  /* PS.filter_gen as last taken */
@@ -334,6 +336,29 @@ static bool site_table(const char *path, Elf64_Shdr *sh)
 	       sh->sh_size;
 }
 
+/* Whether the module's file has a site table, its file opened once per
+ * name: a library loaded and closed again and again (by many threads)
+ * must not have ada open its file each time in the program's descriptor
+ * table, where the program's own open would then miss the lowest number. */
+static bool file_has_sites(const struct dl_phdr_info *info)
+{
+	uint64_t name = name_hash(info);
+	Elf64_Shdr sh;
+	void *f;
+	bool sites;
+
+	for (size_t i = 0; i < P.nfiles; i++)
+		if (P.files[i].name == name)
+			return P.files[i].sites;
+	sites = site_table(path_of(info), &sh);
+	if ((f = realloc(P.files, (P.nfiles + 1) * sizeof(*P.files)))) {
+		P.files = f;
+		P.files[P.nfiles].name = name;
+		P.files[P.nfiles++].sites = sites;
+	}
+	return sites;
+}
+
 static int pass_module(struct dl_phdr_info *info, void *ns, void *arg)
 {
 	const char *path = path_of(info);
@@ -353,7 +378,7 @@ static int pass_module(struct dl_phdr_info *info, void *ns, void *arg)
 		remember(info);
 		return 0; /* no site table: looked at by an earlier pass */
 	}
-	if (site_table(path, &sh)) {
+	if (file_has_sites(info) && site_table(path, &sh)) {
 		uintptr_t stubs;
 		bool nopped;
 
@@ -427,17 +452,16 @@ static void nothing_patchable(void)
 
 bool ada_patch_module_is(const struct dl_phdr_info *info)
 {
-	bool found = false, known;
-	Elf64_Shdr sh;
+	bool found = false;
 
 	pthread_mutex_lock(&P.lock);
 	for (size_t i = 0; i < P.nmods && !found; i++)
 		found = P.mods[i].present && P.mods[i].base == info->dlpi_addr && P.mods[i].n;
-	known = found || seen_before(info);
-	pthread_mutex_unlock(&P.lock);
 	/* Loaded since the last pass (by another thread, while this one's
 	 * hooking pass walked): its file says. */
-	return found || (!known && site_table(path_of(info), &sh));
+	found = found || (!seen_before(info) && file_has_sites(info));
+	pthread_mutex_unlock(&P.lock);
+	return found;
 }
 
 /* A recorder's passes begin once the program's start-up pass is done (what
