@@ -90,6 +90,11 @@ struct ada_runtime {
 				    * stand-in for a thread whose TSC is off) */
 	uint32_t writer_kick;
 	uint32_t writer_tid;       /* the writer thread's tid, or the recorder's pid */
+	/* Held by the recorder from its start, robust: the kernel marks it
+	 * when the recorder ends (before it is a zombie), so that the program
+	 * asks whether it lives with a look at memory (recorder.c). */
+	pthread_mutex_t recorder_life;
+	bool recorder_dead;
 	/* A thread that must not do the writer's work itself (a fatal signal's
 	 * handler, _exit, exec: all may run in a signal handler) asks for it
 	 * (flush_req, flush_how) and waits for the writer to say it is done
@@ -291,8 +296,10 @@ ADA_HIDDEN bool ada_recorder_self(void);
  * longer maps the arena at base. */
 ADA_HIDDEN bool ada_recorder_program_gone(void);
 ADA_HIDDEN bool ada_recorder_image_gone(uintptr_t base);
-/* The program: whether the recorder died. */
+/* The program: whether the recorder died; if it did, one line on what is
+ * lost (once). */
 ADA_HIDDEN bool ada_recorder_gone(void);
+ADA_HIDDEN void ada_recorder_lost(void);
 /* The recorder: the program's memory, opened at its start (patchable mode
  * writes the program's code through it), or -1 and why not. */
 ADA_HIDDEN int ada_recorder_mem_fd(void);
@@ -509,5 +516,15 @@ ADA_HIDDEN void ada_signals_block(sigset_t *old);
  * libada.a has none. */
 ADA_HIDDEN uintptr_t ada_fork_address(void) __attribute__((weak));
 ADA_HIDDEN void ada_signals_restore(const sigset_t *old);
+
+/* ---- work outside the program's descriptor table (apart.c) --------------------- */
+/* fn(arg) in a task that shares the memory but not the descriptor table
+ * (the caller waits for it): 0 with *ret fn's result, or -errno. */
+ADA_HIDDEN int ada_task_run(int (*fn)(void *), void *arg, int *ret);
+/* fn(arg) where a descriptor it opens cannot take a number the program's
+ * threads would get: in such a task once the program runs, else here. */
+ADA_HIDDEN int ada_apart(int (*fn)(void *), void *arg);
+/* Set at the end of start-up: the program's threads may run from then. */
+ADA_HIDDEN extern bool ada_apart_needed;
 
 #endif

@@ -4,8 +4,10 @@
  * func: triggers (trigger_funcs.c) and patchable mode's selection
  * (mcount/patch.c) need the names of a module's functions, which the
  * loaded image does not keep (.symtab is not loaded): the file is mapped
- * read-only for as long as it is read. The writer thread or the start-up
- * pass only: it allocates and makes system calls.
+ * read-only for as long as it is read. The writer thread, the recorder or
+ * a pass of the program's (start-up, a dlopen): it allocates and makes
+ * system calls. Its descriptors are opened apart (apart.c): in a program
+ * thread, one would take a number the program's own open expects.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -16,25 +18,40 @@
 
 #include "elf_file.h"
 
-int ada_elf_open(const char *path, uint64_t bias, struct ada_elf *e)
-{
-	const Elf64_Ehdr *eh;
-	struct stat st;
-	int fd = open(path ? path : "/proc/self/exe", O_RDONLY | O_CLOEXEC);
+struct map_req {
+	const char *path;
+	struct ada_elf *e;
+};
 
-	memset(e, 0, sizeof(*e));
+/* Apart: the mapping outlives the descriptor (and the task: the memory is
+ * the program's). */
+static int map_file(void *arg)
+{
+	struct map_req *r = arg;
+	struct stat st;
+	int fd = open(r->path ? r->path : "/proc/self/exe", O_RDONLY | O_CLOEXEC);
+
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(Elf64_Ehdr)) {
 		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 
 		if (p != MAP_FAILED) {
-			e->file = p;
-			e->size = (size_t)st.st_size;
+			r->e->file = p;
+			r->e->size = (size_t)st.st_size;
 		}
 	}
 	close(fd);
-	if (!e->file)
+	return r->e->file ? 0 : -1;
+}
+
+int ada_elf_open(const char *path, uint64_t bias, struct ada_elf *e)
+{
+	struct map_req r = { path, e };
+	const Elf64_Ehdr *eh;
+
+	memset(e, 0, sizeof(*e));
+	if (ada_apart(map_file, &r) < 0 || !e->file)
 		return -1;
 	eh = (const void *)e->file;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
@@ -123,8 +140,20 @@ size_t ada_elf_functions(const struct ada_elf *e, ada_elf_func_fn fn, void *arg)
 	return n;
 }
 
-int ada_elf_find_section(const char *path, uint32_t type, const char *name, Elf64_Shdr *out)
+struct find_req {
+	const char *path;
+	uint32_t type;
+	const char *name;
+	Elf64_Shdr *out;
+};
+
+/* Apart, reading with pread into the calling thread's heap. */
+static int find_section(void *arg)
 {
+	const struct find_req *r = arg;
+	const char *path = r->path, *name = r->name;
+	uint32_t type = r->type;
+	Elf64_Shdr *out = r->out;
 	size_t want = strlen(name) + 1;
 	Elf64_Shdr *sh = NULL;
 	Elf64_Ehdr eh;
@@ -153,4 +182,11 @@ out:
 	free(sh);
 	close(fd);
 	return found;
+}
+
+int ada_elf_find_section(const char *path, uint32_t type, const char *name, Elf64_Shdr *out)
+{
+	struct find_req r = { path, type, name, out };
+
+	return ada_apart(find_section, &r);
 }

@@ -100,8 +100,11 @@ bool ada_writer_request(uint32_t how, uint64_t timeout_ns)
 
 		if ((int32_t)(done - req) >= 0)
 			return true;
-		if (ada_now_ns(CLOCK_MONOTONIC) - start >= timeout_ns ||
-		    (ada_rt.cfg.recorder && ada_recorder_gone()))
+		if (ada_rt.cfg.recorder && ada_recorder_gone()) {
+			ada_recorder_lost();
+			return false;
+		}
+		if (ada_now_ns(CLOCK_MONOTONIC) - start >= timeout_ns)
 			return false;
 		ada_futex_wait(&ada_rt.flush_done, done, 1000000);
 	}

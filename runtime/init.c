@@ -454,6 +454,8 @@ __attribute__((constructor(102))) static void ada_start(void)
 	ada_signal_triggers_install();
 	if (ada_passes.start)
 		ada_passes.start();
+	/* The program's own constructors and threads run from here. */
+	ada_apart_needed = true;
 }
 
 __attribute__((destructor(101))) static void ada_finish(void)

@@ -40,7 +40,6 @@
  * check is left out (README, "The recorder process").
  */
 #include <errno.h>
-#include <sched.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -51,11 +50,11 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ada_internal.h"
 #include "proc_state.h"
+#include "thread.h"
 
 /* In the recorder: the program's pidfd (-1: look in /proc), and whether
  * this process is the recorder. */
@@ -146,6 +145,9 @@ static __attribute__((noreturn)) void recorder_run(void *(*loop)(void *))
 	int fd;
 
 	is_recorder = true;
+	/* _Fork gave this thread a robust list of its own: the kernel marks
+	 * the lock when it ends. */
+	pthread_mutex_lock(&ada_rt.recorder_life);
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, sizeof(all));
 	setsid();
 	prctl(PR_SET_NAME, "ada-recorder");
@@ -171,10 +173,47 @@ static __attribute__((noreturn)) void recorder_run(void *(*loop)(void *))
 	_exit(0);
 }
 
-/* The middle process's stack: it runs in the program's memory, on this,
- * while the program waits (one process spawns a recorder at a time: at
- * start-up, or in a fork child, single-threaded then). */
-static uint8_t mid_stack[16384] __attribute__((aligned(16)));
+/* Program side, asking for a flush, the recorder dead (killed): nobody
+ * writes the manifest's counts any more, so the loss is said here, once:
+ * what the rings hold past its last pass, and what threads dropped. */
+void ada_recorder_lost(void)
+{
+	static bool said;
+	uint64_t undrained = 0, dropped = 0;
+
+	if (__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+		return;
+	ada_warn_pending(); /* the recorder's own last words first */
+	for (struct ada_thread *td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td;
+	     td = td->next) {
+		const struct ada_ring_header *rh = td->rh;
+
+		if (!rh)
+			continue;
+		undrained += __atomic_load_n(&rh->head, __ATOMIC_RELAXED) -
+			     __atomic_load_n(&rh->tail, __ATOMIC_RELAXED);
+		for (int r = 0; r < ADA_DROP_NREASONS; r++)
+			dropped += __atomic_load_n(&rh->dropped[r], __ATOMIC_RELAXED);
+	}
+	ada_warn("the recorder process ended before the program; the trace ends at its last pass: "
+		 "%llu events recorded since are lost, and %llu dropped in all",
+		 (unsigned long long)undrained, (unsigned long long)dropped);
+}
+
+/* Before each spawn (a fork child's section holds its parent's lock). */
+static void life_init(void)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(&ada_rt.recorder_life, &a);
+	pthread_mutexattr_destroy(&a);
+	ada_rt.recorder_dead = false;
+}
+
+/* What the middle process forks the recorder to run. */
 static void *(*mid_loop)(void *);
 
 #define RECORDER_STACK (8u << 20)
@@ -186,8 +225,9 @@ static __attribute__((noreturn)) void recorder_start(void)
 	recorder_run(mid_loop);
 }
 
-/* The middle process: forks the recorder, stores its pid where the program
- * reads it (the memory is the program's), exits. Only _Fork runs here. */
+/* The middle process (a task of apart.c's: the program's memory, the
+ * program waiting): forks the recorder, stores its pid where the program
+ * reads it, exits. Only _Fork runs here. */
 static int mid_run(void *arg)
 {
 	pid_t rec = _Fork();
@@ -208,29 +248,18 @@ static int mid_run(void *arg)
 
 int ada_recorder_spawn(void *(*loop)(void *))
 {
-	int err = 0, saved = errno;
+	int err, ret;
 	uint32_t rec;
-	sigset_t old;
-	pid_t mid;
 
 	__atomic_store_n(&ada_rt.writer_tid, 0, __ATOMIC_RELAXED);
+	life_init();
 	mid_loop = loop;
-	ada_signals_block(&old);
-	/* No exit signal (the low byte of the flags): the program gets no
-	 * SIGCHLD; CLONE_VFORK: it goes on once the middle process exited. */
-	mid = clone(mid_run, mid_stack + sizeof(mid_stack), CLONE_VM | CLONE_VFORK, NULL);
-	if (mid < 0)
-		err = -errno;
-	else
-		while (waitpid(mid, NULL, __WALL) < 0 && errno == EINTR)
-			;
-	ada_signals_restore(&old);
+	err = ada_task_run(mid_run, NULL, &ret);
 	rec = __atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE);
 	if (!err && rec)
 		/* Yama: the recorder may write the program's code (EINVAL without
 		 * Yama, where being the same user is enough). */
 		prctl(PR_SET_PTRACER, (unsigned long)rec, 0, 0, 0);
-	errno = saved; /* the middle process ran on this thread's errno */
 	if (err)
 		return err;
 	/* The program goes on at once: the recorder is another process, which
@@ -271,15 +300,27 @@ bool ada_recorder_image_gone(uintptr_t base)
 }
 
 /* Program side: whether the recorder died (a thread waiting for it gives
- * up then, never because it is slow). */
+ * up then, never because it is slow). No descriptor (a look in /proc
+ * would take a number the program's open expects): the recorder's robust
+ * lock is taken (it lives), marked by the kernel (it ended: exited, killed,
+ * a zombie), or free (it has not taken it yet, or died first: kill says). */
 bool ada_recorder_gone(void)
 {
 	uint32_t pid = __atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE);
-	char state;
+	int r;
 
-	if (!pid || (kill((pid_t)pid, 0) < 0 && errno == ESRCH))
+	if (!pid || __atomic_load_n(&ada_rt.recorder_dead, __ATOMIC_ACQUIRE))
 		return true;
-	/* Ended, and not yet reaped by init (which may take its time). */
-	state = ada_proc_state(pid);
-	return state == 'Z' || state == 'X';
+	r = pthread_mutex_trylock(&ada_rt.recorder_life);
+	if (r == EBUSY)
+		return false;
+	if (r == EOWNERDEAD || r == ENOTRECOVERABLE) {
+		/* Kept: the next look sees the flag. */
+		__atomic_store_n(&ada_rt.recorder_dead, true, __ATOMIC_RELEASE);
+		return true;
+	}
+	if (r == 0)
+		pthread_mutex_unlock(&ada_rt.recorder_life);
+	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
 }
+

@@ -18,7 +18,6 @@
  * busy machine, or writing to a slow disk) is waited for, however long. */
 #define WAIT_STALL_NS 1000000000ull
 #define SPIN_ROUNDS 200           /* ~ a few microseconds before sleeping */
-#define RECORDER_STILL_NS 10000000ull /* a recorder this long without a pass: alive? */
 
 void ada_writer_watch_start(struct ada_writer_watch *w, uint64_t now)
 {
@@ -38,11 +37,9 @@ bool ada_writer_stalled(struct ada_writer_watch *w, uint64_t now)
 		w->last_move = now;
 	}
 	/* A recorder process never waits for the program's threads: it is
-	 * waited for as long as it lives. Whether it lives is asked (a kill
-	 * and a look at its state, system calls) only once it has not moved
-	 * for a while: a waiting thread wakes at every drain. */
+	 * waited for as long as it lives (a look at its lock: no system call). */
 	if (recorder)
-		return now - w->last_move >= RECORDER_STILL_NS && ada_recorder_gone();
+		return ada_recorder_gone();
 	return now - w->last_move > WAIT_STALL_NS;
 }
 

@@ -2,13 +2,15 @@
  * in its process, its descriptors, its children; then, with an argument,
  * it forks a child that calls work() too (in the frame that forked, while
  * the parent calls on), or kills itself (SIGKILL) after
- * more calls, which the trace must hold all the same. */
+ * more calls, which the trace must hold all the same, or kills its
+ * recorder (a process of its name and command line) and calls on. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,6 +76,54 @@ static int entries(const char *path)
 	return n;
 }
 
+/* A file's contents (NUL bytes kept), its length in *n; NULL if unreadable. */
+__attribute__((no_instrument_function)) static char *slurp(const char *path, size_t *n)
+{
+	static char buf[2][4096];
+	static int which;
+	FILE *f = fopen(path, "re");
+	char *b = buf[which ^= 1];
+
+	if (!f)
+		return NULL;
+	*n = fread(b, 1, sizeof(buf[0]) - 1, f);
+	b[*n] = '\0';
+	fclose(f);
+	return b;
+}
+
+/* The recorder: "ada-recorder", forked from this process, so its command
+ * line is ours (no other test's). SIGKILL, then until it has ended. */
+__attribute__((no_instrument_function)) static void kill_recorder(void)
+{
+	char path[64], mine[4096];
+	size_t n, m;
+	const char *s;
+	struct dirent *e;
+	DIR *d = opendir("/proc");
+
+	s = slurp("/proc/self/cmdline", &n);
+	memcpy(mine, s, n);
+	while (d && (e = readdir(d))) {
+		pid_t pid = (pid_t)atoi(e->d_name);
+
+		if (pid <= 0 || pid == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		if (!(s = slurp(path, &m)) || strcmp(s, "ada-recorder\n"))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+		if (!(s = slurp(path, &m)) || m != n || memcmp(s, mine, n))
+			continue;
+		kill(pid, SIGKILL);
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		for (int i = 0; i < 2000 && (s = slurp(path, &m)) && !strstr(s, ") Z "); i++)
+			usleep(1000);
+	}
+	if (d)
+		closedir(d);
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
@@ -104,6 +154,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(what, "kill")) {
 		sink = work(500);
 		raise(SIGKILL);
+	} else if (!strcmp(what, "killrec")) {
+		kill_recorder();
+		sink = work(500);
 	}
 	return 0;
 }
