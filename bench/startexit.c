@@ -8,7 +8,16 @@
  *
  * The programs are bench/stamps.c builds; they run in turn (REPS of the
  * first, then of the second...), each with its stamps on descriptor 3.
- * Prints one line a program: "PROG start_ns exit_ns total_ns". */
+ * It is its children's subreaper (PR_SET_CHILD_SUBREAPER), so that a
+ * traced program's recorder, which belongs to no process of the program,
+ * becomes its child: after each process it waits for the recorder too,
+ * and the next process starts on a machine where no recorder of an earlier
+ * one still runs (the program's exit does not wait for the recorder's
+ * final flush). That wait is the fourth figure, *tail*: from waitpid's
+ * return to the recorder's end (0 without one).
+ *
+ * Prints one line a program: "PROG start_ns exit_ns total_ns tail_ns". */
+#include <sys/prctl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,8 +46,9 @@ static uint64_t median(uint64_t *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* One process of prog: its start-up, exit and whole time; -1 if it failed. */
-static int one(const char *prog, uint64_t out[3])
+/* One process of prog: its start-up, exit and whole time, and its
+ * recorder's tail; -1 if it failed. */
+static int one(const char *prog, uint64_t out[4])
 {
 	uint64_t stamp[2], t0, t3;
 	int fd[2], status;
@@ -69,9 +79,13 @@ static int one(const char *prog, uint64_t out[3])
 		return -1;
 	}
 	close(fd[0]);
+	/* Its recorder, ours since the middle process that forked it ended. */
+	while (waitpid(-1, NULL, __WALL) > 0)
+		;
 	out[0] = stamp[0] - t0;
 	out[1] = t3 - stamp[1];
 	out[2] = t3 - t0;
+	out[3] = now_ns() - t3;
 	return 0;
 }
 
@@ -83,8 +97,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: startexit REPS PROG...\n");
 		return 2;
 	}
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	for (int p = 2; p < argc; p++) {
-		uint64_t *v = calloc(3 * (size_t)reps, sizeof(*v)), t[3];
+		uint64_t *v = calloc(4 * (size_t)reps, sizeof(*v)), t[4];
 
 		if (!v)
 			return 1;
@@ -96,9 +111,11 @@ int main(int argc, char **argv)
 			v[i] = t[0];
 			v[reps + i] = t[1];
 			v[2 * reps + i] = t[2];
+			v[3 * reps + i] = t[3];
 		}
-		printf("%s %llu %llu %llu\n", argv[p], (unsigned long long)median(v, reps),
-		       (unsigned long long)median(v + reps, reps), (unsigned long long)median(v + 2 * reps, reps));
+		printf("%s %llu %llu %llu %llu\n", argv[p], (unsigned long long)median(v, reps),
+		       (unsigned long long)median(v + reps, reps), (unsigned long long)median(v + 2 * reps, reps),
+		       (unsigned long long)median(v + 3 * reps, reps));
 		free(v);
 	}
 	return 0;

@@ -69,7 +69,7 @@ for cond in idle loaded; do
 				{ spin_stop; die "startexit failed (round $r, $cond, $p)"; }
 		done
 		spin_stop
-		awk -v cond="$cond" -v r="$r" '{ sub(/^\.\//, "", $1); print cond "\t" r "\t" $1 "\t" $2 "\t" $3 "\t" $4 }' \
+		awk -v cond="$cond" -v r="$r" '{ sub(/^\.\//, "", $1); print cond "\t" r "\t" $1 "\t" $2 "\t" $3 "\t" $4 "\t" $5 }' \
 			round.txt >>results.tsv
 		printf 'startexit: %s round %s/%s\n' "$cond" "$r" "$RUNS" >&2
 		r=$((r + 1))

@@ -1,11 +1,13 @@
 # startexit.awk - bench/startexit.sh's report: what a traced process adds
 # before main and after it, idle and loaded (issue 23). Reads results.tsv
-# (condition, round, program, start ns, exit ns, whole ns: each the median of
-# the round's processes); takes reps, nproc and budgets (the verdict lines'
-# file). Uses common.awk's cond_txt and cond_med. Figures in ms.
+# (condition, round, program, start ns, exit ns, whole ns, recorder's tail
+# ns: each the median of the round's processes); takes reps, nproc and
+# budgets (the verdict lines' file). Uses common.awk's cond_txt and
+# cond_med. Figures in ms.
 
 {
 	s[$1, $3, $2] = $4 / 1e6; e[$1, $3, $2] = $5 / 1e6; w[$1, $3, $2] = $6 / 1e6
+	t[$1, $3, $2] = $7 / 1e6
 	if ($2 > rounds) rounds = $2
 	seen[$3] = 1
 }
@@ -32,20 +34,23 @@ END {
 	printf "starts it %d times a program, one process after another, plain and traced, in each of %d rounds, and\n", reps, rounds
 	print "takes the median process: *start-up* from fork to main's first stamp (the runtime's start, the"
 	print "dynamic hooks' pass, the thread's set-up at main's entry), *exit* from main's last stamp to"
-	print "waitpid's return (the return hook, the final flush). *added*: a round's traced"
+	print "waitpid's return (the return hook, the request for the final flush: a recorder finishes the trace"
+	print "after the program, a writer thread before it ends). *trace done*: from waitpid's return to the"
+	print "recorder's end (the runner is its subreaper and waits for it, so that no process starts beside"
+	print "an earlier one's recorder). *added*: a round's traced"
 	print "median less the same round's plain one; median [min–max] over the rounds, in ms. *loaded*: the"
 	printf "same with %d busy processes (bench/spin.c), one per CPU. Budgets: start-up added ≤ 2 ms and exit\n", nproc
 	print "added ≤ 1 ms, idle."
 	print ""
-	print "| condition | build | start-up ms | exit ms | start-up added | exit added | whole added | budget |"
-	print "|---|---|--:|--:|--:|--:|--:|---|"
+	print "| condition | build | start-up ms | exit ms | start-up added | exit added | whole added | trace done ms | budget |"
+	print "|---|---|--:|--:|--:|--:|--:|--:|---|"
 	for (ci = 1; ci <= 2; ci++) {
 		cond = ci == 1 ? "idle" : "loaded"
 		for (i = 1; i <= np; i++) {
 			p = order[i]
 			st = cond_txt(cond, p, s, 2); et = cond_txt(cond, p, e, 2)
 			if (p == "plain") {
-				printf "| %s | plain | %s | %s | — | — | — | — |\n", cond, st, et
+				printf "| %s | plain | %s | %s | — | — | — | — | — |\n", cond, st, et
 				continue
 			}
 			budget = "—"
@@ -58,7 +63,7 @@ END {
 				print line >budgets
 			}
 			row = sprintf("| %s | %s | %s | %s | %s | %s", cond, what[p], st, et, cond_txt(cond, p, ds, 2), cond_txt(cond, p, de, 2))
-			printf "%s | %s | %s |\n", row, cond_txt(cond, p, dw, 2), budget
+			printf "%s | %s | %s | %s |\n", row, cond_txt(cond, p, dw, 2), cond_txt(cond, p, t, 2), budget
 		}
 	}
 	print ""
