@@ -1,17 +1,20 @@
 /* ada_ctl.c - ada-ctl PID COMMAND: recording on or off, or other functions
  * patched, in a process built with adacc that is running now: no restart.
  *
- * It finds the process's trace directory in /proc/PID/maps (the runtime
- * keeps a page of its raw/process.meta mapped), leaves the command there
- * and waits up to 2 s for the reply, which the process's writer thread
- * writes once the command is in effect (runtime/control.h: the protocol).
+ * It finds the process's trace directory in /proc/PID/maps, or in its
+ * recorder's (whichever made the trace's files keeps a page of its
+ * raw/process.meta mapped), leaves the command there and waits up to 2 s
+ * for the reply, which the process's writer writes once the command is in
+ * effect (runtime/control.h: the protocol).
  * Prints "PID: <what is in effect> (took N ms)". Exit status: 0 done; 1
  * the process could not do it, is not traced by ada, or is not there; 2
  * the command line is wrong. Every error is one line on stderr.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,15 +113,71 @@ static int parse_args(int argc, char **argv, struct request *rq)
 
 /* ---- the process's trace directory --------------------------------------------------- */
 
-/* The directory whose raw/process.meta the process maps, into dir. 0, or
- * 1 with the reason said. */
+/* Whether a mapping in `maps` names a file whose path ends in `suffix`
+ * (which ends in the finder): the path less the finder, into dir. */
+static bool finder_in(FILE *maps, const char *suffix, char *dir, size_t len)
+{
+	size_t cap = 0, slen = strlen(suffix), flen = strlen(ADA_CTL_FINDER);
+	char *line = NULL;
+	bool found = false;
+
+	while (!found && getline(&line, &cap, maps) > 0) {
+		char *path = strchr(line, '/');
+		size_t plen;
+
+		if (!path)
+			continue;
+		plen = strcspn(path, "\n");
+		/* A trace removed ("... (deleted)") takes no command. */
+		if (plen > slen && !memcmp(path + plen - slen, suffix, slen) && plen - flen < len) {
+			memcpy(dir, path, plen - flen);
+			dir[plen - flen] = '\0';
+			found = true;
+		}
+	}
+	free(line);
+	return found;
+}
+
+/* A recorder process (ada-recorder, runtime/recorder.c) that maps the
+ * process's raw/process.meta: it made the trace's files, not the program. */
+static bool recorder_finder(const char *pid, char *dir, size_t len)
+{
+	char suffix[64], path[300], comm[32];
+	struct dirent *e;
+	bool found = false;
+	DIR *d = opendir("/proc");
+	FILE *f;
+
+	snprintf(suffix, sizeof(suffix), "/pid_%s" ADA_CTL_FINDER, pid);
+	while (d && !found && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		if (!(f = fopen(path, "re")))
+			continue;
+		found = fgets(comm, sizeof(comm), f) && !strcmp(comm, "ada-recorder\n");
+		fclose(f);
+		snprintf(path, sizeof(path), "/proc/%s/maps", e->d_name);
+		if (found && (f = fopen(path, "re"))) {
+			found = finder_in(f, suffix, dir, len);
+			fclose(f);
+		} else {
+			found = false;
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* The directory whose raw/process.meta the process maps (a writer thread
+ * made it) or its recorder does, into dir. 0, or 1 with the reason said. */
 static int find_dir(const char *pid, char *dir, size_t len)
 {
-	char maps[64], *line = NULL;
-	size_t cap = 0, flen = strlen(ADA_CTL_FINDER);
-	ssize_t n;
+	char maps[64];
+	bool found;
 	FILE *f;
-	int found = 0;
 
 	snprintf(maps, sizeof(maps), "/proc/%s/maps", pid);
 	f = fopen(maps, "re");
@@ -129,25 +188,11 @@ static int find_dir(const char *pid, char *dir, size_t len)
 			fprintf(stderr, "ada-ctl: %s: %s\n", maps, strerror(errno));
 		return 1;
 	}
-	while (!found && (n = getline(&line, &cap, f)) > 0) {
-		char *path = strchr(line, '/');
-		size_t plen;
-
-		if (!path)
-			continue;
-		plen = strcspn(path, "\n");
-		/* A trace removed ("... (deleted)") takes no command. */
-		if (plen > flen && !memcmp(path + plen - flen, ADA_CTL_FINDER, flen) &&
-		    plen - flen < len) {
-			memcpy(dir, path, plen - flen);
-			dir[plen - flen] = '\0';
-			found = 1;
-		}
-	}
-	free(line);
+	found = finder_in(f, ADA_CTL_FINDER, dir, len);
 	fclose(f);
-	if (!found) {
-		fprintf(stderr, "ada-ctl: %s: not traced by ada (no ada trace in %s)\n", pid, maps);
+	if (!found && !recorder_finder(pid, dir, len)) {
+		fprintf(stderr, "ada-ctl: %s: not traced by ada (no ada trace in %s or a recorder's)\n",
+			pid, maps);
 		return 1;
 	}
 	return 0;

@@ -85,6 +85,8 @@ struct ada_runtime {
 	/* The writer: running (threads may wait for it), how many passes it made
 	 * (a waiting thread watches it move), and the futex word it sleeps on. */
 	bool writer_live;
+	bool writer_failed;        /* it could not make the trace's files */
+	uint32_t files_made;       /* futex word: raw/ and process.meta are there */
 	uint64_t writer_progress;
 	uint64_t writer_ticks;     /* the clock at the writer's last pass (crash.c's
 				    * stand-in for a thread whose TSC is off) */
@@ -100,6 +102,12 @@ struct ada_runtime {
 	 * (flush_req, flush_how) and waits for the writer to say it is done
 	 * (flush_done, a futex word). flush.c. */
 	uint32_t flush_req, flush_done, flush_how;
+	/* The image's end (exit, _exit) with a recorder: it answers as it
+	 * begins (flush_ack) whether it took a copy of the program's stderr
+	 * (flush_late) to say its lines after the final flush itself; the
+	 * program then ends without waiting for that flush. */
+	uint32_t flush_ack;
+	bool flush_late;
 	/* Modules patchable mode patched (mcount/patch.c): a recorder, whose
 	 * copy of the program's lists stopped at its fork, answers ada-ctl's
 	 * filter by it. */
@@ -112,6 +120,9 @@ ADA_HIDDEN extern union ada_rt_area ada_rt_area;
 
 /* Flushes every ring before exec replaces the image (init.c). */
 ADA_HIDDEN void ada_before_exec(void);
+/* The writer's first work: raw/, process.meta, ada-ctl's page; 0 or -errno
+ * with one line said (init.c). */
+ADA_HIDDEN int ada_process_files(void);
 /* Makes the trace ada_trace_remove removed again (init.c). */
 ADA_HIDDEN int ada_trace_again(bool hold);
 /* Removes this process's trace (process.meta, raw/, pid_<pid>/, the session
@@ -300,6 +311,11 @@ ADA_HIDDEN bool ada_recorder_image_gone(uintptr_t base);
  * lost (once). */
 ADA_HIDDEN bool ada_recorder_gone(void);
 ADA_HIDDEN void ada_recorder_lost(void);
+/* The recorder, asked for the image's end (request req): takes a copy of
+ * the program's stderr while the program still waits, and answers; after
+ * the final flush, says the lines there and lets it go. */
+ADA_HIDDEN void ada_recorder_end_asked(uint32_t req);
+ADA_HIDDEN void ada_recorder_say_late(void);
 /* The recorder: the program's memory, opened at its start (patchable mode
  * writes the program's code through it), or -1 and why not. */
 ADA_HIDDEN int ada_recorder_mem_fd(void);
@@ -313,10 +329,16 @@ ADA_HIDDEN uint64_t ada_clock_hz_estimate(const struct ada_meta_clock *a,
 					  const struct ada_meta_clock *b);
 
 /* ---- raw/process.meta (meta.c) ------------------------------------------------- */
-/* Creates raw_dir/process.meta with its header. Records are appended by
- * the writer, which keeps a descriptor (hold, release); other threads queue
- * theirs for it while it runs, and open the file for a record otherwise. */
-ADA_HIDDEN int ada_meta_open(const char *raw_dir);
+/* Names raw_dir/process.meta (the program, at start); creates it with its
+ * header (the writer, its first work: init.c's ada_process_files). Records
+ * are appended by the writer, which keeps a descriptor (hold, release);
+ * other threads queue theirs for it while it runs, and open the file for a
+ * record otherwise (a fatal signal's handler). */
+ADA_HIDDEN void ada_meta_name(const char *raw_dir);
+ADA_HIDDEN int ada_meta_create(void);
+/* Start-up with a recorder, which makes the file: the records go to the
+ * queue before it runs (on), as they do while it runs. */
+ADA_HIDDEN void ada_meta_defer(bool on);
 ADA_HIDDEN void ada_meta_hold(void);
 ADA_HIDDEN void ada_meta_release(void);
 /* The held descriptor's exclusive lock (a recorder's, until it ends). */
@@ -451,6 +473,10 @@ enum { ADA_FLUSH_DRAIN = 0, ADA_FLUSH_EXEC, ADA_FLUSH_EXIT, ADA_FLUSH__EXIT, ADA
 ADA_HIDDEN bool ada_writer_pause(void);
 ADA_HIDDEN void ada_writer_resume(void);
 ADA_HIDDEN bool ada_writer_request(uint32_t how, uint64_t timeout_ns);
+/* The image's end (ADA_FLUSH_EXIT, _EXIT): as ada_writer_request, but a
+ * recorder that says its lines itself is not waited for past its answer;
+ * *say: whether the caller prints the pending lines (ada_warn_pending). */
+ADA_HIDDEN bool ada_writer_request_end(uint32_t how, uint64_t timeout_ns, bool *say);
 /* Wakes the writer now if it sleeps (a ring passed half full, or a flush). */
 ADA_HIDDEN void ada_writer_kick(void);
 ADA_HIDDEN void ada_writer_fork_prepare(void);
@@ -502,6 +528,10 @@ ADA_HIDDEN void ada_warn_private_fds(void);
 /* In a recorder: every thread's lines wait so (its watchdog's too). */
 ADA_HIDDEN void ada_warn_all_pending(void);
 ADA_HIDDEN void ada_warn_pending(void);
+/* The same to fd (a recorder's copy of the program's stderr), and whether
+ * fd is the file the program's stderr was at start. */
+ADA_HIDDEN void ada_warn_pending_to(int fd);
+ADA_HIDDEN bool ada_stderr_is(int fd);
 ADA_HIDDEN uint64_t ada_now_ns(clockid_t clk);
 /* futex(2): sleep while *w == v (at most timeout_ns), wake every sleeper.
  * Not FUTEX_PRIVATE_FLAG: the word may be in memory shared with a

@@ -5,8 +5,9 @@
  * table of its own (writer.c), and exec, _exit and a fatal signal's handler
  * may run where the writer's lock or its allocations are not safe to take
  * (a signal handler). They ask for the flush (ada_writer_request) and wait,
- * a bounded time except at exit. The final flush: every ring drained to a
- * cut, every thread's end recorded, the END record.
+ * a bounded time except at exit; at the image's end a recorder is waited
+ * for only until it answered (ada_writer_request_end). The final flush:
+ * every ring drained to a cut, every thread's end recorded, the END record.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -56,7 +57,12 @@ void ada_writer_flush_if_asked(void)
 		break;
 	case ADA_FLUSH_EXIT:
 	case ADA_FLUSH__EXIT:
+		/* The program's maps while it still waits (ADA_DYNHOOK=off: a
+		 * library it loaded is found there), then the answer. */
+		ada_modmap_look();
+		ada_recorder_end_asked(req);
 		final_flush(how == ADA_FLUSH_EXIT ? ADA_END_EXIT : ADA_END__EXIT);
+		ada_recorder_say_late();
 		ada_w.stop = true; /* the process ends now */
 		break;
 	case ADA_FLUSH_PAUSE:
@@ -84,30 +90,73 @@ void ada_writer_flush_if_asked(void)
 	ada_futex_wake(&ada_rt.flush_done);
 }
 
-/* Async-signal-safe: atomics, futex and clock_gettime only. */
-bool ada_writer_request(uint32_t how, uint64_t timeout_ns)
+/* Asks the writer for a flush of that kind; the request's number. */
+static uint32_t post(uint32_t how)
 {
-	uint64_t start = ada_now_ns(CLOCK_MONOTONIC);
 	uint32_t req;
 
-	if (!__atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE))
-		return false;
 	__atomic_store_n(&ada_rt.flush_how, how, __ATOMIC_RELAXED);
 	req = __atomic_add_fetch(&ada_rt.flush_req, 1, __ATOMIC_ACQ_REL);
 	ada_writer_kick();
+	return req;
+}
+
+/* Waits until the writer's answer *word reaches req; false once timeout_ns
+ * passed since start, the writer gave up (its files could not be made: it
+ * said so), or the recorder died (said once). */
+static bool answered(uint32_t *word, uint32_t req, uint64_t start, uint64_t timeout_ns)
+{
 	for (;;) {
-		uint32_t done = __atomic_load_n(&ada_rt.flush_done, __ATOMIC_ACQUIRE);
+		uint32_t done = __atomic_load_n(word, __ATOMIC_ACQUIRE);
 
 		if ((int32_t)(done - req) >= 0)
 			return true;
+		if (__atomic_load_n(&ada_rt.writer_failed, __ATOMIC_ACQUIRE))
+			return false;
 		if (ada_rt.cfg.recorder && ada_recorder_gone()) {
 			ada_recorder_lost();
 			return false;
 		}
 		if (ada_now_ns(CLOCK_MONOTONIC) - start >= timeout_ns)
 			return false;
-		ada_futex_wait(&ada_rt.flush_done, done, 1000000);
+		ada_futex_wait(word, done, 1000000);
 	}
+}
+
+/* Async-signal-safe: atomics, futex and clock_gettime only. */
+bool ada_writer_request(uint32_t how, uint64_t timeout_ns)
+{
+	uint64_t start = ada_now_ns(CLOCK_MONOTONIC);
+
+	if (!__atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE))
+		return false;
+	return answered(&ada_rt.flush_done, post(how), start, timeout_ns);
+}
+
+/* The exit budget (issue 23): a recorder finishes the trace after the
+ * program is gone, as after a kill, and says its lines (a loss, a failed
+ * write, ADA_VERBOSE's summary) on the stderr it took; the program waits
+ * only for its answer, which also says the trace's files are there and
+ * held (ada-symbolize waits for that hold). A recorder that could not take
+ * it (pidfd_getfd refused) is waited for to the end, as a writer thread. */
+bool ada_writer_request_end(uint32_t how, uint64_t timeout_ns, bool *say)
+{
+	uint64_t start = ada_now_ns(CLOCK_MONOTONIC);
+	uint32_t req;
+
+	*say = true;
+	if (!__atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE))
+		return false;
+	req = post(how);
+	if (ada_rt.cfg.recorder) {
+		if (!answered(&ada_rt.flush_ack, req, start, timeout_ns))
+			return false;
+		if (__atomic_load_n(&ada_rt.flush_late, __ATOMIC_ACQUIRE)) {
+			*say = false;
+			return true;
+		}
+	}
+	return answered(&ada_rt.flush_done, req, start, timeout_ns);
 }
 
 /* The image ends (exit, _exit, exec) with its rings written. */
@@ -124,7 +173,8 @@ static void end_record(uint32_t how)
 /* How of a recorder's program that died without asking: no END record. */
 #define END_NONE UINT32_MAX
 
-/* The end of the image's trace, under the lock, the writer loop over. */
+/* The end of the image's trace, under the lock, the writer loop over; the
+ * modules looked at by the caller. */
 static void final_flush(uint32_t how)
 {
 	struct ada_thread *td;
@@ -132,7 +182,6 @@ static void final_flush(uint32_t how)
 	/* The watchdog's test: a recorder blocked for good. */
 	while (ada_rt.cfg.test_hang && ada_recorder_self())
 		pause();
-	ada_modmap_look();
 	ada_writer_drain_cut();
 	/* Threads still running at exit: their trace ends here. Those waiting
 	 * for room stop waiting (and drop: nobody drains any more). */
@@ -168,6 +217,7 @@ void ada_writer_end_dead(void)
 	/* Every thread of the program ended with it: what the rings hold is
 	 * all there will be. A killed process's trace has no END (ada-symbolize
 	 * says its threads were killed), as without a recorder. */
+	ada_modmap_look();
 	final_flush(END_NONE);
 	ada_w.stop = true;
 }
@@ -176,6 +226,7 @@ void ada_writer_end_alone(void)
 {
 	/* As _exit: the threads ended by the exit system call, nothing ran
 	 * atexit handlers. */
+	ada_modmap_look();
 	final_flush(ADA_END__EXIT);
 	ada_w.stop = true;
 }
@@ -208,14 +259,19 @@ void ada_writer_stop(void)
 	 * exiting thread holds (exit() from a dl_iterate_phdr callback) is
 	 * left after a while: the ring files keep the events. */
 	if (ada_w.running) {
-		if (ada_writer_request(ADA_FLUSH_EXIT, EXIT_FLUSH_TIMEOUT_NS) && !ada_rt.cfg.recorder)
+		bool say;
+
+		if (ada_writer_request_end(ADA_FLUSH_EXIT, EXIT_FLUSH_TIMEOUT_NS, &say) &&
+		    !ada_rt.cfg.recorder)
 			pthread_join(ada_w.thread, NULL);
 		ada_w.running = false;
-		ada_warn_pending();
+		if (say)
+			ada_warn_pending();
 		return;
 	}
 	/* No writer ran (it could not start): no thread file is open. */
 	pthread_mutex_lock(&ada_w.lock);
+	ada_modmap_look();
 	final_flush(ADA_END_EXIT);
 	pthread_mutex_unlock(&ada_w.lock);
 }

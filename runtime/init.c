@@ -101,35 +101,39 @@ static void make_session_dir(void)
 	time_t now = time(NULL);
 	struct tm tm;
 	char out[sizeof(ada_rt.cfg.output)];
+	char joined[PATH_MAX], mine[48];
+	char abs[sizeof(out) + PATH_MAX + 2];
+	bool in_job;
 
 	snprintf(out, sizeof(out), "%s", ada_rt.cfg.output);
-	localtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d_%H%M%S", &tm);
 	/* Absolute, so a program that changes directory still writes here. */
 	if (out[0] != '/' && !getcwd(cwd, sizeof(cwd)))
 		cwd[0] = '\0';
+	snprintf(abs, sizeof(abs), "%s%s%s", cwd, *cwd ? "/" : "", out);
+	/* The job's session if one is marked (job_session.c: one readlink,
+	 * where the ancestors' maps are a read of each): the common case,
+	 * which needs no name of its own (no time zone read). */
+	in_job = ada_job_session(abs, NULL, joined, sizeof(joined));
+	if (in_job) {
+		snprintf(session_dir, sizeof(session_dir), "%s", joined);
+		if (!pid_dir_exists())
+			goto named;
+	}
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d_%H%M%S", &tm);
 	snprintf(session_dir, sizeof(session_dir), "%s%s%s/session_%s", cwd, *cwd ? "/" : "", out,
 		 stamp);
-	{
-		char joined[PATH_MAX], mine[48];
-		char abs[sizeof(out) + PATH_MAX + 2];
-
-		snprintf(abs, sizeof(abs), "%s%s%s", cwd, *cwd ? "/" : "", out);
-		snprintf(mine, sizeof(mine), "session_%s", stamp);
-		/* The job's session if one is marked (job_session.c: one
-		 * readlink, where the ancestors' maps are a read of each), else
-		 * a traced ancestor's, else this one's, marked as the job's. */
-		if (ada_job_session(abs, NULL, joined, sizeof(joined)) ||
-		    ancestor_session(abs, joined, sizeof(joined)) ||
-		    ada_job_session(abs, mine, joined, sizeof(joined))) {
-			snprintf(session_dir, sizeof(session_dir), "%s", joined);
-			if (!pid_dir_exists())
-				goto named;
-			/* This pid traced there already (a forked child that
-			 * execs): a session of its own, as below. */
-			snprintf(session_dir, sizeof(session_dir), "%s%s%s/session_%s", cwd,
-				 *cwd ? "/" : "", out, stamp);
-		}
+	snprintf(mine, sizeof(mine), "session_%s", stamp);
+	/* Else a traced ancestor's, else this one's, marked as the job's. */
+	if (!in_job && (ancestor_session(abs, joined, sizeof(joined)) ||
+			ada_job_session(abs, mine, joined, sizeof(joined)))) {
+		snprintf(session_dir, sizeof(session_dir), "%s", joined);
+		if (!pid_dir_exists())
+			goto named;
+		/* This pid traced there already (a forked child that execs): a
+		 * session of its own, as below. */
+		snprintf(session_dir, sizeof(session_dir), "%s%s%s/session_%s", cwd, *cwd ? "/" : "",
+			 out, stamp);
 	}
 	/* A program that execs itself keeps its pid: within the same second it
 	 * would find its own pid_<pid> and overwrite the trace of the image
@@ -157,37 +161,52 @@ static size_t read_cmdline(char *buf, size_t len)
 	return n;
 }
 
-/* raw/process.meta with the records that open it: the process, the
- * configuration, the modules loaded now. */
-static int process_records(void)
+/* The trace's files: raw/, process.meta with its header, and the page of it
+ * ada-ctl finds the process by. A recorder makes them, its first work
+ * (writer.c): in its descriptor table, never in a program thread's, and
+ * off start-up's path (two of the three inodes start-up made: a few
+ * hundred microseconds on a disk that just deleted much); start-up makes
+ * the pid directory only. A writer thread's start-up makes them itself: its
+ * ring pool puts files beside them at once. */
+int ada_process_files(void)
 {
-	struct ada_meta_process p = { 0 };
-	struct ada_meta_clock c;
-	char extra[8192], cfg[8192];
-	size_t n;
 	int err;
 
+	if (__atomic_load_n(&ada_rt.files_made, __ATOMIC_ACQUIRE))
+		return 0;
 	err = ada_mkdirs(ada_rt.raw_dir);
 	if (err < 0) {
 		ada_warn("cannot create %s: %s; tracing off", ada_rt.raw_dir, strerror(-err));
 		return err;
 	}
-	err = ada_meta_open(ada_rt.raw_dir);
+	err = ada_meta_create();
 	if (err < 0)
 		return err;
-	/* Start-up's records through one descriptor, closed before the program
-	 * runs (process_begin). */
-	ada_meta_hold();
+	/* Start-up's records, queued for a recorder before it was forked: in
+	 * before anything says the files are there. */
+	ada_meta_queue_flush();
 	ada_control_findable();
-	ada_clock_sample(&c);
+	__atomic_store_n(&ada_rt.files_made, 1, __ATOMIC_RELEASE);
+	ada_futex_wake(&ada_rt.files_made);
+	return 0;
+}
+
+/* The records that open process.meta: the process (its start, sampled
+ * before the pool names files after it), the configuration, the modules
+ * loaded now. Queued for the writer, which has made the file by the time
+ * it writes them; the writer's own (ada_trace_again) go straight in. */
+static void process_records(const struct ada_meta_clock *c)
+{
+	struct ada_meta_process p = { 0 };
+	char extra[8192], cfg[8192];
+	size_t n;
+
 	p.pid = ada_rt.pid;
 	p.ppid = (uint32_t)getppid();
 	p.parent_pid = ada_rt.parent_pid;
 	p.flags = ada_arch_ticks_invariant() ? ADA_PROC_TSC_INVARIANT : 0;
-	p.start_tsc = c.tsc;
-	p.start_boottime_ns = c.boottime_ns;
-	ada_rt.start_ns = c.boottime_ns;
-	ada_rt.start_tsc = c.tsc;
+	p.start_tsc = c->tsc;
+	p.start_boottime_ns = c->boottime_ns;
 	p.start_realtime_ns = (uint64_t)time(NULL) * 1000000000ull;
 	n = (size_t)snprintf(extra, sizeof(extra), "%s", ada_rt.exe) + 1;
 	n += read_cmdline(extra + n, sizeof(extra) - n);
@@ -196,7 +215,15 @@ static int process_records(void)
 	n = (size_t)ada_config_format(&ada_rt.cfg, cfg, sizeof(cfg));
 	ada_meta_write(ADA_META_CONFIG, cfg, n < sizeof(cfg) ? n : sizeof(cfg), NULL, 0);
 	ada_modmap_scan(true);
-	return 0;
+	/* The clock's first point: the process's start. */
+	ada_meta_write(ADA_META_CLOCK, c, sizeof(*c), NULL, 0);
+}
+
+static void process_clock(struct ada_meta_clock *c)
+{
+	ada_clock_sample(c);
+	ada_rt.start_ns = c->boottime_ns;
+	ada_rt.start_tsc = c->tsc;
 }
 
 /* A process none of whose threads recorded anything (the middle process of
@@ -209,6 +236,7 @@ void ada_trace_remove(void)
 {
 	char path[sizeof(ada_rt.raw_dir) + 16], *slash;
 
+	__atomic_store_n(&ada_rt.files_made, 0, __ATOMIC_RELEASE);
 	snprintf(path, sizeof(path), "%s/process.meta", ada_rt.raw_dir);
 	unlink(path);
 	rmdir(ada_rt.raw_dir);
@@ -223,39 +251,64 @@ void ada_trace_remove(void)
 
 /* exec failed after the exec flush removed the trace of a process that had
  * recorded nothing: the process goes on, and its trace starts again. On the
- * writer thread (hold: it keeps a descriptor of process.meta). */
+ * writer (hold: it keeps a descriptor of process.meta). */
 int ada_trace_again(bool hold)
 {
+	struct ada_meta_clock c;
 	int err;
 
 	ada_meta_release();
 	ada_modmap_reset();
-	err = process_records();
+	err = ada_process_files();
 	if (err < 0)
 		return err;
-	if (!hold) /* process_records held it */
-		ada_meta_release();
+	if (hold)
+		ada_meta_hold();
+	process_clock(&c);
+	process_records(&c);
 	if (ada_passes.trace_begun)
 		ada_passes.trace_begun();
 	return 0;
 }
 
+/* The records first (queued for a recorder, which makes the file; its
+ * fork's copy of the module map then knows what they say), then the
+ * writer. */
 static int process_begin(uint32_t parent_pid)
 {
+	struct ada_meta_clock c;
 	int err;
 
 	ada_rt.pid = (uint32_t)getpid();
 	ada_rt.parent_pid = parent_pid;
 	snprintf(ada_rt.pid_dir, sizeof(ada_rt.pid_dir), "%s/pid_%u", session_dir, ada_rt.pid);
 	snprintf(ada_rt.raw_dir, sizeof(ada_rt.raw_dir), "%s/raw", ada_rt.pid_dir);
-	err = process_records();
-	if (err < 0) {
-		ada_meta_release();
+	ada_rt.files_made = 0;
+	ada_meta_name(ada_rt.raw_dir);
+	if (!ada_rt.cfg.recorder) {
+		err = ada_process_files();
+		if (err < 0) {
+			ada_trace_remove();
+			return err;
+		}
+		/* Start-up's records through one descriptor, closed before
+		 * the program runs. */
+		ada_meta_hold();
+	} else if ((err = ada_mkdirs(ada_rt.pid_dir)) < 0) {
+		/* The pid directory is the program's to make: an output that
+		 * cannot be written is said at once, and ada-symbolize, run
+		 * right after a program killed at its start, knows that a
+		 * trace is coming (raw_meta.c waits for its recorder). */
+		ada_warn("cannot create %s: %s; tracing off", ada_rt.pid_dir, strerror(-err));
 		ada_trace_remove();
 		return err;
 	}
+	ada_meta_defer(ada_rt.cfg.recorder);
+	process_clock(&c);
+	process_records(&c);
 	ada_pool_start();
 	err = ada_writer_start();
+	ada_meta_defer(false);
 	ada_meta_release();
 	return err;
 }
@@ -508,10 +561,16 @@ void ada_after_failed_exec(void)
 /* Before _exit: the trace ends here as at exit(), not as a kill. */
 void ada_before__exit(void)
 {
-	if (ada_in_vfork_child())
-		return; /* the parent goes on tracing */
+	bool say;
+
+	/* A vfork child's parent goes on tracing; a recorder's _exit (one that
+	 * gave up, its watchdog) must not end the program's trace, which
+	 * shares the switch. */
+	if (ada_in_vfork_child() || ada_recorder_self())
+		return;
 	if (__atomic_exchange_n(&ada_rt.active, false, __ATOMIC_ACQ_REL)) {
-		ada_writer_request(ADA_FLUSH__EXIT, END_FLUSH_TIMEOUT_NS);
-		ada_warn_pending();
+		ada_writer_request_end(ADA_FLUSH__EXIT, END_FLUSH_TIMEOUT_NS, &say);
+		if (say)
+			ada_warn_pending();
 	}
 }

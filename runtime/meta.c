@@ -4,11 +4,12 @@
  * a record is never interleaved with another and a crash leaves at most the
  * last one cut short (the reader stops there).
  *
- * Descriptors: the writer holds one in its own descriptor table (writer.c);
- * a program thread (thread set-up, dlopen, a crash, start and fork) opens
- * the file for each record and closes it at once, so that ada keeps nothing
- * in the program's table for the program to close, reuse or count against
- * its RLIMIT_NOFILE.
+ * Descriptors: the writer (thread or recorder) creates the file and holds
+ * one in its own descriptor table (writer.c); a program thread queues its
+ * records (start-up's, a dlopen's, a fork child's) and opens the file for
+ * a record only where it must not wait (a fatal signal's handler), so that
+ * ada keeps nothing in the program's table for the program to close, reuse
+ * or count against its RLIMIT_NOFILE.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -27,12 +28,17 @@ static void queue_start(void);
 /* The writer's descriptor; -1 on every other thread. */
 static __thread int meta_fd __attribute__((tls_model("initial-exec"))) = -1;
 
-int ada_meta_open(const char *raw_dir)
+void ada_meta_name(const char *raw_dir)
+{
+	queue_start();
+	snprintf(meta_path, sizeof(meta_path), "%s/process.meta", raw_dir);
+}
+
+int ada_meta_create(void)
 {
 	struct ada_meta_file_header h = { .version = ADA_RAW_VERSION, .arch = ADA_ARCH_ID,
 					  .endian = 1, .header_size = sizeof(h) };
 	int fd, err;
-
 	/* The sizes RAW_FORMAT.md gives. */
 	_Static_assert(sizeof(struct ada_meta_file_header) == 16, "meta header");
 	_Static_assert(sizeof(struct ada_meta_rec) == 8, "record header");
@@ -50,18 +56,32 @@ int ada_meta_open(const char *raw_dir)
 	_Static_assert(offsetof(struct ada_ring_header, head) == 64, "ring head");
 	_Static_assert(offsetof(struct ada_ring_header, tail) == 192, "ring tail");
 	_Static_assert(sizeof(struct ada_meta_latency) == 16 + 4 * ADA_LATENCY_BUCKETS, "LATENCY");
+	char tmp[sizeof(meta_path) + 8];
+	bool recorder = ada_recorder_self();
+
 	memcpy(h.magic, ADA_META_MAGIC, sizeof(h.magic));
-	queue_start();
-	snprintf(meta_path, sizeof(meta_path), "%s/process.meta", raw_dir);
-	fd = open(meta_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0 || ada_write_all(fd, &h, sizeof(h)) < 0) {
+	/* A recorder makes it while ada-symbolize may already look (a program
+	 * killed at once): under another name, locked, then renamed, so that
+	 * process.meta is there only with its lock held (ada-symbolize waits
+	 * for it), its descriptor kept (the lock goes with it). */
+	snprintf(tmp, sizeof(tmp), "%s%s", meta_path, recorder ? ".new" : "");
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	if (fd >= 0 && recorder)
+		flock(fd, LOCK_EX);
+	if (fd < 0 || ada_write_all(fd, &h, sizeof(h)) < 0 ||
+	    (recorder && rename(tmp, meta_path) < 0)) {
 		err = errno;
 		ada_warn("cannot create %s: %s; tracing off", meta_path, strerror(err));
-		if (fd >= 0)
+		if (fd >= 0) {
 			close(fd);
+			unlink(tmp);
+		}
 		return -err;
 	}
-	close(fd);
+	if (recorder)
+		meta_fd = fd;
+	else
+		close(fd);
 	return 0;
 }
 
@@ -85,7 +105,9 @@ void ada_meta_release(void)
 }
 
 /* The writer's descriptor, or one opened for this record (*opened); -1
- * with errno EBADF before the file exists. */
+ * with errno EBADF before the file exists. A record written straight in
+ * from a program thread (a crash in the first call) while a recorder is
+ * still making the file waits for it a while (a futex: signal-safe). */
 static int meta_fd_get(bool *opened)
 {
 	*opened = meta_fd < 0;
@@ -95,6 +117,10 @@ static int meta_fd_get(bool *opened)
 		errno = EBADF;
 		return -1;
 	}
+	for (int i = 0; i < 1000 && !__atomic_load_n(&ada_rt.files_made, __ATOMIC_ACQUIRE) &&
+			__atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE) && !ada_recorder_self();
+	     i++)
+		ada_futex_wait(&ada_rt.files_made, 0, 1000000);
 	return open(meta_path, O_WRONLY | O_APPEND | O_CLOEXEC);
 }
 
@@ -136,6 +162,7 @@ static int meta_failed(ssize_t n)
 
 struct meta_queue {
 	pthread_mutex_t lock;
+	bool early;       /* start-up's records, queued before the recorder runs */
 	uint8_t *buf;     /* QUEUE_CAP bytes, mapped at the first record */
 	size_t len;
 	uint32_t pending; /* len != 0, read without the lock */
@@ -214,7 +241,7 @@ static bool queue(uint32_t type, const void *payload, size_t len, const void *ex
 			Q.buf = ada_map_zeroed(QUEUE_CAP);
 		/* Under the lock: the final flush stops the writer, then empties
 		 * the queue under it, so no record is left behind in it. */
-		if (__atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE) && Q.buf) {
+		if ((Q.early || __atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE)) && Q.buf) {
 			full = QUEUE_CAP - Q.len < need;
 			if (!full) {
 				if (encoded)
@@ -254,6 +281,11 @@ void ada_meta_queue_flush(void)
 	__atomic_fetch_add(&Q.emptied, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&Q.lock);
 	ada_futex_wake(&Q.emptied);
+}
+
+void ada_meta_defer(bool on)
+{
+	Q.early = on;
 }
 
 void ada_meta_queue_forget(void)

@@ -89,6 +89,14 @@ static bool live_add(const struct ada_meta_module *m, const char *path, uint64_t
 	return true;
 }
 
+static bool live_has(uint32_t module_no)
+{
+	for (size_t i = 0; i < M.n; i++)
+		if (M.live[i].module_no == module_no)
+			return true;
+	return false;
+}
+
 /* After a scan that listed every module (complete), the ones it did not
  * list are gone: UNLOAD at `now`. */
 static void live_sweep(bool complete, uint64_t now)
@@ -507,7 +515,10 @@ void ada_modmap_note_records(const uint8_t *buf, size_t len)
 		    memchr(pl + sizeof(*m), 0, rec.size - sizeof(*m))) {
 			m = (const void *)pl;
 			path = (const char *)pl + sizeof(*m);
-			live_add(m, path, hash_str(path), m->module_no);
+			/* Start-up's modules are queued for a recorder after its
+			 * fork copied the map that holds them already. */
+			if (!live_has(m->module_no))
+				live_add(m, path, hash_str(path), m->module_no);
 		} else if (rec.type == ADA_META_FILE && m && rec.size >= sizeof(struct ada_meta_file)) {
 			ada_symbols_note(path, m, (const void *)pl);
 			m = NULL;

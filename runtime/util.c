@@ -84,14 +84,19 @@ void ada_stderr_remember(void)
 	stderr_id.ino = st.st_ino;
 }
 
-static bool stderr_is_ours(void)
+bool ada_stderr_is(int fd)
 {
 	struct stat st;
 
 	if (!stderr_id.remembered)
 		return true;
-	return stderr_id.open && fstat(STDERR_FILENO, &st) == 0 && st.st_dev == stderr_id.dev &&
+	return stderr_id.open && fstat(fd, &st) == 0 && st.st_dev == stderr_id.dev &&
 	       st.st_ino == stderr_id.ino;
+}
+
+static bool stderr_is_ours(void)
+{
+	return ada_stderr_is(STDERR_FILENO);
 }
 
 /* The writer works in a descriptor table of its own (writer.c), which has
@@ -121,15 +126,20 @@ void ada_warn_all_pending(void)
 	all_pending = true;
 }
 
-void ada_warn_pending(void)
+void ada_warn_pending_to(int fd)
 {
 	uint32_t len = __atomic_load_n(&pending.len, __ATOMIC_ACQUIRE), from = pending.printed;
 
 	if (len <= from)
 		return;
 	pending.printed = len;
-	if (stderr_is_ours())
-		ada_write_all(STDERR_FILENO, pending.buf + from, len - from);
+	if (ada_stderr_is(fd))
+		ada_write_all(fd, pending.buf + from, len - from);
+}
+
+void ada_warn_pending(void)
+{
+	ada_warn_pending_to(STDERR_FILENO);
 }
 
 static void pending_add(const char *line, size_t n)

@@ -168,11 +168,11 @@ static struct ada_writer_stream *stream_open(struct ada_thread *td)
 	if (!ws)
 		return NULL;
 	/* A file that cannot be created still gets a stream: its frames are
-	 * counted as lost in the thread's end record. */
+	 * counted as lost in the thread's end record. The records first: a
+	 * recorder killed in between leaves a thread without a file (nothing
+	 * written), not a file process.meta does not name. */
 	ws->fd = -1;
 	td->ws = ws;
-	if (stream_fd(td, true) >= 0)
-		stream_fd_done(ws);
 	read_comm(td->os_tid, mt.name);
 	ada_meta_write(ADA_META_THREAD, &mt, sizeof(mt), NULL, 0);
 	if (td->is_stack) {
@@ -181,6 +181,8 @@ static struct ada_writer_stream *stream_open(struct ada_thread *td)
 
 		ada_meta_write(ADA_META_STACK, &ms, sizeof(ms), NULL, 0);
 	}
+	if (stream_fd(td, true) >= 0)
+		stream_fd_done(ws);
 	ada_w.streams++;
 	return ws;
 }
@@ -611,6 +613,16 @@ static bool recorder_done(void)
 #define SLEEP_MIN_NS 200000ull
 #define HOUSEKEEPING_NS 10000000ull /* module scan, clock pairs */
 
+/* The writer, its files not made (said, with "tracing off"): nothing of the
+ * trace is left, no thread waits for it (writer_running's other half), and
+ * the program says its lines at its end. */
+static void writer_gives_up(void)
+{
+	ada_trace_remove();
+	__atomic_store_n(&ada_rt.writer_failed, true, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ada_rt.writer_live, false, __ATOMIC_SEQ_CST);
+}
+
 /* Sleeps up to wait_ns, or until a thread kicks (ada_writer_kick). */
 static void writer_sleep(uint64_t wait_ns)
 {
@@ -648,22 +660,29 @@ static void *writer_main(void *arg)
 		syscall(SYS_unshare, CLONE_FS);
 	}
 	ada_w.own_fds = fds_of_its_own();
-	if (ada_w.own_fds) {
+	if (ada_w.own_fds)
 		ada_warn_private_fds(); /* no stderr in this table */
-		ada_meta_hold();
+	ada_meta_on_writer();
+	/* Set up: the program may go on (thread_spawn waits for this) while
+	 * the files are made; what it records meanwhile waits in the rings and
+	 * its records in the queue. */
+	__atomic_store_n(&ada_rt.writer_tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	ada_futex_wake(&ada_rt.writer_tid);
+	if (ada_process_files() < 0) {
+		writer_gives_up();
+		return NULL;
 	}
+	if (ada_w.own_fds)
+		ada_meta_hold();
 	/* Until the recorder has written the trace's end: ada-symbolize waits
 	 * for it once the program has ended (raw_meta.c). */
 	if (ada_recorder_self())
 		ada_meta_lock();
-	ada_meta_on_writer();
 	if (ada_recorder_self() && buffers_init() < 0) {
 		ada_warn("cannot allocate the recorder's buffers; nothing is written");
+		writer_gives_up();
 		return NULL;
 	}
-	/* Set up: the program may go on (thread_spawn waits for this). */
-	__atomic_store_n(&ada_rt.writer_tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
-	ada_futex_wake(&ada_rt.writer_tid);
 	ada_trigger_resolve();
 	pthread_mutex_lock(&ada_w.lock);
 	while (!ada_w.stop) {
@@ -767,10 +786,14 @@ static int buffers_init(void)
 #define WRITER_SETUP_SLICE_NS 10000000ull
 
 /* A writer runs: threads may wait for it and queue records for it. */
+/* The program, once the writer is set up. A writer that gave up already
+ * (its files could not be made) stays not live: no thread waits for it. */
 static void writer_running(void)
 {
 	ada_w.running = true;
-	__atomic_store_n(&ada_rt.writer_live, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&ada_rt.writer_live, true, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&ada_rt.writer_failed, __ATOMIC_SEQ_CST))
+		__atomic_store_n(&ada_rt.writer_live, false, __ATOMIC_SEQ_CST);
 }
 
 static int thread_spawn(void)
@@ -810,7 +833,6 @@ int ada_writer_start(void)
 	int err;
 
 	ada_w.stop = false;
-	ada_writer_clock_point();
 	if (ada_rt.cfg.recorder) {
 		/* A recorder allocates its buffers itself: none in the program. */
 		err = ada_recorder_spawn(writer_main);

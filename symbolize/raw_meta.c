@@ -583,6 +583,7 @@ static int parse(struct raw_process *p, const char *path, const uint8_t *buf, si
 
 #define RECORDER_WAIT_MAX_NS 30000000000ll
 #define RECORDER_WAIT_SLICE_NS 10000000l
+#define RECORDER_FILE_WAIT_NS 2000000000ll
 
 /* A recorder process (ADA_WRITER=process) holds an exclusive lock on
  * process.meta until it has written the trace's end, which it does after
@@ -601,7 +602,19 @@ static void recorder_wait(const char *meta_path, const char *raw_dir)
 		pid_part = p;
 	if (pid_part)
 		pid = strtol(pid_part + 5, NULL, 10);
+	/* The program makes pid_<pid>/, its recorder the file, which appears
+	 * whole and locked: a program killed at its start may have ended
+	 * before. Waited for a while (not the 30 s: a recorder killed before
+	 * it made the file leaves none). */
 	fd = open(meta_path, O_RDONLY | O_CLOEXEC);
+	for (long long waited = 0; fd < 0 && errno == ENOENT && !(pid > 0 && !ada_proc_ended(pid)) &&
+				   waited < RECORDER_FILE_WAIT_NS;
+	     waited += RECORDER_WAIT_SLICE_NS) {
+		struct timespec ts = { 0, RECORDER_WAIT_SLICE_NS };
+
+		nanosleep(&ts, NULL);
+		fd = open(meta_path, O_RDONLY | O_CLOEXEC);
+	}
 	if (fd < 0)
 		return;
 	for (long long waited = 0; flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK &&

@@ -373,7 +373,8 @@ static void a_process_ada_does_not_trace_is_named(void **state)
 
 	expect_refused(gone, "ada-ctl: 999999999: no such process\n", 1);
 	snprintf(self, sizeof(self), "%d", (int)getpid());
-	snprintf(err, sizeof(err), "ada-ctl: %s: not traced by ada (no ada trace in /proc/%s/maps)\n",
+	snprintf(err, sizeof(err), "ada-ctl: %s: not traced by ada (no ada trace in /proc/%s/maps or a "
+		 "recorder's)\n",
 		 self, self);
 	expect_refused(untraced, err, 1);
 	tr_pass(*state);

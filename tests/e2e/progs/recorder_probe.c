@@ -92,8 +92,26 @@ __attribute__((no_instrument_function)) static char *slurp(const char *path, siz
 	return b;
 }
 
+/* Whether the recorder has made the trace's files: it maps a page of
+ * process.meta (ada-ctl's finder) once they are there. */
+__attribute__((no_instrument_function)) static int files_made(pid_t pid)
+{
+	char path[64], line[4096];
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "/raw/process.meta") != NULL;
+	fclose(f);
+	return found;
+}
+
 /* The recorder: "ada-recorder", forked from this process, so its command
- * line is ours (no other test's). SIGKILL, then until it has ended. */
+ * line is ours (no other test's). Once it has made the trace's files (2 s
+ * at most), SIGKILL, then until it has ended. */
 __attribute__((no_instrument_function)) static void kill_recorder(void)
 {
 	char path[64], mine[4096];
@@ -115,6 +133,8 @@ __attribute__((no_instrument_function)) static void kill_recorder(void)
 		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
 		if (!(s = slurp(path, &m)) || m != n || memcmp(s, mine, n))
 			continue;
+		for (int i = 0; i < 2000 && !files_made(pid); i++)
+			usleep(1000);
 		kill(pid, SIGKILL);
 		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 		for (int i = 0; i < 2000 && (s = slurp(path, &m)) && !strstr(s, ") Z "); i++)
