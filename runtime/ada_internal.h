@@ -395,6 +395,10 @@ ADA_HIDDEN void ada_modmap_scan_program(void);
  * loader's list (a writer thread), the program's maps (a recorder without
  * the hooks), or nothing (a recorder with them: the program records). */
 ADA_HIDDEN void ada_modmap_look(void);
+/* A recorder without the dynamic hooks: the look, now, if the program's
+ * address space changed size since the last one (a dlopen it cannot see
+ * otherwise before its next housekeeping). */
+ADA_HIDDEN void ada_modmap_look_if_moved(void);
 /* The modules loaded as far as this process recorded or saw them recorded:
  * a count that moves when one comes or goes, and each one's file and bias. */
 ADA_HIDDEN uint64_t ada_modmap_generation(void);

@@ -13,6 +13,7 @@
  */
 #include <dlfcn.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <link.h>
 #include <pthread.h>
@@ -546,6 +547,38 @@ void ada_modmap_look(void)
 		ada_modmap_scan(false);
 	else if (!ada_rt.cfg.dynhook)
 		ada_modmap_scan_program();
+}
+
+/* /proc/<pid>/statm's first figure, the program's size in pages: a read of
+ * a few dozen bytes, where the maps are a few kilobytes and a walk. */
+static unsigned long program_pages(void)
+{
+	char path[64], buf[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/statm", ada_rt.pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return strtoul(buf, NULL, 10);
+}
+
+void ada_modmap_look_if_moved(void)
+{
+	static unsigned long pages;
+	unsigned long now;
+
+	if (!ada_recorder_self() || ada_rt.cfg.dynhook)
+		return;
+	now = program_pages();
+	if (now == pages)
+		return;
+	pages = now;
+	ada_modmap_scan_program();
 }
 
 uint64_t ada_modmap_generation(void)

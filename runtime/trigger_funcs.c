@@ -85,8 +85,12 @@ static bool modules_moved(void)
 	unsigned long long counts[2] = { 0, 0 };
 
 	if (ada_recorder_self()) {
-		/* What threads queued (a dlopen's MODULE) is the list's. */
+		/* What threads queued (a dlopen's MODULE) is the list's; without
+		 * the dynamic hooks nothing is queued: the program's maps, read
+		 * once its size moved (a CALL into a library just loaded is
+		 * looked at with the library known, its pre-roll still there). */
 		ada_meta_queue_flush();
+		ada_modmap_look_if_moved();
 		if (ranges.resolved && ada_modmap_generation() == ranges.generation)
 			return false;
 		ranges.generation = ada_modmap_generation();
