@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "ada_internal.h"
+#include "proc_state.h"
 #include "kept_symbols.h"
 
 /* A module recorded and not seen unloaded yet: a load of a file at an
@@ -553,17 +554,9 @@ void ada_modmap_look(void)
  * a few dozen bytes, where the maps are a few kilobytes and a walk. */
 static unsigned long program_pages(void)
 {
-	char path[64], buf[128];
-	ssize_t n;
-	int fd;
+	char buf[128];
 
-	snprintf(path, sizeof(path), "/proc/%u/statm", ada_rt.pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
+	ada_proc_read(ada_rt.pid, "statm", buf, sizeof(buf));
 	return strtoul(buf, NULL, 10);
 }
 
