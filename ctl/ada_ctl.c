@@ -171,31 +171,62 @@ static bool recorder_finder(const char *pid, char *dir, size_t len)
 	return found;
 }
 
+/* Whether the process maps libada (built with adacc): its recorder may not
+ * have made the trace's files yet (a busy machine, a program just
+ * started). */
+static bool maps_libada(FILE *maps)
+{
+	size_t cap = 0;
+	char *line = NULL;
+	bool found = false;
+
+	rewind(maps);
+	while (!found && getline(&line, &cap, maps) > 0)
+		found = strstr(line, "/libada.so") != NULL;
+	free(line);
+	return found;
+}
+
+#define FILES_WAIT_NS 2000000000ull
+
 /* The directory whose raw/process.meta the process maps (a writer thread
- * made it) or its recorder does, into dir. 0, or 1 with the reason said. */
+ * made it) or its recorder does, into dir; waited for a while in a process
+ * with libada whose recorder has not made it yet. 0, or 1 with the reason
+ * said. */
 static int find_dir(const char *pid, char *dir, size_t len)
 {
 	char maps[64];
-	bool found;
+	bool found, ada;
 	FILE *f;
 
 	snprintf(maps, sizeof(maps), "/proc/%s/maps", pid);
-	f = fopen(maps, "re");
-	if (!f) {
-		if (errno == ENOENT)
-			fprintf(stderr, "ada-ctl: %s: no such process\n", pid);
-		else
-			fprintf(stderr, "ada-ctl: %s: %s\n", maps, strerror(errno));
-		return 1;
+	for (uint64_t waited = 0;; waited += POLL_NS) {
+		const struct timespec pause = { 0, POLL_NS };
+
+		f = fopen(maps, "re");
+		if (!f) {
+			if (errno == ENOENT)
+				fprintf(stderr, "ada-ctl: %s: no such process\n", pid);
+			else
+				fprintf(stderr, "ada-ctl: %s: %s\n", maps, strerror(errno));
+			return 1;
+		}
+		found = finder_in(f, ADA_CTL_FINDER, dir, len) || recorder_finder(pid, dir, len);
+		ada = !found && maps_libada(f);
+		fclose(f);
+		if (found)
+			return 0;
+		if (!ada || waited >= FILES_WAIT_NS)
+			break;
+		nanosleep(&pause, NULL);
 	}
-	found = finder_in(f, ADA_CTL_FINDER, dir, len);
-	fclose(f);
-	if (!found && !recorder_finder(pid, dir, len)) {
+	if (ada)
+		fprintf(stderr, "ada-ctl: %s: built with adacc, but no trace is being made (ADA_DISABLE, "
+			"or the trace could not be written: see its stderr)\n", pid);
+	else
 		fprintf(stderr, "ada-ctl: %s: not traced by ada (no ada trace in %s or a recorder's)\n",
 			pid, maps);
-		return 1;
-	}
-	return 0;
+	return 1;
 }
 
 /* ---- request and reply ---------------------------------------------------------------- */

@@ -108,6 +108,14 @@ struct ada_runtime {
 	 * program then ends without waiting for that flush. */
 	uint32_t flush_ack;
 	bool flush_late;
+	/* The recorder lost something the program cannot see in the rings:
+	 * its exit waits for the answer (ada_recorder_answer_wanted). */
+	bool say_at_end;
+	/* MODULE records the program queued after start-up (a dlopen), and
+	 * how many of them the recorder had kept the symbols of at its last
+	 * keep: an exit before it did waits for it (the library may be gone
+	 * right after the program: ada_writer_keep_symbols). */
+	uint32_t modules_late, modules_kept;
 	/* Modules patchable mode patched (mcount/patch.c): a recorder, whose
 	 * copy of the program's lists stopped at its fork, answers ada-ctl's
 	 * filter by it. */
@@ -315,6 +323,8 @@ ADA_HIDDEN void ada_recorder_lost(void);
  * the program's stderr while the program still waits, and answers; after
  * the final flush, says the lines there and lets it go. */
 ADA_HIDDEN void ada_recorder_end_asked(uint32_t req);
+/* The program, at its end: whether it waits for that answer. */
+ADA_HIDDEN bool ada_recorder_answer_wanted(void);
 ADA_HIDDEN void ada_recorder_say_late(void);
 /* The recorder: the program's memory, opened at its start (patchable mode
  * writes the program's code through it), or -1 and why not. */
@@ -382,6 +392,10 @@ struct ada_meta_file;
 ADA_HIDDEN void ada_symbols_note(const char *path, const struct ada_meta_module *m,
 				 const struct ada_meta_file *file);
 ADA_HIDDEN void ada_symbols_keep(void);
+/* The writer: the queued records noted, their modules' symbols kept (if
+ * the process recorded anything, or even_unrecorded: its events not yet
+ * drained), and (a recorder) how far that went (ada_rt.modules_kept). */
+ADA_HIDDEN void ada_writer_keep_symbols(bool even_unrecorded);
 /* A recorder process: the modules the program's records load and unload
  * (a run of encoded records it is about to write): its list of modules
  * follows them, and their symbols are noted as ada_symbols_note does in the
@@ -532,6 +546,8 @@ ADA_HIDDEN void ada_warn_private_fds(void);
 /* In a recorder: every thread's lines wait so (its watchdog's too). */
 ADA_HIDDEN void ada_warn_all_pending(void);
 ADA_HIDDEN void ada_warn_pending(void);
+/* Whether lines wait there. */
+ADA_HIDDEN bool ada_warn_has_pending(void);
 /* The same to fd (a recorder's copy of the program's stderr), and whether
  * fd is the file the program's stderr was at start. */
 ADA_HIDDEN void ada_warn_pending_to(int fd);

@@ -58,8 +58,13 @@ void ada_writer_flush_if_asked(void)
 	case ADA_FLUSH_EXIT:
 	case ADA_FLUSH__EXIT:
 		/* The program's maps while it still waits (ADA_DYNHOOK=off: a
-		 * library it loaded is found there), then the answer. */
+		 * library it loaded is found there), the symbols of one it
+		 * loaded since the last keep, then the answer. */
 		ada_modmap_look();
+		if (__atomic_load_n(&ada_rt.modules_kept, __ATOMIC_RELAXED) !=
+		    __atomic_load_n(&ada_rt.modules_late, __ATOMIC_ACQUIRE)) {
+			ada_writer_keep_symbols(true); /* its events not drained yet */
+		}
 		ada_recorder_end_asked(req);
 		final_flush(how == ADA_FLUSH_EXIT ? ADA_END_EXIT : ADA_END__EXIT);
 		ada_recorder_say_late();
@@ -136,9 +141,11 @@ bool ada_writer_request(uint32_t how, uint64_t timeout_ns)
 /* The exit budget (issue 23): a recorder finishes the trace after the
  * program is gone, as after a kill, and says its lines (a loss, a failed
  * write, ADA_VERBOSE's summary) on the stderr it took; the program waits
- * only for its answer, which also says the trace's files are there and
- * held (ada-symbolize waits for that hold). A recorder that could not take
- * it (pidfd_getfd refused) is waited for to the end, as a writer thread. */
+ * for its answer only when there is something to say (recorder.c), and
+ * never for the final flush (ada-symbolize waits for that, on the lock the
+ * recorder holds on the pid directory). A recorder that could not take the
+ * stderr (pidfd_getfd refused) is waited for to the end, as a writer
+ * thread. */
 bool ada_writer_request_end(uint32_t how, uint64_t timeout_ns, bool *say)
 {
 	uint64_t start = ada_now_ns(CLOCK_MONOTONIC);
@@ -147,8 +154,26 @@ bool ada_writer_request_end(uint32_t how, uint64_t timeout_ns, bool *say)
 	*say = true;
 	if (!__atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE))
 		return false;
+	/* The trace ends here, though the program runs on (its last
+	 * destructors) while the recorder may not have drained yet: nothing
+	 * more is recorded (no detail record rolls over a window's), and each
+	 * ring's end is where its head is now (writer.c's cut). */
+	if (ada_rt.cfg.recorder) {
+		__atomic_store_n(&ada_recording_off, 1, __ATOMIC_RELAXED);
+		for (struct ada_thread *td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td;
+		     td = td->next) {
+			if (!td->rh)
+				continue;
+			td->end_at = __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE);
+			__atomic_store_n(&td->end_set, true, __ATOMIC_RELEASE);
+		}
+	}
 	req = post(how);
 	if (ada_rt.cfg.recorder) {
+		if (!ada_recorder_answer_wanted()) {
+			*say = false;
+			return true;
+		}
 		if (!answered(&ada_rt.flush_ack, req, start, timeout_ns))
 			return false;
 		if (__atomic_load_n(&ada_rt.flush_late, __ATOMIC_ACQUIRE)) {

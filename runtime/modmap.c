@@ -401,6 +401,8 @@ static int visit(struct dl_phdr_info *info, void *ns, void *arg)
 	ada_meta_write(ADA_META_MODULE, &m, sizeof(m), path, strlen(path) + 1);
 	ada_symbols_note(path, &m, !m.build_id_len && record_file(path, m.module_no, &file) ?
 				   &file : NULL);
+	if (ada_apart_needed) /* after start-up: counted for a recorder */
+		__atomic_fetch_add(&ada_rt.modules_late, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 

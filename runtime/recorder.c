@@ -48,6 +48,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -164,6 +165,30 @@ static void leave_the_programs_cpu(void)
 		sched_setaffinity(0, sizeof(mask), &mask);
 }
 
+/* The pid directory, opened and locked by the program before the spawn:
+ * the lock is on the open file, and the recorder's copy is the one left
+ * once the program closed its own, so it holds until the recorder ends.
+ * ada-symbolize, run after the program ended, waits on it for the trace's
+ * files and their end, however late a busy machine lets the recorder make
+ * them (the program's exit does not wait for them). -1: not locked. */
+static int dir_fd = -1;
+
+static void close_all_but(int keep)
+{
+	int fd;
+
+	if (keep < 0) {
+		if (syscall(SYS_close_range, 0, ~0u, 0) == 0)
+			return;
+	} else if ((keep == 0 || syscall(SYS_close_range, 0, keep - 1, 0) == 0) &&
+		   syscall(SYS_close_range, keep + 1, ~0u, 0) == 0) {
+		return;
+	}
+	for (fd = 0; fd < 1024; fd++)
+		if (fd != keep)
+			close(fd);
+}
+
 /* The recorder's set-up, then the writer's loop; never returns. */
 static __attribute__((noreturn)) void recorder_run(void *(*loop)(void *))
 {
@@ -180,9 +205,7 @@ static __attribute__((noreturn)) void recorder_run(void *(*loop)(void *))
 	prctl(PR_SET_NAME, "ada-recorder");
 	prctl(PR_SET_PDEATHSIG, 0);
 	ada_meta_release(); /* start-up's descriptor, held by the forking thread */
-	if (syscall(SYS_close_range, 0, ~0u, 0) < 0)
-		for (fd = 0; fd < 1024; fd++)
-			close(fd);
+	close_all_but(dir_fd);
 	/* 0, 1 and 2 taken, so that no file of ada's gets a number a library
 	 * might print to. */
 	fd = open("/dev/null", O_RDWR);
@@ -203,28 +226,62 @@ static __attribute__((noreturn)) void recorder_run(void *(*loop)(void *))
 /* Program side, asking for a flush, the recorder dead (killed): nobody
  * writes the manifest's counts any more, so the loss is said here, once:
  * what the rings hold past its last pass, and what threads dropped. */
-void ada_recorder_lost(void)
+/* Program side: what the rings hold that the recorder has not drained, and
+ * what their threads dropped. */
+static void rings_count(uint64_t *undrained, uint64_t *dropped)
 {
-	static bool said;
-	uint64_t undrained = 0, dropped = 0;
-
-	if (__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
-		return;
-	ada_warn_pending(); /* the recorder's own last words first */
+	*undrained = *dropped = 0;
 	for (struct ada_thread *td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td;
 	     td = td->next) {
 		const struct ada_ring_header *rh = td->rh;
 
 		if (!rh)
 			continue;
-		undrained += __atomic_load_n(&rh->head, __ATOMIC_RELAXED) -
-			     __atomic_load_n(&rh->tail, __ATOMIC_RELAXED);
+		*undrained += __atomic_load_n(&rh->head, __ATOMIC_RELAXED) -
+			      __atomic_load_n(&rh->tail, __ATOMIC_RELAXED);
 		for (int r = 0; r < ADA_DROP_NREASONS; r++)
-			dropped += __atomic_load_n(&rh->dropped[r], __ATOMIC_RELAXED);
+			*dropped += __atomic_load_n(&rh->dropped[r], __ATOMIC_RELAXED);
 	}
+}
+
+void ada_recorder_lost(void)
+{
+	static bool said;
+	uint64_t undrained, dropped;
+
+	if (__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+		return;
+	ada_warn_pending(); /* the recorder's own last words first */
+	rings_count(&undrained, &dropped);
 	ada_warn("the recorder process ended before the program; the trace ends at its last pass: "
 		 "%llu events recorded since are lost, and %llu dropped in all",
 		 (unsigned long long)undrained, (unsigned long long)dropped);
+}
+
+/* Program side, at its end (exit, _exit): whether to wait for the
+ * recorder's answer. Only while the program lives can the recorder take its
+ * stderr (for its last lines) and read its maps (ADA_DYNHOOK=off: a library
+ * loaded since the last look); the wait costs the program a turn of the
+ * recorder on a CPU, milliseconds on a busy machine (issue 23's loaded
+ * exit). So the program waits only when it knows of something to hear:
+ * the summary (ADA_VERBOSE), the maps, events its threads dropped, triggers
+ * that opened no window, the recorder's own lines or losses (say_at_end),
+ * a library loaded whose symbols the recorder has not kept yet (it may be
+ * deleted right after), a recorder that died (the loss is said here). A loss the recorder first
+ * meets in its final flush, after the program ended, is in the threads'
+ * end records, which ada-symbolize says when it reads the trace. */
+bool ada_recorder_answer_wanted(void)
+{
+	uint64_t undrained, dropped;
+
+	if (!ada_rt.cfg.dynhook || ada_rt.cfg.verbose || ada_marks_overflowed() ||
+	    __atomic_load_n(&ada_rt.say_at_end, __ATOMIC_ACQUIRE) || ada_warn_has_pending() ||
+	    __atomic_load_n(&ada_rt.modules_kept, __ATOMIC_ACQUIRE) !=
+		    __atomic_load_n(&ada_rt.modules_late, __ATOMIC_RELAXED) ||
+	    ada_recorder_gone())
+		return true;
+	rings_count(&undrained, &dropped);
+	return dropped != 0;
 }
 
 void ada_recorder_end_asked(uint32_t req)
@@ -307,10 +364,21 @@ int ada_recorder_spawn(void *(*loop)(void *))
 	uint32_t rec;
 
 	__atomic_store_n(&ada_rt.writer_tid, 0, __ATOMIC_RELAXED);
+	ada_rt.say_at_end = false;
+	ada_rt.modules_late = ada_rt.modules_kept = 0;
 	life_init();
 	program_cpu = sched_getcpu();
 	mid_loop = loop;
+	dir_fd = open(ada_rt.pid_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd >= 0 && flock(dir_fd, LOCK_EX | LOCK_NB) < 0) {
+		close(dir_fd);
+		dir_fd = -1;
+	}
 	err = ada_task_run(mid_run, NULL, &ret);
+	if (dir_fd >= 0) {
+		close(dir_fd); /* the recorder's copy holds the lock */
+		dir_fd = -1;
+	}
 	rec = __atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE);
 	if (!err && rec)
 		/* Yama: the recorder may write the program's code (EINVAL without

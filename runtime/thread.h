@@ -144,6 +144,12 @@ struct ada_thread {
 	struct ada_windows *windows; /* the writer's detail windows (window.c), or NULL */
 	uint64_t cut;           /* with cutting: a flush drains up to this position */
 	bool cutting;
+	/* The image's end asked for (exit, _exit): the ring's head then. A
+	 * recorder's final flush, which may come after the program is gone,
+	 * drains no further: the trace ends where it was asked to, as when
+	 * the program waited for the flush (flush.c). */
+	bool end_set;
+	uint64_t end_at;
 	bool is_stack;          /* records a coroutine stack, not a thread's own */
 	bool tsc_off;           /* its rdtsc faults (crash.c emulates it): it may be in
 				 * seccomp's strict mode, so it makes no system call */

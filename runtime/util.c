@@ -137,6 +137,11 @@ void ada_warn_pending_to(int fd)
 		ada_write_all(fd, pending.buf + from, len - from);
 }
 
+bool ada_warn_has_pending(void)
+{
+	return __atomic_load_n(&pending.len, __ATOMIC_ACQUIRE) > pending.printed;
+}
+
 void ada_warn_pending(void)
 {
 	ada_warn_pending_to(STDERR_FILENO);

@@ -313,8 +313,19 @@ static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws,
 	if (dl.skipped + dl.lost) {
 		p += ada_encode_lost(ADA_DROP_DETAIL_FULL, dl.skipped + dl.lost, p);
 		ws->details_skipped += dl.skipped + dl.lost;
+		__atomic_store_n(&ada_rt.say_at_end, true, __ATOMIC_RELEASE);
 	}
 	return (size_t)(p - ada_w.enc_buf);
+}
+
+void ada_writer_keep_symbols(bool even_unrecorded)
+{
+	uint32_t late = __atomic_load_n(&ada_rt.modules_late, __ATOMIC_ACQUIRE);
+
+	ada_meta_queue_flush(); /* the MODULE records counted: noted */
+	if (ada_w.streams || even_unrecorded) /* one that records nothing leaves nothing */
+		ada_symbols_keep();
+	__atomic_store_n(&ada_rt.modules_kept, late, __ATOMIC_RELEASE);
 }
 
 static bool has_new_drops(const struct ada_thread *td, const struct ada_writer_stream *ws)
@@ -354,6 +365,7 @@ static void write_positions(struct ada_thread *td, const struct ada_slot *ring, 
 	flush_fids();
 	if (!len || ws->failed || write_frame(td, len) < 0) {
 		ws->write_lost += n; /* told in the thread's end record */
+		__atomic_store_n(&ada_rt.say_at_end, true, __ATOMIC_RELEASE);
 	} else {
 		ws->events += n;
 		if (!cut)
@@ -571,6 +583,8 @@ void ada_writer_drain_cut(void)
 
 	for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next) {
 		td->cut = __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&td->end_set, __ATOMIC_ACQUIRE) && td->end_at < td->cut)
+			td->cut = td->end_at;
 		td->cutting = true;
 		if (ada_rt.cfg.ring_mode) /* every ring held before any is written */
 			ada_ring_hold(td, td->cut);
@@ -713,8 +727,7 @@ static void *writer_main(void *arg)
 			housekeeping = now;
 			ada_outside_begin();
 			ada_modmap_look();
-			if (ada_w.streams) /* a process that records nothing leaves nothing */
-				ada_symbols_keep();
+			ada_writer_keep_symbols(false);
 			ada_trigger_resolve(); /* a dlopen may bring functions to trigger on */
 			if (ada_passes.modules) /* or patchable ones */
 				ada_passes.modules();

@@ -585,16 +585,42 @@ static int parse(struct raw_process *p, const char *path, const uint8_t *buf, si
 #define RECORDER_WAIT_SLICE_NS 10000000l
 #define RECORDER_FILE_WAIT_NS 2000000000ll
 
-/* A recorder process (ADA_WRITER=process) holds an exclusive lock on
- * process.meta until it has written the trace's end, which it does after
- * the program's end when the program died without asking (a kill, a
- * crash): a program that has ended but whose recorder still writes is
- * waited for (30 s at most), so that a trace read right after its program
- * was killed is whole. A program that still runs is not waited for: its
- * trace is read as far as it goes, as with a writer thread. */
+static void slice_sleep(void)
+{
+	struct timespec ts = { 0, RECORDER_WAIT_SLICE_NS };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Waits (the program ended, 30 s at most) for the lock on fd, which a
+ * recorder holds; whether it was held when first tried. */
+static bool lock_wait(int fd, long pid)
+{
+	bool held = false;
+
+	for (long long waited = 0; flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK &&
+				   !(pid > 0 && !ada_proc_ended(pid)) && waited < RECORDER_WAIT_MAX_NS;
+	     waited += RECORDER_WAIT_SLICE_NS) {
+		held = true;
+		slice_sleep();
+	}
+	return held;
+}
+
+/* A recorder process (ADA_WRITER=process) finishes the trace after its
+ * program ended (its exit does not wait for the final flush; a kill or a
+ * crash cannot), holding a lock on the pid directory from before the
+ * program ran until it is done (recorder.c): a program that has ended but
+ * whose recorder still writes is waited for (30 s at most), so that a
+ * trace read right after its program ended is whole. A program that still
+ * runs is not waited for: its trace is read as far as it goes, as with a
+ * writer thread. Traces without the directory's lock (written before it
+ * was taken) are waited for on process.meta's: the recorder makes that
+ * file whole and locked, and holds it until done. */
 static void recorder_wait(const char *meta_path, const char *raw_dir)
 {
 	const char *pid_part = strstr(raw_dir, "/pid_");
+	char pid_dir[4200];
 	long pid = 0;
 	int fd;
 
@@ -602,28 +628,28 @@ static void recorder_wait(const char *meta_path, const char *raw_dir)
 		pid_part = p;
 	if (pid_part)
 		pid = strtol(pid_part + 5, NULL, 10);
-	/* The program makes pid_<pid>/, its recorder the file, which appears
-	 * whole and locked: a program killed at its start may have ended
-	 * before. Waited for a while (not the 30 s: a recorder killed before
+	snprintf(pid_dir, sizeof(pid_dir), "%s/..", raw_dir);
+	fd = open(pid_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		bool held = lock_wait(fd, pid);
+
+		close(fd);
+		if (held)
+			return; /* the recorder is done */
+	}
+	/* A program killed at its start by an older recorder: the file may be
+	 * coming. Waited for a while (not the 30 s: a recorder killed before
 	 * it made the file leaves none). */
 	fd = open(meta_path, O_RDONLY | O_CLOEXEC);
 	for (long long waited = 0; fd < 0 && errno == ENOENT && !(pid > 0 && !ada_proc_ended(pid)) &&
 				   waited < RECORDER_FILE_WAIT_NS;
 	     waited += RECORDER_WAIT_SLICE_NS) {
-		struct timespec ts = { 0, RECORDER_WAIT_SLICE_NS };
-
-		nanosleep(&ts, NULL);
+		slice_sleep();
 		fd = open(meta_path, O_RDONLY | O_CLOEXEC);
 	}
 	if (fd < 0)
 		return;
-	for (long long waited = 0; flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK &&
-				   !(pid > 0 && !ada_proc_ended(pid)) && waited < RECORDER_WAIT_MAX_NS;
-	     waited += RECORDER_WAIT_SLICE_NS) {
-		struct timespec ts = { 0, RECORDER_WAIT_SLICE_NS };
-
-		nanosleep(&ts, NULL);
-	}
+	lock_wait(fd, pid);
 	close(fd);
 }
 

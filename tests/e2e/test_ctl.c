@@ -380,6 +380,29 @@ static void a_process_ada_does_not_trace_is_named(void **state)
 	tr_pass(*state);
 }
 
+/* A program built with adacc that makes no trace (ADA_DISABLE=1): ada-ctl
+ * waits a while for its files (a recorder on a busy machine may make them
+ * late), then says why it found none: one line, exit status 1. */
+static void a_program_making_no_trace_is_named(void **state)
+{
+	struct tr_case *tc = *state;
+	struct ctl_run r;
+	char err[256];
+	int ws = 0;
+
+	start_with(tc, "fentry", "on", "on", "ADA_DISABLE=1", &r);
+	const char *const argv[] = { ADA_CTL, r.pid, "enable", NULL };
+	snprintf(err, sizeof(err), "ada-ctl: %s: built with adacc, but no trace is being made "
+		 "(ADA_DISABLE, or the trace could not be written: see its stderr)\n", r.pid);
+	expect_refused(argv, err, 1);
+	close(r.fifo);
+	assert_int_equal(tracee_wait_for(&r.t, "sum ", 10000), 0);
+	assert_int_equal(tracee_stop(&r.t, 0, 10000, &ws), 0);
+	assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+	assert_null(tracee_pid_dir(tc->trace));
+	tr_pass(tc);
+}
+
 /* A stopped process: its recorder, which runs on, applies the command and
  * replies (the entries are written while no thread of the program runs),
  * and the phase after SIGCONT is recorded. A writer thread stops with the
@@ -475,6 +498,7 @@ int main(void)
 		T(enable_and_disable_in_cyg_mode),
 		T(a_bad_command_line_is_named),
 		T(a_process_ada_does_not_trace_is_named),
+		T(a_program_making_no_trace_is_named),
 		T(a_stopped_process_gets_its_command_from_the_recorder),
 		T(a_stopped_process_gets_no_command_from_a_writer_thread),
 		T(calls_inside_a_frame_entered_while_off_are_recorded_after_enable),

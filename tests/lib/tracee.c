@@ -4,12 +4,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -131,6 +133,36 @@ char *tracee_pid_dir(const char *trace)
 
 	free(session);
 	return pid;
+}
+
+int tracee_settle(const char *trace)
+{
+	char pattern[PATH_MAX + 32];
+	glob_t g = { 0 };
+	int ret = 0;
+
+	snprintf(pattern, sizeof(pattern), "%s/session_*/pid_*", trace);
+	if (glob(pattern, GLOB_ONLYDIR, NULL, &g) != 0)
+		return 0;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		long pid = strtol(strrchr(g.gl_pathv[i], '_') + 1, NULL, 10);
+		int fd = open(g.gl_pathv[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int tries = 0;
+
+		if (fd < 0)
+			continue;
+		while (flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK &&
+		       !(pid > 0 && kill((pid_t)pid, 0) == 0) && ++tries < 3000) {
+			const struct timespec ten_ms = { 0, 10000000 };
+
+			nanosleep(&ten_ms, NULL);
+		}
+		if (tries >= 3000)
+			ret = -1;
+		close(fd);
+	}
+	globfree(&g);
+	return ret;
 }
 
 int tracee_copy_tree(const char *src, const char *dst)

@@ -33,6 +33,12 @@ char *tracee_pid_dir(const char *trace);
 /* cp -a src dst. */
 int tracee_copy_tree(const char *src, const char *dst);
 
+/* Waits until the trace in `trace` is complete: a recorder finishes it
+ * after its program ended, holding a lock on the pid directory until then
+ * (runtime/recorder.c). Programs still running are not waited for. 0, or
+ * -1 after 30 s. */
+int tracee_settle(const char *trace);
+
 /* ---- a program running in the background ------------------------------------ */
 
 struct tracee {

@@ -103,10 +103,25 @@ static void start(const struct tr_case *tc, const char *const argv[], const char
 	char cmd[2048], why[64];
 	int ret;
 
+	const char *output = tc->trace;
+	char path[2 * PATH_MAX + sizeof(tc->dir)];
+
 	proc_result_free(res);
 	ret = proc_run(argv, env, tc->dir, timeout_ms, res);
 	if (ret < 0)
 		fail_msg("cannot run %s: %s", proc_cmdline(argv, cmd, sizeof(cmd)), strerror(-ret));
+	/* Its trace complete before the test looks at it (its recorder may
+	 * finish it after the program ended), as ada-symbolize waits. */
+	for (size_t i = 0; env && env[i]; i++)
+		if (!strncmp(env[i], "ADA_OUTPUT=", 11))
+			output = env[i] + 11;
+	if (output[0] != '/') {
+		snprintf(path, sizeof(path), "%s/%s", tc->dir, output);
+		output = path;
+	}
+	if (tracee_settle(output) < 0)
+		fail_msg("%s: its recorder did not finish the trace in 30 s",
+			 proc_cmdline(argv, cmd, sizeof(cmd)));
 	if (res->timed_out)
 		fail_msg("%s: %s\nstdout:\n%s\nstderr:\n%s", proc_cmdline(argv, cmd, sizeof(cmd)),
 			 proc_describe(res, why, sizeof(why)), res->out, res->err);

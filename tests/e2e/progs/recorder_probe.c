@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,13 +113,18 @@ __attribute__((no_instrument_function)) static int files_made(pid_t pid)
 /* The recorder: "ada-recorder", forked from this process, so its command
  * line is ours (no other test's). Once it has made the trace's files (2 s
  * at most), SIGKILL, then until it has ended. */
-__attribute__((no_instrument_function)) static void kill_recorder(void)
+/* Kills this process's recorder once it made the trace's files, and waits
+ * until it is a zombie; whether one was found. A recorder is named so only
+ * once it runs: on a busy machine that may be a while after the program's
+ * start, so the caller looks again. */
+__attribute__((no_instrument_function)) static bool kill_recorder_once(void)
 {
 	char path[64], mine[4096];
 	size_t n, m;
 	const char *s;
 	struct dirent *e;
 	DIR *d = opendir("/proc");
+	bool killed = false;
 
 	s = slurp("/proc/self/cmdline", &n);
 	memcpy(mine, s, n);
@@ -136,12 +142,20 @@ __attribute__((no_instrument_function)) static void kill_recorder(void)
 		for (int i = 0; i < 2000 && !files_made(pid); i++)
 			usleep(1000);
 		kill(pid, SIGKILL);
+		killed = true;
 		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 		for (int i = 0; i < 2000 && (s = slurp(path, &m)) && !strstr(s, ") Z "); i++)
 			usleep(1000);
 	}
 	if (d)
 		closedir(d);
+	return killed;
+}
+
+__attribute__((no_instrument_function)) static void kill_recorder(void)
+{
+	for (int i = 0; i < 5000 && !kill_recorder_once(); i++)
+		usleep(1000);
 }
 
 int main(int argc, char **argv)
