@@ -409,6 +409,10 @@ static size_t drain_thread(struct ada_thread *td, bool *cut)
 	}
 	if (td->cutting && head > td->cut)
 		head = td->cut;
+	/* The image's end was asked for (flush.c): its trace ends there, in
+	 * every pass from then on, not only the final flush's. */
+	if (__atomic_load_n(&td->end_set, __ATOMIC_ACQUIRE) && head > td->end_at)
+		head = td->end_at;
 	bool details = __atomic_load_n(&td->dring, __ATOMIC_ACQUIRE) != NULL; /* see encode_batch */
 	bool window = details && ada_window_mode(td) && ada_windows_of(td), behind = false;
 	/* The triggers posted so far for this thread (a count, marks.c): one
