@@ -128,6 +128,7 @@ int ada_proc_images(uint32_t pid, const struct ada_image_visitor *v)
 {
 	char path[64], line[4200];
 	struct image *im = calloc(1, sizeof(*im)); /* no image yet: ino 0 */
+	unsigned images = 0;
 	FILE *f;
 
 	if (!im)
@@ -160,6 +161,7 @@ int ada_proc_images(uint32_t pid, const struct ada_image_visitor *v)
 		im->ino = 0;
 		if (off || !ino || line[pos] != '/' || len >= sizeof(im->path))
 			continue;
+		images++;
 		im->start = lo;
 		im->end = hi;
 		im->dev = (uint64_t)maj << 32 | min;
@@ -172,8 +174,11 @@ int ada_proc_images(uint32_t pid, const struct ada_image_visitor *v)
 	}
 	image_done(pid, im, v);
 	/* A read error midway leaves the list incomplete: nothing may be
-	 * taken for unloaded from it. */
-	int err = ferror(f) ? -1 : 0;
+	 * taken for unloaded from it. Nor from an empty one: the process has
+	 * ended (a zombie's maps are empty), its executable no longer mapped
+	 * (a recorder's final flush took every module for unloaded, and its
+	 * function triggers with them, once on a busy machine). */
+	int err = ferror(f) || !images ? -1 : 0;
 
 	fclose(f);
 	free(im);
