@@ -329,35 +329,6 @@ static bool seen_before(const struct dl_phdr_info *info)
 	return false;
 }
 
-/* The module's site table, if its file has one. */
-static bool site_table(const char *path, Elf64_Shdr *sh)
-{
-	return ada_elf_find_section(path, SHT_PROGBITS, ADA_PATCHABLE_SECTION, sh) == 0 &&
-	       sh->sh_size;
-}
-
-/* Modules whose file is not worth opening (a few dozen microseconds each of
- * start-up): libada.so itself, never built patchable (libada.a is part of
- * an executable: the executable, unnamed, is looked at), and the vDSO,
- * which has no file ("linux-vdso.so.1": no path). */
-static bool never_patchable(const struct dl_phdr_info *info)
-{
-	uintptr_t self = (uintptr_t)never_patchable;
-
-	if (!info->dlpi_name || !*info->dlpi_name)
-		return false;
-	if (!strchr(info->dlpi_name, '/'))
-		return true;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type == PT_LOAD && self >= info->dlpi_addr + ph->p_vaddr &&
-		    self < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
-			return true;
-	}
-	return false;
-}
-
 /* Whether the module's file has a site table, its file opened once per
  * name: a library loaded and closed again and again (by many threads)
  * must not have ada open its file each time in the program's descriptor
@@ -372,7 +343,7 @@ static bool file_has_sites(const struct dl_phdr_info *info)
 	for (size_t i = 0; i < P.nfiles; i++)
 		if (P.files[i].name == name)
 			return P.files[i].sites;
-	sites = !never_patchable(info) && site_table(path_of(info), &sh);
+	sites = !ada_patch_never(info) && ada_patch_site_table(path_of(info), &sh);
 	if ((f = realloc(P.files, (P.nfiles + 1) * sizeof(*P.files)))) {
 		P.files = f;
 		P.files[P.nfiles].name = name;
@@ -400,7 +371,7 @@ static int pass_module(struct dl_phdr_info *info, void *ns, void *arg)
 		remember(info);
 		return 0; /* no site table: looked at by an earlier pass */
 	}
-	if (file_has_sites(info) && site_table(path, &sh)) {
+	if (file_has_sites(info) && ada_patch_site_table(path, &sh)) {
 		uintptr_t stubs;
 		bool nopped;
 

@@ -41,6 +41,11 @@ ADA_HIDDEN const char *ada_globs_unmatched(const struct globs *gl);
 /* Each of the n sites' (sorted, of the module at path, bias) kind into out[]. */
 ADA_HIDDEN void ada_patch_kinds(struct patch_choice *c, const char *path, uintptr_t bias,
 				const uintptr_t *sites, size_t n, uint8_t *out);
+/* Whether the module is one whose file is never worth opening (libada.so,
+ * the vDSO); whether the file at path has a site table (its header in
+ * *sh). patch_choose.c. */
+ADA_HIDDEN bool ada_patch_never(const struct dl_phdr_info *info);
+ADA_HIDDEN bool ada_patch_site_table(const char *path, Elf64_Shdr *sh);
 /* qsort's order of addresses (a struct's first field). */
 ADA_HIDDEN int ada_patch_by_addr(const void *a, const void *b);
 

@@ -7,8 +7,10 @@
  *   plain                 ADA_FILTER's (all when empty), less ADA_NOTRACE's
  *
  * The first that matches any of a function's names wins, in that order.
+ * And which modules have sites to patch at all.
  */
 #include <fnmatch.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,4 +133,35 @@ void ada_patch_kinds(struct patch_choice *c, const char *path, uintptr_t bias,
 		out[i] = k >= 0 ? (uint8_t)k : c->filter.n ? PATCH_NONE : PATCH_PLAIN;
 	}
 	free(nm.f);
+}
+
+/* ---- which modules ---------------------------------------------------------------- */
+
+/* The module's site table, if its file has one. */
+bool ada_patch_site_table(const char *path, Elf64_Shdr *sh)
+{
+	return ada_elf_find_section(path, SHT_PROGBITS, ADA_PATCHABLE_SECTION, sh) == 0 &&
+	       sh->sh_size;
+}
+
+/* Modules whose file is not worth opening (a few dozen microseconds each of
+ * start-up): libada.so itself, never built patchable (libada.a is part of
+ * an executable: the executable, unnamed, is looked at), and the vDSO,
+ * which has no file ("linux-vdso.so.1": no path). */
+bool ada_patch_never(const struct dl_phdr_info *info)
+{
+	uintptr_t self = (uintptr_t)ada_patch_never;
+
+	if (!info->dlpi_name || !*info->dlpi_name)
+		return false;
+	if (!strchr(info->dlpi_name, '/'))
+		return true;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && self >= info->dlpi_addr + ph->p_vaddr &&
+		    self < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
+			return true;
+	}
+	return false;
 }

@@ -535,6 +535,9 @@ ADA_HIDDEN bool ada_job_session(const char *out, const char *mine, char *dst, si
 
 /* ---- small helpers (util.c): no stdio on paths that may run at exit/fork ------ */
 ADA_HIDDEN int ada_mkdirs(const char *path);
+/* A mutex the program and its recorder share (in the shared section),
+ * robust: one that died holding it leaves it marked, not held for good. */
+ADA_HIDDEN void ada_mutex_init_shared(pthread_mutex_t *m);
 ADA_HIDDEN int ada_write_all(int fd, const void *buf, size_t len);
 /* One "ada: ..." line on stderr: the program's fd 2 if it is still the
  * file it was at start (ada_stderr_remember), else nowhere. On the writer
@@ -576,5 +579,8 @@ ADA_HIDDEN int ada_task_run(int (*fn)(void *), void *arg, int *ret);
 ADA_HIDDEN int ada_apart(int (*fn)(void *), void *arg);
 /* Set at the end of start-up: the program's threads may run from then. */
 ADA_HIDDEN extern bool ada_apart_needed;
+/* The calling thread's descriptor table is its own (a writer thread's,
+ * writer.c): ada_apart runs fn here. */
+ADA_HIDDEN void ada_apart_own_table(void);
 
 #endif

@@ -74,13 +74,20 @@ int ada_task_run(int (*fn)(void *), void *arg, int *ret)
 	return err;
 }
 
+static __thread bool own_table __attribute__((tls_model("initial-exec")));
+
+void ada_apart_own_table(void)
+{
+	own_table = true;
+}
+
 /* A program whose seccomp filter refuses clone has no threads to race
  * with either: the work runs on the calling thread then. */
 int ada_apart(int (*fn)(void *), void *arg)
 {
 	int ret;
 
-	if (!ada_apart_needed || ada_recorder_self() || ada_task_run(fn, arg, &ret) < 0)
+	if (!ada_apart_needed || own_table || ada_recorder_self() || ada_task_run(fn, arg, &ret) < 0)
 		return fn(arg);
 	return ret;
 }

@@ -190,13 +190,7 @@ static void queue_lock(void)
 
 static void queue_init(void)
 {
-	pthread_mutexattr_t a;
-
-	pthread_mutexattr_init(&a);
-	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-	pthread_mutex_init(&Q.lock, &a);
-	pthread_mutexattr_destroy(&a);
+	ada_mutex_init_shared(&Q.lock);
 	Q.len = 0;
 	Q.pending = 0;
 }

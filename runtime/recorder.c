@@ -315,13 +315,7 @@ void ada_recorder_say_late(void)
 /* Before each spawn (a fork child's section holds its parent's lock). */
 static void life_init(void)
 {
-	pthread_mutexattr_t a;
-
-	pthread_mutexattr_init(&a);
-	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-	pthread_mutex_init(&ada_rt.recorder_life, &a);
-	pthread_mutexattr_destroy(&a);
+	ada_mutex_init_shared(&ada_rt.recorder_life);
 	ada_rt.recorder_dead = false;
 }
 

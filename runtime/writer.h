@@ -72,6 +72,13 @@ ADA_HIDDEN size_t ada_ring_drain(struct ada_thread *td, const char *end);
 ADA_HIDDEN void ada_writer_drain_cut(void);
 /* td's THREAD_END record, its counts added to the process totals. */
 ADA_HIDDEN void ada_writer_thread_end(struct ada_thread *td, uint32_t flags);
+/* writer_files.c: td's stream (its THREAD record, its file), or NULL (no
+ * memory); new function ids to process.meta ahead of the frame that uses
+ * them; the frame of len bytes in ada_w.enc_buf compressed and appended to
+ * td's file (0, or -1: not written, the file's failure said once). */
+ADA_HIDDEN struct ada_writer_stream *ada_writer_stream_open(struct ada_thread *td);
+ADA_HIDDEN void ada_writer_flush_fids(void);
+ADA_HIDDEN int ada_writer_write_frame(struct ada_thread *td, size_t len);
 ADA_HIDDEN void ada_writer_stream_close(struct ada_thread *td);
 /* A CLOCK record (a TSC / boottime pair) now. */
 ADA_HIDDEN void ada_writer_clock_point(void);
