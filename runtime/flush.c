@@ -157,11 +157,14 @@ bool ada_writer_request_end(uint32_t how, uint64_t timeout_ns, bool *say)
 	/* The trace ends here, though the program runs on (its last
 	 * destructors) while the recorder may not have drained yet: nothing
 	 * more is recorded (no detail record rolls over a window's), and each
-	 * ring's end is where its head is now (writer.c's cut). */
+	 * ring's end is where its head is now (writer.c's cut). Each thread
+	 * is made to ignore its calls, as ada_thread_ignore would: the
+	 * process's switch (ada_disable) would have patchable mode's recorder
+	 * take every entry out of the code of a program that is ending. */
 	if (ada_rt.cfg.recorder) {
-		__atomic_store_n(&ada_recording_off, 1, __ATOMIC_RELAXED);
 		for (struct ada_thread *td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td;
 		     td = td->next) {
+			__atomic_store_n(&td->ignored, true, __ATOMIC_RELAXED);
 			if (!td->rh)
 				continue;
 			td->end_at = __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE);
