@@ -18,14 +18,19 @@
  *   program's (a pipe the program holds must reach EOF when it ends), its
  *   working directory /: a terminal's ^C, a kill of the process group and
  *   the program's chroot, rlimits and seccomp filter do not reach it.
- * - It ends with the program: the program's exit asks it for the final
- *   flush and waits for it, as it did the thread; a program that dies
- *   without asking (a kill, a crash, its last thread's exit system call) is
- *   seen through a pidfd, and its rings, shared, are drained to their ends
- *   after its death. An exec ends the image's trace (the exec flush); the
- *   recorder goes once the program's new image no longer maps the arena.
+ * - It ends after the program: the program's exit marks where the trace
+ *   ends and asks for the final flush, waiting for an answer only when
+ *   there is something to say (ada_recorder_answer_wanted); a program that
+ *   dies without asking (a kill, a crash, its last thread's exit system
+ *   call) is seen through a pidfd, and its rings, shared, are drained to
+ *   their ends after its death. Either way the trace is complete when the
+ *   recorder ends, which the lock it holds on the pid directory tells
+ *   (ada-symbolize waits on it). An exec ends the image's trace (the exec
+ *   flush, waited for); the recorder goes once the program's new image no
+ *   longer maps the arena.
  * - What it has to say goes through the shared section's pending lines,
- *   which the program prints after the flush it asked for (util.c).
+ *   which the program prints after a flush it waited for (util.c), or on a
+ *   copy of the program's stderr it takes at the end's request.
  * - A watchdog thread ends it if its passes stop (a bug that blocks it for
  *   good): the program's waits end with it, rather than the program
  *   hanging on a recorder that never drains; the rings it did not drain
