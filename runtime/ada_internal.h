@@ -49,6 +49,7 @@ struct ada_config {
 	bool recorder;            /* ADA_WRITER=process: a recorder process drains the
 				   * rings (recorder.c), not a thread of the program */
 	uint32_t writer_delay_us; /* ADA_TEST_WRITER_DELAY_US: tests slow the writer */
+	uint32_t recorder_late_ms; /* ADA_TEST_RECORDER_LATE_MS: a recorder starts late */
 	uint32_t watchdog_s;      /* ADA_TEST_WATCHDOG_S: a recorder without progress
 				   * this long ends (recorder.c) */
 	bool test_hang;           /* ADA_TEST_RECORDER_HANG: it blocks at the final flush */
@@ -311,6 +312,8 @@ ADA_HIDDEN void ada_ring_wake(struct ada_thread *td);
 ADA_HIDDEN int ada_recorder_spawn(void *(*loop)(void *));
 /* Whether this process is a recorder. */
 ADA_HIDDEN bool ada_recorder_self(void);
+/* In a recorder: the program's thread name when it was forked ("" else). */
+ADA_HIDDEN const char *ada_recorder_program_name(void);
 /* The recorder: whether the program ended; whether its image (exec) no
  * longer maps the arena at base. */
 ADA_HIDDEN bool ada_recorder_program_gone(void);

@@ -29,6 +29,7 @@ static const struct int_setting DETAIL_KB = { "ADA_DETAIL_KB", 64, 1u << 20, 163
 /* For the tests only: the writer sleeps this long after each pass, so that
  * rings fill and backpressure can be checked on any machine. */
 static const struct int_setting WRITER_DELAY = { "ADA_TEST_WRITER_DELAY_US", 0, 5000000, 0, "us" };
+static const struct int_setting RECORDER_LATE = { "ADA_TEST_RECORDER_LATE_MS", 0, 10000, 0, "ms" };
 /* How long a recorder may make no progress before its watchdog ends it. */
 static const struct int_setting WATCHDOG_S = { "ADA_TEST_WATCHDOG_S", 1, 3600, 30, "s" };
 
@@ -240,6 +241,7 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	c->rings = get_choice("ADA_RINGS", getenv_fn("ADA_RINGS"), RINGS, 3, ADA_RINGS_TRACE);
 	c->recorder = get_choice("ADA_WRITER", getenv_fn("ADA_WRITER"), WRITERS, 2, 1) == 1;
 	c->writer_delay_us = (uint32_t)get_int(&WRITER_DELAY, getenv_fn("ADA_TEST_WRITER_DELAY_US"));
+	c->recorder_late_ms = (uint32_t)get_int(&RECORDER_LATE, getenv_fn("ADA_TEST_RECORDER_LATE_MS"));
 	c->shared_fds = get_bool("ADA_TEST_SHARED_FDS", getenv_fn("ADA_TEST_SHARED_FDS"));
 	c->watchdog_s = (uint32_t)get_int(&WATCHDOG_S, getenv_fn("ADA_TEST_WATCHDOG_S"));
 	c->test_hang = get_bool("ADA_TEST_RECORDER_HANG", getenv_fn("ADA_TEST_RECORDER_HANG"));

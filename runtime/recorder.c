@@ -101,6 +101,16 @@ bool ada_recorder_self(void)
 	return is_recorder;
 }
 
+/* The name the program's threads had when it forked the recorder (a new
+ * thread takes its creator's): a thread file's name when the program ended
+ * before the recorder could read the thread's own from /proc. */
+static char program_name[16];
+
+const char *ada_recorder_program_name(void)
+{
+	return program_name;
+}
+
 /* The recorder's watchdog: a second of the program's running time (not
  * while it is stopped: the recorder may wait for a lock a stopped thread
  * holds) in which the writer's passes did not move counts; this many in a
@@ -207,7 +217,10 @@ static __attribute__((noreturn)) void recorder_run(void *(*loop)(void *))
 	leave_the_programs_cpu();
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, sizeof(all));
 	setsid();
+	prctl(PR_GET_NAME, program_name); /* the forking thread's, as it was */
 	prctl(PR_SET_NAME, "ada-recorder");
+	if (ada_rt.cfg.recorder_late_ms)
+		usleep(ada_rt.cfg.recorder_late_ms * 1000u);
 	prctl(PR_SET_PDEATHSIG, 0);
 	ada_meta_release(); /* start-up's descriptor, held by the forking thread */
 	close_all_but(dir_fd);

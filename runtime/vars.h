@@ -93,6 +93,8 @@ static const struct ada_var ada_vars[] __attribute__((unused)) = {
 	  "where libada.so and libada.a are" },
 	{ ADA_VAR_TEST, "ADA_TEST_WRITER_DELAY_US", "0..5000000", "0",
 	  "the writer sleeps after each pass (tests that need full rings)" },
+	{ ADA_VAR_TEST, "ADA_TEST_RECORDER_LATE_MS", "0..10000", "0",
+	  "a recorder sleeps this long before its set-up (a busy machine's late start)" },
 	{ ADA_VAR_TEST, "ADA_TEST_SHARED_FDS", ADA_BOOL_WORDS, "0",
 	  "the writer keeps its files in the program's descriptor table" },
 	{ ADA_VAR_TEST, "ADA_TEST_WATCHDOG_S", "1..3600", "30",

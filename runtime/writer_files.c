@@ -95,7 +95,9 @@ static void stream_fd_done(struct ada_writer_stream *ws)
 	}
 }
 
-/* The thread's name as the kernel has it now (pthread_setname_np or prctl). */
+/* The thread's name as the kernel has it now (pthread_setname_np or prctl);
+ * a recorder whose program has ended (its exit does not wait for the
+ * recorder) takes the name the program had at its fork. */
 static void read_comm(uint32_t tid, char name[16])
 {
 	char path[64];
@@ -104,8 +106,10 @@ static void read_comm(uint32_t tid, char name[16])
 
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", ada_rt.pid, tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		snprintf(name, 16, "%s", ada_recorder_program_name());
 		return;
+	}
 	n = read(fd, name, 15);
 	close(fd);
 	while (n > 0 && (name[n - 1] == '\n' || name[n - 1] == '\0'))

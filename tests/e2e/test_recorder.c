@@ -414,6 +414,42 @@ static void the_exit_waits_not_for_the_recorder(void **state)
 	tr_pass(tc);
 }
 
+/* A recorder that starts after its program ended (ADA_TEST_RECORDER_LATE_MS:
+ * a busy machine's late start, made sure of): the program's output and
+ * status are plain's, the trace is whole (ada-symbolize waits for the
+ * recorder), and each thread is named by the name the program had at the
+ * fork, /proc having nothing of it by then. */
+static void a_recorder_that_starts_after_its_program_makes_the_whole_trace(void **state)
+{
+	struct tr_case *tc = *state;
+	char out[64], env_out[sizeof(tc->trace) + 16];
+	const char *const args[] = { "", NULL };
+	const char *const env[] = { "ADA_DYNHOOK=on", "ADA_DETAIL=off",
+				    "ADA_TEST_RECORDER_LATE_MS=300", env_out, NULL };
+
+	tr_build_mode_pair(tc, "recorder_probe", "fentry", out, sizeof(out), O2);
+	snprintf(env_out, sizeof(env_out), "ADA_OUTPUT=%s", tc->trace);
+	tr_run_pair(tc, out, args, env, 0);
+	assert_string_equal(tc->traced.err, tc->plain.err);
+	tr_symbolize(tc, NULL);
+	assert_int_equal(tr_count_lines(tc->replay.out, (const char *const[]){ "    entries", NULL }),
+			 2);
+	assert_int_equal(tr_count_lines(tc->replay.out, (const char *const[]){ "    leaf x10", NULL }),
+			 1);
+	assert_int_equal(tr_count_lines(tc->replay.out, (const char *const[]){ "    leaf x20", NULL }),
+			 1);
+	const char *const view[] = { ADA_ROOT "/bin/ada-symbolize", "replay", tc->trace, NULL };
+	struct proc_result res = { 0 };
+
+	assert_int_equal(proc_run(view, NULL, tc->dir, 20000, &res), 0);
+	assert_int_equal(proc_exit_code(&res), 0);
+	assert_int_equal(tr_count_lines(res.out, (const char *const[]){ "# pid ", " thread ",
+									"(recorder_probe-)", NULL }),
+			 3);
+	proc_result_free(&res);
+	tr_pass(tc);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, tr_setup, tr_teardown)
@@ -428,6 +464,7 @@ int main(void)
 		T(thread_churn_leaves_no_thread_untraced),
 		T(a_recorder_that_makes_no_progress_ends),
 		T(the_exit_waits_not_for_the_recorder),
+		T(a_recorder_that_starts_after_its_program_makes_the_whole_trace),
 	};
 
 	tr_scrub_environment();

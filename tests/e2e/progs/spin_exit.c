@@ -15,11 +15,18 @@ __attribute__((noinline)) void work(void)
 	sink++;
 }
 
+/* Calls each thread made: the end waits until every thread has filled its
+ * ring at least once (a busy machine may not run one for a while). */
+static volatile unsigned long calls[8];
+
 __attribute__((noinline)) void *spin(void *arg)
 {
-	(void)arg;
-	for (;;)
+	long i = (long)arg;
+
+	for (;;) {
 		work();
+		calls[i]++;
+	}
 	return NULL;
 }
 
@@ -27,10 +34,13 @@ __attribute__((no_instrument_function)) int main(int argc, char **argv)
 {
 	pthread_t t;
 
-	for (int i = 0; i < 8; i++)
-		if (pthread_create(&t, NULL, spin, NULL) != 0)
+	for (long i = 0; i < 8; i++)
+		if (pthread_create(&t, NULL, spin, (void *)i) != 0)
 			return 1;
 	usleep(100000);
+	for (int i = 0; i < 8; i++)
+		while (calls[i] < 4096)
+			usleep(1000);
 	if (argc > 1 && !strcmp(argv[1], "exec")) {
 		execl("/bin/true", "true", (char *)NULL);
 		return 2;
