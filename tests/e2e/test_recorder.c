@@ -370,6 +370,18 @@ static void a_recorder_that_makes_no_progress_ends(void **state)
 	tr_pass(tc);
 }
 
+/* The probe's trace with the dynamic hooks (library calls too), run with
+ * no argument: its three threads whole, main's calls up to its exit. */
+static void probe_whole(const char *replay)
+{
+	assert_int_equal(tr_count_lines(replay, (const char *const[]){ "# pid ", " thread ", NULL }),
+			 3);
+	assert_int_equal(tr_count_lines(replay, (const char *const[]){ "  main", NULL }), 1);
+	assert_int_equal(tr_count_lines(replay, (const char *const[]){ "    entries", NULL }), 2);
+	assert_int_equal(tr_count_lines(replay, (const char *const[]){ "    leaf x10", NULL }), 1);
+	assert_int_equal(tr_count_lines(replay, (const char *const[]){ "    leaf x20", NULL }), 1);
+}
+
 /* The program's exit waits for nothing of its recorder's when it has
  * nothing to hear (issue 23's exit budget): with a recorder that sleeps
  * 300 ms after each pass, the program has ended while the recorder still
@@ -400,17 +412,7 @@ static void the_exit_waits_not_for_the_recorder(void **state)
 	close(fd);
 	free(dir);
 	tr_symbolize(tc, NULL);
-	/* Every thread whole; main's calls up to the exit. */
-	assert_int_equal(tr_count_lines(tc->replay.out, (const char *const[]){ "# pid ", " thread ",
-									  NULL }),
-			 3);
-	assert_int_equal(tr_count_lines(tc->replay.out, (const char *const[]){ "  main", NULL }), 1);
-	assert_int_equal(tr_count_lines(tc->replay.out, (const char *const[]){ "    entries", NULL }),
-			 2);
-	assert_int_equal(tr_count_lines(tc->replay.out, (const char *const[]){ "    leaf x10", NULL }),
-			 1);
-	assert_int_equal(tr_count_lines(tc->replay.out, (const char *const[]){ "    leaf x20", NULL }),
-			 1);
+	probe_whole(tc->replay.out);
 	tr_pass(tc);
 }
 
@@ -432,12 +434,7 @@ static void a_recorder_that_starts_after_its_program_makes_the_whole_trace(void 
 	tr_run_pair(tc, out, args, env, 0);
 	assert_string_equal(tc->traced.err, tc->plain.err);
 	tr_symbolize(tc, NULL);
-	assert_int_equal(tr_count_lines(tc->replay.out, (const char *const[]){ "    entries", NULL }),
-			 2);
-	assert_int_equal(tr_count_lines(tc->replay.out, (const char *const[]){ "    leaf x10", NULL }),
-			 1);
-	assert_int_equal(tr_count_lines(tc->replay.out, (const char *const[]){ "    leaf x20", NULL }),
-			 1);
+	probe_whole(tc->replay.out);
 	const char *const view[] = { ADA_ROOT "/bin/ada-symbolize", "replay", tc->trace, NULL };
 	struct proc_result res = { 0 };
 
