@@ -61,10 +61,8 @@ void ada_writer_flush_if_asked(void)
 		 * library it loaded is found there), the symbols of one it
 		 * loaded since the last keep, then the answer. */
 		ada_modmap_look();
-		if (__atomic_load_n(&ada_rt.modules_kept, __ATOMIC_RELAXED) !=
-		    __atomic_load_n(&ada_rt.modules_late, __ATOMIC_ACQUIRE)) {
+		if (ada_writer_symbols_behind())
 			ada_writer_keep_symbols(true); /* its events not drained yet */
-		}
 		ada_recorder_end_asked(req);
 		final_flush(how == ADA_FLUSH_EXIT ? ADA_END_EXIT : ADA_END__EXIT);
 		ada_recorder_say_late();

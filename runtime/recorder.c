@@ -285,18 +285,17 @@ void ada_recorder_lost(void)
  * the summary (ADA_VERBOSE), the maps, events its threads dropped, triggers
  * that opened no window, the recorder's own lines or losses (say_at_end),
  * a library loaded whose symbols the recorder has not kept yet (it may be
- * deleted right after), a recorder that died (the loss is said here). A loss the recorder first
- * meets in its final flush, after the program ended, is in the threads'
- * end records, which ada-symbolize says when it reads the trace. */
+ * deleted right after), a recorder that died (the loss is said here). A
+ * loss the recorder first meets in its final flush, after the program
+ * ended, is in the threads' end records, which ada-symbolize says when it
+ * reads the trace. */
 bool ada_recorder_answer_wanted(void)
 {
 	uint64_t undrained, dropped;
 
 	if (!ada_rt.cfg.dynhook || ada_rt.cfg.verbose || ada_marks_overflowed() ||
 	    __atomic_load_n(&ada_rt.say_at_end, __ATOMIC_ACQUIRE) || ada_warn_has_pending() ||
-	    __atomic_load_n(&ada_rt.modules_kept, __ATOMIC_ACQUIRE) !=
-		    __atomic_load_n(&ada_rt.modules_late, __ATOMIC_RELAXED) ||
-	    ada_recorder_gone())
+	    ada_writer_symbols_behind() || ada_recorder_gone())
 		return true;
 	rings_count(&undrained, &dropped);
 	return dropped != 0;

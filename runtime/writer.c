@@ -154,6 +154,14 @@ void ada_writer_keep_symbols(bool even_unrecorded)
 	__atomic_store_n(&ada_rt.modules_kept, late, __ATOMIC_RELEASE);
 }
 
+/* A library was loaded since the writer last kept symbols: asked by the
+ * program before its exit (worth waiting for) and by the writer in it. */
+bool ada_writer_symbols_behind(void)
+{
+	return __atomic_load_n(&ada_rt.modules_kept, __ATOMIC_ACQUIRE) !=
+	       __atomic_load_n(&ada_rt.modules_late, __ATOMIC_ACQUIRE);
+}
+
 static bool has_new_drops(const struct ada_thread *td, const struct ada_writer_stream *ws)
 {
 	unsigned r;
@@ -372,6 +380,8 @@ void ada_writer_drain_cut(void)
 
 	for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next) {
 		td->cut = __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE);
+		/* drain_thread stops at end_at too; the cut needs it for
+		 * ring mode's hold, which must not keep what the exit left out. */
 		if (__atomic_load_n(&td->end_set, __ATOMIC_ACQUIRE) && td->end_at < td->cut)
 			td->cut = td->end_at;
 		td->cutting = true;

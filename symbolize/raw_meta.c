@@ -593,7 +593,8 @@ static void slice_sleep(void)
 }
 
 /* Waits (the program ended, 30 s at most) for the lock on fd, which a
- * recorder holds; whether it was held when first tried. */
+ * recorder holds; whether it was held when first tried. tests/lib/tracee.c's
+ * tracee_settle waits the same way for the tests, which do not link this. */
 static bool lock_wait(int fd, long pid)
 {
 	bool held = false;

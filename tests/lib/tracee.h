@@ -36,7 +36,8 @@ int tracee_copy_tree(const char *src, const char *dst);
 /* Waits until the trace in `trace` is complete: a recorder finishes it
  * after its program ended, holding a lock on the pid directory until then
  * (runtime/recorder.c). Programs still running are not waited for. 0, or
- * -1 after 30 s. */
+ * -1 after 30 s. ada-symbolize waits so too (symbolize/raw_meta.c's
+ * lock_wait), which the tests do not link. */
 int tracee_settle(const char *trace);
 
 /* ---- a program running in the background ------------------------------------ */
