@@ -14,7 +14,7 @@
 /* Where distributions install separate debug files (gdb's default too). */
 #define ADA_DEBUG_ROOT "/usr/lib/debug"
 
-int ada_elf_open(const char *path, int *fdp, Elf **elfp)
+int ada_libelf_open(const char *path, int *fdp, Elf **elfp)
 {
 	Elf *elf;
 	int fd, err;
@@ -53,7 +53,7 @@ err_close:
 	return err;
 }
 
-void ada_elf_close(int fd, Elf *elf)
+void ada_libelf_close(int fd, Elf *elf)
 {
 	elf_end(elf);
 	close(fd);
@@ -305,11 +305,11 @@ int ada_elf_build_id(const char *path, uint8_t out[32])
 	int fd, err;
 	uint32_t len;
 
-	err = ada_elf_open(path, &fd, &elf);
+	err = ada_libelf_open(path, &fd, &elf);
 	if (err)
 		return err;
 	len = ada_elf_read_build_id(elf, out);
-	ada_elf_close(fd, elf);
+	ada_libelf_close(fd, elf);
 	return (int)len;
 }
 
@@ -407,7 +407,7 @@ unsigned ada_elf_hooks(const char *path)
 	Elf *elf;
 	int fd;
 
-	if (ada_elf_open(path, &fd, &elf) < 0)
+	if (ada_libelf_open(path, &fd, &elf) < 0)
 		return 0;
 	scn = ada_elf_find_scn(elf, SHT_DYNSYM, ".dynsym");
 	data = scn ? elf_getdata(scn, NULL) : NULL;
@@ -427,6 +427,6 @@ unsigned ada_elf_hooks(const char *path)
 	/* adacc --ada-mode=patchable: no hook is imported, the sites are listed. */
 	if (ada_elf_find_scn(elf, SHT_PROGBITS, "__patchable_function_entries"))
 		found |= ADA_HOOK_PATCHABLE;
-	ada_elf_close(fd, elf);
+	ada_libelf_close(fd, elf);
 	return found;
 }

@@ -85,7 +85,7 @@ static int load_debug_file(struct ada_symtab *st, const char *debug, bool want_s
 	Elf *elf;
 	int fd, err;
 
-	err = ada_elf_open(debug, &fd, &elf);
+	err = ada_libelf_open(debug, &fd, &elf);
 	if (err)
 		return err;
 	if (want_dwarf && ada_elf_has_dwarf(elf) && !(p->dwarf_path = strdup(debug)))
@@ -93,7 +93,7 @@ static int load_debug_file(struct ada_symtab *st, const char *debug, bool want_s
 	symtab = want_syms ? ada_elf_find_scn(elf, SHT_SYMTAB, NULL) : NULL;
 	if (!err && symtab)
 		err = ada_elf_read_funcs(elf, symtab, debug, &st->funcs, &st->nfuncs);
-	ada_elf_close(fd, elf);
+	ada_libelf_close(fd, elf);
 	return err;
 }
 
@@ -199,12 +199,12 @@ int ada_symtab_load(const char *path, struct ada_symtab **out)
 	int fd, err;
 
 	*out = NULL;
-	err = ada_elf_open(path, &fd, &elf);
+	err = ada_libelf_open(path, &fd, &elf);
 	if (err)
 		return err;
 	st = symtab_alloc(path);
 	err = st ? load_elf(st, elf) : -ENOMEM;
-	ada_elf_close(fd, elf);
+	ada_libelf_close(fd, elf);
 	if (err) {
 		ada_symtab_free(st);
 		return err;

@@ -58,8 +58,10 @@ struct raw_sym {
 /* Sorts syms and keeps one entry per address (the preferred alias, the
  * largest size), names copied and demangled. */
 int ada_funcs_from_syms(struct raw_sym *syms, size_t n, struct ada_func **funcs, size_t *nfuncs);
-int ada_elf_open(const char *path, int *fd, Elf **elf);
-void ada_elf_close(int fd, Elf *elf);
+/* A file through libelf (runtime/elf_file.c is the traced program's own
+ * reader, which links no libelf). */
+int ada_libelf_open(const char *path, int *fd, Elf **elf);
+void ada_libelf_close(int fd, Elf *elf);
 Elf_Scn *ada_elf_find_scn(Elf *elf, GElf_Word type, const char *name);
 bool ada_elf_has_dwarf(Elf *elf);
 int ada_elf_read_funcs(Elf *elf, Elf_Scn *symtab, const char *path, struct ada_func **funcs,
