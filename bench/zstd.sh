@@ -21,7 +21,9 @@
 # the budget was met or missed by the baseline alone.
 # Budget (issue 23): stream's wall ≤ 1.3 × ring's (same round, median of
 # the rounds), 0 events lost, idle and loaded. The events kept and lost
-# are the runtime's own summary (ADA_VERBOSE=1).
+# are the runtime's own summary (ADA_VERBOSE=1), for which the program's
+# exit waits for the recorder's final flush: the stream rows' wall holds
+# it (without ADA_VERBOSE the exit would not wait).
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

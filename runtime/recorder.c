@@ -305,7 +305,10 @@ void ada_recorder_end_asked(uint32_t req)
 {
 	bool late = false;
 
-	if (is_recorder && program_fd >= 0) {
+	/* ADA_VERBOSE's summary is what its user runs the program for: it is
+	 * on the program's stderr before the program ends (which then waits
+	 * for the final flush), not written there after a script has read it. */
+	if (is_recorder && program_fd >= 0 && !ada_rt.cfg.verbose) {
 		late_fd = (int)syscall(SYS_pidfd_getfd, program_fd, STDERR_FILENO, 0);
 		/* None, or not the file it was at start: the program would not
 		 * have printed there either. */

@@ -26,6 +26,7 @@
 
 #include <cmocka.h>
 
+#include "lib/proc.h"
 #include "lib/tracee.h"
 #include "lib/tracerun.h"
 
@@ -447,6 +448,36 @@ static void a_recorder_that_starts_after_its_program_makes_the_whole_trace(void 
 	tr_pass(tc);
 }
 
+/* ADA_VERBOSE=1: the summary is in the program's stderr, a file, when the
+ * program has ended, though the recorder's final flush has 6 M events to
+ * write then (a recorder that sleeps 300 ms after each pass has drained
+ * none): read right after the program's end, as a script reads it. */
+static void the_verbose_summary_is_there_when_the_program_ends(void **state)
+{
+	struct tr_case *tc = *state;
+	char out[64], traced[PATH_MAX], env_out[sizeof(tc->trace) + 16], path[PATH_MAX + 8], *err;
+	const char *const env[] = { "ADA_DETAIL=off", "ADA_VERBOSE=1", "ADA_RING_KB=131072",
+				    "ADA_TEST_WRITER_DELAY_US=300000", env_out, NULL };
+	struct proc_result res = { 0 };
+	size_t len = 0;
+
+	tr_build_mode_pair(tc, "burst", "fentry", out, sizeof(out), O2);
+	const char *const argv[] = { "/bin/sh", "-c", "exec \"$0\" 1 3000000 >/dev/null 2>err",
+				     tr_path(tc, out, traced), NULL };
+	snprintf(env_out, sizeof(env_out), "ADA_OUTPUT=%s", tc->trace);
+	assert_int_equal(proc_run(argv, env, tc->dir, 20000, &res), 0);
+	assert_int_equal(proc_exit_code(&res), 0);
+	proc_result_free(&res);
+	snprintf(path, sizeof(path), "%s/err", tc->dir);
+	err = proc_read_file(path, &len);
+	assert_non_null(err);
+	if (!strstr(err, "ada: 6000002 events kept; the recorder process used "))
+		fail_msg("the summary was not on stderr when the program ended; it held:\n%s", err);
+	free(err);
+	assert_int_equal(tracee_settle(tc->trace), 0);
+	tr_pass(tc);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, tr_setup, tr_teardown)
@@ -462,6 +493,7 @@ int main(void)
 		T(a_recorder_that_makes_no_progress_ends),
 		T(the_exit_waits_not_for_the_recorder),
 		T(a_recorder_that_starts_after_its_program_makes_the_whole_trace),
+		T(the_verbose_summary_is_there_when_the_program_ends),
 	};
 
 	tr_scrub_environment();
