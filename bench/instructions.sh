@@ -13,8 +13,13 @@
 #   traced   the loop thread's instructions less plain micro's (the loop and
 #            the two functions themselves): the hooks, in the thread the
 #            program runs on
-#   writer   every other thread's: ada's writer (encoding, lz4, the write
-#            system calls' user side), the program's CPU too
+#   writer   every other thread's and process's: ada's recorder (encoding,
+#            lz4, the write system calls' user side; a process of its own
+#            since issue 23, forked under valgrind too, each process into a
+#            file of its own: %p), or a writer thread
+# The program's pid is the first valgrind names in its log. Its recorder
+# ends after it: each run waits for the lock the recorder holds on its pid
+# directory (README, "The trace is complete when the recorder ends").
 # Budgets (issue 22): traced index-only <= 30, default <= 70 an event; the
 # writer at most a quarter of the hooks (writer / traced <= 0.25).
 #
@@ -52,11 +57,16 @@ count() {
 	shift 3
 	rm -rf trace cg."$name".*
 	env ADA_OUTPUT="$OUT/trace" "$@" valgrind --tool=callgrind --separate-threads=yes \
-		--callgrind-out-file="$OUT/cg.$name.$n" "./$prog" "$n" >/dev/null 2>"logs/$name.$n" ||
+		--callgrind-out-file="$OUT/cg.$name.$n.%p" "./$prog" "$n" >/dev/null 2>"logs/$name.$n" ||
 		die "$name: callgrind run failed (logs/$name.$n)"
-	MAIN=$(awk '/^summary:/ { print $2 }' "cg.$name.$n-01")
-	OTHERS=$(cat cg."$name.$n"-* | awk '/^thread:/ { t = $2 } /^summary:/ && t != 1 { s += $2 } END { print s + 0 }')
-	[ -n "$MAIN" ] || die "$name: no count for the first thread (cg.$name.$n-01)"
+	for d in trace/session_*/pid_*; do
+		[ -d "$d" ] && flock -s "$d" true
+	done
+	pid=$(sed -n 's/^==\([0-9][0-9]*\)==.*/\1/p' "logs/$name.$n" | head -n 1)
+	MAIN=$(awk '/^summary:/ { print $2 }' "cg.$name.$n.$pid-01" 2>/dev/null)
+	OTHERS=$(for f in cg."$name.$n".*; do [ "$f" = "cg.$name.$n.$pid-01" ] || cat "$f"; done |
+		awk '/^summary:/ { s += $2 } END { print s + 0 }')
+	[ -n "$MAIN" ] || die "$name: no count for the program's first thread (cg.$name.$n.$pid-01)"
 }
 
 # row NAME PROG RECORDS [VAR=VALUE ...]: both sizes, one line of results.tsv.
@@ -94,7 +104,7 @@ END {
 	printf "the two runs over the %d events it adds, so start-up, exit and the last flush drop out.\n", ev
 	printf "Counts, not times: they repeat exactly on a busy machine. *traced* is the loop thread\n"
 	printf "less plain micro (%.1f instructions an event of its own), *writer* every other thread\n", base / ev
-	printf "(ada'"'"'s writer: encoding, lz4). Every row records every call and return (the index\n"
+	printf "and process (ada'"'"'s recorder: encoding, lz4). Every row records every call and return (the index\n"
 	printf "lane); *details* says which detail records are kept: none, those of windows (none here:\n"
 	printf "no trigger fires), all, or the ring'"'"'s (ADA_RECORD=ring, written at a snapshot).\n\n"
 	printf "| config | settings | details | traced instr/event | writer instr/event | writer ÷ traced |\n"
