@@ -42,8 +42,8 @@ ADA_HIDDEN const char *ada_globs_unmatched(const struct globs *gl);
 ADA_HIDDEN void ada_patch_kinds(struct patch_choice *c, const char *path, uintptr_t bias,
 				const uintptr_t *sites, size_t n, uint8_t *out);
 /* Whether the module is one whose file is never worth opening (libada.so,
- * the libraries it calls itself, the vDSO); whether the file at path has a site table (its header in
- * *sh). patch_choose.c. */
+ * the libraries it calls itself, the vDSO); whether the file at path has a
+ * site table (its header in *sh). patch_choose.c. */
 ADA_HIDDEN bool ada_patch_never(const struct dl_phdr_info *info);
 ADA_HIDDEN bool ada_patch_site_table(const char *path, Elf64_Shdr *sh);
 /* qsort's order of addresses (a struct's first field). */

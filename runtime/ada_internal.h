@@ -399,6 +399,7 @@ ADA_HIDDEN void ada_symbols_keep(void);
  * the process recorded anything, or even_unrecorded: its events not yet
  * drained), and (a recorder) how far that went (ada_rt.modules_kept). */
 ADA_HIDDEN void ada_writer_keep_symbols(bool even_unrecorded);
+/* Whether a library was loaded since (symbols_keep.c). */
 ADA_HIDDEN bool ada_writer_symbols_behind(void);
 /* A recorder process: the modules the program's records load and unload
  * (a run of encoded records it is about to write): its list of modules

@@ -154,14 +154,6 @@ void ada_writer_keep_symbols(bool even_unrecorded)
 	__atomic_store_n(&ada_rt.modules_kept, late, __ATOMIC_RELEASE);
 }
 
-/* A library was loaded since the writer last kept symbols: asked by the
- * program before its exit (worth waiting for) and by the writer in it. */
-bool ada_writer_symbols_behind(void)
-{
-	return __atomic_load_n(&ada_rt.modules_kept, __ATOMIC_ACQUIRE) !=
-	       __atomic_load_n(&ada_rt.modules_late, __ATOMIC_ACQUIRE);
-}
-
 static bool has_new_drops(const struct ada_thread *td, const struct ada_writer_stream *ws)
 {
 	unsigned r;
