@@ -53,6 +53,7 @@ struct ada_config {
 	uint32_t watchdog_s;      /* ADA_TEST_WATCHDOG_S: a recorder without progress
 				   * this long ends (recorder.c) */
 	bool test_hang;           /* ADA_TEST_RECORDER_HANG: it blocks at the final flush */
+	bool test_refused;        /* ADA_TEST_RECORDER_REFUSED: its fork fails */
 	bool shared_fds;          /* ADA_TEST_SHARED_FDS=1: the writer keeps the program's
 				   * descriptor table, as where unshare is refused */
 	bool verbose;             /* ADA_VERBOSE=1: the recording's summary at exit, even
@@ -121,11 +122,28 @@ struct ada_runtime {
 	 * copy of the program's lists stopped at its fork, answers ada-ctl's
 	 * filter by it. */
 	uint32_t patched_modules;
+	/* No recorder could start: the rings are the trace, written at the
+	 * image's end (rings_only.c); records that did not fit the queue
+	 * holding them for it. */
+	bool rings_only;
+	uint64_t records_dropped;
 };
 /* In the shared section: the recorder reads the registry and the requests. */
 ADA_SHARED_TYPE(ada_rt_area, struct ada_runtime);
 ADA_HIDDEN extern union ada_rt_area ada_rt_area;
 #define ada_rt (ada_rt_area.v)
+
+/* ---- no recorder (rings_only.c) ------------------------------------------------- */
+/* The recorder could not start (err: its -errno, said in one line; 0: said
+ * already): ring mode from here on, the trace's files made now; 0 or -errno
+ * (tracing off). */
+ADA_HIDDEN int ada_rings_only_start(int err);
+/* The image ends (how: ADA_END_*): modules, queued records, the rings into
+ * their files, the END record. Not from a signal handler. */
+ADA_HIDDEN void ada_rings_only_end(uint32_t how);
+/* Just the rings into their files and RING records: async-signal-safe, for
+ * a fatal signal's handler (no END: ada-symbolize sees a crash). */
+ADA_HIDDEN void ada_rings_only_write(void);
 
 /* Flushes every ring before exec replaces the image (init.c). */
 ADA_HIDDEN void ada_before_exec(void);

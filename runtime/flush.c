@@ -278,6 +278,10 @@ void ada_writer_resume(void)
 
 void ada_writer_stop(void)
 {
+	if (ada_rt.rings_only) {
+		ada_rings_only_end(ADA_END_EXIT);
+		return;
+	}
 	if (!ada_w.set_up)
 		return;
 	/* The thread files are in the writer's own descriptor table: the

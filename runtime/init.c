@@ -492,9 +492,11 @@ __attribute__((constructor(102))) static void ada_start(void)
 	 * arena mapped shared before it is forked. */
 	if (ada_rt.cfg.recorder && (ada_shared_start() < 0 ||
 				    ada_arena_start(ada_thread_kit_bytes(), true) < 0)) {
-		ada_warn("cannot map memory to share with a recorder process (%s); a writer "
-			 "thread records instead", strerror(errno));
+		ada_warn("cannot map memory to share with a recorder process (%s): recording "
+			 "in ring mode, each thread's last %llu KiB written when the program ends",
+			 strerror(errno), (unsigned long long)(ada_rt.cfg.ring_bytes / 1024));
 		ada_rt.cfg.recorder = false;
+		ada_rt.rings_only = true;
 	}
 	if (!ada_rt.cfg.recorder)
 		ada_arena_start(ada_thread_kit_bytes(), false);
@@ -542,7 +544,10 @@ void ada_before_exec(void)
 	if (ada_in_vfork_child())
 		return; /* nothing of its own recorded; the writer is the parent's */
 	if (__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE)) {
-		ada_writer_request(ADA_FLUSH_EXEC, END_FLUSH_TIMEOUT_NS);
+		if (ada_rt.rings_only)
+			ada_rings_only_end(ADA_END_EXEC);
+		else
+			ada_writer_request(ADA_FLUSH_EXEC, END_FLUSH_TIMEOUT_NS);
 		ada_warn_pending();
 	}
 }
@@ -569,6 +574,11 @@ void ada_before__exit(void)
 	if (ada_in_vfork_child() || ada_recorder_self())
 		return;
 	if (__atomic_exchange_n(&ada_rt.active, false, __ATOMIC_ACQ_REL)) {
+		if (ada_rt.rings_only) {
+			ada_rings_only_end(ADA_END__EXIT);
+			ada_warn_pending();
+			return;
+		}
 		ada_writer_request_end(ADA_FLUSH__EXIT, END_FLUSH_TIMEOUT_NS, &say);
 		if (say)
 			ada_warn_pending();

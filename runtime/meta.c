@@ -235,7 +235,8 @@ static bool queue(uint32_t type, const void *payload, size_t len, const void *ex
 			Q.buf = ada_map_zeroed(QUEUE_CAP);
 		/* Under the lock: the final flush stops the writer, then empties
 		 * the queue under it, so no record is left behind in it. */
-		if ((Q.early || __atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE)) && Q.buf) {
+		if ((Q.early || ada_rt.rings_only ||
+		     __atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE)) && Q.buf) {
 			full = QUEUE_CAP - Q.len < need;
 			if (!full) {
 				if (encoded)
@@ -249,7 +250,7 @@ static bool queue(uint32_t type, const void *payload, size_t len, const void *ex
 			}
 		}
 		pthread_mutex_unlock(&Q.lock);
-		if (!full || !queue_wait(seen))
+		if (!full || ada_rt.rings_only || !queue_wait(seen))
 			break;
 	}
 	if (done)
@@ -258,6 +259,15 @@ static bool queue(uint32_t type, const void *payload, size_t len, const void *ex
 }
 
 static int write_encoded(const void *buf, size_t len);
+
+/* No recorder (rings_only.c): a record the full queue cannot hold for the
+ * image's end is not written by the thread either (it would open
+ * process.meta in the program's table): counted, said at the end. */
+static int meta_dropped(void)
+{
+	__atomic_fetch_add(&ada_rt.records_dropped, 1, __ATOMIC_RELAXED);
+	return -ENOSPC;
+}
 
 void ada_meta_queue_flush(void)
 {
@@ -292,6 +302,8 @@ int ada_meta_write(uint32_t type, const void *payload, size_t len, const void *e
 {
 	if (queue(type, payload, len, extra, extra_len, false))
 		return 0;
+	if (ada_rt.rings_only)
+		return meta_dropped();
 	/* The writer's own record after the queue: a module's UNLOAD from its
 	 * scan must follow the MODULE a thread queued for it. */
 	if (on_writer)
@@ -344,6 +356,8 @@ int ada_meta_write_encoded(const void *buf, size_t len)
 {
 	if (queue(0, buf, len, NULL, 0, true))
 		return 0;
+	if (ada_rt.rings_only)
+		return meta_dropped();
 	if (on_writer)
 		ada_meta_queue_flush();
 	return write_encoded(buf, len);

@@ -182,10 +182,12 @@ static void ring_file_remove(const struct ada_ring_header *rh)
 }
 
 /* A recorder reads the rings in the shared arena, where it survives the
- * program: ring files would only be mapped in one of the two processes. */
+ * program: ring files would only be mapped in one of the two processes.
+ * Without one (rings_only.c) nobody would make them: the rings are written
+ * to files at the image's end. */
 static bool pool_off(void)
 {
-	return ada_rt.cfg.rings == ADA_RINGS_ANON || ada_rt.cfg.recorder;
+	return ada_rt.cfg.rings == ADA_RINGS_ANON || ada_rt.cfg.recorder || ada_rt.rings_only;
 }
 
 void ada_pool_refill(void)

@@ -179,13 +179,17 @@ struct ada_meta_end {
 	uint64_t end_tsc;
 	uint64_t end_boottime_ns;
 	uint32_t how;          /* ADA_END_* (version 3) */
-	uint32_t reserved;     /* 0 */
+	uint32_t flags;        /* ADA_END_RINGS (0 before issue 23's fallback) */
 };
 
 /* What ended the process image, its rings flushed: exit() or a return from
  * main, _exit()/_Exit(), or an exec (if the exec fails, the program goes on
  * and a later END counts: the last one holds). */
 enum { ADA_END_EXIT = 0, ADA_END__EXIT = 1, ADA_END_EXEC = 2 };
+/* END's flags: the events are in ring files the RING records name, not yet
+ * in the thread files (no recorder could start: runtime/rings_only.c);
+ * ada-symbolize folds them in as after an unclean end. */
+#define ADA_END_RINGS 1u
 
 /* How long events took from being recorded to being written to their file:
  * for a sample of events (every ADA_LATENCY_EVERY-th slot drained), ticks

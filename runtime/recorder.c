@@ -377,6 +377,8 @@ int ada_recorder_spawn(void *(*loop)(void *))
 	int err, ret;
 	uint32_t rec;
 
+	if (ada_rt.cfg.test_refused)
+		return -EAGAIN; /* as a fork refused by RLIMIT_NPROC or pids.max */
 	__atomic_store_n(&ada_rt.writer_tid, 0, __ATOMIC_RELAXED);
 	ada_rt.say_at_end = false;
 	ada_rt.modules_late = ada_rt.modules_kept = 0;

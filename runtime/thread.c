@@ -30,8 +30,11 @@ void *ada_map_zeroed(size_t len)
 
 	if (p)
 		return p;
-	if (ada_arena_shared()) {
-		errno = ENOMEM; /* a recorder sees the arena only */
+	/* A recorder sees the arena only. Without one (rings_only.c) nobody
+	 * gives ended threads' pieces back: a thread past the reservation
+	 * maps its own. */
+	if (ada_arena_shared() && !ada_rt.rings_only) {
+		errno = ENOMEM;
 		return NULL;
 	}
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -101,6 +101,8 @@ static const struct ada_var ada_vars[] __attribute__((unused)) = {
 	  "a recorder that makes no progress this long ends (its watchdog)" },
 	{ ADA_VAR_TEST, "ADA_TEST_RECORDER_HANG", ADA_BOOL_WORDS, "0",
 	  "the recorder blocks for good at the final flush (the watchdog's test)" },
+	{ ADA_VAR_TEST, "ADA_TEST_RECORDER_REFUSED", ADA_BOOL_WORDS, "0",
+	  "the recorder cannot be forked, as where fork is refused (the rings-only fallback)" },
 };
 
 #define ADA_NVARS (sizeof(ada_vars) / sizeof(ada_vars[0]))

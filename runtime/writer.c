@@ -647,10 +647,11 @@ int ada_writer_start(void)
 			ada_w.set_up = true;
 			return 0;
 		}
-		ada_warn("cannot start the recorder process (%s); a writer thread records instead",
-			 strerror(-err));
-		ada_rt.cfg.recorder = false;
+		/* No thread of ada's in the program instead: ring mode. */
+		return ada_rings_only_start(err);
 	}
+	if (ada_rt.rings_only)
+		return ada_rings_only_start(0);
 	if (!ada_w.enc_buf && buffers_init() < 0) {
 		ada_warn("cannot allocate the writer's buffers; tracing off");
 		return -ENOMEM;

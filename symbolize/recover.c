@@ -610,7 +610,10 @@ int recover_process(struct raw_process *p, bool quiet, bool *changed)
 	size_t i;
 
 	*changed = false;
-	if (p->clean_end || !p->nrings)
+	/* After a clean end the writer wrote every ring and removed its file,
+	 * except where none ran: the rings were written to their files at the
+	 * end, for this (the runtime's rings_only.c). */
+	if ((p->clean_end && !(p->end.flags & ADA_END_RINGS)) || !p->nrings)
 		return 0;
 	if (still_running(p)) {
 		fprintf(stderr, "ada-symbolize: pid %u: still running (its ring files are mapped): not recovered\n",
