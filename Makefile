@@ -59,7 +59,7 @@ RT_ASM     := $(wildcard mcount/$(ARCH)/*.S)
 RT_OBJS    := $(RT_SRCS:%.c=$(B)/%.o) $(RT_ASM:%.S=$(B)/%.o)
 SYM_SRCS   := $(wildcard symbolize/*.c)
 # ada-symbolize recovers ring files with the runtime's own encoder (recover.c).
-SYM_RT_SRCS := runtime/encode.c runtime/outside.c
+SYM_RT_SRCS := runtime/encode.c
 SYM_OBJS   := $(SYM_SRCS:%.c=$(B)/%.o) $(SYM_RT_SRCS:%.c=$(B)/tool/%.o)
 CCW_SRCS   := $(wildcard cc-wrapper/*.c)
 CCW_OBJS   := $(CCW_SRCS:%.c=$(B)/%.o)
@@ -83,7 +83,7 @@ unit_objs   = $(patsubst %.c,$(B)/t/%.o,$(or $(UNIT_ONLY_$(1)),$(filter-out %/ma
 # and its cache alone stand without the runtime.
 UNIT_ONLY_mcount := mcount/dynscan.c mcount/dyncache.c
 # The symbolizer's tests round-trip what the runtime's encoder writes.
-TEST_EXTRA_symbolize := runtime/encode.c runtime/outside.c runtime/drop.c runtime/util.c
+TEST_EXTRA_symbolize := runtime/encode.c runtime/drop.c runtime/util.c
 
 TOOLS := bin/adacc bin/adac++ bin/ada-symbolize bin/ada-ctl
 LIBS  := lib/libada.so lib/libada.a
@@ -138,7 +138,7 @@ lib/libada.so: $(RT_OBJS) runtime/libada.map
 # and libc by symbol, which a static link cannot do (its definitions would
 # replace libgcc_eh's and libc.a's instead). fentry/mcount programs linked
 # statically therefore cannot throw C++ exceptions through traced frames.
-lib/libada.a: $(filter-out $(B)/mcount/unwind.o $(B)/runtime/makecontext.o $(B)/runtime/fork.o $(B)/runtime/unshare.o,$(RT_OBJS))
+lib/libada.a: $(filter-out $(B)/mcount/unwind.o $(B)/runtime/makecontext.o,$(RT_OBJS))
 	$(call msg,AR,$@)mkdir -p $(@D) && rm -f $@ && ar rcs $@ $^
 
 # --- tools --------------------------------------------------------------------
@@ -185,15 +185,9 @@ unit: $(UNIT_BINS)
 e2e: all $(E2E_BINS)
 	$(Q)tests/run.sh $(E2E_BINS)
 
-# The lifecycle's tests again with a recorder process (runtime/recorder.c):
-# fork, exec, exit from any thread, signals, vfork, coroutines, crashes.
-# Every test runs so with ADA_WRITER=process make e2e.
-RECORDER_E2E := $(addprefix $(B)/tests/e2e/,test_lifecycle test_signals test_vfork test_stacks test_crash)
-
 check: all $(UNIT_BINS) $(E2E_BINS)
 	$(Q)tests/run.sh $(UNIT_BINS) $(E2E_BINS) tests/cc-wrapper/build_systems.sh \
 		tests/packaging/install.sh tests/realworld/smoke.sh
-	$(Q)ADA_WRITER=process tests/run.sh $(RECORDER_E2E)
 
 # --- demo, bench, install -----------------------------------------------------
 demo: all

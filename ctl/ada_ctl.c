@@ -189,8 +189,8 @@ static bool maps_libada(FILE *maps)
 
 #define FILES_WAIT_NS 2000000000ull
 
-/* The directory whose raw/process.meta the process maps (a writer thread
- * made it) or its recorder does, into dir; waited for a while in a process
+/* The directory whose raw/process.meta the process maps (made at start-up
+ * where no recorder runs) or its recorder does, into dir; waited for a while in a process
  * with libada whose recorder has not made it yet. 0, or 1 with the reason
  * said. */
 static int find_dir(const char *pid, char *dir, size_t len)

@@ -421,10 +421,8 @@ static uintptr_t target_of(const struct pass *p, const struct found *f,
 		cur = m->symbolic && !s->undefined ? s->own : lookup(f, s);
 	if (!cur || is_canonical(p, cur))
 		return 0;
-	/* libada's own functions are its business, but its fork is the
-	 * program's call (runtime/fork.c only wraps libc's). */
-	if (p->self && cur >= p->self->lo && cur < p->self->hi &&
-	    !(ada_fork_address && cur == ada_fork_address()))
+	/* libada's own functions are its business. */
+	if (p->self && cur >= p->self->lo && cur < p->self->hi)
 		return 0;
 	return cur;
 }

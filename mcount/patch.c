@@ -97,7 +97,7 @@ static bool entries_follow_recording(void)
  * follow recording off and on after start-up. */
 static bool program_of_recorder(void)
 {
-	return ada_rt.cfg.recorder && !ada_recorder_self();
+	return !ada_rt.rings_only && !ada_recorder_self();
 }
 
 /* Each kind's call target for m: a stub page near it (made here, or, in
@@ -606,9 +606,8 @@ static int sync_module(struct dl_phdr_info *info, void *ns, void *arg)
 /* Recording turned off (ada_disable): the patched entries become a 2-byte
  * NOP, so their functions cost what an unpatched one does (not with
  * trace_on/trace_off triggers: see entries_follow_recording); on: the
- * jumps again. The writer's (a writer thread's or the recorder's), a pass
- * at most every few milliseconds: the API call itself only sets the flag
- * the hooks read. A function entered while its entry was a NOP returns
+ * jumps again. The recorder's, a pass at most every few milliseconds: the
+ * API call itself only sets the flag the hooks read. A function entered while its entry was a NOP returns
  * unrecorded; one entered through the jump returns through the trampoline:
  * the trace stays balanced. */
 void ada_patch_sync(void)
@@ -663,7 +662,7 @@ int ada_patch_refilter(const char *filter, const char *notrace, char *err, size_
 	if (ada_recorder_self()) {
 		if (!recorder_ready() && ada_recorder_mem_fd() < 0) {
 			snprintf(err, errlen, "the program's code cannot be written from its "
-					      "recorder (/proc/%u/mem: %s): run it with ADA_WRITER=thread",
+					      "recorder (/proc/%u/mem: %s): its entries stay as they are",
 				 ada_rt.pid, strerror(ada_recorder_mem_errno()));
 			return -1;
 		}

@@ -19,7 +19,7 @@ bool ada_code_lock(void)
 {
 	uint32_t me;
 
-	if (!ada_rt.cfg.recorder)
+	if (ada_rt.rings_only)
 		return true;
 	me = ada_recorder_self() ? __atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE) : ada_rt.pid;
 	for (;;) {
@@ -42,7 +42,7 @@ bool ada_code_lock(void)
 
 void ada_code_unlock(void)
 {
-	if (!ada_rt.cfg.recorder)
+	if (ada_rt.rings_only)
 		return;
 	__atomic_store_n(&PS.lock, 0, __ATOMIC_RELEASE);
 	ada_futex_wake(&PS.lock);

@@ -34,8 +34,8 @@ void ada_mark(const char *label) ADA_WEAK;
 
 /* A trigger on every thread: each gets a window around its first event
  * after this moment (and before, by ADA_PRE). The same cost and safety as
- * ada_mark; the windows are written by the writer thread shortly after
- * (it is woken at once), not by the caller. */
+ * ada_mark; the windows are written by the recorder shortly after (it is
+ * woken at once), not by the caller. */
 void ada_snapshot(void) ADA_WEAK;
 
 /* Stop and resume recording for the whole process. While off, a call is

@@ -17,7 +17,6 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "outside.h"
 #include "shared.h"
 #include "thread.h"
 #include "trigger.h"
@@ -45,21 +44,15 @@ struct ada_config {
 	bool start_off;           /* ADA_TRACE=off: recording starts off (ada_enable turns it on) */
 	int toggle_signal;        /* ADA_TOGGLE_SIGNAL: turns recording off and on; 0 none */
 	bool on_full_drop;        /* ADA_ON_FULL=drop: a full ring drops (default wait) */
-	unsigned rings;           /* ADA_RINGS: ADA_RINGS_* */
-	bool recorder;            /* ADA_WRITER=process: a recorder process drains the
-				   * rings (recorder.c), not a thread of the program */
 	uint32_t writer_delay_us; /* ADA_TEST_WRITER_DELAY_US: tests slow the writer */
 	uint32_t recorder_late_ms; /* ADA_TEST_RECORDER_LATE_MS: a recorder starts late */
 	uint32_t watchdog_s;      /* ADA_TEST_WATCHDOG_S: a recorder without progress
 				   * this long ends (recorder.c) */
 	bool test_hang;           /* ADA_TEST_RECORDER_HANG: it blocks at the final flush */
 	bool test_refused;        /* ADA_TEST_RECORDER_REFUSED: its fork fails */
-	bool shared_fds;          /* ADA_TEST_SHARED_FDS=1: the writer keeps the program's
-				   * descriptor table, as where unshare is refused */
 	bool verbose;             /* ADA_VERBOSE=1: the recording's summary at exit, even
 				   * when nothing was lost */
 };
-enum { ADA_RINGS_TRACE = 0, ADA_RINGS_SHM, ADA_RINGS_ANON };
 
 /* Reads the ADA_* variables from `getenv_fn` (getenv, or a test's table). An
  * invalid value prints one line naming the variable, the value and what is
@@ -93,7 +86,7 @@ struct ada_runtime {
 	uint64_t writer_ticks;     /* the clock at the writer's last pass (crash.c's
 				    * stand-in for a thread whose TSC is off) */
 	uint32_t writer_kick;
-	uint32_t writer_tid;       /* the writer thread's tid, or the recorder's pid */
+	uint32_t writer_tid;       /* the recorder's pid */
 	/* Held by the recorder from its start, robust: the kernel marks it
 	 * when the recorder ends (before it is a zombie), so that the program
 	 * asks whether it lives with a look at memory (recorder.c). */
@@ -164,19 +157,6 @@ ADA_HIDDEN void ada_before__exit(void);
 ADA_HIDDEN void ada_exec_resolve(void);
 
 /* ---- threads (thread.c) -------------------------------------------------------- */
-/* Takes the writer, just started, out of glibc's count of the threads whose
- * end may end the process, so that the program's last thread ends it as
- * without ada (last_thread.c). */
-ADA_HIDDEN void ada_threads_uncount_writer(void);
-/* The writer about to end: counted in again, so that glibc's thread end
- * counts it out once (unless the process is ending already). */
-ADA_HIDDEN void ada_threads_count_writer(void);
-/* The writer, at housekeeping: the program's threads have all ended by the
- * exit system call; ends the trace and the process (last_thread.c). */
-ADA_HIDDEN void ada_last_thread_poll(void);
-/* The writer's final flush, on its own, under its lock: no program thread
- * is left to ask for it (flush.c). */
-ADA_HIDDEN void ada_writer_end_alone(void);
 /* Private zeroed memory (the arena's, else mmap), NULL if none: for
  * per-thread state. ada_unmap gives it back. */
 ADA_HIDDEN void *ada_map_zeroed(size_t len);
@@ -288,40 +268,16 @@ ADA_HIDDEN uint64_t ada_marks_overflowed(void);
 /* signal:NAME triggers: their handlers, at start. */
 ADA_HIDDEN void ada_signal_triggers_install(void);
 
-/* The writer's thread files, closed (reopened at their next frame): a
- * descriptor for something else where there are too many open. Returns
- * how many it closed. */
-ADA_HIDDEN unsigned ada_writer_fds_release(void);
-
 /* ---- the rings (pool.c, ring.c) ----------------------------------------------- */
-/* Start-up (single-threaded, or a fork child's handler): the first ring
- * made ready, for the first thread. */
-ADA_HIDDEN void ada_pool_start(void);
-/* The writer, each pass: ready rings made as threads asked for them. */
-ADA_HIDDEN void ada_pool_refill(void);
-/* Gives td a ring (a ready file's, else anonymous memory), empty at
- * position 0, its header td's. No descriptor, no path on the stack. */
+/* Gives td a ring from the arena, empty at position 0, its header td's.
+ * No descriptor, no path on the stack. */
 ADA_HIDDEN int ada_ring_map(struct ada_thread *td);
-/* Removes the ring file (the mapping stays: the thread may still write). */
-ADA_HIDDEN void ada_ring_remove(struct ada_thread *td);
+/* The ring back to the arena (an ended thread's, drained; a fork child's
+ * copies of the parent's). */
 ADA_HIDDEN void ada_ring_unmap(struct ada_thread *td);
-/* An ended thread's ring, drained: ready for the next thread to start, or
- * removed and unmapped when enough are ready. */
-ADA_HIDDEN void ada_ring_retire(struct ada_thread *td);
-/* The ready rings: removed and unmapped (the image ends), or, in a fork
- * child, where they are the parent's, only unmapped. */
-ADA_HIDDEN void ada_ring_pool_empty(bool remove);
-/* A thread waiting on the writer (ring.c for room, pool.c for a ring)
- * watches it: stalled when it made no progress for a second while in code
- * that may wait for a lock the waiting thread holds (outside.h); a writer
- * that is merely slow is never stalled. A wait sleeps ADA_WAIT_SLICE_NS at
- * a time, then looks again. */
-struct ada_writer_watch {
-	uint64_t progress, last_move;
-};
+/* A thread waiting for room sleeps this long at a time, then looks again
+ * (ring.c): it gives up only when the recorder is gone. */
 #define ADA_WAIT_SLICE_NS 10000000ull
-ADA_HIDDEN void ada_writer_watch_start(struct ada_writer_watch *w, uint64_t now);
-ADA_HIDDEN bool ada_writer_stalled(struct ada_writer_watch *w, uint64_t now);
 /* The writer moved td's tail: wake the thread if it waits for room. */
 ADA_HIDDEN void ada_ring_wake(struct ada_thread *td);
 
@@ -380,7 +336,7 @@ ADA_HIDDEN int ada_meta_write(uint32_t type, const void *payload, size_t len,
 /* The same, written now whoever calls (a fatal signal's handler). */
 ADA_HIDDEN int ada_meta_write_direct(uint32_t type, const void *payload, size_t len,
 				     const void *extra, size_t extra_len);
-/* The writer thread says it is the writer (its records are not queued). */
+/* The recorder says it is the writer (its records are not queued). */
 ADA_HIDDEN void ada_meta_on_writer(void);
 /* The writer: the records program threads queued, written (before any
  * frame it writes, and at the final flush once it stopped). */
@@ -429,8 +385,8 @@ ADA_HIDDEN void ada_modmap_note_records(const uint8_t *buf, size_t len);
  * gone (proc_maps.c). */
 ADA_HIDDEN void ada_modmap_scan_program(void);
 /* The writer's look at the modules, every 10 ms and at the end: the
- * loader's list (a writer thread), the program's maps (a recorder without
- * the hooks), or nothing (a recorder with them: the program records). */
+ * program's maps without the hooks, nothing with them (the program
+ * records); in the program itself (rings_only.c's end), the loader's list. */
 ADA_HIDDEN void ada_modmap_look(void);
 /* A recorder without the dynamic hooks: the look, now, if the program's
  * address space changed size since the last one (a dlopen it cannot see
@@ -496,23 +452,18 @@ ADA_HIDDEN extern struct ada_code_passes ada_passes;
 
 /* ---- writer (writer.c, flush.c) ------------------------------------------------ */
 ADA_HIDDEN int ada_writer_start(void);
-/* Final flush at exit: the writer drains, closes its files and ends. */
+/* The exit's end of the trace: the recorder's final flush, asked for
+ * (rings_only.c's end where none runs). */
 ADA_HIDDEN void ada_writer_stop(void);
-/* Has the writer thread do a flush now, and waits for it at most timeout_ns;
- * false if it did not finish (or no writer runs). Async-signal-safe. What
- * it does: ADA_FLUSH_DRAIN drains every ring up to where it is (a fatal
- * signal); ADA_FLUSH_EXEC also removes the ring files and records the END;
- * ADA_FLUSH_EXIT and ADA_FLUSH__EXIT are the final flush (thread ends, END),
- * and the writer stops; ADA_FLUSH_PAUSE drains, closes the writer's files and
- * stops it; ADA_FLUSH_EXEC_FAILED makes the trace the exec flush
- * removed (nothing recorded yet) again. */
+/* Has the recorder do a flush now, and waits for it at most timeout_ns;
+ * false if it did not finish (or none runs). Async-signal-safe. What it
+ * does: ADA_FLUSH_DRAIN drains every ring up to where it is;
+ * ADA_FLUSH_EXEC also records the END; ADA_FLUSH_EXIT and ADA_FLUSH__EXIT
+ * are the final flush (thread ends, END), and the recorder stops;
+ * ADA_FLUSH_EXEC_FAILED makes the trace the exec flush removed (nothing
+ * recorded yet) again; ADA_FLUSH_DYING: a fatal signal's drain. */
 enum { ADA_FLUSH_DRAIN = 0, ADA_FLUSH_EXEC, ADA_FLUSH_EXIT, ADA_FLUSH__EXIT, ADA_FLUSH_EXEC_FAILED,
-       ADA_FLUSH_DYING, ADA_FLUSH_PAUSE };
-/* The writer drains every ring, closes its files and ends, and starts again
- * (writer.c): for a moment the process has no thread of ada's, as
- * unshare(CLONE_NEWUSER) requires (runtime/unshare.c). */
-ADA_HIDDEN bool ada_writer_pause(void);
-ADA_HIDDEN void ada_writer_resume(void);
+       ADA_FLUSH_DYING };
 ADA_HIDDEN bool ada_writer_request(uint32_t how, uint64_t timeout_ns);
 /* The image's end (ADA_FLUSH_EXIT, _EXIT): as ada_writer_request, but a
  * recorder that says its lines itself is not waited for past its answer;
@@ -520,8 +471,6 @@ ADA_HIDDEN bool ada_writer_request(uint32_t how, uint64_t timeout_ns);
 ADA_HIDDEN bool ada_writer_request_end(uint32_t how, uint64_t timeout_ns, bool *say);
 /* Wakes the writer now if it sleeps (a ring passed half full, or a flush). */
 ADA_HIDDEN void ada_writer_kick(void);
-ADA_HIDDEN void ada_writer_fork_prepare(void);
-ADA_HIDDEN void ada_writer_fork_parent(void);
 ADA_HIDDEN void ada_writer_after_fork(void);
 
 /* ---- ada-ctl's commands (control.c, control.h) --------------------------------
@@ -532,7 +481,7 @@ ADA_HIDDEN void ada_writer_after_fork(void);
 ADA_HIDDEN void ada_control_findable(void);
 ADA_HIDDEN void ada_control_poll(void);
 
-/* ---- event-to-disk latency (latency.c), writer thread only ------------------- */
+/* ---- event-to-disk latency (latency.c), the recorder only -------------------- */
 ADA_HIDDEN void ada_latency_add(uint64_t ticks);
 ADA_HIDDEN void ada_latency_record(void);
 ADA_HIDDEN void ada_latency_reset(void);
@@ -588,9 +537,6 @@ ADA_HIDDEN void ada_futex_wake(uint32_t *w);
  * (*old: the mask before), and restores it, without calling a function a
  * library may interpose (util.c says why). */
 ADA_HIDDEN void ada_signals_block(sigset_t *old);
-/* libada's fork (fork.c), which the dynamic hooks hook like libc's; weak:
- * libada.a has none. */
-ADA_HIDDEN uintptr_t ada_fork_address(void) __attribute__((weak));
 ADA_HIDDEN void ada_signals_restore(const sigset_t *old);
 
 /* ---- work outside the program's descriptor table (apart.c) --------------------- */
@@ -602,7 +548,7 @@ ADA_HIDDEN int ada_task_run(int (*fn)(void *), void *arg, int *ret);
 ADA_HIDDEN int ada_apart(int (*fn)(void *), void *arg);
 /* Set at the end of start-up: the program's threads may run from then. */
 ADA_HIDDEN extern bool ada_apart_needed;
-/* The calling thread's descriptor table is its own (a writer thread's,
+/* The calling thread's descriptor table is its own (the recorder's,
  * writer.c): ada_apart runs fn here. */
 ADA_HIDDEN void ada_apart_own_table(void);
 

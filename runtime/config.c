@@ -94,10 +94,6 @@ static const char *const RECORD[] = { "stream", "ring" };
 /* The default pre- and post-roll: 2000 events each side of a trigger. */
 static const struct ada_roll DEFAULT_ROLL = { 2000, false };
 static const char *const ON_FULL[] = { "wait", "drop" };
-/* Where the index rings live: ADA_RINGS_* in ada_internal.h, same order. */
-static const char *const RINGS[] = { "trace", "shm", "anon" };
-/* ADA_WRITER: a thread of the program's, or a recorder process (recorder.c). */
-static const char *const WRITERS[] = { "thread", "process" };
 
 /* ADA_EXCLUDE: a comma-separated list of MODULE[:SYMBOL] shell globs; each
  * item needs a module glob (use * for any). */
@@ -238,11 +234,8 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	c->detail_bytes = round_pow2(get_int(&detail_kb, getenv_fn("ADA_DETAIL_KB"))) * 1024;
 	c->dynhook = get_bool("ADA_DYNHOOK", getenv_fn("ADA_DYNHOOK"));
 	c->on_full_drop = get_choice("ADA_ON_FULL", getenv_fn("ADA_ON_FULL"), ON_FULL, 2, 0) == 1;
-	c->rings = get_choice("ADA_RINGS", getenv_fn("ADA_RINGS"), RINGS, 3, ADA_RINGS_TRACE);
-	c->recorder = get_choice("ADA_WRITER", getenv_fn("ADA_WRITER"), WRITERS, 2, 1) == 1;
 	c->writer_delay_us = (uint32_t)get_int(&WRITER_DELAY, getenv_fn("ADA_TEST_WRITER_DELAY_US"));
 	c->recorder_late_ms = (uint32_t)get_int(&RECORDER_LATE, getenv_fn("ADA_TEST_RECORDER_LATE_MS"));
-	c->shared_fds = get_bool("ADA_TEST_SHARED_FDS", getenv_fn("ADA_TEST_SHARED_FDS"));
 	c->watchdog_s = (uint32_t)get_int(&WATCHDOG_S, getenv_fn("ADA_TEST_WATCHDOG_S"));
 	c->test_hang = get_bool("ADA_TEST_RECORDER_HANG", getenv_fn("ADA_TEST_RECORDER_HANG"));
 	c->test_refused = get_bool("ADA_TEST_RECORDER_REFUSED", getenv_fn("ADA_TEST_RECORDER_REFUSED"));
@@ -270,12 +263,12 @@ int ada_config_format(const struct ada_config *c, char *buf, size_t len)
 	int n = snprintf(buf, len,
 			 "output=%s%cring_kb=%" PRIu64 "%cdepth=%u%cshadow_depth=%u%cflush_ms=%u%c"
 			 "detail=%s%cstack_bytes=%u%cdetail_kb=%" PRIu64 "%cdynhook=%s%cexclude=%s%c"
-			 "on_full=%s%crings=%s%cwriter=%s%crecord=%s%ctrace=%s%cfilter=%s%cnotrace=%s%cgraph=%s%cpre=%" PRIu64 "%s%cpost=%" PRIu64 "%s%ctrigger=",
+			 "on_full=%s%crecord=%s%ctrace=%s%cfilter=%s%cnotrace=%s%cgraph=%s%cpre=%" PRIu64 "%s%cpost=%" PRIu64 "%s%ctrigger=",
 			 c->output, 0, c->ring_bytes / 1024, 0, c->depth, 0, c->shadow_depth, 0,
 			 c->flush_ms, 0,
 			 DETAIL[!c->detail ? DETAIL_OFF : c->detail_window ? DETAIL_WINDOW : DETAIL_ALL],
 			 0, c->stack_bytes, 0, c->detail_bytes / 1024, 0, c->dynhook ? "on" : "off", 0,
-			 c->exclude, 0, ON_FULL[c->on_full_drop], 0, RINGS[c->rings], 0, WRITERS[c->recorder], 0, RECORD[c->ring_mode], 0, ON_OFF[c->start_off], 0, c->filter, 0, c->notrace, 0, c->graph, 0, t->pre.n,
+			 c->exclude, 0, ON_FULL[c->on_full_drop], 0, RECORD[c->ring_mode], 0, ON_OFF[c->start_off], 0, c->filter, 0, c->notrace, 0, c->graph, 0, t->pre.n,
 			 roll_unit(&t->pre), 0, t->post.n, roll_unit(&t->post), 0);
 
 	/* The triggers as they were understood: the accepted items, in order. */

@@ -1,20 +1,19 @@
 /* control.c - ada-ctl's commands in the traced process: read, apply, reply.
  *
  * ada-ctl (ctl/ada_ctl.c) leaves one command in the process's trace
- * directory (control.h: the protocol); the writer thread looks for it at
- * its housekeeping, never a program thread, so the hooks pay nothing for
+ * directory (control.h: the protocol); the recorder looks for it at its
+ * housekeeping, never a program thread, so the hooks pay nothing for
  * it. A command is applied before the reply is written, so the reply says
  * what is in effect: `enable` in patchable mode puts the jumps back at the
  * patched entries first (ada_passes.sync), as the writer's next pass would.
  *
  * ada-ctl finds the directory in /proc/<pid>/maps: one page of
  * raw/process.meta stays mapped (PROT_NONE: nothing is read or counted
- * against the program) from the start of the trace. Not a descriptor: the
- * writer shares the program's descriptor table where unshare is refused,
- * and a program may close every descriptor it did not open. Not the ring
- * files: ADA_RINGS=shm and anon keep none in the directory, and a thread
- * has no ring before its first event (none at all with ADA_TRACE=off in
- * patchable mode).
+ * against the program) from the start of the trace. Not a descriptor: a
+ * program may close every descriptor it did not open, and the recorder's
+ * are in a process of its own. Not the rings: they are in memory, and a
+ * thread has none before its first event (none at all with ADA_TRACE=off
+ * in patchable mode).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* control.h - ada-ctl's protocol, the one definition both sides include:
  * ctl/ada_ctl.c writes a command, runtime/control.c (the traced process's
- * writer thread) reads it, applies it and replies.
+ * recorder) reads it, applies it and replies.
  *
  * Everything happens in the process's trace directory, <output>/session_…/
  * pid_<pid>/, which ada-ctl finds in /proc/<pid>/maps: the runtime maps

@@ -4,8 +4,8 @@
  * func: triggers (trigger_funcs.c) and patchable mode's selection
  * (mcount/patch.c) need the names of a module's functions, which the
  * loaded image does not keep (.symtab is not loaded): the file is mapped
- * read-only for as long as it is read. The writer thread, the recorder or
- * a pass of the program's (start-up, a dlopen): it allocates and makes
+ * read-only for as long as it is read. The recorder or a pass of the
+ * program's (start-up, a dlopen): it allocates and makes
  * system calls. Its descriptors are opened apart (apart.c): in a program
  * thread, one would take a number the program's own open expects.
  */

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "encode.h"
-#include "outside.h"
 
 static uint64_t hash_addr(uint64_t a)
 {
@@ -23,8 +22,8 @@ int ada_fdict_init(struct ada_fdict *d)
 {
 	memset(d, 0, sizeof(*d));
 	d->cap = 1024;
-	d->keys = ada_calloc(d->cap, sizeof(*d->keys));
-	d->vals = ada_calloc(d->cap, sizeof(*d->vals));
+	d->keys = calloc(d->cap, sizeof(*d->keys));
+	d->vals = calloc(d->cap, sizeof(*d->vals));
 	d->next_fid = 1;
 	d->pending_first = 1;
 	if (!d->keys || !d->vals) {
@@ -36,9 +35,9 @@ int ada_fdict_init(struct ada_fdict *d)
 
 void ada_fdict_free(struct ada_fdict *d)
 {
-	ada_free(d->keys);
-	ada_free(d->vals);
-	ada_free(d->pending);
+	free(d->keys);
+	free(d->vals);
+	free(d->pending);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -48,11 +47,11 @@ static int fdict_grow(struct ada_fdict *d)
 	size_t i;
 
 	bigger.cap = d->cap * 2;
-	bigger.keys = ada_calloc(bigger.cap, sizeof(*bigger.keys));
-	bigger.vals = ada_calloc(bigger.cap, sizeof(*bigger.vals));
+	bigger.keys = calloc(bigger.cap, sizeof(*bigger.keys));
+	bigger.vals = calloc(bigger.cap, sizeof(*bigger.vals));
 	if (!bigger.keys || !bigger.vals) {
-		ada_free(bigger.keys);
-		ada_free(bigger.vals);
+		free(bigger.keys);
+		free(bigger.vals);
 		return -1;
 	}
 	for (i = 0; i < d->cap; i++) {
@@ -66,8 +65,8 @@ static int fdict_grow(struct ada_fdict *d)
 		bigger.keys[j] = d->keys[i];
 		bigger.vals[j] = d->vals[i];
 	}
-	ada_free(d->keys);
-	ada_free(d->vals);
+	free(d->keys);
+	free(d->vals);
 	*d = bigger;
 	return 0;
 }
@@ -76,7 +75,7 @@ static int fdict_grow(struct ada_fdict *d)
 static int grow_words(uint64_t **words, size_t *cap)
 {
 	size_t n = *cap ? *cap * 2 : 256;
-	uint64_t *p = ada_realloc(*words, n * sizeof(*p));
+	uint64_t *p = realloc(*words, n * sizeof(*p));
 
 	if (!p)
 		return -1;
@@ -129,7 +128,7 @@ uint32_t ada_fdict_lookup(struct ada_fdict *d, uint64_t addr)
 
 void ada_enc_stream_free(struct ada_enc_stream *s)
 {
-	ada_free(s->open);
+	free(s->open);
 	memset(s, 0, sizeof(*s));
 }
 

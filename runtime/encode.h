@@ -1,6 +1,6 @@
 /* encode.h - ring slots → the compact thread stream of raw_format.h.
  *
- * Runs in the writer thread only. Pure functions over caller-owned state, so
+ * Runs in the recorder only (and in ada-symbolize's recovery). Pure functions over caller-owned state, so
  * the encoder is tested without a process around it.
  */
 #ifndef ADA_ENCODE_H

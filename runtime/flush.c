@@ -1,13 +1,12 @@
-/* flush.c - flushes other threads ask the writer for, and the end of an
+/* flush.c - flushes the program asks the recorder for, and the end of an
  * image's trace.
  *
- * Every flush is the writer thread's work: its files are in a descriptor
- * table of its own (writer.c), and exec, _exit and a fatal signal's handler
- * may run where the writer's lock or its allocations are not safe to take
- * (a signal handler). They ask for the flush (ada_writer_request) and wait,
- * a bounded time except at exit; at the image's end a recorder is waited
- * for only until it answered (ada_writer_request_end). The final flush:
- * every ring drained to a cut, every thread's end recorded, the END record.
+ * Every flush is the recorder's work: its files are in a process of its
+ * own (recorder.c). exec and a fatal signal's handler ask for the flush
+ * (ada_writer_request) and wait a bounded time; at the image's end (exit,
+ * _exit) the program waits only until the recorder answered, if at all
+ * (ada_writer_request_end). The final flush, in the recorder: every ring
+ * drained to a cut, every thread's end recorded, the END record.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,11 +37,6 @@ void ada_writer_flush_if_asked(void)
 		for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next)
 			if (td->windows)
 				ada_window_close(td, td->windows, td->rh->tail, true);
-		/* Nothing is left to recover: the new image maps none of the
-		 * rings. (If the exec fails, the threads go on without files.) */
-		for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next)
-			ada_ring_remove(td);
-		ada_ring_pool_empty(true);
 		end_record(ADA_END_EXEC); /* after what threads queued (meta.c) */
 		if (!ada_w.streams) {
 			ada_trace_remove();
@@ -52,7 +46,7 @@ void ada_writer_flush_if_asked(void)
 		break;
 	case ADA_FLUSH_EXEC_FAILED:
 		ada_w.exec_flushed = false;
-		if (ada_w.trace_removed && ada_trace_again(ada_w.own_fds) == 0)
+		if (ada_w.trace_removed && ada_trace_again(true) == 0)
 			ada_w.trace_removed = false;
 		break;
 	case ADA_FLUSH_EXIT:
@@ -67,15 +61,6 @@ void ada_writer_flush_if_asked(void)
 		final_flush(how == ADA_FLUSH_EXIT ? ADA_END_EXIT : ADA_END__EXIT);
 		ada_recorder_say_late();
 		ada_w.stop = true; /* the process ends now */
-		break;
-	case ADA_FLUSH_PAUSE:
-		/* Its descriptor table goes with the thread: the next writer
-		 * opens the files again. */
-		ada_writer_drain_cut();
-		ada_meta_queue_flush();
-		ada_writer_fds_release();
-		ada_meta_release();
-		ada_w.stop = true;
 		break;
 	case ADA_FLUSH_DYING:
 		/* A fatal signal: its windows end where the rings are now
@@ -116,7 +101,7 @@ static bool answered(uint32_t *word, uint32_t req, uint64_t start, uint64_t time
 			return true;
 		if (__atomic_load_n(&ada_rt.writer_failed, __ATOMIC_ACQUIRE))
 			return false;
-		if (ada_rt.cfg.recorder && ada_recorder_gone()) {
+		if (ada_recorder_gone()) {
 			ada_recorder_lost();
 			return false;
 		}
@@ -142,8 +127,7 @@ bool ada_writer_request(uint32_t how, uint64_t timeout_ns)
  * for its answer only when there is something to say (recorder.c), and
  * never for the final flush (ada-symbolize waits for that, on the lock the
  * recorder holds on the pid directory). A recorder that could not take the
- * stderr (pidfd_getfd refused) is waited for to the end, as a writer
- * thread. */
+ * stderr (pidfd_getfd refused) is waited for to the end. */
 bool ada_writer_request_end(uint32_t how, uint64_t timeout_ns, bool *say)
 {
 	uint64_t start = ada_now_ns(CLOCK_MONOTONIC);
@@ -159,28 +143,24 @@ bool ada_writer_request_end(uint32_t how, uint64_t timeout_ns, bool *say)
 	 * is made to ignore its calls, as ada_thread_ignore would: the
 	 * process's switch (ada_disable) would have patchable mode's recorder
 	 * take every entry out of the code of a program that is ending. */
-	if (ada_rt.cfg.recorder) {
-		for (struct ada_thread *td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td;
-		     td = td->next) {
-			__atomic_store_n(&td->ignored, true, __ATOMIC_RELAXED);
-			if (!td->rh)
-				continue;
-			td->end_at = __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE);
-			__atomic_store_n(&td->end_set, true, __ATOMIC_RELEASE);
-		}
+	for (struct ada_thread *td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td;
+	     td = td->next) {
+		__atomic_store_n(&td->ignored, true, __ATOMIC_RELAXED);
+		if (!td->rh)
+			continue;
+		td->end_at = __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE);
+		__atomic_store_n(&td->end_set, true, __ATOMIC_RELEASE);
 	}
 	req = post(how);
-	if (ada_rt.cfg.recorder) {
-		if (!ada_recorder_answer_wanted()) {
-			*say = false;
-			return true;
-		}
-		if (!answered(&ada_rt.flush_ack, req, start, timeout_ns))
-			return false;
-		if (__atomic_load_n(&ada_rt.flush_late, __ATOMIC_ACQUIRE)) {
-			*say = false;
-			return true;
-		}
+	if (!ada_recorder_answer_wanted()) {
+		*say = false;
+		return true;
+	}
+	if (!answered(&ada_rt.flush_ack, req, start, timeout_ns))
+		return false;
+	if (__atomic_load_n(&ada_rt.flush_late, __ATOMIC_ACQUIRE)) {
+		*say = false;
+		return true;
 	}
 	return answered(&ada_rt.flush_done, req, start, timeout_ns);
 }
@@ -218,11 +198,9 @@ static void final_flush(uint32_t how)
 		ada_writer_thread_end(td, ADA_TEND_FINAL | (how == END_NONE ? ADA_TEND_DIED : 0));
 		ada_writer_stream_close(td);
 		ada_windows_free(td);
-		ada_ring_remove(td);
 		__atomic_fetch_add(&td->rh->wake, 1, __ATOMIC_RELEASE);
 		ada_futex_wake(&td->rh->wake);
 	}
-	ada_ring_pool_empty(true);
 	ada_latency_record();
 	if (how != END_NONE)
 		end_record(how);
@@ -248,60 +226,19 @@ void ada_writer_end_dead(void)
 	ada_w.stop = true;
 }
 
-void ada_writer_end_alone(void)
-{
-	/* As _exit: the threads ended by the exit system call, nothing ran
-	 * atexit handlers. */
-	ada_modmap_look();
-	final_flush(ADA_END__EXIT);
-	ada_w.stop = true;
-}
-
-bool ada_writer_pause(void)
-{
-	/* A recorder is not one of the program's threads: nothing to pause. */
-	if (ada_rt.cfg.recorder || !ada_w.running || !ada_writer_request(ADA_FLUSH_PAUSE, EXIT_FLUSH_TIMEOUT_NS))
-		return false;
-	pthread_join(ada_w.thread, NULL);
-	ada_w.running = false;
-	__atomic_store_n(&ada_rt.writer_live, false, __ATOMIC_RELEASE);
-	return true;
-}
-
-void ada_writer_resume(void)
-{
-	ada_w.stop = false;
-	if (ada_writer_restart() < 0)
-		ada_warn("cannot start the writer again: %s; events from here on are not written",
-			 strerror(errno));
-}
-
 void ada_writer_stop(void)
 {
+	bool say;
+
 	if (ada_rt.rings_only) {
 		ada_rings_only_end(ADA_END_EXIT);
 		return;
 	}
 	if (!ada_w.set_up)
 		return;
-	/* The thread files are in the writer's own descriptor table: the
-	 * writer does the final flush, then ends. One stuck behind a lock the
-	 * exiting thread holds (exit() from a dl_iterate_phdr callback) is
-	 * left after a while: the ring files keep the events. */
-	if (ada_w.running) {
-		bool say;
-
-		if (ada_writer_request_end(ADA_FLUSH_EXIT, EXIT_FLUSH_TIMEOUT_NS, &say) &&
-		    !ada_rt.cfg.recorder)
-			pthread_join(ada_w.thread, NULL);
-		ada_w.running = false;
-		if (say)
-			ada_warn_pending();
-		return;
-	}
-	/* No writer ran (it could not start): no thread file is open. */
-	pthread_mutex_lock(&ada_w.lock);
-	ada_modmap_look();
-	final_flush(ADA_END_EXIT);
-	pthread_mutex_unlock(&ada_w.lock);
+	/* The recorder finishes the trace; the program waits for its answer
+	 * only when there is something to hear (a minute at most). */
+	ada_writer_request_end(ADA_FLUSH_EXIT, EXIT_FLUSH_TIMEOUT_NS, &say);
+	if (say)
+		ada_warn_pending();
 }

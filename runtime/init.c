@@ -166,8 +166,8 @@ static size_t read_cmdline(char *buf, size_t len)
  * (writer.c): in its descriptor table, never in a program thread's, and
  * off start-up's path (two of the three inodes start-up made: a few
  * hundred microseconds on a disk that just deleted much); start-up makes
- * the pid directory only. A writer thread's start-up makes them itself: its
- * ring pool puts files beside them at once. */
+ * the pid directory only. Where no recorder runs, start-up makes them
+ * itself (rings_only.c). */
 int ada_process_files(void)
 {
 	int err;
@@ -285,7 +285,7 @@ static int process_begin(uint32_t parent_pid)
 	snprintf(ada_rt.raw_dir, sizeof(ada_rt.raw_dir), "%s/raw", ada_rt.pid_dir);
 	ada_rt.files_made = 0;
 	ada_meta_name(ada_rt.raw_dir);
-	if (!ada_rt.cfg.recorder) {
+	if (ada_rt.rings_only) { /* no recorder will make them (rings_only.c) */
 		err = ada_process_files();
 		if (err < 0) {
 			ada_trace_remove();
@@ -303,10 +303,9 @@ static int process_begin(uint32_t parent_pid)
 		ada_trace_remove();
 		return err;
 	}
-	ada_meta_defer(ada_rt.cfg.recorder);
+	ada_meta_defer(!ada_rt.rings_only);
 	process_clock(&c);
 	process_records(&c);
-	ada_pool_start();
 	err = ada_writer_start();
 	ada_meta_defer(false);
 	ada_meta_release();
@@ -314,11 +313,11 @@ static int process_begin(uint32_t parent_pid)
 }
 
 /* The fork handlers run on the program's thread; their own library calls
- * (lz4's allocations, the child's writer thread) are not the program's.
+ * (the child's recorder spawn) are not the program's.
  * Signals stay blocked from prepare to the end of the parent's or the
  * child's handler: fork is async-signal-safe, so a handler may siglongjmp
- * out of a signal that interrupts it, which must not leave the writer's
- * lock taken or the thread's guard set. Per thread: two threads may fork
+ * out of a signal that interrupts it, which must not leave the thread's
+ * guard set. Per thread: two threads may fork
  * at once. */
 static __thread struct ada_runtime_work fork_work __attribute__((tls_model("initial-exec")));
 
@@ -375,12 +374,10 @@ static void fork_prepare(void)
 {
 	ada_runtime_begin(&fork_work);
 	fork_copy_make(&fork_copy);
-	ada_writer_fork_prepare();
 }
 
 static void fork_parent(void)
 {
-	ada_writer_fork_parent();
 	fork_copy_drop(&fork_copy);
 	ada_runtime_end(&fork_work);
 }
@@ -490,16 +487,14 @@ __attribute__((constructor(102))) static void ada_start(void)
 	make_session_dir();
 	/* A recorder reads what the threads write: the shared section and the
 	 * arena mapped shared before it is forked. */
-	if (ada_rt.cfg.recorder && (ada_shared_start() < 0 ||
-				    ada_arena_start(ada_thread_kit_bytes(), true) < 0)) {
+	if (ada_shared_start() < 0 || ada_arena_start(ada_thread_kit_bytes(), true) < 0) {
 		ada_warn("cannot map memory to share with a recorder process (%s): recording "
 			 "in ring mode, each thread's last %llu KiB written when the program ends",
 			 strerror(errno), (unsigned long long)(ada_rt.cfg.ring_bytes / 1024));
-		ada_rt.cfg.recorder = false;
 		ada_rt.rings_only = true;
+		if (!ada_arena_base())
+			ada_arena_start(ada_thread_kit_bytes(), false);
 	}
-	if (!ada_rt.cfg.recorder)
-		ada_arena_start(ada_thread_kit_bytes(), false);
 	if (process_begin(0) < 0)
 		return;
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
@@ -532,9 +527,8 @@ __attribute__((destructor(101))) static void ada_finish(void)
 }
 
 /* exec and _exit may be called from a signal handler (both are
- * async-signal-safe): the writer thread does the work, and the caller waits
- * for it a bounded time (a writer blocked behind a lock the caller holds
- * leaves the events to the ring files' recovery). */
+ * async-signal-safe): the recorder does the work, and the caller waits for
+ * it a bounded time. */
 #define END_FLUSH_TIMEOUT_NS 2000000000ull
 
 /* Before exec replaces the image: everything recorded so far goes to disk.

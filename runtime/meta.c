@@ -12,10 +12,11 @@
  * or count against its RLIMIT_NOFILE.
  */
 #include <errno.h>
-#include <stddef.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/uio.h>
@@ -273,9 +274,7 @@ void ada_meta_queue_flush(void)
 {
 	if (!__atomic_load_n(&Q.pending, __ATOMIC_ACQUIRE))
 		return;
-	ada_outside_begin(); /* a program thread may hold the lock (it does not wait) */
 	queue_lock();
-	ada_outside_end();
 	if (Q.len && ada_recorder_self())
 		ada_modmap_note_records(Q.buf, Q.len);
 	if (Q.len)

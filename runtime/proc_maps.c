@@ -8,7 +8,7 @@
  * is a file with a mapping at offset 0 and an executable one; its program
  * headers (for the load bias, the span and the build-id) are read from the
  * file, as the kernel mapped it. Without the dynamic hooks the recorder looks
- * every 10 ms, as the writer thread walked the loader's list.
+ * every 10 ms.
  */
 #include <elf.h>
 #include <errno.h>

@@ -244,7 +244,8 @@ struct ada_meta_dynhook {
 	uint64_t total_ns;   /* every pass */
 };
 
-/* A thread's ring file (ADA_RINGS=trace or shm): the path, absolute. */
+/* A thread's ring file (rings_only.c, or a writer thread's pool before
+ * issue 23): the path, absolute. */
 /* A RING record's or a ring header's ordinal before a thread took the ring. */
 #define ADA_RING_UNOWNED 0xFFFFFFFFu
 

@@ -1,12 +1,13 @@
-/* recorder.c - the writer as a process of its own (ADA_WRITER=process).
+/* recorder.c - the writer as a process of its own.
  *
- * The writer thread makes every traced program multi-threaded, runs under
- * its seccomp filter, rlimits and chroot, and shares its CPU time. With a
- * recorder, start-up (still single-threaded) maps the shared section and
- * the arena shared (shared.h, arena.c), then forks a process that runs the
- * writer's loop (writer.c) on them: the rings, the thread registry, the
- * requests and the queues are where the program's threads write them.
- * Nothing of it is in the program: no thread, no descriptor, no child.
+ * A writer thread (ada's before issue 23) made every traced program
+ * multi-threaded, ran under its seccomp filter, rlimits and chroot, and
+ * shared its CPU time. Instead start-up (still single-threaded) maps the
+ * shared section and the arena shared (shared.h, arena.c), then forks a
+ * process that runs the writer's loop (writer.c) on them: the rings, the
+ * thread registry, the requests and the queues are where the program's
+ * threads write them. Nothing of it is in the program: no thread, no
+ * descriptor, no child. Where it cannot be forked, rings_only.c.
  *
  * - Not a child: forked twice, the middle process created without an exit
  *   signal (the program gets no SIGCHLD) and reaped at once; the recorder
@@ -36,13 +37,12 @@
  *   hanging on a recorder that never drains; the rings it did not drain
  *   are left as at a kill.
  *
- * Program-side work the writer thread did at its housekeeping runs
- * otherwise: the module scan runs in the program where the dynamic hooks
- * see each dlopen, and without them the recorder reads the program's maps
- * (proc_maps.c); patchable mode's code writes after start-up go through
- * the program's memory, /proc/<pid>/mem, which the recorder opens at its
- * start (the program names it its tracer for Yama's sake); the last-thread
- * check is left out (README, "The recorder process").
+ * What a thread in the program could reach directly goes another way: the
+ * module scan runs in the program where the dynamic hooks see each dlopen,
+ * and without them the recorder reads the program's maps (proc_maps.c);
+ * patchable mode's code writes after start-up go through the program's
+ * memory, /proc/<pid>/mem, which the recorder opens at its start (the
+ * program names it its tracer for Yama's sake).
  */
 #include <errno.h>
 #include <sched.h>
@@ -403,8 +403,7 @@ int ada_recorder_spawn(void *(*loop)(void *))
 	if (err)
 		return err;
 	/* The program goes on at once: the recorder is another process, which
-	 * the program's chroot or closefrom cannot reach (the writer thread
-	 * had to be set up first). What the program asks of it before it
+	 * the program's chroot or closefrom cannot reach. What the program asks of it before it
 	 * runs (a flush) waits for it in the shared section. */
 	return rec ? 0 : -EAGAIN;
 }

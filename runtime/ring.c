@@ -1,47 +1,21 @@
 /* ring.c - a thread's index ring when it is full.
  *
- * Where rings come from is pool.c. Full: the thread waits for the writer
+ * Where rings come from is pool.c. Full: the thread waits for the recorder
  * (ADA_ON_FULL=wait, the default) rather than dropping, so the index lane
- * loses nothing on a busy machine. It wakes the writer early, when its ring
- * passes half full, so that waits stay rare. ADA_ON_FULL=drop keeps the old
- * behaviour: the call's subtree is skipped and counted (ring_full).
+ * loses nothing on a busy machine. It wakes the recorder early, when its
+ * ring passes half full, so that waits stay rare. ADA_ON_FULL=drop keeps
+ * the old behaviour: the call's subtree is skipped and counted (ring_full).
+ * The recorder, a process of its own, never waits for a program thread, so
+ * a waiting thread gives up only when it is gone (killed, or ended by its
+ * watchdog), never because it is slow: starved of CPU on a busy machine or
+ * writing to a slow disk, it is waited for, however long.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "ada_internal.h"
 
-/* A wait gives up when the writer made no progress for this long while in
- * code that may wait for a lock the waiting thread holds (ada_writer_outside:
- * the loader's, in a dl_iterate_phdr callback or a constructor run by
- * dlopen; an allocator's). A writer that is only slow (starved of CPU by a
- * busy machine, or writing to a slow disk) is waited for, however long. */
-#define WAIT_STALL_NS 1000000000ull
 #define SPIN_ROUNDS 200           /* ~ a few microseconds before sleeping */
-
-void ada_writer_watch_start(struct ada_writer_watch *w, uint64_t now)
-{
-	w->progress = __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_RELAXED);
-	w->last_move = now;
-}
-
-bool ada_writer_stalled(struct ada_writer_watch *w, uint64_t now)
-{
-	uint64_t p = __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_RELAXED);
-
-	bool recorder = ada_rt.cfg.recorder;
-
-	if (p != w->progress ||
-	    (!recorder && !__atomic_load_n(&ada_writer_outside, __ATOMIC_RELAXED))) {
-		w->progress = p;
-		w->last_move = now;
-	}
-	/* A recorder process never waits for the program's threads: it is
-	 * waited for as long as it lives (a look at its lock: no system call). */
-	if (recorder)
-		return ada_recorder_gone();
-	return now - w->last_move > WAIT_STALL_NS;
-}
 
 /* Writer side, after it moved tail: wake the thread if it sleeps on it. */
 void ada_ring_wake(struct ada_thread *td)
@@ -76,10 +50,8 @@ static bool room(struct ada_thread *td, uint64_t need)
  * records nothing (thread.c's ada_vfork_enter): it never gets here. The
  * writer itself never records (its threads are untraced), and the runtime's
  * own work on a program thread (flushes, hooking passes) runs with the hook
- * guard held as ADA_BUSY_RUNTIME, so never reaches here. A
- * writer blocked behind this thread (a lock we hold) makes no progress: the
- * wait gives up after WAIT_STALL_NS and the thread drops, without waiting
- * again, until the writer has moved on. */
+ * guard held as ADA_BUSY_RUNTIME, so never reaches here. Once the
+ * recorder is gone, the thread drops without waiting again. */
 static bool may_wait(const struct ada_thread *td)
 {
 	return !ada_rt.cfg.on_full_drop && __atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE) &&
@@ -90,7 +62,6 @@ static bool may_wait(const struct ada_thread *td)
 static bool ring_wait(struct ada_thread *td, uint64_t need)
 {
 	struct ada_ring_header *rh = td->rh;
-	struct ada_writer_watch watch;
 	uint64_t start, now;
 	bool ok = false;
 
@@ -102,7 +73,6 @@ static bool ring_wait(struct ada_thread *td, uint64_t need)
 		return ok;
 	}
 	start = now = ada_now_ns(CLOCK_MONOTONIC);
-	ada_writer_watch_start(&watch, now);
 
 	ada_writer_kick();
 	for (unsigned i = 0; i < SPIN_ROUNDS && !ok; i++) {
@@ -124,8 +94,9 @@ static bool ring_wait(struct ada_thread *td, uint64_t need)
 		}
 		__atomic_store_n(&rh->waiting, 0, __ATOMIC_RELAXED);
 		now = ada_now_ns(CLOCK_MONOTONIC);
-		if (ada_writer_stalled(&watch, now)) {
-			td->wait_progress = watch.progress; /* no more waits until the writer moves */
+		/* A look at its lock, no system call. No more waits then. */
+		if (ada_recorder_gone()) {
+			td->wait_progress = __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_RELAXED);
 			break;
 		}
 	}

@@ -41,7 +41,6 @@ int ada_rings_only_start(int err)
 			 "each thread's last %" PRIu64 " KiB written when the program ends",
 			 strerror(-err), ada_rt.cfg.ring_bytes / 1024);
 	ada_rt.rings_only = true;
-	ada_rt.cfg.recorder = false;
 	ada_rt.cfg.ring_mode = true;
 	/* A func: trigger is found by the writer, reading the rings: none. */
 	ada_rt.cfg.trigger.nfuncs = 0;

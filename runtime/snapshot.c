@@ -52,8 +52,8 @@ static void *grown(void *p, size_t *have, size_t want)
 {
 	if (*have >= want)
 		return p;
-	ada_free(p);
-	p = ada_malloc(want);
+	free(p);
+	p = malloc(want);
 	*have = p ? want : 0;
 	if (p)
 		memset(p, 0, want);

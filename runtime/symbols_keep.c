@@ -122,7 +122,7 @@ static void keep(const struct noted *n)
 		return;
 	snprintf(tmp, sizeof(tmp), "%s.%u.tmp", path, (unsigned)getpid());
 	eh = (const void *)e.file;
-	if (same_build(&e, n) && (o = ada_malloc(sizeof(*o)))) {
+	if (same_build(&e, n) && (o = malloc(sizeof(*o)))) {
 		o->fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		o->failed = o->fd < 0;
 		o->n = 0;
@@ -137,7 +137,7 @@ static void keep(const struct noted *n)
 			if (o->failed || rename(tmp, path) < 0)
 				unlink(tmp);
 		}
-		ada_free(o);
+		free(o);
 	}
 	ada_elf_close(&e);
 }

@@ -164,7 +164,7 @@ struct ada_thread *ada_thread_init_slow(void)
 	return td;
 }
 
-/* The writer thread, and any other thread of the runtime's: never traced
+/* The recorder's threads, and any other thread of the runtime's: never traced
  * (nor a fork child's thread whose process could not start tracing). */
 void ada_thread_untraced(void)
 {
@@ -477,7 +477,6 @@ void ada_thread_fork_forget(void)
 	 * arena was made the child's own), which may end the walk early. */
 	if (ada_self.td && ada_self.td->rh)
 		ada_ring_unmap(ada_self.td);
-	ada_ring_pool_empty(false);
 	ada_rt.threads = NULL;
 	ada_rt.next_ordinal = 0;
 }

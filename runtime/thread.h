@@ -1,11 +1,11 @@
 /* thread.h - per-thread state and the recording fast path.
  *
  * Each traced thread owns one struct ada_thread: a single-producer ring of
- * 16-byte slots that the writer thread drains, and a shadow stack of the
- * frames the thread is in. The state is allocated (not TLS) because the
- * writer keeps reading it after the thread has exited; TLS holds a pointer.
- * The ring and its positions (head, tail) and drop counts are in a shared
- * mapping of a file (runtime/ring.c), so that they outlive the process.
+ * 16-byte slots that the recorder drains, and a shadow stack of the frames
+ * the thread is in. The state is allocated (not TLS) because the recorder
+ * keeps reading it after the thread has exited; TLS holds a pointer. The
+ * ring and its positions (head, tail) and drop counts are in memory the
+ * recorder shares (pool.c), so that they outlive the process.
  *
  * Balance by construction: a CALL is written only when the ring has room for
  * it *and* for the RETURN of every frame still open, so a RETURN always finds
@@ -138,7 +138,6 @@ struct ada_thread {
 	uint32_t os_tid;
 	uint64_t start_tsc, end_tsc;
 	uint64_t ring_bytes, shadow_bytes, dring_bytes; /* ring_bytes: the mapping, header too */
-	bool ring_file;         /* the ring is a file (to remove when drained) */
 	struct ada_thread *next; /* registry list, newest first */
 	struct ada_writer_stream *ws;
 	struct ada_windows *windows; /* the writer's detail windows (window.c), or NULL */

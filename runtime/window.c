@@ -98,13 +98,13 @@ uint64_t ada_window_hold(const struct ada_thread *td, const struct ada_windows *
 static int grow(struct ada_windows *w)
 {
 	size_t cap = w->cap ? w->cap * 2 : 8;
-	struct ada_enc_window *win = ada_realloc(w->win, cap * sizeof(*win));
+	struct ada_enc_window *win = realloc(w->win, cap * sizeof(*win));
 	struct ada_window_info *info;
 
 	if (!win)
 		return -1;
 	w->win = win;
-	info = ada_realloc(w->info, cap * sizeof(*info));
+	info = realloc(w->info, cap * sizeof(*info));
 	if (!info)
 		return -1;
 	w->info = info;
@@ -320,7 +320,7 @@ void ada_window_close(const struct ada_thread *td, struct ada_windows *w, uint64
 struct ada_windows *ada_windows_of(struct ada_thread *td)
 {
 	if (!td->windows)
-		td->windows = ada_calloc(1, sizeof(*td->windows));
+		td->windows = calloc(1, sizeof(*td->windows));
 	return td->windows;
 }
 
@@ -340,8 +340,8 @@ void ada_windows_free(struct ada_thread *td)
 {
 	if (!td->windows)
 		return;
-	ada_free(td->windows->win);
-	ada_free(td->windows->info);
-	ada_free(td->windows);
+	free(td->windows->win);
+	free(td->windows->info);
+	free(td->windows);
 	td->windows = NULL;
 }

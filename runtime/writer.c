@@ -1,6 +1,8 @@
-/* writer.c - the writer thread: drains every thread's ring to raw/thread_<N>.lz4.
+/* writer.c - the recorder's loop: drains every thread's ring to
+ * raw/thread_<N>.lz4.
  *
- * Each drain of a ring becomes one complete LZ4 frame appended to the
+ * It runs in the recorder process (recorder.c), which the program forked
+ * at start-up. Each drain of a ring becomes one complete LZ4 frame appended to the
  * thread's file, so a crash or SIGKILL leaves a file that decodes up to its
  * last whole frame, and an event reaches the disk within one writer interval
  * (ADA_FLUSH_MS, 10 ms by default) of being recorded. Encoding and
@@ -10,20 +12,15 @@
  * the thread files themselves (opening, frames, the THREAD records) in
  * writer_files.c.
  *
- * One lock serialises drains between this thread and the rare callers that
- * must flush synchronously (exec, exit, fork). The traced threads never take
- * it: they only publish their ring head and read back the tail.
+ * Its lock serialises its loop with the recorder's watchdog. The traced
+ * threads never take it: they only publish their ring head and read back
+ * the tail.
  */
-#include <errno.h>
 #include <lz4frame.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,31 +37,6 @@
 struct ada_writer ada_w = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int buffers_init(void);
-
-/* The writer's descriptors live in a descriptor table of its own: the
- * program may close every descriptor from 3 up, dup2 over any number, or
- * lower RLIMIT_NOFILE, and ada neither loses its files nor writes into the
- * program's, nor takes a number the program counts on. Its copies of the
- * program's descriptors are closed at once (a pipe the program closes must
- * reach EOF). Where unshare is refused (a seccomp filter), the writer shares
- * the program's table and holds no descriptor between frames.
- * ADA_TEST_SHARED_FDS=1 tests that way. */
-static bool fds_of_its_own(void)
-{
-	if (ada_recorder_self())
-		return true; /* a process of its own, every descriptor closed */
-	if (ada_rt.cfg.shared_fds)
-		return false;
-	if (syscall(SYS_unshare, CLONE_FILES) < 0) {
-		ada_warn("cannot give the writer a descriptor table of its own (unshare: %s); it "
-			 "opens its files for each write in the program's", strerror(errno));
-		return false;
-	}
-	if (close_range(0, ~0u, 0) < 0)
-		for (int fd = 0; fd < 1024; fd++)
-			close(fd);
-	return true;
-}
 
 /* Encodes slots [tail, tail+n) of td's ring, plus LOST notes for drops the
  * thread counted since the last frame, into ada_w.enc_buf. behind: the index
@@ -318,7 +290,7 @@ static void thread_retire(struct ada_thread *td, struct ada_thread *prev)
 			;
 		prev->next = td->next;
 	}
-	ada_ring_retire(td);
+	ada_ring_unmap(td);
 	ada_unmap(td->shadow, td->shadow_bytes);
 	ada_unmap(td->dring, td->dring_bytes);
 	ada_unmap(td->orphans, td->orphans_bytes);
@@ -431,9 +403,9 @@ static void writer_gives_up(void)
 /* Sleeps up to wait_ns, or until a thread kicks (ada_writer_kick). */
 static void writer_sleep(uint64_t wait_ns)
 {
-	/* A recorder looks for the program's end at least every flush
-	 * interval: nothing wakes it then. */
-	if (ada_recorder_self() && wait_ns > ada_rt.cfg.flush_ms * 1000000ull)
+	/* It looks for the program's end at least every flush interval:
+	 * nothing wakes it then. */
+	if (wait_ns > ada_rt.cfg.flush_ms * 1000000ull)
 		wait_ns = ada_rt.cfg.flush_ms * 1000000ull;
 	pthread_mutex_unlock(&ada_w.lock);
 	if (wait_ns < SLEEP_MIN_NS)
@@ -442,9 +414,7 @@ static void writer_sleep(uint64_t wait_ns)
 		ada_futex_wait(&ada_rt.writer_kick, 0, wait_ns);
 	if (ada_rt.cfg.writer_delay_us)
 		usleep(ada_rt.cfg.writer_delay_us);
-	ada_outside_begin(); /* a program thread may hold it (a flush request) */
 	pthread_mutex_lock(&ada_w.lock);
-	ada_outside_end();
 }
 
 static void *writer_main(void *arg)
@@ -454,38 +424,20 @@ static void *writer_main(void *arg)
 
 	(void)arg;
 	ada_thread_untraced();
-	/* Its own root and working directory: the program may chroot (into a
-	 * directory without the trace) or chdir, and the trace's paths must
-	 * still lead to the trace. Nothing to say if refused: the paths are
-	 * absolute, and a write that fails after a chroot says so itself. The
-	 * system call, not unshare(): that is libada's own (unshare.c). A
-	 * recorder has all of that as a process of its own. */
-	if (!ada_recorder_self()) {
-		prctl(PR_SET_NAME, "ada-writer");
-		syscall(SYS_unshare, CLONE_FS);
-	}
-	ada_w.own_fds = fds_of_its_own();
-	if (ada_w.own_fds) {
-		ada_warn_private_fds(); /* no stderr in this table */
-		ada_apart_own_table(); /* no number of the program's to take */
-	}
+	/* A process of its own, every descriptor closed (recorder.c): no
+	 * stderr of the program's here, no number of the program's to take. */
+	ada_warn_private_fds();
+	ada_apart_own_table();
 	ada_meta_on_writer();
-	/* Set up: the program may go on (thread_spawn waits for this) while
-	 * the files are made; what it records meanwhile waits in the rings and
-	 * its records in the queue. */
-	__atomic_store_n(&ada_rt.writer_tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
-	ada_futex_wake(&ada_rt.writer_tid);
 	if (ada_process_files() < 0) {
 		writer_gives_up();
 		return NULL;
 	}
-	if (ada_w.own_fds)
-		ada_meta_hold();
+	ada_meta_hold();
 	/* Until the recorder has written the trace's end: ada-symbolize waits
 	 * for it once the program has ended (raw_meta.c). */
-	if (ada_recorder_self())
-		ada_meta_lock();
-	if (ada_recorder_self() && buffers_init() < 0) {
+	ada_meta_lock();
+	if (buffers_init() < 0) {
 		ada_warn("cannot allocate the recorder's buffers; nothing is written");
 		writer_gives_up();
 		return NULL;
@@ -500,16 +452,13 @@ static void *writer_main(void *arg)
 		/* Before the pass: a kick during it is not lost (the sleep
 		 * below returns at once). */
 		__atomic_store_n(&ada_rt.writer_kick, 0, __ATOMIC_SEQ_CST);
-		ada_outside_begin(); /* the loader's lock, the program's files */
 		ada_writer_flush_if_asked();
 		if (!ada_w.stop && ada_passes.sync)
 			ada_passes.sync(); /* ada_enable/ada_disable in patchable mode */
-		ada_outside_end();
 		if (ada_w.stop)
 			break;
-		if (ada_recorder_self() && recorder_done())
+		if (recorder_done())
 			break;
-		ada_pool_refill(); /* rings for threads that start */
 		__atomic_store_n(&ada_rt.writer_ticks, ada_arch_ticks(), __ATOMIC_RELAXED);
 		n = drain_all(&headroom);
 		now = ada_now_ns(CLOCK_MONOTONIC);
@@ -518,18 +467,14 @@ static void *writer_main(void *arg)
 
 		if (now - housekeeping >= HOUSEKEEPING_NS) {
 			housekeeping = now;
-			ada_outside_begin();
 			ada_modmap_look();
 			ada_writer_keep_symbols(false);
 			ada_trigger_resolve(); /* a dlopen may bring functions to trigger on */
 			if (ada_passes.modules) /* or patchable ones */
 				ada_passes.modules();
 			ada_control_poll();    /* a command from ada-ctl */
-			if (!ada_recorder_self())
-				ada_last_thread_poll(); /* every program thread ended? */
 			if (ada_now_ns(CLOCK_BOOTTIME) - ada_w.last_clock_ns >= CLOCK_EVERY_NS)
 				ada_writer_clock_point();
-			ada_outside_end();
 		}
 		/* While events flow, sleep until the fastest-filling ring would be a
 		 * quarter full at the last interval's rate (at most 1 ms), or just
@@ -549,9 +494,6 @@ static void *writer_main(void *arg)
 		writer_sleep(wait_ns);
 	}
 	pthread_mutex_unlock(&ada_w.lock);
-	/* glibc's thread end counts it out: counted back in first. */
-	if (!ada_recorder_self())
-		ada_threads_count_writer();
 	return NULL;
 }
 
@@ -581,19 +523,16 @@ static int buffers_init(void)
 	 * LZ4F_compressEnd forgets it: ~1 M instructions a drain. */
 	ada_w.prefs.autoFlush = 1;
 	ada_w.lz4_cap = LZ4F_compressBound(enc_cap, &ada_w.prefs) + LZ4F_HEADER_SIZE_MAX;
-	ada_w.enc_buf = ada_malloc(enc_cap);
-	ada_w.lz4_buf = ada_malloc(ada_w.lz4_cap);
+	ada_w.enc_buf = malloc(enc_cap);
+	ada_w.lz4_buf = malloc(ada_w.lz4_cap);
 	if (!ada_w.enc_buf || !ada_w.lz4_buf || LZ4F_isError(LZ4F_createCompressionContext(&ada_w.cctx, LZ4F_VERSION)) ||
 	    ada_fdict_init(&ada_w.dict) < 0)
 		return -1;
 	return 0;
 }
 
-#define WRITER_SETUP_SLICE_NS 10000000ull
-
-/* A writer runs: threads may wait for it and queue records for it. */
-/* The program, once the writer is set up. A writer that gave up already
- * (its files could not be made) stays not live: no thread waits for it. */
+/* The program, once the recorder is forked. One that gave up already (its
+ * files could not be made) stays not live: no thread waits for it. */
 static void writer_running(void)
 {
 	ada_w.running = true;
@@ -602,111 +541,35 @@ static void writer_running(void)
 		__atomic_store_n(&ada_rt.writer_live, false, __ATOMIC_SEQ_CST);
 }
 
-static int thread_spawn(void)
-{
-	sigset_t all, old;
-	int err;
-
-	/* The writer must never receive the program's signals: create it with
-	 * every signal blocked (it inherits the mask). */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	__atomic_store_n(&ada_rt.writer_tid, 0, __ATOMIC_RELAXED);
-	err = pthread_create(&ada_w.thread, NULL, writer_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err)
-		return -err;
-	ada_threads_uncount_writer();
-	/* The program goes on once the writer has a root and a descriptor table
-	 * of its own: a chroot or a closefrom right after start-up must not
-	 * reach them (a tenth of a millisecond; at most a second). */
-	for (int i = 0; i < 100 && !__atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE); i++)
-		ada_futex_wait(&ada_rt.writer_tid, 0, WRITER_SETUP_SLICE_NS);
-	writer_running();
-	return 0;
-}
-
-int ada_writer_restart(void)
-{
-	int err = thread_spawn();
-
-	errno = -err;
-	return err;
-}
-
 int ada_writer_start(void)
 {
 	int err;
 
 	ada_w.stop = false;
-	if (ada_rt.cfg.recorder) {
-		/* A recorder allocates its buffers itself: none in the program. */
-		err = ada_recorder_spawn(writer_main);
-		if (!err) {
-			writer_running();
-			ada_w.set_up = true;
-			return 0;
-		}
-		/* No thread of ada's in the program instead: ring mode. */
-		return ada_rings_only_start(err);
-	}
 	if (ada_rt.rings_only)
 		return ada_rings_only_start(0);
-	if (!ada_w.enc_buf && buffers_init() < 0) {
-		ada_warn("cannot allocate the writer's buffers; tracing off");
-		return -ENOMEM;
-	}
+	/* It allocates its buffers itself: none in the program. */
+	err = ada_recorder_spawn(writer_main);
+	if (err)
+		/* No thread of ada's in the program instead: ring mode. */
+		return ada_rings_only_start(err);
+	writer_running();
 	ada_w.set_up = true;
-	return thread_spawn();
+	return 0;
 }
 
-/* fork: the prepare handler takes the lock so the child never inherits a
- * half-written frame or a lock held by a thread that does not exist there. */
-void ada_writer_fork_prepare(void)
-{
-	if (ada_w.set_up && !ada_rt.cfg.recorder)
-		pthread_mutex_lock(&ada_w.lock);
-}
-
-void ada_writer_fork_parent(void)
-{
-	if (ada_w.set_up && !ada_rt.cfg.recorder)
-		pthread_mutex_unlock(&ada_w.lock);
-}
-
-/* In the child: the parent's files and dictionary belong to the parent. */
+/* In a fork child: the parent's streams and windows are the parent's
+ * recorder's memory; the child forks a recorder of its own. */
 void ada_writer_after_fork(void)
 {
-	struct ada_thread *td;
-
 	if (!ada_w.set_up)
 		return;
-	if (ada_rt.cfg.recorder) {
-		/* The streams and windows are the parent's recorder's memory. */
-		for (td = ada_rt.threads; td; td = td->next) {
-			td->ws = NULL;
-			td->windows = NULL;
-		}
-		ada_w.running = false;
-		ada_w.set_up = false;
-		ada_rt.flush_req = ada_rt.flush_done = 0;
-		ada_rt.writer_live = false;
-		return;
+	for (struct ada_thread *td = ada_rt.threads; td; td = td->next) {
+		td->ws = NULL;
+		td->windows = NULL;
 	}
-	pthread_mutex_init(&ada_w.lock, NULL);
-	for (td = ada_rt.threads; td; td = td->next) {
-		if (ada_w.own_fds && td->ws)
-			td->ws->fd = -1; /* in the parent writer's table, not here */
-		ada_writer_stream_close(td);
-	}
-	ada_fdict_free(&ada_w.dict);
-	ada_fdict_init(&ada_w.dict);
-	memset(ada_w.totals, 0, sizeof(ada_w.totals));
-	ada_w.kept = ada_w.waits = ada_w.wait_ns = 0;
-	ada_w.streams = 0;
-	ada_latency_reset();
 	ada_w.running = false;
+	ada_w.set_up = false;
 	ada_rt.flush_req = ada_rt.flush_done = 0;
-	ada_w.trace_removed = false;
 	ada_rt.writer_live = false;
 }

@@ -34,9 +34,8 @@ struct ada_writer {
 	uint64_t kept;
 	uint64_t waits, wait_ns; /* of threads already finished */
 	uint32_t streams;        /* thread files opened: threads that recorded */
-	bool own_fds; /* the writer has a descriptor table of its own */
 	bool trace_removed; /* by an exec flush: nothing was recorded */
-	bool set_up;        /* ada_writer_start succeeded (a thread or a recorder) */
+	bool set_up;        /* ada_writer_start forked the recorder */
 	bool exec_flushed;  /* the image's trace ended at an exec (a recorder goes
 			     * once the exec is done) */
 };
@@ -54,8 +53,6 @@ struct ada_writer_cut {
 	const uint8_t *dring;   /* the records, copied (indexed as in the detail ring) */
 	const uint64_t *dhead;  /* the thread's head once they were */
 };
-/* Starts the writer thread again after a pause; -errno if it cannot. */
-ADA_HIDDEN int ada_writer_restart(void);
 /* td's stream, opened at its first use; NULL if memory ran out. */
 ADA_HIDDEN struct ada_writer_stream *ada_writer_stream_of(struct ada_thread *td);
 /* One frame of td's positions [tail, tail + n) from ring (td->ring or a

@@ -3,15 +3,15 @@
  * frame (writer.c encodes it), and the THREAD and THREAD_END records that
  * name and close it in process.meta.
  *
- * The files are in the writer's own descriptor table (a recorder's, or a
- * writer thread's after unshare): kept open between frames there, opened for
- * each frame where the writer shares the program's table. A file that
- * cannot be written loses that thread's later frames, counted (no_buffer).
+ * The files are in the recorder's descriptor table, kept open between
+ * frames. A file that cannot be written loses that thread's later frames,
+ * counted (no_buffer).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <lz4frame.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -32,9 +32,10 @@ static void stream_failed(struct ada_thread *td, const char *path, int err)
 			 "as no_buffer)", path, strerror(err), td->ordinal);
 }
 
-/* Closes every thread file the writer holds (they reopen when written):
- * how many were open. */
-unsigned ada_writer_fds_release(void)
+/* Closes every thread file the recorder holds (they reopen when written):
+ * how many were open. A program of many threads may have more than its
+ * RLIMIT_NOFILE, which the recorder inherited. */
+static unsigned fds_release(void)
 {
 	struct ada_thread *td;
 	unsigned n = 0;
@@ -77,22 +78,13 @@ static int stream_fd(struct ada_thread *td, bool create)
 		return ws->fd;
 	thread_file_path(path, sizeof(path), td->ordinal);
 	ws->fd = open(path, flags, 0644);
-	if (ws->fd < 0 && (errno == EMFILE || errno == ENFILE) && ada_writer_fds_release())
+	if (ws->fd < 0 && (errno == EMFILE || errno == ENFILE) && fds_release())
 		ws->fd = open(path, flags, 0644);
 	if (ws->fd < 0)
 		stream_failed(td, path, errno);
 	else
 		ws->fd = above_stdio(ws->fd);
 	return ws->fd;
-}
-
-/* In the program's table, nothing stays open between frames. */
-static void stream_fd_done(struct ada_writer_stream *ws)
-{
-	if (!ada_w.own_fds && ws->fd >= 0) {
-		close(ws->fd);
-		ws->fd = -1;
-	}
 }
 
 /* The thread's name as the kernel has it now (pthread_setname_np or prctl);
@@ -118,7 +110,7 @@ static void read_comm(uint32_t tid, char name[16])
 
 struct ada_writer_stream *ada_writer_stream_open(struct ada_thread *td)
 {
-	struct ada_writer_stream *ws = ada_calloc(1, sizeof(*ws));
+	struct ada_writer_stream *ws = calloc(1, sizeof(*ws));
 	struct ada_meta_thread mt = { .ordinal = td->ordinal, .os_tid = td->os_tid,
 				      .start_tsc = td->start_tsc };
 
@@ -138,8 +130,7 @@ struct ada_writer_stream *ada_writer_stream_open(struct ada_thread *td)
 
 		ada_meta_write(ADA_META_STACK, &ms, sizeof(ms), NULL, 0);
 	}
-	if (stream_fd(td, true) >= 0)
-		stream_fd_done(ws);
+	stream_fd(td, true);
 	ada_w.streams++;
 	return ws;
 }
@@ -186,11 +177,9 @@ int ada_writer_write_frame(struct ada_thread *td, size_t len)
 			err = errno;
 		thread_file_path(path, sizeof(path), td->ordinal);
 		stream_failed(td, path, err);
-		stream_fd_done(ws);
 		return -1;
 	}
 	ws->size += (off_t)total;
-	stream_fd_done(ws);
 	return 0;
 lz4_fail:
 	ada_warn("lz4 compression failed: %s", LZ4F_getErrorName(n));
@@ -234,6 +223,6 @@ void ada_writer_stream_close(struct ada_thread *td)
 	if (td->ws->fd >= 0)
 		close(td->ws->fd);
 	ada_enc_stream_free(&td->ws->enc);
-	ada_free(td->ws);
+	free(td->ws);
 	td->ws = NULL;
 }

@@ -608,14 +608,12 @@ static bool lock_wait(int fd, long pid)
 	return held;
 }
 
-/* A recorder process (ADA_WRITER=process) finishes the trace after its
- * program ended (its exit does not wait for the final flush; a kill or a
+/* A recorder process finishes the trace after its program ended (its exit does not wait for the final flush; a kill or a
  * crash cannot), holding a lock on the pid directory from before the
  * program ran until it is done (recorder.c): a program that has ended but
  * whose recorder still writes is waited for (30 s at most), so that a
  * trace read right after its program ended is whole. A program that still
- * runs is not waited for: its trace is read as far as it goes, as with a
- * writer thread. Traces without the directory's lock (written before it
+ * runs is not waited for: its trace is read as far as it goes. Traces without the directory's lock (written before it
  * was taken) are waited for on process.meta's: the recorder makes that
  * file whole and locked, and holds it until done. */
 static void recorder_wait(const char *meta_path, const char *raw_dir)

@@ -150,15 +150,15 @@ static void finish(struct tr_case *tc, struct ctl_run *r)
  * before it replies, so exactly the next phase is recorded; disable puts
  * the NOPs back, and the phase after is not. The writer sleeps 100 ms
  * after each pass: its next pass, which would rewrite the entries too, is
- * well after the phase. By the recorder process (the default), which
- * writes the program's code through its memory, and by a writer thread. */
-static void enable_exactly(struct tr_case *tc, const char *writer)
+ * well after the phase. By the recorder process, which writes the
+ * program's code through its memory. */
+static void enable_records_exactly_the_phases_between(void **state)
 {
+	struct tr_case *tc = *state;
 	struct ctl_run r;
-	char said[4400], *dir, config[32];
+	char said[4400], *dir;
 
-	start_with(tc, "patchable", "off", "off",
-		   writer ? writer : "ADA_TEST_WRITER_DELAY_US=100000", &r);
+	start_with(tc, "patchable", "off", "off", "ADA_TEST_WRITER_DELAY_US=100000", &r);
 	phase(&r, 100, "66 90");
 	expect_ctl(&r, "enable", NULL, "recording on");
 	phase(&r, 100, "eb f9");
@@ -177,19 +177,7 @@ static void enable_exactly(struct tr_case *tc, const char *writer)
 	tr_expect_tree(tc->replay.out, "outer x200\n  inner x2\n", 1);
 	assert_int_equal(tc->mf.nthreads, 1);
 	assert_int_equal(tc->mf.threads[0].events, 200 * 6);
-	snprintf(config, sizeof(config), "writer=%s", writer ? "thread" : "process");
-	assert_non_null(strstr(tc->mf.config, config));
 	tr_pass(tc);
-}
-
-static void enable_records_exactly_the_phases_between(void **state)
-{
-	enable_exactly(*state, NULL);
-}
-
-static void with_a_writer_thread_too(void **state)
-{
-	enable_exactly(*state, "ADA_WRITER=thread");
 }
 
 /* filter and notrace replace ADA_FILTER's and ADA_NOTRACE's lists in the
@@ -255,28 +243,6 @@ static void commands_at_once_each_get_their_reply(void **state)
 	phase(&r, 10, "eb f9");
 	finish(tc, &r);
 	tr_pass(tc);
-}
-
-/* ada-ctl finds the process by the page of process.meta it maps, which
- * is there whatever holds the rings and whether or not the writer has a
- * descriptor table of its own. */
-static void the_process_is_found_in_every_setting(void **state)
-{
-	static const char *const settings[] = { "ADA_RINGS=shm", "ADA_RINGS=anon",
-						 "ADA_TEST_SHARED_FDS=1" };
-
-	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
-		struct tr_case *tc = *state;
-		struct ctl_run r;
-
-		proc_rm_rf(tc->trace);
-		start_with(tc, "patchable", "off", "off", settings[i], &r);
-		expect_ctl(&r, "enable", NULL, "recording on");
-		phase(&r, 10, "eb f9");
-		finish(tc, &r);
-		tr_expect_tree(tc->replay.out, "outer x10\n  inner x2\n", 1);
-	}
-	tr_pass(*state);
 }
 
 /* fentry and cyg modes have no entries to rewrite: the flag alone
@@ -405,63 +371,29 @@ static void a_program_making_no_trace_is_named(void **state)
 
 /* A stopped process: its recorder, which runs on, applies the command and
  * replies (the entries are written while no thread of the program runs),
- * and the phase after SIGCONT is recorded. A writer thread stops with the
- * process: no reply in 2 s, and the command is withdrawn (once the process
- * runs again, recording is still off). */
-static void stopped(struct tr_case *tc, bool thread)
-{
-	struct ctl_run r;
-	struct proc_result res;
-	char err[128];
-	int ws;
-
-	start_with(tc, "patchable", "off", "off", thread ? "ADA_WRITER=thread" : NULL, &r);
-	phase(&r, 10, "66 90");
-	assert_int_equal(kill(r.t.pid, SIGSTOP), 0);
-	/* Every thread stopped (the writer runs on until the group stop is
-	 * complete, which a loaded machine may take milliseconds to reach). */
-	assert_int_equal(waitpid(r.t.pid, &ws, WUNTRACED), r.t.pid);
-	assert_true(WIFSTOPPED(ws));
-	if (thread) {
-		ctl(&r, "enable", NULL, &res);
-		snprintf(err, sizeof(err), "ada-ctl: %s: no reply in 2 s (is the process stopped, "
-			 "or ending?)\n", r.pid);
-		assert_string_equal(res.err, err);
-		assert_int_equal(proc_exit_code(&res), 1);
-		proc_result_free(&res);
-	} else {
-		expect_ctl(&r, "enable", NULL, "recording on");
-	}
-	assert_int_equal(kill(r.t.pid, SIGCONT), 0);
-	if (!thread) {
-		phase(&r, 10, "eb f9");
-		expect_ctl(&r, "disable", NULL, "recording off");
-	} else {
-		expect_ctl(&r, "disable", NULL, "recording off, as it was");
-	}
-	phase(&r, 10, "66 90");
-	if (thread) {
-		close(r.fifo);
-		assert_int_equal(tracee_wait_for(&r.t, "sum ", 10000), 0);
-		assert_int_equal(tracee_stop(&r.t, 0, 10000, NULL), 0);
-		/* Nothing recorded: no trace at all. */
-		assert_int_equal(tr_count_entries(tc->trace, "session_"), 0);
-	} else {
-		finish(tc, &r);
-		tr_expect_tree(tc->replay.out, "outer x10\n  inner x2\n", 1);
-		assert_int_equal(tc->mf.threads[0].events, 10 * 6);
-	}
-	tr_pass(tc);
-}
-
+ * and the phase after SIGCONT is recorded. */
 static void a_stopped_process_gets_its_command_from_the_recorder(void **state)
 {
-	stopped(*state, false);
-}
+	struct tr_case *tc = *state;
+	struct ctl_run r;
+	int ws;
 
-static void a_stopped_process_gets_no_command_from_a_writer_thread(void **state)
-{
-	stopped(*state, true);
+	start_with(tc, "patchable", "off", "off", NULL, &r);
+	phase(&r, 10, "66 90");
+	assert_int_equal(kill(r.t.pid, SIGSTOP), 0);
+	/* Every thread stopped (a loaded machine may take milliseconds to
+	 * complete the group stop). */
+	assert_int_equal(waitpid(r.t.pid, &ws, WUNTRACED), r.t.pid);
+	assert_true(WIFSTOPPED(ws));
+	expect_ctl(&r, "enable", NULL, "recording on");
+	assert_int_equal(kill(r.t.pid, SIGCONT), 0);
+	phase(&r, 10, "eb f9");
+	expect_ctl(&r, "disable", NULL, "recording off");
+	phase(&r, 10, "66 90");
+	finish(tc, &r);
+	tr_expect_tree(tc->replay.out, "outer x10\n  inner x2\n", 1);
+	assert_int_equal(tc->mf.threads[0].events, 10 * 6);
+	tr_pass(tc);
 }
 
 /* The attach: with the dynamic hooks on, __libc_start_main is a frame
@@ -493,16 +425,13 @@ int main(void)
 		T(enable_records_exactly_the_phases_between),
 		T(filter_and_notrace_change_the_functions_recorded),
 		T(commands_at_once_each_get_their_reply),
-		T(the_process_is_found_in_every_setting),
 		T(enable_and_disable_in_fentry_mode),
 		T(enable_and_disable_in_cyg_mode),
 		T(a_bad_command_line_is_named),
 		T(a_process_ada_does_not_trace_is_named),
 		T(a_program_making_no_trace_is_named),
 		T(a_stopped_process_gets_its_command_from_the_recorder),
-		T(a_stopped_process_gets_no_command_from_a_writer_thread),
 		T(calls_inside_a_frame_entered_while_off_are_recorded_after_enable),
-		T(with_a_writer_thread_too),
 	};
 
 	tr_scrub_environment();

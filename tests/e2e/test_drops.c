@@ -258,13 +258,12 @@ static void verbose_prints_the_summary_with_the_waits(void **state)
 {
 	struct tr_case *tc = *state;
 	const char *const args[] = { "2", "100000", NULL };
-	/* The writer thread's line (a recorder's adds its CPU: test_recorder). */
 	const char *const env[] = { "ADA_RING_KB=64", "ADA_TEST_WRITER_DELAY_US=2000",
-				    "ADA_VERBOSE=1", "ADA_WRITER=thread", NULL };
+				    "ADA_VERBOSE=1", NULL };
 	const char *const ada[] = { "ada: ", NULL };
 	const char *const waited[] = { "ada: threads waited ", " s in total: their rings were full); ",
 				       " events kept", NULL };
-	char kept[64];
+	char kept[96];
 
 	tr_build_pair(tc, "burst", "burst", O2);
 	tr_run_pair(tc, "burst", args, env, 0);
@@ -272,10 +271,13 @@ static void verbose_prints_the_summary_with_the_waits(void **state)
 	tr_load_manifest(tc, NULL);
 	assert_int_equal(tc->mf.events, 2 * 2 * (100000 + 1));
 	assert_int_equal(tc->mf.dropped[TR_RING_FULL], 0);
-	snprintf(kept, sizeof(kept), "); %" PRIu64 " events kept\n", tc->mf.events);
+	/* The recorder's CPU, which nothing that waits for the program counts,
+	 * follows. */
+	snprintf(kept, sizeof(kept), "); %" PRIu64 " events kept; the recorder process used ",
+		 tc->mf.events);
 	if (tc->mf.waits == 0 || tr_count_lines(tc->traced.err, ada) != 1 ||
 	    tr_count_lines(tc->traced.err, waited) != 1 || !strstr(tc->traced.err, kept))
-		fail_msg("expected one line \"ada: threads waited ...%s\" on stderr (%" PRIu64
+		fail_msg("expected one line \"ada: threads waited ...%s...\" on stderr (%" PRIu64
 			 " waits), got:\n%s", kept, tc->mf.waits, tc->traced.err);
 	tr_pass(tc);
 }

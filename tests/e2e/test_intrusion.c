@@ -68,10 +68,6 @@ static void run_both(struct tr_case *tc, const char *out, const char *const args
 	run_with(tc, out, args, trace, NULL);
 }
 
-/* The ends these trees show are the writer thread's: a process that dies
- * without the exit flush reads as killed with a recorder (README). */
-#define WRITER_THREAD "ADA_WRITER=thread"
-
 /* ---- small stacks ---------------------------------------------------------------- */
 
 static void threads_on_the_smallest_stacks_start_traced(void **state)
@@ -235,7 +231,8 @@ static void main_pthread_exit_ends_after_a_chroot_or_with_a_full_table(void **st
  * faults, and in strict mode any system call but read, write, exit and
  * sigreturn kills the process (SIGSEGV once at the hook's rdtsc; a hang or
  * a kill in strict mode). The program prints its sum and ends by the exit
- * system call; every call is recorded, at the writer's ticks. */
+ * system call, which runs no exit handler: its recorder finds it ended as
+ * after a kill. Every call is recorded, at the recorder's ticks. */
 static void a_thread_without_the_tsc_is_recorded(void **state)
 {
 	struct tr_case *tc = *state;
@@ -247,10 +244,10 @@ static void a_thread_without_the_tsc_is_recorded(void **state)
 		for (size_t h = 0; h < 2; h++) {
 			const char *const args[] = { how[h], "1000", NULL };
 
-			run_with(tc, out, args, trace, WRITER_THREAD);
+			run_with(tc, out, args, trace, NULL);
 			assert_string_equal(tc->traced.out, "sum 500500\n");
 			tr_symbolize(tc, trace);
-			tr_expect_tree(tc->replay.out, "main (open at exit)\n  work x1000\n", 1);
+			tr_expect_tree(tc->replay.out, "main (open when killed)\n  work x1000\n", 1);
 		}
 	}
 	tr_pass(tc);
@@ -347,10 +344,11 @@ static void patchable_libraries_record_each_call_once(void **state)
  * main's hijacked return had no state in the child; cyg hung: the parent's
  * main then ended as a thread, and the writer kept the process alive). The
  * child's exit ran the parent's exit handlers (shared memory, as without
- * ada), so no final flush happens: the trace is recovered from the rings,
- * with every call, and ends as killed. In the hijacking modes the child's
- * exit() also wrote main's real return address back over the hijacked one,
- * so the parent's main returned unseen and stays open. */
+ * ada), so the parent's exit asks for no final flush: its recorder finds
+ * it ended, with every call in the rings. In the hijacking modes the
+ * child's exit() also wrote main's real return address back over the
+ * hijacked one, so the parent's main returned unseen: the next hook finds
+ * it left, as after a longjmp (unwound). */
 static void a_vfork_child_returning_from_main_changes_nothing(void **state)
 {
 	struct tr_case *tc = *state;
@@ -361,11 +359,11 @@ static void a_vfork_child_returning_from_main_changes_nothing(void **state)
 		bool hijacks = !strcmp(MODES[m], "patchable") || !strcmp(MODES[m], "mcount");
 
 		tr_build_mode_pair(tc, "vfork_return", MODES[m], out, sizeof(out), O2);
-		run_with(tc, out, args, trace, WRITER_THREAD);
+		run_with(tc, out, args, trace, NULL);
 		assert_string_equal(tc->traced.out, "parent: done\n");
 		tr_symbolize(tc, trace);
 		tr_expect_tree(tc->replay.out,
-			       hijacks ? "main (open when killed)\n  work x10\n" : "main\n  work x10\n", 1);
+			       hijacks ? "main (unwound)\n  work x10\n" : "main\n  work x10\n", 1);
 		tr_load_manifest(tc, trace);
 		assert_int_equal(tc->mf.events, 22); /* main's return closed by the symbolizer */
 		assert_int_equal(tc->mf.threads[0].open_at_end, hijacks);

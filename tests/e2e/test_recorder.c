@@ -1,5 +1,4 @@
-/* test_recorder.c - the writer as a process of its own (ADA_WRITER=process,
- * runtime/recorder.c).
+/* test_recorder.c - the writer as a process of its own (runtime/recorder.c).
  *
  * tests/e2e/progs/recorder_probe.c looks at what a program can see of ada's
  * writer: the threads of its process, its descriptors and its children. A
@@ -39,19 +38,17 @@ static const char *const O2[] = { "-O2", NULL };
 /* main's threads, as the replay shows them (the probe's own functions). */
 #define THREADS "--- thread\nworker\n  work\n    leaf x10\n--- thread\nworker\n  work\n    leaf x20\n"
 
-/* Runs both builds, the traced one with `writer`, its trace in
- * <dir>/trace-<out>-<writer>-<arg>; returns the trace's path in trace. */
-static void run_both(struct tr_case *tc, const char *out, const char *writer, const char *arg,
-		     int status, char *trace)
+/* Runs both builds, the traced one's trace in <dir>/trace-<out>-<arg>;
+ * returns the trace's path in trace. */
+static void run_both(struct tr_case *tc, const char *out, const char *arg, int status, char *trace)
 {
-	char name[128], env_out[PATH_MAX + 16], env_writer[32];
+	char name[128], env_out[PATH_MAX + 16];
 	const char *const args[] = { arg, NULL };
-	const char *const env[] = { "ADA_DYNHOOK=off", "ADA_DETAIL=off", env_out, env_writer, NULL };
+	const char *const env[] = { "ADA_DYNHOOK=off", "ADA_DETAIL=off", env_out, NULL };
 
-	snprintf(name, sizeof(name), "trace-%s-%s-%s", out, writer, arg);
+	snprintf(name, sizeof(name), "trace-%s-%s", out, arg);
 	tr_path(tc, name, trace);
 	snprintf(env_out, sizeof(env_out), "ADA_OUTPUT=%s", trace);
-	snprintf(env_writer, sizeof(env_writer), "ADA_WRITER=%s", writer);
 	tr_run_pair(tc, out, args, env, status);
 }
 
@@ -60,7 +57,7 @@ static void probe_run(struct tr_case *tc, size_t m, const char *arg, int status,
 		      size_t len, char *trace)
 {
 	tr_build_mode_pair(tc, "recorder_probe", MODES[m], out, len, O2);
-	run_both(tc, out, "process", arg, status, trace);
+	run_both(tc, out, arg, status, trace);
 }
 
 /* ... its stderr plain's, its trace symbolized. */
@@ -72,9 +69,9 @@ static void probe_recorded(struct tr_case *tc, size_t m, const char *arg, int st
 	tr_symbolize(tc, trace);
 }
 
-/* The program's threads, descriptors and children are its own: a writer
- * thread is one more thread (what unshare(CLONE_NEWUSER) and RLIMIT_AS
- * tripped on), a recorder is not seen at all. */
+/* The program's threads, descriptors and children are its own: the
+ * recorder is not seen at all (the writer thread before it was one more
+ * thread, what unshare(CLONE_NEWUSER) and RLIMIT_AS tripped on). */
 static void the_program_sees_no_thread_descriptor_or_child_of_ada(void **state)
 {
 	struct tr_case *tc = *state;
@@ -87,20 +84,12 @@ static void the_program_sees_no_thread_descriptor_or_child_of_ada(void **state)
 		tr_expect_tree(tc->replay.out, "main\n  entries x2\n" THREADS, 1);
 		tr_load_manifest(tc, trace);
 		assert_true(tc->mf.clean_exit);
-		assert_non_null(strstr(tc->mf.config, "writer=process"));
-		/* The writer thread, for comparison: the program sees it. */
 		{
 			char prog[PATH_MAX];
 			const char *const argv[] = { tr_path(tc, out, prog), "none", NULL };
-			const char *const env[] = { "ADA_DYNHOOK=off", "ADA_WRITER=thread", NULL };
-			const char *const verbose[] = { "ADA_DYNHOOK=off", "ADA_WRITER=process",
-							"ADA_VERBOSE=1", NULL };
+			const char *const verbose[] = { "ADA_DYNHOOK=off", "ADA_VERBOSE=1", NULL };
 			struct proc_result res = { 0 };
 
-			tr_run(tc, argv, env, &res);
-			if (!strstr(res.out, "threads 2, descriptors "))
-				fail_msg("writer thread: %s%s", res.out, res.err);
-			proc_result_free(&res);
 			/* The recorder's CPU, which nothing that waits for the
 			 * program counts, is in the summary ADA_VERBOSE asks for. */
 			tr_run(tc, argv, verbose, &res);
@@ -211,7 +200,7 @@ static void run_with_shape(struct tr_case *tc, const char *prog, const char *con
 static void symbols_kept(struct tr_case *tc, const char *dynhook)
 {
 	const char *const flags[] = { "-O2", "-DUSE_DLOPEN", "-ldl", NULL };
-	const char *const env[] = { "ADA_WRITER=process", dynhook, "ADA_DETAIL=off", NULL };
+	const char *const env[] = { dynhook, "ADA_DETAIL=off", NULL };
 	char traced_lib[PATH_MAX];
 
 	run_with_shape(tc, "shlib_main", flags, env, traced_lib);
@@ -244,7 +233,7 @@ static void the_recorder_sees_a_library_come_and_go(void **state)
 {
 	struct tr_case *tc = *state;
 	const char *const flags[] = { "-O2", "-ldl", NULL };
-	const char *const env[] = { "ADA_WRITER=process", "ADA_DYNHOOK=off", NULL };
+	const char *const env[] = { "ADA_DYNHOOK=off", NULL };
 	char traced_lib[PATH_MAX];
 	const char *p, *lib, *close;
 	int loads = 0;

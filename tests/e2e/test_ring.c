@@ -124,22 +124,19 @@ static void a_crash_writes_the_ring_before_it(void **state)
 	tr_pass(tc);
 }
 
-/* SIGKILL: nothing was written; ada-symbolize recovers the ring file, all
- * 4096 positions it holds (1906..6001: step 317's second leaf onwards),
- * with step 317 and run entered before them, and counts nothing lost. */
-static void a_killed_process_is_recovered_from_its_ring(void **state)
+/* SIGKILL: the recorder outlives the program and writes the last three
+ * quarters of its ring, as at an exit: the window ends where the ring
+ * stopped, the trace as killed. */
+static void a_killed_process_keeps_its_ring(void **state)
 {
 	struct tr_case *tc = *state;
-	/* The ring file's recovery: the writer thread's (a recorder writes
-	 * the rings itself after the kill). */
-	const char *const env[] = { RING_ENV, "ADA_WRITER=thread", NULL };
+	const char *const env[] = { RING_ENV, NULL };
 
 	run(tc, "kill", env, 128 + SIGKILL);
-	tr_expect_tree(tc->replay.out, "run\n  step\n    leaf\n  step x682\n    leaf x2\n", 1);
-	assert_int_equal(tc->mf.threads[0].events, 4096 + 2);
-	assert_non_null(strstr(tc->mf.text, "\"recovered\": {\"events\": 4098, \"lost\": 0}"));
-	for (unsigned r = 0; r < TR_NDROPS; r++)
-		assert_int_equal(tc->mf.dropped[r], 0);
+	tr_expect_tree(tc->replay.out, "run\n  step x512\n    leaf x2\n", 1);
+	assert_int_equal(tc->mf.threads[0].events, 3072 + 2);
+	assert_false(tc->mf.clean_exit);
+	expect_windows(tc, 1, "end", "process end", 6001, 2930, 6001, 3072);
 	tr_pass(tc);
 }
 
@@ -182,7 +179,7 @@ int main(void)
 		T(without_details_the_index_is_the_same),
 		T(a_snapshot_takes_every_thread_up_to_its_post_roll),
 		T(a_crash_writes_the_ring_before_it),
-		T(a_killed_process_is_recovered_from_its_ring),
+		T(a_killed_process_keeps_its_ring),
 		T(function_triggers_are_refused_in_ring_mode),
 		T(a_bad_record_mode_is_named),
 	};

@@ -74,12 +74,6 @@ int tracee_build(const char *dir, const char *name, const char *source, const ch
 
 void tracee_scrub_environment(void)
 {
-	/* ADA_WRITER stays: `ADA_WRITER=process make e2e` runs every test
-	 * with a recorder process. */
-	char writer[16] = "";
-
-	if (getenv("ADA_WRITER"))
-		snprintf(writer, sizeof(writer), "%s", getenv("ADA_WRITER"));
 	for (size_t i = 0; environ[i];) {
 		const char *eq = strchr(environ[i], '=');
 		char name[256];
@@ -95,8 +89,6 @@ void tracee_scrub_environment(void)
 	/* Library calls (the dynamic hooks, on by default) depend on the libc
 	 * the machine has; test_dynhook turns them on and checks them. */
 	setenv("ADA_DYNHOOK", "off", 1);
-	if (writer[0])
-		setenv("ADA_WRITER", writer, 1);
 }
 
 /* The one entry of dir whose name starts with prefix, malloc'd. */

@@ -132,14 +132,14 @@ static bool bool_read(const char *name, const char *word)
 		return c.disabled;
 	if (!strcmp(name, "ADA_QUIET"))
 		return c.quiet;
-	if (!strcmp(name, "ADA_TEST_SHARED_FDS"))
-		return c.shared_fds;
+	if (!strcmp(name, "ADA_TEST_RECORDER_REFUSED"))
+		return c.test_refused;
 	if (!strcmp(name, "ADA_DYNHOOK"))
 		return c.dynhook;
 	return !c.start_off; /* ADA_TRACE */
 }
 
-static const char *const bool_vars[] = { "ADA_DISABLE", "ADA_QUIET", "ADA_TEST_SHARED_FDS",
+static const char *const bool_vars[] = { "ADA_DISABLE", "ADA_QUIET", "ADA_TEST_RECORDER_REFUSED",
 					 "ADA_DYNHOOK", "ADA_TRACE" };
 
 static void test_config_booleans_accept_the_words_people_write(void **state)
@@ -313,7 +313,7 @@ static void test_config_bad_booleans_keep_the_default_with_one_line(void **state
 			"1/yes/true/on or 0/no/false/off; using 0\n");
 	expect_bad_bool("ADA_QUIET", "yess", "ada: ADA_QUIET=yess is not valid: expected "
 			"1/yes/true/on or 0/no/false/off; using 0\n");
-	expect_bad_bool("ADA_TEST_SHARED_FDS", "y", "ada: ADA_TEST_SHARED_FDS=y is not valid: "
+	expect_bad_bool("ADA_TEST_RECORDER_REFUSED", "y", "ada: ADA_TEST_RECORDER_REFUSED=y is not valid: "
 			"expected 1/yes/true/on or 0/no/false/off; using 0\n");
 	expect_bad_bool("ADA_DYNHOOK", "enabled", "ada: ADA_DYNHOOK=enabled is not valid: "
 			"expected 1/yes/true/on or 0/no/false/off; using on\n");
@@ -526,7 +526,7 @@ static void test_config_format_lists_the_settings_in_use(void **state)
 	int n;
 	const char want[] = "output=ada-trace\0ring_kb=16384\0depth=4294967295\0"
 			    "shadow_depth=65536\0flush_ms=10\0detail=window\0stack_bytes=128\0"
-			    "detail_kb=2048\0dynhook=on\0exclude=\0on_full=wait\0rings=trace\0writer=process\0record=stream\0trace=on\0filter=\0notrace=\0graph=\0"
+			    "detail_kb=2048\0dynhook=on\0exclude=\0on_full=wait\0record=stream\0trace=on\0filter=\0notrace=\0graph=\0"
 			    "pre=2000ev\0post=2000ev\0trigger=crash";
 
 	(void)state;

@@ -487,9 +487,8 @@ static void as_this_thread(void)
 {
 	ada_self.td = &fx->td;
 	ada_rt.threads = NULL;
-	/* The child's new ring: anonymous memory of the fixture's size. */
+	/* The child's new ring: memory of the fixture's size. */
 	ada_rt.cfg.ring_bytes = SLOTS * sizeof(struct ada_slot);
-	ada_rt.cfg.rings = ADA_RINGS_ANON;
 	assert_int_equal(pthread_key_create(&ada_rt.exit_key, NULL), 0);
 }
 
