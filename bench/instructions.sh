@@ -16,7 +16,7 @@
 #   writer   every other thread's and process's: ada's recorder (encoding,
 #            lz4, the write system calls' user side; a process of its own
 #            since issue 23, forked under valgrind too, each process into a
-#            file of its own: %p), or a writer thread
+#            file of its own: %p)
 # The program's pid is the first valgrind names in its log. Its recorder
 # ends after it: each run waits for the lock the recorder holds on its pid
 # directory (README, "The trace is complete when the recorder ends").

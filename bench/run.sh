@@ -26,7 +26,7 @@
 # counted by callgrind, in the traced thread and the writer), and
 # bench/views.sh (issue 12: ada-symbolize's views against uftrace's on
 # large traces; its own settings, BENCH_VIEW_*, are in its header), after
-# the rounds, and three checks of issue 10 (a lossless index lane):
+# the rounds, and two checks of issue 10 (a lossless index lane):
 #
 #   loaded   micro, lua and sqlite traced by ada while nproc busy processes
 #            (bench/spin.c, started just before the measured run and killed
@@ -34,14 +34,11 @@
 #            with ADA_ON_FULL=wait, the default) and time spent waiting for
 #            the writer; each row has a -drop twin run with ADA_ON_FULL=drop,
 #            whose losses are reported, not judged
-#   rings    micro with ada's rings in a file of the trace directory
-#            (ADA_RINGS=trace, the default), in /dev/shm (shm) or in
-#            anonymous memory (anon): CPU per event, same-round ratios to anon
 #   recovery bench/killme.c (threads counting their calls of instrumented
 #            functions in a MAP_SHARED file) killed with SIGKILL at a random
-#            moment, then ada-symbolize (which recovers the ring files),
-#            ada-symbolize --check, and each thread's CALLs in the trace
-#            (tests/realworld/atfstat.c) against the program's own count
+#            moment, then ada-symbolize, ada-symbolize --check, and each
+#            thread's CALLs in the trace (tests/realworld/atfstat.c) against
+#            the program's own count
 #
 # and one of issue 23 (the writer is never the ceiling), after the rounds:
 #
@@ -77,7 +74,7 @@
 #   BENCH_RUNS   rounds; each runs every configuration once default 5
 #   BENCH_CONFIGS  which configurations                      default all:
 #                micro nested libcall startup lua sqlite loaded lua-loaded
-#                sql-loaded rings recovery windows patchable views drain. A workload's name
+#                sql-loaded recovery windows patchable views drain. A workload's name
 #                stands for all of its configurations; "patchable" for issue
 #                14's of micro, lua and sqlite and the enable rows, "enable"
 #                for the enable rows; "xray" for the XRay ones of micro,
@@ -135,9 +132,6 @@
 #                the same), run as lua-ada, lua-ada-fentry and
 #                lua-ada-fentry-detail are; only index-only fentry has a -drop
 #                twin here, to keep the run short
-#      rings     ring-fentry-anon ring-fentry-trace ring-fentry-shm
-#                ring-cyg-anon ring-cyg-trace ring-cyg-shm: micro's
-#                ada-fentry (ADA_DETAIL=off) and ada (cyg) with ADA_RINGS set
 #      recovery  kill-cyg kill-fentry: killme built by adacc in either mode,
 #                runtime defaults
 #      windows   window-latency window-latency-paced window-latency-loaded:
@@ -157,13 +151,13 @@
 #                lua-ada-fentry (sql-plain, sql-ada-fentry); the *-small
 #                baseline with xray-basic, the *-large one with the
 #                patchable-off and -disabled rows of lua and sqlite; plain,
-#                ada, ada-fentry and patchable-off with micro's patchable-*;
-#                plain with the rings rows (the loaded, recovery, windows
-#                and enable rows have none). Examples:
+#                ada, ada-fentry and patchable-off with micro's patchable-*
+#                (the loaded, recovery, windows and enable rows have none).
+#                Examples:
 #                  BENCH_CONFIGS="libcall startup" BENCH_RUNS=3 make bench
 #                  BENCH_CONFIGS="lua" BENCH_RUNS=2 BENCH_LUA_SIZE=100 sh bench/run.sh
 #                  BENCH_CONFIGS="xray" BENCH_RUNS=2 BENCH_ITERS=2000000 sh bench/run.sh
-#                  BENCH_CONFIGS="loaded rings recovery" BENCH_RUNS=2 BENCH_ITERS=2000000 \
+#                  BENCH_CONFIGS="loaded recovery" BENCH_RUNS=2 BENCH_ITERS=2000000 \
 #                      BENCH_LOADED_ITERS=1000000 sh bench/run.sh
 #                  BENCH_CONFIGS=patchable BENCH_RUNS=2 make bench
 #                A run of fewer than all configurations writes its report to
@@ -196,8 +190,7 @@
 #   BENCH_ENABLE_CYCLES, BENCH_ENABLE_ON_MS, BENCH_ENABLE_OFF_MS  the enable
 #                     rows' enables a run, how long each stays on, and off
 #                     before it (plus 0-9 ms)          default 20, 200, 100
-#   The loaded rows of lua and sqlite run BENCH_LUA_SIZE and BENCH_SQL_SIZE;
-#   the rings rows BENCH_ITERS.
+#   The loaded rows of lua and sqlite run BENCH_LUA_SIZE and BENCH_SQL_SIZE.
 #
 #   nested runs micro with 2 * BENCH_ITERS / 3 iterations of 6 events, so
 #   that its runs hold micro's event count (exactly when BENCH_ITERS is a
@@ -239,24 +232,14 @@
 #   waited is the sum over threads[] of the manifest's waits (WAITS_COUNT_KEY
 #   and WAITS_NS_KEY below: the one place naming them), as a share of the
 #   run's wall time. A row that lost nothing in every round meets the budget.
-#   rings rows: not symbolized (it would take longer than the runs): their
-#   drops are those ada reports on stderr at exit ("events not recorded: N").
-#   CPU per event is the tracer-only CPU of the process tree (less
-#   plain's of the same round) over micro's own events; the same-round ratio
-#   to the anon row of the same mode, per round, then its median (the budget:
-#   at most 1.05, "within noise"), over the rounds in which neither row
-#   dropped events. A mode's three rows run one after the other, in an order
-#   rotated by one place each round. Ring files left after a clean exit (in
-#   the trace directory or /dev/shm/ada-<pid>-*.ring) are counted, and
-#   removed.
 #   Recovery rows: killme runs under ada (ADA_OUTPUT a fresh directory) with
 #   BENCH_KILL_THREADS threads; SIGKILL after a random 100-400 ms (from
 #   /dev/urandom); then ada-symbolize, ada-symbolize --check, atfstat. The
 #   rule, per thread i: the trace's CALLs of km_call_<i> minus the count
 #   killme stored for it is 0 or 1 (1: the kill fell between the CALL's
 #   record and the store, see killme.c); and the count is above 0. A round
-#   passes when every thread does, the process died of the SIGKILL, both
-#   ada-symbolize runs and atfstat exited 0 and no ring file is left.
+#   passes when every thread does, the process died of the SIGKILL, and both
+#   ada-symbolize runs and atfstat exited 0.
 #
 # A benchmark, not a test: it exits 0 whatever it measures, and non-zero only
 # when something could not be built or run. POSIX sh + awk; needs gcc, du,
@@ -273,8 +256,7 @@
 #                 whether the runtime has ring mode yet
 #   workloads.sh  building micro, libcall, startup, killme, lua, speedtest1
 #   measure.sh    one measurement: a line of results.tsv
-#   loaded.sh     issue 10: busy processes, ring files and their rows' order,
-#                 the recovery rows (measure_kill)
+#   loaded.sh     issue 10: busy processes, the recovery rows (measure_kill)
 #   windows.sh    issue 13: the detail windows' trigger-to-disk latency
 #                 (measure_window)
 #   patchable.sh  issue 14: patchable mode's programs, the enable latency
@@ -432,7 +414,7 @@ note "$RUNS rounds of: $CONFIGS${FLOOR:+ clock-floor}"
 r=1
 while [ "$r" -le "$RUNS" ]; do
 	printf 'bench: round %s/%s:' "$r" "$RUNS" >&2
-	for c in $(round_configs "$r"); do measure "$c" "$r"; done
+	for c in $CONFIGS; do measure "$c" "$r"; done
 	if [ -n "$FLOOR" ]; then
 		./clockfloor "$FLOOR_EVENTS" >"logs/clock.$r" || die "clockfloor failed"
 		printf '%s\t%s\t%s\t%s\t%s\n' "$r" "$(field "logs/clock.$r" clock_read_ns)" "$(field "logs/clock.$r" min_ns)" \
@@ -503,7 +485,7 @@ rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 } >meta.tsv
 [ -f xray_check.tsv ] || : >xray_check.tsv
 set --
-for f in main common micro floor nested libcall startup realprogs peers loaded rings recovery windows patchable commands; do
+for f in main common micro floor nested libcall startup realprogs peers loaded recovery windows patchable commands; do
 	set -- "$@" -f "$BENCH/report/$f.awk"
 done
 : >budgets.txt

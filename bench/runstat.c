@@ -9,7 +9,7 @@
  *
  * The CPU times are the getrusage(RUSAGE_CHILDREN) difference across the
  * run: the command and every descendant, every thread of each (a tracer's
- * writer threads and recorder processes included), to the microsecond. A
+ * recorder processes included), to the microsecond. A
  * descendant its parent did not wait for (ada's recorder, which the
  * program must not see as a child) comes to runstat, a child subreaper,
  * which waits for it before the figures are read — finer than the 10 ms of time(1)'s output. maxrss_kb is the

@@ -8,13 +8,12 @@
 #
 # bench/stamps.c (main stamps CLOCK_MONOTONIC on entry and before it
 # returns) is built plain, with adacc in fentry mode (the default: detail
-# windows, dynamic hooks on, a recorder process) and in cyg mode; the fentry
-# build runs again with a writer thread instead (ADA_WRITER=thread). Each of BENCH_SE_RUNS rounds
-# (default 5) runs bench/startexit.c over the four in turn (an order
-# rotated each round; each into an empty output directory), BENCH_SE_REPS
-# processes each (default 40), one after another: per program the median
-# start-up (fork to main's first stamp), exit (main's last stamp to
-# waitpid's return) and whole process. A round's traced figure less the
+# windows, dynamic hooks on, a recorder process) and in cyg mode. Each of
+# BENCH_SE_RUNS rounds (default 5) runs bench/startexit.c over the three in
+# turn (an order rotated each round; each into an empty output directory),
+# BENCH_SE_REPS processes each (default 40), one after another: per program
+# the median start-up (fork to main's first stamp), exit (main's last stamp
+# to waitpid's return) and whole process. A round's traced figure less the
 # same round's plain one is what tracing added; the report gives the
 # median [min–max] of that over the rounds. The loaded rounds run the same
 # with nproc bench/spin.c processes busy meanwhile.
@@ -39,8 +38,6 @@ gcc -O2 -Wall -o spin "$BENCH/spin.c" || die "building spin failed"
 gcc -O2 -o plain "$BENCH/stamps.c" || die "building stamps failed"
 "$ROOT/bin/adacc" --ada-mode=fentry -O2 -o ada-fentry "$BENCH/stamps.c" || die "building stamps (fentry) failed"
 "$ROOT/bin/adacc" --ada-mode=cyg -O2 -o ada-cyg "$BENCH/stamps.c" || die "building stamps (cyg) failed"
-# The fentry build again, run with a writer thread (ADA_WRITER=thread).
-cp ada-fentry ada-thread || die "cannot copy the fentry build"
 
 SPIN_PIDS=
 . "$BENCH/lib/loaded.sh" # spin_start, spin_stop
@@ -54,18 +51,15 @@ for cond in idle loaded; do
 		# Each program into an empty output directory, in an order
 		# rotated each round: the processes of one job share a session
 		# directory, and a directory that grows costs each later one more.
-		case $((r % 4)) in
-		0) order="plain ada-fentry ada-cyg ada-thread" ;;
-		1) order="ada-fentry ada-cyg ada-thread plain" ;;
-		2) order="ada-cyg ada-thread plain ada-fentry" ;;
-		*) order="ada-thread plain ada-fentry ada-cyg" ;;
+		case $((r % 3)) in
+		0) order="plain ada-fentry ada-cyg" ;;
+		1) order="ada-fentry ada-cyg plain" ;;
+		*) order="ada-cyg plain ada-fentry" ;;
 		esac
 		: >round.txt
 		for p in $order; do
 			rm -rf trace
-			w=process
-			[ "$p" = ada-thread ] && w=thread
-			ADA_WRITER=$w ADA_OUTPUT=$OUT/trace ./startexit "$REPS" "./$p" >>round.txt ||
+			ADA_OUTPUT=$OUT/trace ./startexit "$REPS" "./$p" >>round.txt ||
 				{ spin_stop; die "startexit failed (round $r, $cond, $p)"; }
 		done
 		spin_stop

@@ -11,12 +11,11 @@ wants() { for c in $CONFIGS; do case $c in $1) return 0 ;; esac; done; return 1;
 
 # select_configs: the configurations BENCH_CONFIGS asks for, less those of a
 # missing tool (HAVE_UFTRACE, HAVE_XRAY, REALWORLD; NOTES says so), with
-# their baselines. Sets CONFIGS (in the order they run, before the rings
-# rows' rotation), FULL (1: every configuration was asked for, and the
-# views and the drain), WORKLOADS, VIEWS_RUN (1: run bench/views.sh), DRAIN_RUN
-# (1: run bench/zstd.sh) and each workload's
-# list: MICRO UFTRACE_CONFIGS XRAY_CONFIGS NESTED RINGS LIB LIB_UFTRACE START
-# LUA SQL LOADED KILL WIN ENABLE.
+# their baselines. Sets CONFIGS (in the order they run), FULL (1: every
+# configuration was asked for, and the views and the drain), WORKLOADS,
+# VIEWS_RUN (1: run bench/views.sh), DRAIN_RUN (1: run bench/zstd.sh) and
+# each workload's list: MICRO UFTRACE_CONFIGS XRAY_CONFIGS NESTED LIB
+# LIB_UFTRACE START LUA SQL LOADED KILL WIN ENABLE.
 select_configs() {
 	# ada-record-ring(-cyg): ring mode (ADA_RECORD=ring) in fentry and
 	# cyg mode, left out by probe_ring_mode if the runtime refuses it.
@@ -37,13 +36,12 @@ select_configs() {
 	LUA_ALL=$(for c in $RW_ALL; do printf 'lua-%s ' $c; done)
 	SQL_ALL=$(for c in $RW_ALL; do printf 'sql-%s ' $c; done)
 	# Issue 10: each ada mode under load, with ADA_ON_FULL left at its default
-	# (wait) and =drop; the rings; the SIGKILL recovery check.
+	# (wait) and =drop; the SIGKILL recovery check.
 	LOADED_MICRO="ada-loaded ada-loaded-drop ada-fentry-loaded ada-fentry-loaded-drop ada-fentry-detail-loaded ada-fentry-detail-loaded-drop ada-fentry-window-loaded ada-fentry-window-loaded-drop"
 	# The real programs: the -drop twin of ada-fentry (index only) only, for time.
 	LOADED_RW="ada-loaded ada-fentry-loaded ada-fentry-loaded-drop ada-fentry-detail-loaded"
 	LOADED_LUA=$(for c in $LOADED_RW; do printf 'lua-%s ' $c; done)
 	LOADED_SQL=$(for c in $LOADED_RW; do printf 'sql-%s ' $c; done)
-	RING_ALL="ring-fentry-anon ring-fentry-trace ring-fentry-shm ring-cyg-anon ring-cyg-trace ring-cyg-shm"
 	KILL_ALL="kill-cyg kill-fentry"
 	# Issue 13: a detail window's trigger-to-disk latency (lib/windows.sh's
 	# trigger_latency): flat out, paced, and flat out among the busy
@@ -53,11 +51,11 @@ select_configs() {
 	# enable_row says how each row does it), idle and among the loaded rows'
 	# busy processes; the ada-ctl rows left out while bin/ada-ctl is not built.
 	ENABLE_ALL="enable-signal enable-signal-loaded enable-ctl enable-ctl-loaded"
-	ALL="$MICRO_ALL $NESTED_ALL $LIB_ALL $START_ALL $LUA_ALL $SQL_ALL $LOADED_MICRO $LOADED_LUA $LOADED_SQL $RING_ALL $KILL_ALL $WIN_ALL $ENABLE_ALL"
+	ALL="$MICRO_ALL $NESTED_ALL $LIB_ALL $START_ALL $LUA_ALL $SQL_ALL $LOADED_MICRO $LOADED_LUA $LOADED_SQL $KILL_ALL $WIN_ALL $ENABLE_ALL"
 	WANT=
 	VIEWS_RUN=0
 	DRAIN_RUN=0
-	for w in ${BENCH_CONFIGS:-micro nested libcall startup lua sqlite loaded lua-loaded sql-loaded rings recovery windows patchable views drain}; do
+	for w in ${BENCH_CONFIGS:-micro nested libcall startup lua sqlite loaded lua-loaded sql-loaded recovery windows patchable views drain}; do
 		case $w in
 		views) VIEWS_RUN=1 ;; # bench/views.sh, after the rounds
 		drain) DRAIN_RUN=1 ;; # bench/zstd.sh, after the rounds
@@ -71,14 +69,13 @@ select_configs() {
 		loaded) WANT="$WANT $LOADED_MICRO" ;;
 		lua-loaded) WANT="$WANT $LOADED_LUA" ;;
 		sql-loaded) WANT="$WANT $LOADED_SQL" ;;
-		rings) WANT="$WANT $RING_ALL" ;;
 		recovery) WANT="$WANT $KILL_ALL" ;;
 		windows) WANT="$WANT $WIN_ALL" ;;
 		enable) WANT="$WANT $ENABLE_ALL" ;;
 		patchable) WANT="$WANT $PATCHABLE_MICRO $(for c in $PATCHABLE_RW; do printf 'lua-%s sql-%s ' $c $c; done) $ENABLE_ALL" ;;
 		*) case " $ALL " in
 			*" $w "*) WANT="$WANT $w" ;;
-			*) die "BENCH_CONFIGS: unknown configuration $w (micro nested libcall startup lua sqlite xray loaded lua-loaded sql-loaded rings recovery windows enable patchable views drain, or one of: $ALL)" ;;
+			*) die "BENCH_CONFIGS: unknown configuration $w (micro nested libcall startup lua sqlite xray loaded lua-loaded sql-loaded recovery windows enable patchable views drain, or one of: $ALL)" ;;
 			esac ;;
 		esac
 	done
@@ -106,7 +103,7 @@ select_configs() {
 		esac
 		WANT=$(for c in $WANT; do case $c in enable-ctl*) ;; *) printf '%s ' $c ;; esac; done)
 	fi
-	MICRO= NESTED= LIB= START= LUA= SQL= UFTRACE_CONFIGS= XRAY_CONFIGS= LIB_UFTRACE= LOADED= RINGS= KILL= WIN= ENABLE=
+	MICRO= NESTED= LIB= START= LUA= SQL= UFTRACE_CONFIGS= XRAY_CONFIGS= LIB_UFTRACE= LOADED= KILL= WIN= ENABLE=
 	for c in $WANT; do
 		case $c in
 		window-*) WIN=$(add "$WIN" $c) ;;
@@ -115,7 +112,6 @@ select_configs() {
 		nested-ada-fentry-window) NESTED=$(add "$(add "$(add "$NESTED" nested-plain)" nested-ada-fentry)" $c) ;;
 		nested-*) NESTED=$(add "$(add "$NESTED" nested-plain)" $c) ;;
 		*-loaded | *-loaded-drop) LOADED=$(add "$LOADED" $c) ;;
-		ring-*) MICRO=$(add "$MICRO" plain); RINGS=$(add "$RINGS" $c) ;;
 		kill-*) KILL=$(add "$KILL" $c) ;;
 		plain | ada) MICRO=$(add "$MICRO" plain); MICRO=$(add "$MICRO" ada) ;;
 		ada-fentry | ada-fentry-detail | ada-record-ring*) MICRO=$(add "$(add "$(add "$MICRO" plain)" ada)" $c) ;;
@@ -150,19 +146,18 @@ select_configs() {
 	LIB=$(keep "$LIB" "$LIB_ALL") LIB_UFTRACE=$(keep "$LIB_UFTRACE" "$LIB_ALL") START=$(keep "$START" "$START_ALL")
 	XRAY_CONFIGS=$(keep "$XRAY_CONFIGS" "xray-fdr plain-small xray-basic")
 	LUA=$(keep "$LUA" "$LUA_ALL") SQL=$(keep "$SQL" "$SQL_ALL") NESTED=$(keep "$NESTED" "$NESTED_ALL")
-	LOADED=$(keep "$LOADED" "$LOADED_MICRO $LOADED_LUA $LOADED_SQL") RINGS=$(keep "$RINGS" "$RING_ALL") KILL=$(keep "$KILL" "$KILL_ALL")
+	LOADED=$(keep "$LOADED" "$LOADED_MICRO $LOADED_LUA $LOADED_SQL") KILL=$(keep "$KILL" "$KILL_ALL")
 	WIN=$(keep "$WIN" "$WIN_ALL") ENABLE=$(keep "$ENABLE" "$ENABLE_ALL")
-	CONFIGS=$(echo $MICRO $UFTRACE_CONFIGS $XRAY_CONFIGS $NESTED $RINGS $LIB $LIB_UFTRACE $START $LUA $SQL $LOADED $KILL $WIN $ENABLE)
+	CONFIGS=$(echo $MICRO $UFTRACE_CONFIGS $XRAY_CONFIGS $NESTED $LIB $LIB_UFTRACE $START $LUA $SQL $LOADED $KILL $WIN $ENABLE)
 	# Workloads run, for the report.
 	WORKLOADS=
-	case " $MICRO " in *" ada "*) WORKLOADS="micro" ;; esac # not for plain alone (rings' baseline)
+	[ -n "$MICRO" ] && WORKLOADS="micro"
 	[ -n "$NESTED" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }nested"
 	[ -n "$LIB" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }libcall"
 	[ -n "$START" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }startup"
 	[ -n "$LUA" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }lua"
 	[ -n "$SQL" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }sqlite"
 	[ -n "$LOADED" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }loaded"
-	[ -n "$RINGS" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }rings"
 	[ -n "$KILL" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }recovery"
 	[ -n "$WIN" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }windows"
 	[ -n "$ENABLE" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }enable"

@@ -1,6 +1,5 @@
 # loaded.sh - issue 10's configurations, sourced by run.sh: the busy processes
-# of the loaded rows, the ring files the rings rows leave and the order they
-# run in, and the recovery rows' measurement (measure_kill).
+# of the loaded rows and the recovery rows' measurement (measure_kill).
 
 # The loaded rows' busy processes (bench/spin.c): started before a measured
 # run, killed after it, and by run.sh's traps whatever ends the script.
@@ -20,8 +19,8 @@ spin_stop() {
 }
 
 # The recovery check, one round of kill-cyg or kill-fentry: killme under
-# ada, SIGKILL after a random 100-400 ms, ada-symbolize (timed: it recovers
-# the ring files), ada-symbolize --check, atfstat; a line of kill.tsv.
+# ada, SIGKILL after a random 100-400 ms, ada-symbolize (timed),
+# ada-symbolize --check, atfstat; a line of kill.tsv.
 measure_kill() { # config run
 	c=$1 r=$2 dir=$OUT/trace/$1 log=$OUT/logs/$1.$2
 	rm -rf "$dir"
@@ -39,7 +38,6 @@ measure_kill() { # config run
 	sst=$?
 	"$ROOT/bin/ada-symbolize" --check "$dir/trace" >"$log.check.out" 2>&1
 	cst=$?
-	left=$(find "$dir/trace" -name '*.ring' | wc -l)
 	ast=2
 	: >"$log.atf"
 	for p in "$dir"/trace/session_*/pid_*; do
@@ -54,52 +52,9 @@ measure_kill() { # config run
 	# The events the manifest says the threads lost (reasons that lose
 	# events), with the reasons.
 	set -- $(ada_manifest "$dir/trace")
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$r" "$ms" "$kst" "$sst" "$cst" "$ast" \
-		"$left" "$(field "$log.sym.stat" wall_ns)" "$KILL_THREADS" "${prog:--}" "${trace:--}" "${ign:--}" "${7:--}" "${5:--}" >>kill.tsv
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$r" "$ms" "$kst" "$sst" "$cst" "$ast" \
+		"$(field "$log.sym.stat" wall_ns)" "$KILL_THREADS" "${prog:--}" "${trace:--}" "${ign:--}" "${7:--}" "${5:--}" >>kill.tsv
 	rm -rf "$dir"
 	sync
 	printf ' %s %sms' "$c" "$ms" >&2
-}
-
-# Ring files a clean exit left under trace directory $1 or in /dev/shm for
-# its processes (there should be none); the /dev/shm ones are removed, not
-# left to use memory.
-rings_left() {
-	_l=$(find "$1" -name '*.ring' | wc -l)
-	for _p in "$1"/session_*/pid_*; do
-		[ -d "$_p" ] || continue
-		for _f in /dev/shm/ada-"${_p##*/pid_}"-*.ring; do
-			[ -e "$_f" ] && { _l=$((_l + 1)); rm -f "$_f"; }
-		done
-	done
-	echo $((_l))
-}
-
-# rotate N WORD...: the words, rotated left N times.
-rotate() {
-	[ $# -gt 1 ] || return 0
-	_k=$(($1 % ($# - 1)))
-	shift
-	while [ "$_k" -gt 0 ]; do
-		_w=$1
-		shift
-		set -- "$@" "$_w"
-		_k=$((_k - 1))
-	done
-	echo "$@"
-}
-# The configurations of round $1: CONFIGS, but each mode's rings rows (anon,
-# trace, shm) rotated by one more place each round, so that none always runs
-# right after the same row.
-round_configs() {
-	_f=$(rotate $(($1 - 1)) $(for c in $CONFIGS; do case $c in ring-fentry-*) echo "$c" ;; esac; done))
-	_g=$(rotate $(($1 - 1)) $(for c in $CONFIGS; do case $c in ring-cyg-*) echo "$c" ;; esac; done))
-	_df= _dg=
-	for c in $CONFIGS; do
-		case $c in
-		ring-fentry-*) [ -n "$_df" ] || { printf '%s ' $_f; _df=1; } ;;
-		ring-cyg-*) [ -n "$_dg" ] || { printf '%s ' $_g; _dg=1; } ;;
-		*) printf '%s ' "$c" ;;
-		esac
-	done
 }

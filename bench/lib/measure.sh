@@ -75,11 +75,11 @@ ada_manifest() {
 # results_init: the files measure and measure_kill append to (in bench/out/),
 # results.tsv's and kill.tsv's with their header line.
 results_init() {
-	printf 'config\trun\twall_ns\tcpu_ns\tapp_ns\tevents_workload\tevents_recorded\tbytes\tdropped\tp50_ns\tp99_ns\tsym_wall_ns\tdrop_reasons\tdyn_slots\tdyn_functions\tdyn_startup_ms\tdyn_total_ms\tdyn_passes\tdyn_startup_src\treps\twall_min_ns\twall_max_ns\tlost_threads\twaits\twait_ns\tignored_env\trings_left\tsys_ns\tpatch_sites\tpatch_patched\tpatch_refused\tpatch_startup_ms\n' >results.tsv
+	printf 'config\trun\twall_ns\tcpu_ns\tapp_ns\tevents_workload\tevents_recorded\tbytes\tdropped\tp50_ns\tp99_ns\tsym_wall_ns\tdrop_reasons\tdyn_slots\tdyn_functions\tdyn_startup_ms\tdyn_total_ms\tdyn_passes\tdyn_startup_src\treps\twall_min_ns\twall_max_ns\tlost_threads\twaits\twait_ns\tignored_env\tsys_ns\tpatch_sites\tpatch_patched\tpatch_refused\tpatch_startup_ms\n' >results.tsv
 	: >clock.tsv
 	: >uftrace_check.tsv
 	: >failed.tsv
-	printf 'config\trun\tkill_ms\texit_status\tsymbolize_status\tcheck_status\tatfstat_status\trings_left\tsym_wall_ns\tthreads\tprogram_calls\ttrace_calls\tignored_env\tlost_threads\tdrop_reasons\n' >kill.tsv
+	printf 'config\trun\tkill_ms\texit_status\tsymbolize_status\tcheck_status\tatfstat_status\tsym_wall_ns\tthreads\tprogram_calls\ttrace_calls\tignored_env\tlost_threads\tdrop_reasons\n' >kill.tsv
 }
 
 # The ADA_* variables that ada said, in stderr file $1, it ignored (issue
@@ -96,16 +96,14 @@ measure() { # config run
 	c=$1 r=$2 dir=$OUT/trace/$1 log=$OUT/logs/$1.$2 reps=1
 	rm -rf "$dir"
 	xray="patch_premain=true xray_logfile_base=$dir/xray-log. verbosity=0"
-	# The loaded and rings rows run another row's command (cc), with one
-	# more setting (extra) and, loaded, the busy processes around it.
+	# The loaded rows run another row's command (cc), with the busy
+	# processes around it and, -drop, one more setting (extra).
 	cc=$c extra= load=0 iters=$ITERS
 	case $c in
 	window-*) measure_window "$c" "$r"; return ;;
 	enable-*) measure_enable "$c" "$r"; return ;;
 	*-loaded) cc=${c%-loaded} load=1 ;;
 	*-loaded-drop) cc=${c%-loaded-drop} load=1 extra=ADA_ON_FULL=drop ;;
-	ring-fentry-*) cc=ada-fentry extra=ADA_RINGS=${c#ring-fentry-} ;;
-	ring-cyg-*) cc=ada extra=ADA_RINGS=${c#ring-cyg-} ;;
 	nested-*) iters=$NESTED_ITERS ;;
 	kill-*) measure_kill "$c" "$r"; return ;;
 	esac
@@ -216,7 +214,7 @@ measure() { # config run
 		[ -n "$app" ] && [ -n "$wev" ] || die "$c (run $r): no app_thread_ns line on stderr (see $log.err)"
 		;;
 	esac
-	bytes=- rec=- drop=- p50=- p99=- sym=- why=- dyn="- - - - - -" pat="- - - -" tlost=- wc=- wns=- left=-
+	bytes=- rec=- drop=- p50=- p99=- sym=- why=- dyn="- - - - - -" pat="- - - -" tlost=- wc=- wns=-
 	ign=$(ignored_vars "$log.err")
 	case $c in
 	*xray-*)
@@ -231,19 +229,7 @@ measure() { # config run
 		bytes=0
 		[ -d "$dir" ] && bytes=$(du -sb "$dir" | cut -f1)
 		;;
-	ring-*)
-		# Not symbolized (time): the drops are those of ada's report at
-		# exit on stderr, "ada: events not recorded: N (...)", none if absent.
-		drop=$(sed -n 's/.*events not recorded: \([0-9][0-9]*\).*/\1/p' "$log.err" | head -n 1)
-		if [ -z "$drop" ]; then
-			drop=0
-			grep -q 'events not recorded' "$log.err" && drop=-
-		fi
-		left=$(rings_left "$dir")
-		bytes=$(du -sb "$dir" | cut -f1)
-		;;
 	ada* | nested-ada* | lib-ada* | start-ada | start-now-ada | lua-ada* | sql-ada* | *patchable*)
-		left=$(rings_left "$dir")
 		bytes=$(du -sb "$dir" | cut -f1) # raw only: measured before symbolizing
 		./runstat "$log.sym.stat" "$ROOT/bin/ada-symbolize" -q "$dir" >"$log.sym.out" 2>&1 ||
 			{ cat "$log.sym.out" >&2; die "ada-symbolize failed on $c, run $r"; }
@@ -289,7 +275,7 @@ measure() { # config run
 	sync
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s' "$c" "$r" "$wall" "$cpu" "$app" "$wev" \
 		"$rec" "$bytes" "$drop" "$p50" "$p99" "$sym" "$why" >>results.tsv
-	printf '\t%s' $dyn "$reps" "${wmin:--}" "${wmax:--}" "$tlost" "$wc" "$wns" "$ign" "$left" "$sys" $pat >>results.tsv
+	printf '\t%s' $dyn "$reps" "${wmin:--}" "${wmax:--}" "$tlost" "$wc" "$wns" "$ign" "$sys" $pat >>results.tsv
 	printf '\n' >>results.tsv
 	case $c in
 	start-*) printf ' %s %.1fms' "$c" "$(awk -v w="$wall" 'BEGIN { print w / 1e6 }')" >&2 ;;

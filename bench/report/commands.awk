@@ -9,7 +9,7 @@ function commands(    i) {
 	print ""
 	print "```"
 	for (i = 1; i <= nloaded; i++) if (ldorder[i] ~ /^(lua|sql)-/) ld_rw = 1; else ld_micro = 1
-	if (micro || nnested || nring || ld_micro) {
+	if (micro || nnested || ld_micro) {
 		print "gcc -O2 -Iruntime -o micro_plain bench/micro.c"
 		print "bin/adacc --ada-mode=cyg -O2 -Iruntime -o micro_ada bench/micro.c"
 		print "bin/adacc --ada-mode=fentry -O2 -Iruntime -o micro_ada_fentry bench/micro.c"
@@ -129,11 +129,6 @@ function commands(    i) {
 		print "*-loaded        the row without -loaded (micro: " meta["loaded_iters"] " iterations; lua-, sql-: ADA_DYNHOOK=off),"
 		print "                while " meta["spinners"] " x ./spin 3600 run (started before runstat, killed after it)"
 		print "*-loaded-drop   the same with ADA_ON_FULL=drop"
-	}
-	if (nring) {
-		print "ring-fentry-K   ADA_RINGS=K ADA_OUTPUT=<fresh dir> ADA_DETAIL=off ./micro_ada_fentry " iters "   (K: anon, trace, shm)"
-		print "ring-cyg-K      ADA_RINGS=K ADA_OUTPUT=<fresh dir> ./micro_ada " iters
-		print "                not symbolized: drops from ada's \"events not recorded: N\" on stderr; plain is their baseline"
 	}
 	if (nwin) {
 		print "window-latency         ADA_OUTPUT=<fresh dir> ADA_DETAIL=window ./trigger_latency " meta["win_marks"] " " meta["win_interval_ms"] " 0"

@@ -19,7 +19,7 @@ function base(c) {
 	return "plain"
 }
 # Fills v[] with metric m of config c, one value per round; returns the count.
-function collect(c, m,    r, n, pw, pc, b, calls, a) {
+function collect(c, m,    r, n, pw, pc, b, calls) {
 	n = 0
 	b = base(c)
 	for (r = 1; r <= nround; r++) {
@@ -50,16 +50,6 @@ function collect(c, m,    r, n, pw, pc, b, calls, a) {
 		if (m == "waits") { v[++n] = waits[c, r]; continue }
 		if (m == "wait_ms") { v[++n] = wns[c, r] / 1e6; continue }
 		if (m == "wait_pct") { v[++n] = 100 * wns[c, r] / wall[c, r]; continue }
-		# rings: tracer-only CPU per event over the anon row's of the same
-		# mode, in the same round.
-		if (m == "ratio_anon") {
-			a = ring_anon(c)
-			if (!has[a, r] || !has[b, r] || wev[c, r] == 0 || wev[a, r] == 0 || cpu[a, r] - pc <= 0) continue
-			# A run that dropped events did less work: not compared.
-			if ((drop[c, r] ~ /^[0-9]+$/ && drop[c, r] > 0) || (drop[a, r] ~ /^[0-9]+$/ && drop[a, r] > 0)) continue
-			v[++n] = ((cpu[c, r] - pc) / wev[c, r]) / ((cpu[a, r] - pc) / wev[a, r])
-			continue
-		}
 		# Tracer-only CPU per recorded event (each tracer's own count), bytes
 		# per recorded event, ada-symbolize seconds per million events.
 		if (m ~ /^(over_rec|bytes_rec|sym_spm)$/ && rec[c, r] !~ /^[0-9]+$/) continue
@@ -135,7 +125,6 @@ function rcollect(a, b, m,    r, n, va, vb, w, i) {
 function rmed(a, b, m,    n) { n = rcollect(a, b, m); return n ? median(n) : "" }
 # "median [min–max]" of those ratios, two decimals; "—" if none.
 function rstat(a, b, m) { return vtxt(rcollect(a, b, m), 2) }
-function ring_anon(c,    a) { a = c; sub(/-[a-z]+$/, "-anon", a); return a }
 function vmax(c, m,    n) { n = collect(c, m); return n ? v[n] : "" }
 function vmin(c, m,    n) { n = collect(c, m); return n ? v[1] : "" }
 

@@ -43,7 +43,7 @@ function floor_section(    i, c, row, a, pl, ok, r, fl) {
 		c = fl[i]
 		if (!(c in seen)) continue
 		cell(++row, 1, c)
-		cell(row, 2, "stream mode (writer thread, files), index lane only" (c ~ /^nested/ ? ", nested shape" : ""))
+		cell(row, 2, "stream mode (recorder, files), index lane only" (c ~ /^nested/ ? ", nested shape" : ""))
 		cell(row, 3, stat(c, "app_ev", 1)); cell(row, 4, "×" rstat(c, "ring-floor", "app_ev")); cell(row, 5, "(information)")
 	}
 	# Issue 13's ring mode, in fentry and cyg mode: rows whether or not

@@ -35,7 +35,7 @@ END {
 	printf "bench/micro.c, %d iterations (%d events) a run, %d rounds; each round runs every row\n", iters, events, rounds
 	print "in turn, then the ring floor (bench/clockfloor.c: an rdtsc and a 16-byte store into a"
 	print "16 MiB thread-local ring an event). *app-thread*: micro's loop thread CPU per event;"
-	print "*total*: CPU of the whole process tree (writer threads included) less plain micro's"
+	print "*total*: CPU of the whole process tree (ada's recorder included) less plain micro's"
 	print "of the same round, per event; *÷ floor* and *÷ funtrace*: each round's total over"
 	print "that round's ring floor or funtrace total, then the median. Every row records every"
 	print "call and return: funtrace and ada's ring mode into a ring in memory (16 MiB a"

@@ -33,7 +33,7 @@ function loaded_section(    i, c, n, row, ok, miss, nowaits, anywaits, dropped_d
 	print "## Loaded machine"
 	print ""
 	printf "ada under load: %s busy processes (bench/spin.c, one per CPU) start just before each of\n", meta["spinners"]
-	print "these runs and are killed just after it, so the traced program, its writer thread and"
+	print "these runs and are killed just after it, so the traced program, its recorder and"
 	print "lz4 share the CPUs with them (their own CPU is not the run's). micro runs"
 	printf "%s iterations (BENCH_LOADED_ITERS); Lua and SQLite (lua-, sql-) their usual sizes\n", meta["loaded_iters"]
 	print "(BENCH_LUA_SIZE, BENCH_SQL_SIZE) with ADA_DYNHOOK=off, as in their own sections."

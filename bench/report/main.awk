@@ -11,7 +11,6 @@
 #   realprogs.awk Lua and SQLite (issue 5's real programs)
 #   peers.awk     issue 5's budgets against uftrace and XRay (every workload)
 #   loaded.awk    issue 10: the loaded machine
-#   rings.awk     issue 10: ring files against anonymous rings
 #   recovery.awk  issue 10: recovery after SIGKILL
 #   windows.awk   issue 13: the detail windows' cost and trigger-to-disk latency
 #   patchable.awk issue 14: patchable mode (tracing off, filters, start-up
@@ -40,7 +39,7 @@
 # start-now-plain, lua-plain, sql-plain; *plain-small for xray-basic) in the
 # same round first; a ratio between two configurations is the median of
 # their same-round ratios. The sections of a workload that did not run
-# (micro, nested, libcall, startup, lua, sqlite, loaded, rings, recovery, windows, enable: see run.sh) are
+# (micro, nested, libcall, startup, lua, sqlite, loaded, recovery, windows, enable: see run.sh) are
 # left out.
 BEGIN { FS = "\t" }
 
@@ -60,13 +59,13 @@ FILENAME == ARGV[2] {
 	dslots[c, r] = $14; dfuncs[c, r] = $15; dstart[c, r] = $16; dtotal[c, r] = $17; dpass[c, r] = $18; dsrc[c, r] = $19
 	# Issue 10: events the threads lost, their waits and the time waited
 	# ("-": no such keys in the manifests), the ADA_* variables ada said it
-	# ignored, ring files left after the run.
+	# ignored.
 	tlost[c, r] = $23 == "" ? "-" : $23; waits[c, r] = $24 == "" ? "-" : $24; wns[c, r] = $25 == "" ? "-" : $25
-	ignored[c, r] = $26 == "" ? "-" : $26; left[c, r] = $27 == "" ? "-" : $27
+	ignored[c, r] = $26 == "" ? "-" : $26
 	# The system part of cpu (the kernel's work for the process tree).
-	sys[c, r] = $28 == "" ? "-" : $28
+	sys[c, r] = $27 == "" ? "-" : $27
 	# Issue 14: patchable mode's sites, patched, refused, start-up pass ms.
-	psites[c, r] = $29; ppatched[c, r] = $30; prefused[c, r] = $31; pstart[c, r] = $32
+	psites[c, r] = $28; ppatched[c, r] = $29; prefused[c, r] = $30; pstart[c, r] = $31
 	next
 }
 FILENAME == ARGV[3] {
@@ -86,8 +85,8 @@ FILENAME == ARGV[7] && FNR == 1 { next }
 FILENAME == ARGV[7] {
 	nkill++
 	k_conf[nkill] = $1; k_round[nkill] = $2; k_ms[nkill] = $3; k_exit[nkill] = $4; k_sym[nkill] = $5
-	k_check[nkill] = $6; k_atf[nkill] = $7; k_left[nkill] = $8; k_symns[nkill] = $9; k_threads[nkill] = $10
-	k_prog[nkill] = $11; k_trace[nkill] = $12; k_ign[nkill] = $13; k_lost[nkill] = $14; k_why2[nkill] = $15
+	k_check[nkill] = $6; k_atf[nkill] = $7; k_symns[nkill] = $8; k_threads[nkill] = $9
+	k_prog[nkill] = $10; k_trace[nkill] = $11; k_ign[nkill] = $12; k_lost[nkill] = $13; k_why2[nkill] = $14
 	if (!($1 in seen)) { seen[$1] = 1; korder[++nkconf] = $1 }
 	next
 }
@@ -112,7 +111,6 @@ FILENAME == ARGV[9] {
 # The order of each workload's configurations, as first seen.
 function note_order(c,    p) {
 	if (c ~ /-loaded(-drop)?$/) ldorder[++nloaded] = c
-	else if (c ~ /^ring-/) rgorder[++nring] = c
 	else if (c ~ /^nested-/) norder[++nnested] = c
 	else if (c ~ /^lib-/) lorder[++nlib] = c
 	else if (c ~ /^start-/) sorder[++nstart] = c
@@ -122,7 +120,7 @@ function note_order(c,    p) {
 
 END {
 	micro = ("plain" in seen) && ("ada" in seen)
-	if (!micro && !nnested && !nlib && !nstart && !nrw["lua"] && !nrw["sql"] && !nloaded && !nring && !nkill && !nwin && !nen) { print "report.awk: no rows of any workload" > "/dev/stderr"; exit 1 }
+	if (!micro && !nnested && !nlib && !nstart && !nrw["lua"] && !nrw["sql"] && !nloaded && !nkill && !nwin && !nen) { print "report.awk: no rows of any workload" > "/dev/stderr"; exit 1 }
 	if (nclock) {
 		for (i = 1; i <= nclock; i++) v[i] = clock[i]
 		sortv(nclock)
@@ -162,8 +160,6 @@ END {
 		printf "- Workload: bench/startup.c linked to a library with %s PLT slots (BENCH_SLOTS), %s processes per run (BENCH_START_REPS)\n", meta["slots"], meta["start_reps"]
 	if (nloaded)
 		printf "- Loaded machine: %s busy processes (bench/spin.c, nproc) around each loaded run; micro %s iterations (BENCH_LOADED_ITERS)\n", meta["spinners"], meta["loaded_iters"]
-	if (nring)
-		printf "- Ring files: bench/micro.c, %s iterations (BENCH_ITERS), ADA_RINGS=anon, trace, shm\n", iters
 	if (nwin)
 		printf "- Detail windows: bench/trigger_latency.c, %s marks %s ms apart a run (BENCH_WIN_MARKS, BENCH_WIN_INTERVAL_MS), paced %s µs every 512 events (BENCH_WIN_PAUSE_US), ADA_PRE and ADA_POST at their defaults\n", meta["win_marks"], meta["win_interval_ms"], meta["win_pause_us"]
 	if (nen)
@@ -184,7 +180,6 @@ END {
 	if (nrw["lua"]) rw_section("lua", "Lua")
 	if (nrw["sql"]) rw_section("sql", "SQLite speedtest1")
 	if (nloaded) loaded_section()
-	if (nring) rings_section()
 	if (nkill) kill_section()
 	if (nwin || ("ada-fentry-window" in seen)) windows_section()
 	if (nen || ("patchable-off" in seen) || ("lua-patchable-off" in seen) || ("sql-patchable" in seen)) patchable_section()

@@ -7,7 +7,7 @@ function micro_sections() {
 	print ""
 	print "Cost. *app-thread* is the CPU time of micro's loop thread, around the loop only"
 	print "(micro prints it). *total CPU* is user+sys of the whole process tree — every thread"
-	print "and process, ada's writer thread and lz4 compression, uftrace's recorder — taken"
+	print "and process, ada's recorder and lz4 compression, uftrace's recorder — taken"
 	print "with getrusage(RUSAGE_CHILDREN) (bench/runstat.c), start-up and exit included;"
 	print "*raw* divides it by the events, *tracer-only* first subtracts the plain run of the"
 	print "same round; *of it sys* is the kernel's part of the raw figure (system time: page"

@@ -81,7 +81,7 @@ function off_text(    row, c, ok, i, l, d, p, n) {
 	print ""
 	print "What *off* means for a shipped build is `ADA_TRACE=off` (the rows *-patchable-off): the"
 	print "runtime starts, patches every site with its entry a 2-byte NOP, and waits, with its"
-	print "writer thread, for `ada_enable()`, `ADA_TOGGLE_SIGNAL` or a `trace_on` trigger to turn"
+	print "recorder, for `ada_enable()`, `ADA_TOGGLE_SIGNAL` or a `trace_on` trigger to turn"
 	print "recording on in the running process: the off that can be attached to. The budget is"
 	print "judged on it. `ADA_DISABLE=1` (*-patchable-disabled) is shown beside it: the runtime"
 	print "does nothing at all, the entries keep gcc's two 1-byte NOPs, and nothing can turn"
@@ -110,7 +110,7 @@ function off_text(    row, c, ok, i, l, d, p, n) {
 				cell(row, 5, "(information)")
 		}
 		table()
-		print "Total CPU holds the runtime's start-up and exit (trace directory, writer thread, reading the"
+		print "Total CPU holds the runtime's start-up and exit (trace directory, recorder, reading the"
 		print "symbol table, patching): paid once a process, over " 2 * meta["iters"] " calls here. The"
 		print "app-thread figure is the loop alone; a negative one is the loop running faster than the"
 		print "plain build's (code placement: the patchable functions are laid out differently, and one"
@@ -279,7 +279,7 @@ function enable_text(    i, j, c, row, ok, mx, dmax, cmd, set) {
 	print "the trace (index.atf, whose timestamps are CLOCK_BOOTTIME nanoseconds: RAW_FORMAT.md §4):"
 	print "an enable's latency is its first el_hot CALL at or after T0, less T0 (the command's own"
 	print "start included, as for a user); one with no CALL before its disable was not seen. The"
-	print "switch goes through the writer thread (it rewrites the entries), so the -loaded row runs"
+	print "switch goes through the recorder (it rewrites the entries), so the -loaded row runs"
 	printf "among the loaded rows' busy processes (%s, one per CPU). A round's p50 and p99 are over\n", meta["spinners"]
 	print "its enables (nearest rank); the table gives their median [min–max] over the rounds, and"
 	print "the largest of all. *disable, max ms*: the longest a disable took, from its command to"

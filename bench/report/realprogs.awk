@@ -36,7 +36,7 @@ function rw_section(p, title,    i, c, v, n, pre) {
 		printf "SQLite's speedtest1 (Debian's source, sqlite3.c amalgamation, tests/realworld/build.sh), `--size %s --memdb`:\n", meta["sql_size"]
 	print "every build of the same sources with -O2, only the instrumentation differs. A real program"
 	print "prints no CPU time of its own: *CPU* is user+sys of the whole process tree (runstat),"
-	print "writer threads and uftrace's recorder included; *tracer CPU ns/event* is that less the"
+	print "ada's and uftrace's recorders included; *tracer CPU ns/event* is that less the"
 	print "untraced run's of the same round, divided by the events **this tracer recorded**"
 	print "(each tracer's own count: ada's manifests, uftrace's `.dat` size ÷ 16, XRay's log"
 	print "records counted by bench/xraycount.c). XRay's program is compiled by clang, which"

@@ -8,7 +8,6 @@ function kill_ok(i,    np, nt, pc, tc, j, d, bad, idle) {
 	if (k_sym[i] != 0) k_why[i] = k_why[i] "; ada-symbolize exit " k_sym[i]
 	if (k_check[i] != 0) k_why[i] = k_why[i] "; --check exit " k_check[i]
 	if (k_atf[i] != 0) k_why[i] = k_why[i] "; atfstat exit " k_atf[i] (k_atf[i] == 1 ? " (unbalanced)" : "")
-	if (k_left[i] != 0) k_why[i] = k_why[i] "; " k_left[i] " ring file(s) left"
 	np = split(k_prog[i], pc, ","); nt = split(k_trace[i], tc, ",")
 	k_psum[i] = k_tsum[i] = 0
 	bad = idle = 0
@@ -34,15 +33,14 @@ function kill_section(    i, j, c, n, ok, npass, nc, all, ign) {
 	print "calling its own instrumented function `km_call_<i>` in a loop and storing its count of"
 	print "completed calls in a MAP_SHARED file mapping after each call, where a SIGKILL does not"
 	print "erase it. run.sh kills it with SIGKILL at a random moment 100–400 ms after starting it,"
-	print "then runs `ada-symbolize` on the trace (which recovers the ring files the dead process"
-	print "left), `ada-symbolize --check`, and tests/realworld/atfstat.c (the tests' own ATF reader)"
+	print "then runs `ada-symbolize` on the trace (the recorder outlives the program and drains its"
+	print "rings), `ada-symbolize --check`, and tests/realworld/atfstat.c (the tests' own ATF reader)"
 	print "for the CALLs of each `km_call_<i>`. The CALL is recorded when the function is entered,"
 	print "the count stored after it returned, so the rule per thread is **trace − program ∈ {0, +1}**"
 	print "(+1: the kill fell between the two), with a count above 0. A round passes when every"
-	print "thread does, the process died of the SIGKILL, ada-symbolize, --check and atfstat exit 0,"
-	print "and no ring file is left. *events lost* is what the manifest's threads[].dropped say the"
-	print "threads lost (`detail_full` excepted); *symbolize s* is ada-symbolize's wall time,"
-	print "recovery included."
+	print "thread does, the process died of the SIGKILL, and ada-symbolize, --check and atfstat exit 0."
+	print "*events lost* is what the manifest's threads[].dropped say the threads lost (`detail_full`"
+	print "excepted); *symbolize s* is ada-symbolize's wall time."
 	print ""
 	header("config|round|killed at ms|program's calls|trace's calls|trace − program, per thread|events lost (manifest)|symbolize s|--check|verdict")
 	n = 1
@@ -70,6 +68,6 @@ function kill_section(    i, j, c, n, ok, npass, nc, all, ign) {
 	table()
 	if (ign != "") print "ada printed `unknown variable` for " ign " in these runs."
 	if (npass < all)
-		print "A trace with fewer calls than the program counted lost events: either those the manifest counts (a full ring, without backpressure), or those its thread had put in its ring but the writer had not yet written when the process died, which survive only in a ring file (ADA_RINGS=trace or shm) for ada-symbolize to fold back into the trace."
+		print "A trace with fewer calls than the program counted lost events: either those the manifest counts (a full ring, without backpressure), or those its thread had put in its ring that the recorder, which outlives the program, did not write after the process died."
 	print ""
 }

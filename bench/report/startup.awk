@@ -14,7 +14,7 @@ function start_section(    i, c, row, bind, fb, ok, a, sl, lim) {
 	print "the pass (" meta["bind_now"] ")."
 	printf "Each configuration runs %s processes a round, one after another; the round's figure\n", meta["start_reps"]
 	print "is the median process (wall) or the mean (CPU, user+sys of the process and its"
-	print "writer thread). *untraced* is the plain gcc build; *ADA_DYNHOOK=off* the ada build"
+	print "recorder). *untraced* is the plain gcc build; *ADA_DYNHOOK=off* the ada build"
 	print "without the hooking pass. *hooking pass* is the runtime's own measure (manifest"
 	print "`dynamic_hooks.startup_ms`, median of the round's processes); *slots* the slots it"
 	print "redirected in every module (`dynamic_hooks.slots`, the round's fewest)."

@@ -10,7 +10,7 @@
 END {
 	for (k in wall) {
 		split(k, f, SUBSEP)
-		if ((f[2] == "stream" || f[2] == "thread") && ((f[1], "ring", f[3]) in wall) &&
+		if (f[2] == "stream" && ((f[1], "ring", f[3]) in wall) &&
 		    wall[f[1], "ring", f[3]] > 0)
 			ratio[f[1], f[2], f[3]] = wall[k] / wall[f[1], "ring", f[3]]
 	}
@@ -20,9 +20,9 @@ END {
 	printf "zstd 1.5 (Debian's source) compresses %d MiB of its own synthetic data (datagen, seed 1) at level 3\n", mb
 	print "with two worker threads, plain and built with adacc in cyg mode (every call recorded, inlined"
 	print "functions too). *stream*: the default, every event to disk through a recorder process, threads"
-	print "waiting for it rather than losing one; *thread*: the same, drained by a writer thread in the"
-	print "program (ADA_WRITER=thread); *ring*: ADA_RECORD=ring, events kept in the rings, nothing written."
-	printf "%d rounds run the four in turn, idle, then with %d busy processes (bench/spin.c). Wall s,\n", rounds, nproc
+	print "waiting for it rather than losing one; *ring*: ADA_RECORD=ring, events kept in the rings,"
+	print "nothing written."
+	printf "%d rounds run the three in turn, idle, then with %d busy processes (bench/spin.c). Wall s,\n", rounds, nproc
 	print "events (millions, the runtime's ADA_VERBOSE summary) and *÷ ring* (each round's ratio to ring,"
 	print "then the median) as median [min–max]. Budget: stream ≤ 1.3 × ring, 0 events lost, idle and loaded."
 	print ""
@@ -30,11 +30,11 @@ END {
 	print "|---|---|--:|--:|--:|--:|---|"
 	for (ci = 1; ci <= 2; ci++) {
 		cond = ci == 1 ? "idle" : "loaded"
-		for (i = 1; i <= 4; i++) {
-			c = i == 1 ? "plain" : i == 2 ? "stream" : i == 3 ? "thread" : "ring"
+		for (i = 1; i <= 3; i++) {
+			c = i == 1 ? "plain" : i == 2 ? "stream" : "ring"
 			if (!cond_collect(cond, c, wall)) continue
 			q = "—"; b = "—"
-			if (c == "stream" || c == "thread") {
+			if (c == "stream") {
 				rm = cond_med(cond, c, ratio); lm = cond_collect(cond, c, lost) ? v[cond_collect(cond, c, lost)] : 0
 				ok = (rm <= 1.3 && lm == 0) ? "PASS" : "MISS"
 				q = cond_txt(cond, c, ratio, 2)
