@@ -43,23 +43,23 @@ RT_CFLAGS := $(BASE) -fPIC -fvisibility=hidden -fno-instrument-functions \
              -ftls-model=initial-exec -fno-stack-protector $(EXTRA_RT_CFLAGS)
 RT_LIBS   := -llz4 -lpthread -ldl
 
-TOOL_CFLAGS := $(BASE) -Isymbolize $(shell pkg-config --cflags libelf libdw liblz4 libisal 2>/dev/null)
+TOOL_CFLAGS := $(BASE) -Isymbolize -Irecorder $(shell pkg-config --cflags libelf libdw liblz4 libisal 2>/dev/null)
 TOOL_LIBS   := $(shell pkg-config --libs libelf libdw liblz4 libisal 2>/dev/null) -lstdc++
 
 # Tests get the sanitizers; the code under test is recompiled for them.
 SAN         := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-TEST_CFLAGS := $(BASE) -O1 $(SAN) -Isymbolize -Icc-wrapper -Itests \
+TEST_CFLAGS := $(BASE) -O1 $(SAN) -Isymbolize -Irecorder -Icc-wrapper -Itests \
                $(shell pkg-config --cflags cmocka libelf libdw liblz4 libisal 2>/dev/null) \
                -DADA_ROOT='"$(CURDIR)"'
 TEST_LIBS   := $(shell pkg-config --libs cmocka libelf libdw liblz4 libisal 2>/dev/null) -lstdc++ -lpthread -ldl
 
 # --- sources ------------------------------------------------------------------
-RT_SRCS    := $(wildcard runtime/*.c mcount/*.c)
+RT_SRCS    := $(wildcard runtime/*.c recorder/*.c mcount/*.c)
 RT_ASM     := $(wildcard mcount/$(ARCH)/*.S)
 RT_OBJS    := $(RT_SRCS:%.c=$(B)/%.o) $(RT_ASM:%.S=$(B)/%.o)
 SYM_SRCS   := $(wildcard symbolize/*.c)
-# ada-symbolize recovers ring files with the runtime's own encoder (recover.c).
-SYM_RT_SRCS := runtime/encode.c
+# ada-symbolize recovers ring files with the recorder's own encoder (recover.c).
+SYM_RT_SRCS := recorder/encode.c
 SYM_OBJS   := $(SYM_SRCS:%.c=$(B)/%.o) $(SYM_RT_SRCS:%.c=$(B)/tool/%.o)
 CCW_SRCS   := $(wildcard cc-wrapper/*.c)
 CCW_OBJS   := $(CCW_SRCS:%.c=$(B)/%.o)
@@ -68,7 +68,7 @@ CTL_OBJS   := $(patsubst %.c,$(B)/%.o,$(wildcard ctl/*.c))
 # Unit tests mirror the tree: tests/<component>/test_*.c links that component's
 # objects (rebuilt with sanitizers), except the file holding main() or, for the
 # runtime, the process lifecycle (init.c), which end-to-end tests exercise.
-UNIT_DIRS  := runtime symbolize cc-wrapper mcount
+UNIT_DIRS  := runtime recorder symbolize cc-wrapper mcount
 UNIT_SRCS  := $(foreach d,$(UNIT_DIRS),$(wildcard tests/$(d)/test_*.c))
 UNIT_BINS  := $(UNIT_SRCS:%.c=$(B)/%)
 E2E_SRCS   := $(wildcard tests/e2e/test_*.c)
@@ -83,7 +83,11 @@ unit_objs   = $(patsubst %.c,$(B)/t/%.o,$(or $(UNIT_ONLY_$(1)),$(filter-out %/ma
 # and its cache alone stand without the runtime.
 UNIT_ONLY_mcount := mcount/dynscan.c mcount/dyncache.c
 # The symbolizer's tests round-trip what the runtime's encoder writes.
-TEST_EXTRA_symbolize := runtime/encode.c runtime/drop.c runtime/util.c
+TEST_EXTRA_symbolize := recorder/encode.c runtime/drop.c runtime/util.c
+# runtime/ and recorder/ are one library: each one's tests link the other's
+# objects too.
+TEST_EXTRA_runtime := $(wildcard recorder/*.c)
+TEST_EXTRA_recorder := $(filter-out runtime/init.c runtime/cyg.c,$(wildcard runtime/*.c))
 
 TOOLS := bin/adacc bin/adac++ bin/ada-symbolize bin/ada-ctl
 LIBS  := lib/libada.so lib/libada.a
@@ -120,6 +124,8 @@ all: $(TOOLS) $(LIBS)
 # --- runtime ------------------------------------------------------------------
 $(B)/runtime/%.o: runtime/%.c
 	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(RT_CFLAGS) -c $< -o $@
+$(B)/recorder/%.o: recorder/%.c
+	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(RT_CFLAGS) -c $< -o $@
 
 # Code the trampolines call must not clobber registers they do not save:
 # the x87 and vector registers that carry return values (uftrace builds its
@@ -144,7 +150,7 @@ lib/libada.a: $(filter-out $(B)/mcount/unwind.o $(B)/runtime/makecontext.o,$(RT_
 # --- tools --------------------------------------------------------------------
 $(B)/symbolize/%.o: symbolize/%.c
 	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(TOOL_CFLAGS) -c $< -o $@
-$(B)/tool/runtime/%.o: runtime/%.c
+$(B)/tool/recorder/%.o: recorder/%.c
 	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(TOOL_CFLAGS) -c $< -o $@
 $(B)/cc-wrapper/%.o: cc-wrapper/%.c
 	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(TOOL_CFLAGS) -c $< -o $@

@@ -24,7 +24,7 @@ ADA_HIDDEN bool ada_patch_module_is(const struct dl_phdr_info *info);
 /* The writer's, each pass: patched entries back to NOPs while recording is
  * off (ada_disable, ADA_TOGGLE_SIGNAL), the jumps again when it is on. */
 ADA_HIDDEN void ada_patch_sync(void);
-/* ada-ctl's filter / notrace (runtime/control.c): the plain patched
+/* ada-ctl's filter / notrace (recorder/control.c): the plain patched
  * functions become those filter chooses less notrace's (NULL: that list
  * unchanged), patched and unpatched at once. Returns how many functions are
  * patched now, or -1 with one line in err (a glob matching no function:

@@ -34,6 +34,8 @@ SAN_ROOT := $(B)/san/root
 define san_runtime
 $(1)/runtime/%.o: runtime/%.c
 	$$(call msg,CC,$$@)mkdir -p $$(@D) && $$(CC) $$(RT_CFLAGS) $(3) -c $$< -o $$@
+$(1)/recorder/%.o: recorder/%.c
+	$$(call msg,CC,$$@)mkdir -p $$(@D) && $$(CC) $$(RT_CFLAGS) $(3) -c $$< -o $$@
 $(1)/mcount/%.o: mcount/%.c
 	$$(call msg,CC,$$@)mkdir -p $$(@D) && $$(CC) $$(RT_CFLAGS) $(3) -mgeneral-regs-only -c $$< -o $$@
 $(1)/mcount/%.o: mcount/%.S
@@ -65,7 +67,7 @@ SAN_TOOL_CFLAGS := $(TOOL_CFLAGS) -O1 $(SAN)
 
 $(B)/san/symbolize/%.o: symbolize/%.c
 	$(call msg,CC,$@)mkdir -p $(@D) && $(CC) $(SAN_TOOL_CFLAGS) -c $< -o $@
-$(B)/san/tool/runtime/%.o: runtime/%.c
+$(B)/san/tool/recorder/%.o: recorder/%.c
 	$(call msg,CC,$@)mkdir -p $(@D) && $(CC) $(SAN_TOOL_CFLAGS) -c $< -o $@
 $(B)/san/cc-wrapper/%.o: cc-wrapper/%.c
 	$(call msg,CC,$@)mkdir -p $(@D) && $(CC) $(SAN_TOOL_CFLAGS) -c $< -o $@
@@ -83,7 +85,7 @@ $(SAN_ROOT)/bin/ada-ctl: $(CTL_OBJS:$(B)/%=$(B)/san/%)
 
 # What the tests read from ADA_ROOT besides bin/ and lib/ (runtime/: ada.h,
 # which test programs include).
-SAN_ROOT_LINKS := $(addprefix $(SAN_ROOT)/,examples tests mcount cc-wrapper runtime)
+SAN_ROOT_LINKS := $(addprefix $(SAN_ROOT)/,examples tests mcount cc-wrapper runtime recorder)
 $(SAN_ROOT_LINKS):
 	$(Q)mkdir -p $(@D) && ln -sfn $(CURDIR)/$(@F) $@
 

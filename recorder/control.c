@@ -7,13 +7,8 @@
  * what is in effect: `enable` in patchable mode puts the jumps back at the
  * patched entries first (ada_passes.sync), as the writer's next pass would.
  *
- * ada-ctl finds the directory in /proc/<pid>/maps: one page of
- * raw/process.meta stays mapped (PROT_NONE: nothing is read or counted
- * against the program) from the start of the trace. Not a descriptor: a
- * program may close every descriptor it did not open, and the recorder's
- * are in a process of its own. Not the rings: they are in memory, and a
- * thread has none before its first event (none at all with ADA_TRACE=off
- * in patchable mode).
+ * ada-ctl finds the directory by the page of process.meta the trace's
+ * files keep mapped (runtime/init.c, control_findable).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,34 +21,6 @@
 #include "ada.h"
 #include "ada_internal.h"
 #include "control.h"
-
-/* The page ada-ctl finds, and the process it was mapped in: a fork child
- * has the variables but not the mapping (MADV_DONTFORK). */
-static void *finder;
-static uint32_t finder_pid;
-
-void ada_control_findable(void)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	char path[sizeof(ada_rt.pid_dir) + sizeof(ADA_CTL_FINDER)];
-	void *p;
-	int fd;
-
-	if (finder && finder_pid == ada_rt.pid) /* process.meta made again */
-		munmap(finder, page);
-	finder = NULL;
-	snprintf(path, sizeof(path), "%s" ADA_CTL_FINDER, ada_rt.pid_dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	p = mmap(NULL, page, PROT_NONE, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return;
-	madvise(p, page, MADV_DONTFORK); /* a child's trace is its own, mapped by it */
-	finder = p;
-	finder_pid = ada_rt.pid;
-}
 
 /* ---- the reply -------------------------------------------------------------------- */
 

@@ -158,11 +158,3 @@ void ada_symbols_keep(void)
 		list = next;
 	}
 }
-
-/* A library was loaded since the writer last kept symbols: asked by the
- * program before its exit (worth waiting for) and by the writer in it. */
-bool ada_writer_symbols_behind(void)
-{
-	return __atomic_load_n(&ada_rt.modules_kept, __ATOMIC_ACQUIRE) !=
-	       __atomic_load_n(&ada_rt.modules_late, __ATOMIC_ACQUIRE);
-}

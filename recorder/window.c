@@ -324,18 +324,6 @@ struct ada_windows *ada_windows_of(struct ada_thread *td)
 	return td->windows;
 }
 
-void ada_windows_reset(struct ada_thread *td)
-{
-	struct ada_windows *w = td->windows;
-
-	if (!w)
-		return;
-	w->n = 0;
-	w->scan = 0;
-	w->depth = 0;
-	w->ncalls = 0;
-}
-
 void ada_windows_free(struct ada_thread *td)
 {
 	if (!td->windows)
@@ -344,4 +332,49 @@ void ada_windows_free(struct ada_thread *td)
 	free(td->windows->info);
 	free(td->windows);
 	td->windows = NULL;
+}
+
+/* ---- the triggers the program posted (runtime/marks.c): their windows ---------- */
+
+/* The windows of one trigger on one thread; pos is UINT64_MAX for a trigger
+ * of every thread, whose position on td is that of its first event after
+ * the trigger's time. */
+static void open_on(struct ada_thread *td, const struct ada_mark *m)
+{
+	uint64_t tail = td->rh->tail, head = __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE);
+	uint64_t half = (td->mask + 1) / 2;
+
+	if (ada_rt.cfg.ring_mode) {
+		/* The ring rolls over: search where the thread is not about
+		 * to write. */
+		uint64_t lo = head > half && head - half > tail ? head - half : tail;
+		uint64_t pos = m->td == td ? m->pos : ada_window_first_after(td, lo, head, m->tsc);
+
+		ada_snapshot_open(td, m->trigger, pos, m->tsc, m->label);
+		return;
+	}
+	if (!ada_window_mode(td) || !ada_windows_of(td))
+		return;
+	/* A trigger of every thread: its first event after the trigger, or
+	 * where its next will be. */
+	uint64_t pos = m->td ? m->pos : ada_window_first_after(td, tail, head, m->tsc);
+
+	ada_window_open(td, td->windows, tail, m->trigger, pos, m->tsc, m->label);
+	ada_window_posted(td);
+}
+
+void ada_marks_take(void)
+{
+	const struct ada_mark *m;
+
+	while ((m = ada_mark_next())) {
+		struct ada_thread *td;
+
+		if (m->td && !ada_rt.cfg.ring_mode) /* a ring-mode snapshot takes every thread */
+			open_on(m->td, m);
+		else
+			for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next)
+				open_on(td, m);
+		ada_mark_taken();
+	}
 }

@@ -21,7 +21,7 @@ struct ada_window_info {
 	uint64_t cut_lost;     /* pre-roll positions already written when it opened */
 	uint32_t trigger, triggers;
 	uint32_t label_len;
-	char label[120];
+	char label[ADA_MARK_LABEL];
 };
 
 /* A call of a func:GLOB>DURATION function, open when the writer looked. */
@@ -80,9 +80,6 @@ ADA_HIDDEN void ada_window_close(const struct ada_thread *td, struct ada_windows
 				 uint64_t tail, bool all);
 /* td's windows, made at first use; NULL if memory ran out. */
 ADA_HIDDEN struct ada_windows *ada_windows_of(struct ada_thread *td);
-/* Forgets td's windows, keeping the memory: a fork child's (no malloc
- * there: the child of a threaded program may hold its locks). */
-ADA_HIDDEN void ada_windows_reset(struct ada_thread *td);
 /* Frees td's windows (its record has ended). */
 ADA_HIDDEN void ada_windows_free(struct ada_thread *td);
 

@@ -8,9 +8,9 @@
  * (ADA_FLUSH_MS, 10 ms by default) of being recorded. Encoding and
  * compression happen here, never in the traced threads.
  *
- * Flushes other threads ask for and the end of the trace are in flush.c;
+ * Flushes the program asks for and the end of the trace are in final.c;
  * the thread files themselves (opening, frames, the THREAD records) in
- * writer_files.c.
+ * writer_files.c; the process around the loop in process.c.
  *
  * Its lock serialises its loop with the recorder's watchdog. The traced
  * threads never take it: they only publish their ring head and read back
@@ -207,7 +207,7 @@ static size_t drain_thread(struct ada_thread *td, bool *cut)
 	}
 	if (td->cutting && head > td->cut)
 		head = td->cut;
-	/* The image's end was asked for (flush.c): its trace ends there, in
+	/* The image's end was asked for (runtime/flush.c): its trace ends there, in
 	 * every pass from then on, not only the final flush's. */
 	if (__atomic_load_n(&td->end_set, __ATOMIC_ACQUIRE) && head > td->end_at)
 		head = td->end_at;
@@ -417,12 +417,11 @@ static void writer_sleep(uint64_t wait_ns)
 	pthread_mutex_lock(&ada_w.lock);
 }
 
-static void *writer_main(void *arg)
+void ada_writer_loop(void)
 {
 	uint64_t pass_start = ada_now_ns(CLOCK_MONOTONIC), housekeeping = 0;
 	unsigned idle = 0;
 
-	(void)arg;
 	ada_thread_untraced();
 	/* A process of its own, every descriptor closed (recorder.c): no
 	 * stderr of the program's here, no number of the program's to take. */
@@ -431,7 +430,7 @@ static void *writer_main(void *arg)
 	ada_meta_on_writer();
 	if (ada_process_files() < 0) {
 		writer_gives_up();
-		return NULL;
+		return;
 	}
 	ada_meta_hold();
 	/* Until the recorder has written the trace's end: ada-symbolize waits
@@ -440,7 +439,7 @@ static void *writer_main(void *arg)
 	if (buffers_init() < 0) {
 		ada_warn("cannot allocate the recorder's buffers; nothing is written");
 		writer_gives_up();
-		return NULL;
+		return;
 	}
 	ada_trigger_resolve();
 	pthread_mutex_lock(&ada_w.lock);
@@ -494,13 +493,6 @@ static void *writer_main(void *arg)
 		writer_sleep(wait_ns);
 	}
 	pthread_mutex_unlock(&ada_w.lock);
-	return NULL;
-}
-
-void ada_writer_kick(void)
-{
-	if (!__atomic_exchange_n(&ada_rt.writer_kick, 1, __ATOMIC_SEQ_CST))
-		ada_futex_wake(&ada_rt.writer_kick);
 }
 
 static int buffers_init(void)
@@ -529,47 +521,4 @@ static int buffers_init(void)
 	    ada_fdict_init(&ada_w.dict) < 0)
 		return -1;
 	return 0;
-}
-
-/* The program, once the recorder is forked. One that gave up already (its
- * files could not be made) stays not live: no thread waits for it. */
-static void writer_running(void)
-{
-	ada_w.running = true;
-	__atomic_store_n(&ada_rt.writer_live, true, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&ada_rt.writer_failed, __ATOMIC_SEQ_CST))
-		__atomic_store_n(&ada_rt.writer_live, false, __ATOMIC_SEQ_CST);
-}
-
-int ada_writer_start(void)
-{
-	int err;
-
-	ada_w.stop = false;
-	if (ada_rt.rings_only)
-		return ada_rings_only_start(0);
-	/* It allocates its buffers itself: none in the program. */
-	err = ada_recorder_spawn(writer_main);
-	if (err)
-		/* No thread of ada's in the program instead: ring mode. */
-		return ada_rings_only_start(err);
-	writer_running();
-	ada_w.set_up = true;
-	return 0;
-}
-
-/* In a fork child: the parent's streams and windows are the parent's
- * recorder's memory; the child forks a recorder of its own. */
-void ada_writer_after_fork(void)
-{
-	if (!ada_w.set_up)
-		return;
-	for (struct ada_thread *td = ada_rt.threads; td; td = td->next) {
-		td->ws = NULL;
-		td->windows = NULL;
-	}
-	ada_w.running = false;
-	ada_w.set_up = false;
-	ada_rt.flush_req = ada_rt.flush_done = 0;
-	ada_rt.writer_live = false;
 }

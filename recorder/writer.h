@@ -1,6 +1,7 @@
-/* writer.h - the writer's state, shared by writer.c (the thread and its
- * drains) and flush.c (flushes other threads ask for, the end of an image's
- * trace). Private to those two files. */
+/* writer.h - the recorder's writing state, shared by the files of
+ * recorder/: writer.c (the loop and its drains), final.c (the flushes the
+ * program asks for, the end of an image's trace), writer_files.c,
+ * snapshot.c and process.c. */
 #ifndef ADA_WRITER_H
 #define ADA_WRITER_H
 
@@ -22,8 +23,7 @@ struct ada_writer_stream {
 };
 struct ada_writer {
 	pthread_mutex_t lock;
-	pthread_t thread;
-	bool running, stop;
+	bool stop;
 	struct ada_fdict dict;
 	LZ4F_cctx *cctx;
 	LZ4F_preferences_t prefs;
@@ -35,11 +35,13 @@ struct ada_writer {
 	uint64_t waits, wait_ns; /* of threads already finished */
 	uint32_t streams;        /* thread files opened: threads that recorded */
 	bool trace_removed; /* by an exec flush: nothing was recorded */
-	bool set_up;        /* ada_writer_start forked the recorder */
 	bool exec_flushed;  /* the image's trace ended at an exec (a recorder goes
 			     * once the exec is done) */
 };
 ADA_HIDDEN extern struct ada_writer ada_w;
+/* The recorder's loop (recorder/process.c runs it once set up): makes the
+ * trace's files, drains every ring until the program's trace is done. */
+ADA_HIDDEN void ada_writer_loop(void);
 
 /* A ring-mode cut before a frame's slots (snapshot.c): the positions from
  * the frame's start to lo are gone (ada_encode_cut). */
@@ -79,9 +81,9 @@ ADA_HIDDEN int ada_writer_write_frame(struct ada_thread *td, size_t len);
 ADA_HIDDEN void ada_writer_stream_close(struct ada_thread *td);
 /* A CLOCK record (a TSC / boottime pair) now. */
 ADA_HIDDEN void ada_writer_clock_point(void);
-/* A recorder's program died without the exit flush: its trace ends (flush.c). */
+/* A recorder's program died without the exit flush: its trace ends (final.c). */
 ADA_HIDDEN void ada_writer_end_dead(void);
-/* Does the flush another thread asked for, if any (flush.c). */
+/* Does the flush another thread asked for, if any (final.c). */
 ADA_HIDDEN void ada_writer_flush_if_asked(void);
 
 #endif

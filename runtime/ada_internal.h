@@ -120,6 +120,7 @@ struct ada_runtime {
 	 * holding them for it. */
 	bool rings_only;
 	uint64_t records_dropped;
+	bool recorder_started;     /* ada_writer_start forked one for this image */
 };
 /* In the shared section: the recorder reads the registry and the requests. */
 ADA_SHARED_TYPE(ada_rt_area, struct ada_runtime);
@@ -261,7 +262,23 @@ ADA_HIDDEN void ada_signal_pass_on(int sig, siginfo_t *si, void *uc, struct siga
  * the thread whose window it opens, NULL for every thread's. */
 ADA_HIDDEN void ada_mark_post(unsigned trigger, struct ada_thread *td, const char *label,
 			      uint64_t tsc);
-/* The writer opens the windows of the triggers queued so far. */
+/* A trigger in the queue. */
+#define ADA_MARK_LABEL 120 /* a window's label, with its NUL (window.h's) */
+struct ada_mark {
+	uint64_t ready;        /* ticket + 1 once the entry is whole */
+	unsigned trigger;
+	struct ada_thread *td; /* NULL: every thread */
+	uint64_t pos, tsc;
+	char label[ADA_MARK_LABEL];
+};
+/* The recorder: the oldest trigger posted and whole, or NULL; taken, its
+ * place is free for the next one. */
+ADA_HIDDEN const struct ada_mark *ada_mark_next(void);
+ADA_HIDDEN void ada_mark_taken(void);
+/* A trigger was posted for td: it holds back its detail records (ring.c)
+ * until the recorder has opened the window. */
+ADA_HIDDEN void ada_window_posted(struct ada_thread *td);
+/* The recorder opens the windows of the triggers queued so far (window.c). */
 ADA_HIDDEN void ada_marks_take(void);
 /* Triggers that found the queue full. */
 ADA_HIDDEN uint64_t ada_marks_overflowed(void);
@@ -281,9 +298,22 @@ ADA_HIDDEN void ada_ring_unmap(struct ada_thread *td);
 /* The writer moved td's tail: wake the thread if it waits for room. */
 ADA_HIDDEN void ada_ring_wake(struct ada_thread *td);
 
-/* ---- the recorder process (recorder.c) ---------------------------------------- */
-/* Start-up: forks the recorder, which runs loop; 0 once it is set up. */
-ADA_HIDDEN int ada_recorder_spawn(void *(*loop)(void *));
+/* ---- the recorder process (runtime/recorder.c; its own side: recorder/) -------- */
+/* What the program hands the recorder it forks: the pid directory's
+ * locked descriptor (-1: none) and the CPU the program ran on. */
+struct ada_recorder_start {
+	int dir_fd;
+	int program_cpu;
+};
+/* The recorder's own start (recorder/process.c), handed over by its
+ * constructor before start-up runs, so that nothing of runtime/ calls into
+ * recorder/. Never returns. */
+ADA_HIDDEN extern void (*ada_recorder_entry)(const struct ada_recorder_start *)
+	__attribute__((noreturn));
+/* Set in the recorder process, at its start. */
+ADA_HIDDEN extern bool ada_in_recorder;
+/* Start-up: forks the recorder; 0 once it is forked, -errno if not. */
+ADA_HIDDEN int ada_recorder_spawn(void);
 /* Whether this process is a recorder. */
 ADA_HIDDEN bool ada_recorder_self(void);
 /* In a recorder: the program's thread name when it was forked ("" else). */
@@ -337,6 +367,9 @@ ADA_HIDDEN int ada_meta_write(uint32_t type, const void *payload, size_t len,
 ADA_HIDDEN int ada_meta_write_direct(uint32_t type, const void *payload, size_t len,
 				     const void *extra, size_t extra_len);
 /* The recorder says it is the writer (its records are not queued). */
+/* The recorder, at its start: reads each run of the program's queued
+ * records as it writes them (recorder/modmap_look.c's note_records). */
+ADA_HIDDEN extern void (*ada_meta_queue_reader)(const uint8_t *buf, size_t len);
 ADA_HIDDEN void ada_meta_on_writer(void);
 /* The writer: the records program threads queued, written (before any
  * frame it writes, and at the final flush once it stopped). */
@@ -384,14 +417,28 @@ ADA_HIDDEN void ada_modmap_note_records(const uint8_t *buf, size_t len);
  * program's maps show that it has not recorded, and the unloads of those
  * gone (proc_maps.c). */
 ADA_HIDDEN void ada_modmap_scan_program(void);
-/* The writer's look at the modules, every 10 ms and at the end: the
+/* The recorder's look at the modules, every 10 ms and at the end: the
  * program's maps without the hooks, nothing with them (the program
- * records); in the program itself (rings_only.c's end), the loader's list. */
+ * records). */
 ADA_HIDDEN void ada_modmap_look(void);
 /* A recorder without the dynamic hooks: the look, now, if the program's
  * address space changed size since the last one (a dlopen it cannot see
  * otherwise before its next housekeeping). */
 ADA_HIDDEN void ada_modmap_look_if_moved(void);
+/* The module list, for the recorder's view of it (recorder/modmap_look.c):
+ * mark_present: a module known by where its file's offset 0 is mapped,
+ * marked listed; add_none: a mapping that is no image, remembered; add_new:
+ * an image found, given the next module number; add_recorded: one the
+ * program recorded; drop: one it unloaded; sweep: after a complete look,
+ * those not listed are gone (UNLOAD). record_file: a module without a
+ * build-id gets its file's FILE record. */
+ADA_HIDDEN bool ada_modmap_mark_present(uint64_t start);
+ADA_HIDDEN void ada_modmap_add_none(uint64_t start, const char *path);
+ADA_HIDDEN bool ada_modmap_add_new(struct ada_meta_module *m, const char *path);
+ADA_HIDDEN void ada_modmap_add_recorded(const struct ada_meta_module *m, const char *path);
+ADA_HIDDEN void ada_modmap_drop(uint32_t module_no);
+ADA_HIDDEN void ada_modmap_sweep(bool complete, uint64_t now);
+ADA_HIDDEN bool ada_modmap_record_file(const char *path, uint32_t module_no, struct ada_meta_file *f);
 /* The modules loaded as far as this process recorded or saw them recorded:
  * a count that moves when one comes or goes, and each one's file and bias. */
 ADA_HIDDEN uint64_t ada_modmap_generation(void);
@@ -450,7 +497,7 @@ struct ada_code_passes {
 };
 ADA_HIDDEN extern struct ada_code_passes ada_passes;
 
-/* ---- writer (writer.c, flush.c) ------------------------------------------------ */
+/* ---- asking the recorder (runtime/recorder.c, flush.c) ---------------------- */
 ADA_HIDDEN int ada_writer_start(void);
 /* The exit's end of the trace: the recorder's final flush, asked for
  * (rings_only.c's end where none runs). */
@@ -473,12 +520,9 @@ ADA_HIDDEN bool ada_writer_request_end(uint32_t how, uint64_t timeout_ns, bool *
 ADA_HIDDEN void ada_writer_kick(void);
 ADA_HIDDEN void ada_writer_after_fork(void);
 
-/* ---- ada-ctl's commands (control.c, control.h) --------------------------------
- * findable: maps a page of raw/process.meta, which ada-ctl looks for in
- * /proc/<pid>/maps (start, a fork child, the trace made again). poll: the
- * writer's housekeeping applies the command ada-ctl left, if any, and
+/* ---- ada-ctl's commands (recorder/control.c, runtime/control.h) ---------------
+ * The recorder's housekeeping applies the command ada-ctl left, if any, and
  * replies. */
-ADA_HIDDEN void ada_control_findable(void);
 ADA_HIDDEN void ada_control_poll(void);
 
 /* ---- event-to-disk latency (latency.c), the recorder only -------------------- */

@@ -1,5 +1,5 @@
 /* control.h - ada-ctl's protocol, the one definition both sides include:
- * ctl/ada_ctl.c writes a command, runtime/control.c (the traced process's
+ * ctl/ada_ctl.c writes a command, recorder/control.c (the traced process's
  * recorder) reads it, applies it and replies.
  *
  * Everything happens in the process's trace directory, <output>/session_…/

@@ -11,6 +11,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <limits.h>
 #include <pthread.h>
@@ -161,6 +162,41 @@ static size_t read_cmdline(char *buf, size_t len)
 	return n;
 }
 
+/* ada-ctl finds the trace's directory in /proc/<pid>/maps: one page of
+ * raw/process.meta stays mapped (PROT_NONE: nothing is read or counted
+ * against the program) from the start of the trace, in the process that
+ * made the files (the recorder, or the program where none runs). Not a
+ * descriptor: a program may close every descriptor it did not open. Not
+ * the rings: they are in memory, and a thread has none before its first
+ * event (none at all with ADA_TRACE=off in patchable mode). */
+/* The page ada-ctl finds, and the process it was mapped in: a fork child
+ * has the variables but not the mapping (MADV_DONTFORK). */
+static void *finder;
+static uint32_t finder_pid;
+
+static void control_findable(void)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char path[sizeof(ada_rt.pid_dir) + sizeof(ADA_CTL_FINDER)];
+	void *p;
+	int fd;
+
+	if (finder && finder_pid == ada_rt.pid) /* process.meta made again */
+		munmap(finder, page);
+	finder = NULL;
+	snprintf(path, sizeof(path), "%s" ADA_CTL_FINDER, ada_rt.pid_dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	p = mmap(NULL, page, PROT_NONE, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return;
+	madvise(p, page, MADV_DONTFORK); /* a child's trace is its own, mapped by it */
+	finder = p;
+	finder_pid = ada_rt.pid;
+}
+
 /* The trace's files: raw/, process.meta with its header, and the page of it
  * ada-ctl finds the process by. A recorder makes them, its first work
  * (writer.c): in its descriptor table, never in a program thread's, and
@@ -185,7 +221,7 @@ int ada_process_files(void)
 	/* Start-up's records, queued for a recorder before it was forked: in
 	 * before anything says the files are there. */
 	ada_meta_queue_flush();
-	ada_control_findable();
+	control_findable();
 	__atomic_store_n(&ada_rt.files_made, 1, __ATOMIC_RELEASE);
 	ada_futex_wake(&ada_rt.files_made);
 	return 0;

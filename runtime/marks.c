@@ -14,21 +14,12 @@
 #define ADA_RUNTIME 1 /* the definitions, not ada.h's fallbacks */
 #include "ada.h"
 #include "ada_internal.h"
-#include "window.h"
 
 #define MARKS 64
 
-struct mark {
-	uint64_t ready;        /* ticket + 1 once the entry is whole */
-	unsigned trigger;
-	struct ada_thread *td; /* NULL: every thread */
-	uint64_t pos, tsc;
-	char label[sizeof(((struct ada_window_info *)0)->label)];
-};
-
 /* Posted by program threads, taken by the writer: shared (shared.h). */
 struct marks {
-	struct mark queue[MARKS];
+	struct ada_mark queue[MARKS];
 	uint64_t next_ticket, taken;
 	uint64_t overflowed;
 };
@@ -38,7 +29,7 @@ static ADA_SHARED_VAR(struct marks, M);
 /* td->dwindow counts the triggers posted for td (never 0 once one was: the
  * thread holds back while it is not 0), so that the writer, which clears it
  * once td has no window left, does not clear one posted meanwhile. */
-static void window_posted(struct ada_thread *td)
+void ada_window_posted(struct ada_thread *td)
 {
 	if (!__atomic_add_fetch(&td->dwindow, 1, __ATOMIC_RELEASE))
 		__atomic_add_fetch(&td->dwindow, 1, __ATOMIC_RELEASE);
@@ -47,7 +38,7 @@ static void window_posted(struct ada_thread *td)
 void ada_mark_post(unsigned trigger, struct ada_thread *td, const char *label, uint64_t tsc)
 {
 	uint64_t ticket = __atomic_load_n(&M.next_ticket, __ATOMIC_ACQUIRE);
-	struct mark *m;
+	struct ada_mark *m;
 
 	/* A place the writer has emptied, or none. */
 	do {
@@ -72,61 +63,30 @@ void ada_mark_post(unsigned trigger, struct ada_thread *td, const char *label, u
 	 * from when the writer opens the window. The marking thread looks at
 	 * once (its next record); the others within a quarter of their ring. */
 	if (td) {
-		window_posted(td);
+		ada_window_posted(td);
 		if (td == ada_self.td)
 			td->dlimit = 0;
 	} else {
 		for (struct ada_thread *t = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); t;
 		     t = t->next)
-			window_posted(t);
+			ada_window_posted(t);
 	}
 	ada_writer_kick();
 }
 
-/* The windows of one trigger on one thread; pos is UINT64_MAX for a trigger
- * of every thread, whose position on td is that of its first event after
- * the trigger's time. */
-static void open_on(struct ada_thread *td, const struct mark *m)
+const struct ada_mark *ada_mark_next(void)
 {
-	uint64_t tail = td->rh->tail, head = __atomic_load_n(&td->rh->head, __ATOMIC_ACQUIRE);
-	uint64_t half = (td->mask + 1) / 2;
+	struct ada_mark *m = &M.queue[M.taken % MARKS];
 
-	if (ada_rt.cfg.ring_mode) {
-		/* The ring rolls over: search where the thread is not about
-		 * to write. */
-		uint64_t lo = head > half && head - half > tail ? head - half : tail;
-		uint64_t pos = m->td == td ? m->pos : ada_window_first_after(td, lo, head, m->tsc);
-
-		ada_snapshot_open(td, m->trigger, pos, m->tsc, m->label);
-		return;
-	}
-	if (!ada_window_mode(td) || !ada_windows_of(td))
-		return;
-	/* A trigger of every thread: its first event after the trigger, or
-	 * where its next will be. */
-	uint64_t pos = m->td ? m->pos : ada_window_first_after(td, tail, head, m->tsc);
-
-	ada_window_open(td, td->windows, tail, m->trigger, pos, m->tsc, m->label);
-	window_posted(td);
+	return __atomic_load_n(&m->ready, __ATOMIC_ACQUIRE) == M.taken + 1 ? m : NULL;
 }
 
-void ada_marks_take(void)
+void ada_mark_taken(void)
 {
-	for (;;) {
-		struct mark *m = &M.queue[M.taken % MARKS];
-		uint64_t ready = __atomic_load_n(&m->ready, __ATOMIC_ACQUIRE);
-		struct ada_thread *td;
+	struct ada_mark *m = &M.queue[M.taken % MARKS];
 
-		if (ready != M.taken + 1)
-			return;
-		if (m->td && !ada_rt.cfg.ring_mode) /* a ring-mode snapshot takes every thread */
-			open_on(m->td, m);
-		else
-			for (td = __atomic_load_n(&ada_rt.threads, __ATOMIC_ACQUIRE); td; td = td->next)
-				open_on(td, m);
-		__atomic_store_n(&m->ready, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&M.taken, M.taken + 1, __ATOMIC_RELEASE);
-	}
+	__atomic_store_n(&m->ready, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&M.taken, M.taken + 1, __ATOMIC_RELEASE);
 }
 
 uint64_t ada_marks_overflowed(void)

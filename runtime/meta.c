@@ -261,6 +261,8 @@ static bool queue(uint32_t type, const void *payload, size_t len, const void *ex
 
 static int write_encoded(const void *buf, size_t len);
 
+void (*ada_meta_queue_reader)(const uint8_t *buf, size_t len);
+
 /* No recorder (rings_only.c): a record the full queue cannot hold for the
  * image's end is not written by the thread either (it would open
  * process.meta in the program's table): counted, said at the end. */
@@ -275,8 +277,8 @@ void ada_meta_queue_flush(void)
 	if (!__atomic_load_n(&Q.pending, __ATOMIC_ACQUIRE))
 		return;
 	queue_lock();
-	if (Q.len && ada_recorder_self())
-		ada_modmap_note_records(Q.buf, Q.len);
+	if (Q.len && ada_meta_queue_reader)
+		ada_meta_queue_reader(Q.buf, Q.len);
 	if (Q.len)
 		write_encoded(Q.buf, Q.len);
 	Q.len = 0;

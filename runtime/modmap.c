@@ -339,7 +339,7 @@ static bool path_from_maps(uint64_t start, char *out, size_t len)
 /* A module without a build-id: its file's FILE record (RAW_FORMAT.md), the
  * identity ada-symbolize checks the file at hand and finds kept symbols by.
  * False if stat fails (nothing would tell the file then). */
-static bool record_file(const char *path, uint32_t module_no, struct ada_meta_file *f)
+bool ada_modmap_record_file(const char *path, uint32_t module_no, struct ada_meta_file *f)
 {
 	struct stat st;
 
@@ -398,9 +398,10 @@ static int visit(struct dl_phdr_info *info, void *ns, void *arg)
 		return 0; /* cannot remember it: not recorded (its addresses stay unnamed) */
 	M.next_no++;
 	m.load_tsc = ada_arch_ticks();
+	/* The recorder notes its symbols for keeping from these records. */
 	ada_meta_write(ADA_META_MODULE, &m, sizeof(m), path, strlen(path) + 1);
-	ada_symbols_note(path, &m, !m.build_id_len && record_file(path, m.module_no, &file) ?
-				   &file : NULL);
+	if (!m.build_id_len)
+		ada_modmap_record_file(path, m.module_no, &file);
 	if (ada_apart_needed) /* after start-up: counted for a recorder */
 		__atomic_fetch_add(&ada_rt.modules_late, 1, __ATOMIC_RELEASE);
 	return 0;
@@ -445,17 +446,15 @@ void ada_modmap_reset(void)
 	memset(&M, 0, sizeof(M));
 }
 
-/* ---- a recorder's view ------------------------------------------------------------ */
+/* ---- the list, for a recorder's view (recorder/modmap_look.c) ------------------ */
 /* The recorder's copy of the list is the program's at the recorder's fork:
  * it goes on from there with what the program records later (its queued
  * records, with the dynamic hooks) or, without them, with what the
- * recorder itself finds in the program's maps (proc_maps.c). Module numbers
- * come from one side only: the program's with the hooks, the recorder's
- * without. */
+ * recorder itself finds in the program's maps. Module numbers come from
+ * one side only: the program's with the hooks, the recorder's without. */
 
-static bool image_known(uint64_t start, void *arg)
+bool ada_modmap_mark_present(uint64_t start)
 {
-	(void)arg;
 	for (size_t i = 0; i < M.n; i++)
 		if (M.live[i].start == start) {
 			M.live[i].present = true;
@@ -464,116 +463,42 @@ static bool image_known(uint64_t start, void *arg)
 	return false;
 }
 
-/* A new image, or a mapping that is none (d NULL: not ELF, or its file
- * unreadable), remembered as such so as not to read its file again. */
-static void image_found(uint64_t start, const char *path, const struct ada_meta_module *d,
-			void *arg)
+void ada_modmap_add_none(uint64_t start, const char *path)
 {
 	struct ada_meta_module m = { .bias = start };
-	struct ada_meta_file file;
 
-	(void)arg;
-	if (!d) {
-		live_add(&m, path, 0, NOT_MODULE);
-		return;
-	}
-	m = *d;
-	m.module_no = M.next_no;
-	if (!live_add(&m, path, hash_str(path), m.module_no))
-		return;
+	live_add(&m, path, 0, NOT_MODULE);
+}
+
+bool ada_modmap_add_new(struct ada_meta_module *m, const char *path)
+{
+	m->module_no = M.next_no;
+	if (!live_add(m, path, hash_str(path), m->module_no))
+		return false;
 	M.next_no++;
-	m.load_tsc = ada_arch_ticks();
-	ada_meta_write(ADA_META_MODULE, &m, sizeof(m), path, strlen(path) + 1);
-	ada_symbols_note(path, &m, !m.build_id_len && record_file(path, m.module_no, &file) ?
-				   &file : NULL);
+	return true;
 }
 
-void ada_modmap_scan_program(void)
+void ada_modmap_add_recorded(const struct ada_meta_module *m, const char *path)
 {
-	static const struct ada_image_visitor v = { image_known, image_found, NULL };
-	bool complete = ada_proc_images(ada_rt.pid, &v) == 0;
-
-	live_sweep(complete, ada_arch_ticks());
+	if (!live_has(m->module_no))
+		live_add(m, path, hash_str(path), m->module_no);
 }
 
-/* The program's queued records (MODULE, its FILE, UNLOAD), as the
- * recorder writes them: its list follows, and the symbols are noted. */
-void ada_modmap_note_records(const uint8_t *buf, size_t len)
+void ada_modmap_drop(uint32_t module_no)
 {
-	const struct ada_meta_module *m = NULL;
-	const char *path = NULL;
-	size_t at = 0;
-
-	while (len - at >= sizeof(struct ada_meta_rec)) {
-		struct ada_meta_rec rec;
-		const uint8_t *pl = buf + at + sizeof(rec);
-
-		memcpy(&rec, buf + at, sizeof(rec));
-		if (rec.size > len - at - sizeof(rec))
-			break;
-		if (m && rec.type != ADA_META_FILE) {
-			ada_symbols_note(path, m, NULL);
-			m = NULL;
+	for (size_t i = 0; i < M.n; i++)
+		if (M.live[i].module_no == module_no) {
+			free(M.live[i].path);
+			M.live[i] = M.live[--M.n];
+			M.generation++;
+			return;
 		}
-		if (rec.type == ADA_META_MODULE && rec.size > sizeof(*m) &&
-		    memchr(pl + sizeof(*m), 0, rec.size - sizeof(*m))) {
-			m = (const void *)pl;
-			path = (const char *)pl + sizeof(*m);
-			/* Start-up's modules are queued for a recorder after its
-			 * fork copied the map that holds them already. */
-			if (!live_has(m->module_no))
-				live_add(m, path, hash_str(path), m->module_no);
-		} else if (rec.type == ADA_META_FILE && m && rec.size >= sizeof(struct ada_meta_file)) {
-			ada_symbols_note(path, m, (const void *)pl);
-			m = NULL;
-		} else if (rec.type == ADA_META_UNLOAD && rec.size >= sizeof(struct ada_meta_unload)) {
-			struct ada_meta_unload u;
-
-			memcpy(&u, pl, sizeof(u));
-			for (size_t i = 0; i < M.n; i++)
-				if (M.live[i].module_no == u.module_no) {
-					free(M.live[i].path);
-					M.live[i] = M.live[--M.n];
-					M.generation++;
-					break;
-				}
-		}
-		at += sizeof(rec) + ((rec.size + 7) & ~(size_t)7);
-	}
-	if (m)
-		ada_symbols_note(path, m, NULL);
 }
 
-void ada_modmap_look(void)
+void ada_modmap_sweep(bool complete, uint64_t now)
 {
-	if (!ada_recorder_self())
-		ada_modmap_scan(false);
-	else if (!ada_rt.cfg.dynhook)
-		ada_modmap_scan_program();
-}
-
-/* /proc/<pid>/statm's first figure, the program's size in pages: a read of
- * a few dozen bytes, where the maps are a few kilobytes and a walk. */
-static unsigned long program_pages(void)
-{
-	char buf[128];
-
-	ada_proc_read(ada_rt.pid, "statm", buf, sizeof(buf));
-	return strtoul(buf, NULL, 10);
-}
-
-void ada_modmap_look_if_moved(void)
-{
-	static unsigned long pages;
-	unsigned long now;
-
-	if (!ada_recorder_self() || ada_rt.cfg.dynhook)
-		return;
-	now = program_pages();
-	if (now == pages)
-		return;
-	pages = now;
-	ada_modmap_scan_program();
+	live_sweep(complete, now);
 }
 
 uint64_t ada_modmap_generation(void)

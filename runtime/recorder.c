@@ -45,200 +45,23 @@
  * program names it its tracer for Yama's sake).
  */
 #include <errno.h>
-#include <sched.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
-#include <time.h>
+#include <sched.h>
 #include <signal.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "ada_internal.h"
-#include "proc_state.h"
-#include "thread.h"
 
-/* In the recorder: the program's pidfd (-1: look in /proc), and whether
- * this process is the recorder. */
-static int program_fd = -1;
-static bool is_recorder;
-/* The program's stderr, taken at its end's request (-1: none). */
-static int late_fd = -1;
-static int mem_fd = -1, mem_errno, mem_tries;
-
-/* Opened at the recorder's start, while the program is as it began (it
- * may make itself undumpable later); once more when first wanted, in case
- * the start was before the program named the recorder its tracer. */
-static void mem_open(void)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%u/mem", ada_rt.pid);
-	mem_fd = open(path, O_RDWR | O_CLOEXEC);
-	mem_errno = mem_fd < 0 ? errno : 0;
-	mem_tries++;
-}
-
-int ada_recorder_mem_fd(void)
-{
-	if (is_recorder && mem_fd < 0 && mem_tries < 2)
-		mem_open();
-	return mem_fd;
-}
-
-int ada_recorder_mem_errno(void)
-{
-	return mem_errno;
-}
+bool ada_in_recorder;
+void (*ada_recorder_entry)(const struct ada_recorder_start *) __attribute__((noreturn));
 
 bool ada_recorder_self(void)
 {
-	return is_recorder;
-}
-
-/* The name the program's threads had when it forked the recorder (a new
- * thread takes its creator's): a thread file's name when the program ended
- * before the recorder could read the thread's own from /proc. */
-static char program_name[16];
-
-const char *ada_recorder_program_name(void)
-{
-	return program_name;
-}
-
-/* The recorder's watchdog: a second of the program's running time (not
- * while it is stopped: the recorder may wait for a lock a stopped thread
- * holds) in which the writer's passes did not move counts; this many in a
- * row, and the recorder ends. */
-static void *watchdog(void *arg)
-{
-	uint64_t seen = __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_RELAXED);
-	uint32_t still = 0;
-
-	(void)arg;
-	for (;;) {
-		struct timespec second = { 1, 0 };
-		uint64_t now;
-		char state;
-
-		while (nanosleep(&second, &second) < 0 && errno == EINTR)
-			;
-		now = __atomic_load_n(&ada_rt.writer_progress, __ATOMIC_RELAXED);
-		state = ada_proc_state(ada_rt.pid);
-		if (now != seen || state == 'T' || state == 't') {
-			seen = now;
-			still = 0;
-			continue;
-		}
-		if (++still < ada_rt.cfg.watchdog_s)
-			continue;
-		ada_warn("the recorder made no progress for %u s and ends; the trace keeps what it "
-			 "wrote", still);
-		ada_recorder_say_late(); /* the program is gone already: its stderr taken */
-		_exit(70);
-	}
-	return NULL;
-}
-
-static void watchdog_start(void)
-{
-	pthread_attr_t a;
-	pthread_t t;
-
-	pthread_attr_init(&a);
-	pthread_attr_setstacksize(&a, 64 << 10);
-	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &a, watchdog, NULL) != 0)
-		ada_warn("cannot start the recorder's watchdog: %s", strerror(errno));
-	pthread_attr_destroy(&a);
-}
-
-/* Off the CPU it was forked on, if the program may use another: the fork
- * often puts the recorder beside the program (which slept in the vfork
- * meanwhile), and the program, woken, runs there until it blocks, its exit
- * included: the recorder's set-up then falls on the program's exit (0.7
- * ms of 1 on an idle machine of 2 CPUs). Moving once is enough: the mask
- * is all of them again at once, and the scheduler leaves it where it is. */
-static int program_cpu = -1; /* where the program spawned it */
-
-static void leave_the_programs_cpu(void)
-{
-	cpu_set_t mask, other;
-	int cpu = sched_getcpu();
-
-	if (cpu < 0 || cpu != program_cpu || sched_getaffinity(0, sizeof(mask), &mask) != 0 ||
-	    CPU_COUNT(&mask) < 2 || !CPU_ISSET(cpu, &mask))
-		return;
-	other = mask;
-	CPU_CLR(cpu, &other);
-	if (sched_setaffinity(0, sizeof(other), &other) == 0)
-		sched_setaffinity(0, sizeof(mask), &mask);
-}
-
-/* The pid directory, opened and locked by the program before the spawn:
- * the lock is on the open file, and the recorder's copy is the one left
- * once the program closed its own, so it holds until the recorder ends.
- * ada-symbolize, run after the program ended, waits on it for the trace's
- * files and their end, however late a busy machine lets the recorder make
- * them (the program's exit does not wait for them). -1: not locked. */
-static int dir_fd = -1;
-
-static void close_all_but(int keep)
-{
-	int fd;
-
-	if (keep < 0) {
-		if (syscall(SYS_close_range, 0, ~0u, 0) == 0)
-			return;
-	} else if ((keep == 0 || syscall(SYS_close_range, 0, keep - 1, 0) == 0) &&
-		   syscall(SYS_close_range, keep + 1, ~0u, 0) == 0) {
-		return;
-	}
-	for (fd = 0; fd < 1024; fd++)
-		if (fd != keep)
-			close(fd);
-}
-
-/* The recorder's set-up, then the writer's loop; never returns. */
-static __attribute__((noreturn)) void recorder_run(void *(*loop)(void *))
-{
-	uint64_t all = ~0ull;
-	int fd;
-
-	is_recorder = true;
-	/* _Fork gave this thread a robust list of its own: the kernel marks
-	 * the lock when it ends. */
-	pthread_mutex_lock(&ada_rt.recorder_life);
-	leave_the_programs_cpu();
-	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, sizeof(all));
-	setsid();
-	prctl(PR_GET_NAME, program_name); /* the forking thread's, as it was */
-	prctl(PR_SET_NAME, "ada-recorder");
-	if (ada_rt.cfg.recorder_late_ms)
-		usleep(ada_rt.cfg.recorder_late_ms * 1000u);
-	prctl(PR_SET_PDEATHSIG, 0);
-	ada_meta_release(); /* start-up's descriptor, held by the forking thread */
-	close_all_but(dir_fd);
-	/* 0, 1 and 2 taken, so that no file of ada's gets a number a library
-	 * might print to. */
-	fd = open("/dev/null", O_RDWR);
-	while (fd >= 0 && fd < 2)
-		fd = dup(fd);
-	if (chdir("/") < 0) {
-		/* the trace's paths are absolute */
-	}
-	program_fd = (int)syscall(SYS_pidfd_open, ada_rt.pid, 0);
-	mem_open();
-	ada_thread_untraced();
-	ada_warn_all_pending();
-	watchdog_start();
-	loop(NULL);
-	_exit(0);
+	return ada_in_recorder;
 }
 
 /* Program side, asking for a flush, the recorder dead (killed): nobody
@@ -301,37 +124,6 @@ bool ada_recorder_answer_wanted(void)
 	return dropped != 0;
 }
 
-void ada_recorder_end_asked(uint32_t req)
-{
-	bool late = false;
-
-	/* ADA_VERBOSE's summary is what its user runs the program for: it is
-	 * on the program's stderr before the program ends (which then waits
-	 * for the final flush), not written there after a script has read it. */
-	if (is_recorder && program_fd >= 0 && !ada_rt.cfg.verbose) {
-		late_fd = (int)syscall(SYS_pidfd_getfd, program_fd, STDERR_FILENO, 0);
-		/* None, or not the file it was at start: the program would not
-		 * have printed there either. */
-		late = late_fd >= 0 || errno == EBADF;
-		if (late_fd >= 0 && !ada_stderr_is(late_fd)) {
-			close(late_fd);
-			late_fd = -1;
-		}
-	}
-	__atomic_store_n(&ada_rt.flush_late, late, __ATOMIC_RELEASE);
-	__atomic_store_n(&ada_rt.flush_ack, req, __ATOMIC_RELEASE);
-	ada_futex_wake(&ada_rt.flush_ack);
-}
-
-void ada_recorder_say_late(void)
-{
-	if (late_fd < 0)
-		return;
-	ada_warn_pending_to(late_fd);
-	close(late_fd);
-	late_fd = -1;
-}
-
 /* Before each spawn (a fork child's section holds its parent's lock). */
 static void life_init(void)
 {
@@ -339,8 +131,14 @@ static void life_init(void)
 	ada_rt.recorder_dead = false;
 }
 
-/* What the middle process forks the recorder to run. */
-static void *(*mid_loop)(void *);
+/* What the program hands the recorder, set before each spawn: the CPU the
+ * program runs on, and the pid directory, opened and locked: the lock is
+ * on the open file, and the recorder's copy is the one left once the
+ * program closed its own, so it holds until the recorder ends.
+ * ada-symbolize, run after the program ended, waits on it for the trace's
+ * files and their end, however late a busy machine lets the recorder make
+ * them (the program's exit does not wait for them). dir_fd -1: not locked. */
+static struct ada_recorder_start start;
 
 #define RECORDER_STACK (8u << 20)
 
@@ -348,7 +146,7 @@ static void *(*mid_loop)(void *);
  * inherited, onto one of its own (the writer's loop wants more). */
 static __attribute__((noreturn)) void recorder_start(void)
 {
-	recorder_run(mid_loop);
+	ada_recorder_entry(&start);
 }
 
 /* The middle process (a task of apart.c's: the program's memory, the
@@ -372,7 +170,7 @@ static int mid_run(void *arg)
 	return 0;
 }
 
-int ada_recorder_spawn(void *(*loop)(void *))
+int ada_recorder_spawn(void)
 {
 	int err, ret;
 	uint32_t rec;
@@ -383,17 +181,18 @@ int ada_recorder_spawn(void *(*loop)(void *))
 	ada_rt.say_at_end = false;
 	ada_rt.modules_late = ada_rt.modules_kept = 0;
 	life_init();
-	program_cpu = sched_getcpu();
-	mid_loop = loop;
-	dir_fd = open(ada_rt.pid_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dir_fd >= 0 && flock(dir_fd, LOCK_EX | LOCK_NB) < 0) {
-		close(dir_fd);
-		dir_fd = -1;
+	if (!ada_recorder_entry)
+		return -ENOSYS; /* libada without recorder/ (never: built together) */
+	start.program_cpu = sched_getcpu();
+	start.dir_fd = open(ada_rt.pid_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (start.dir_fd >= 0 && flock(start.dir_fd, LOCK_EX | LOCK_NB) < 0) {
+		close(start.dir_fd);
+		start.dir_fd = -1;
 	}
 	err = ada_task_run(mid_run, NULL, &ret);
-	if (dir_fd >= 0) {
-		close(dir_fd); /* the recorder's copy holds the lock */
-		dir_fd = -1;
+	if (start.dir_fd >= 0) {
+		close(start.dir_fd); /* the recorder's copy holds the lock */
+		start.dir_fd = -1;
 	}
 	rec = __atomic_load_n(&ada_rt.writer_tid, __ATOMIC_ACQUIRE);
 	if (!err && rec)
@@ -406,36 +205,6 @@ int ada_recorder_spawn(void *(*loop)(void *))
 	 * the program's chroot or closefrom cannot reach. What the program asks of it before it
 	 * runs (a flush) waits for it in the shared section. */
 	return rec ? 0 : -EAGAIN;
-}
-
-/* Whether the program has ended (exited or killed, a zombie or gone). */
-bool ada_recorder_program_gone(void)
-{
-	if (program_fd >= 0) {
-		struct pollfd p = { .fd = program_fd, .events = POLLIN };
-
-		return poll(&p, 1, 0) > 0;
-	}
-	return ada_proc_ended(ada_rt.pid);
-}
-
-/* Whether the program's image still maps the arena (an exec replaced it if
- * not): its maps hold a line that starts at the arena's base. */
-bool ada_recorder_image_gone(uintptr_t base)
-{
-	char path[64], want[32], line[256];
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/maps", ada_rt.pid);
-	snprintf(want, sizeof(want), "%lx-", (unsigned long)base);
-	f = fopen(path, "re");
-	if (!f)
-		return ada_recorder_program_gone();
-	while (!found && fgets(line, sizeof(line), f))
-		found = !strncmp(line, want, strlen(want));
-	fclose(f);
-	return !found;
 }
 
 /* Program side: whether the recorder died (a thread waiting for it gives
@@ -463,3 +232,54 @@ bool ada_recorder_gone(void)
 	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
 }
 
+
+/* A library was loaded since the recorder last kept symbols: asked by the
+ * program before its exit (worth waiting for) and by the recorder. */
+bool ada_writer_symbols_behind(void)
+{
+	return __atomic_load_n(&ada_rt.modules_kept, __ATOMIC_ACQUIRE) !=
+	       __atomic_load_n(&ada_rt.modules_late, __ATOMIC_ACQUIRE);
+}
+
+/* Wakes the recorder now if it sleeps (a ring passed half full, a flush, a
+ * record queued). */
+void ada_writer_kick(void)
+{
+	if (!__atomic_exchange_n(&ada_rt.writer_kick, 1, __ATOMIC_SEQ_CST))
+		ada_futex_wake(&ada_rt.writer_kick);
+}
+
+int ada_writer_start(void)
+{
+	int err;
+
+	if (ada_rt.rings_only)
+		return ada_rings_only_start(0);
+	/* It allocates its buffers itself: none in the program. */
+	err = ada_recorder_spawn();
+	if (err)
+		/* No thread of ada's in the program instead: ring mode. */
+		return ada_rings_only_start(err);
+	/* Threads may wait for it from now; one that gave up already (its
+	 * files could not be made) stays not live: no thread waits for it. */
+	__atomic_store_n(&ada_rt.writer_live, true, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&ada_rt.writer_failed, __ATOMIC_SEQ_CST))
+		__atomic_store_n(&ada_rt.writer_live, false, __ATOMIC_SEQ_CST);
+	ada_rt.recorder_started = true;
+	return 0;
+}
+
+/* In a fork child: the parent's streams and windows are the parent's
+ * recorder's memory; the child forks a recorder of its own. */
+void ada_writer_after_fork(void)
+{
+	if (!ada_rt.recorder_started)
+		return;
+	for (struct ada_thread *td = ada_rt.threads; td; td = td->next) {
+		td->ws = NULL;
+		td->windows = NULL;
+	}
+	ada_rt.recorder_started = false;
+	ada_rt.flush_req = ada_rt.flush_done = 0;
+	ada_rt.writer_live = false;
+}

@@ -108,7 +108,7 @@ void ada_rings_only_end(uint32_t how)
 	 * handler that interrupted the loader, whose lock the look takes.
 	 * Then what threads queued, the rings, the clock's last point. */
 	if (how == ADA_END_EXIT)
-		ada_modmap_look();
+		ada_modmap_scan(false);
 	ada_meta_queue_flush();
 	ada_rings_only_write();
 	ada_clock_sample(&c);

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "ada_internal.h"
-#include "window.h"
 
 __thread struct ada_self ada_self __attribute__((tls_model("initial-exec")));
 /* enum ada_thread_state; separate from ada_self so a dead or disabled thread
@@ -496,8 +495,8 @@ void ada_thread_after_fork(uint64_t now)
 		return;
 	}
 	slots = td->mask + 1;
-	/* The parent's writer's windows are of the parent's positions. */
-	ada_windows_reset(td);
+	/* The parent's recorder's windows were its own memory: forgotten
+	 * (ada_writer_after_fork, before this). */
 	/* The child's ring starts at position 0: its records start over. */
 	td->dlimit = 0;
 	td->exited = 0;

@@ -79,7 +79,7 @@ enum ada_thread_state { ADA_TS_NONE = 0, ADA_TS_INIT, ADA_TS_LIVE, ADA_TS_DEAD, 
 
 struct ada_writer_stream; /* the writer's private encoding state (writer.c) */
 struct ada_orphan;        /* mcount/hijack.c */
-struct ada_windows;       /* runtime/window.h */
+struct ada_windows;       /* recorder/window.h */
 
 struct ada_thread {
 	/* --- producer: written only by the traced thread ------------------------ */

@@ -312,7 +312,7 @@ static void put_symbols(struct json_writer *w, const struct conv_process *cp, co
 	json_close(w);
 }
 
-/* The upper edge of a latency bucket (runtime/latency.c), in ticks. */
+/* The upper edge of a latency bucket (recorder/latency.c), in ticks. */
 static uint64_t bucket_top(unsigned b)
 {
 	unsigned msb = b / 8 + 2;

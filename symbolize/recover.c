@@ -6,7 +6,7 @@
  * head - slots), head) are intact whatever happened. Before such a process is
  * converted, each ring's events after the thread file's last whole frame
  * become one more frame of that file, encoded by the runtime's own encoder
- * (runtime/encode.c), so the converter reads one stream as if the writer had
+ * (recorder/encode.c), so the converter reads one stream as if the writer had
  * written it. The order of the writes keeps every state on disk readable:
  * FUNCS (and THREAD) first, then the frame, then RECOVERED, then the ring is
  * unlinked; each file is fsync'ed before the next step relies on it.

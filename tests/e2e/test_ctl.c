@@ -1,5 +1,5 @@
 /* test_ctl.c - ada-ctl PID COMMAND on a program that is running
- * (ctl/ada_ctl.c, runtime/control.c).
+ * (ctl/ada_ctl.c, recorder/control.c).
  *
  * tests/e2e/progs/ctl.c runs a phase for each line the test writes into
  * its FIFO (outer(i) N times, each calling inner() twice) and prints the

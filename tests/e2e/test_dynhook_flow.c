@@ -257,7 +257,7 @@ static void vfork_exec_leaves_the_parent_trace_whole(void **state)
 /* BUG: in a fork child, the runtime's own calls are recorded as the
  * program's. fork_child() (runtime/init.c, an atfork handler that runs
  * inside the hooked fork, on the program's thread) calls
- * ada_writer_after_fork() (runtime/writer.c), which drains the thread's
+ * ada_writer_after_fork() (then in runtime/writer.c), which drained the thread's
  * ring with lz4 (LZ4F_compressBegin_usingCDict calls malloc and free
  * through liblz4's PLT, hooked like any module's but libada's) and starts
  * the child's writer thread (pthread_create calls ld.so's

@@ -12,7 +12,7 @@
 #include "ada_internal.h"
 #include "encode.h"
 
-#include "init_stubs.h"
+#include "runtime/init_stubs.h"
 
 struct enc_fixture {
 	struct ada_enc_stream s;

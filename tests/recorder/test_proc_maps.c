@@ -1,4 +1,4 @@
-/* test_proc_maps.c - runtime/proc_maps.c reads another process's images
+/* test_proc_maps.c - recorder/proc_maps.c reads another process's images
  * from /proc/<pid>/maps (a recorder without the dynamic hooks follows its
  * program so): a live process's list is complete and names its executable;
  * a process that has ended (a zombie: its maps are empty) gives an
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "init_stubs.h"
+#include "runtime/init_stubs.h"
 
 struct seen {
 	unsigned images;

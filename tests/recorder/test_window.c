@@ -1,4 +1,4 @@
-/* test_window.c - runtime/window.c: triggers to windows, coalescing, the
+/* test_window.c - recorder/window.c: triggers to windows, coalescing, the
  * writer's hold-back and closing, on a thread state made here (a ring of
  * slots with known times; no process around it).
  */
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "ada_internal.h"
-#include "init_stubs.h"
+#include "runtime/init_stubs.h"
 #include "window.h"
 
 #define SLOTS 4096

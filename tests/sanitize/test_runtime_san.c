@@ -106,9 +106,9 @@ static bool set_in(const char *entry, const char *const extra[])
 }
 
 /* A sanitizer's options (an entry "XSAN_OPTIONS=...") with its reports sent
- * to <case dir>/san.<pid> instead of descriptor 2: the writer thread has no
- * descriptor 2 (its own table, runtime/writer.c), and a report from it
- * would otherwise go nowhere. */
+ * to <case dir>/san.<pid> instead of descriptor 2: the recorder has no
+ * descriptor 2 (a process of its own, recorder/process.c), and a report
+ * from it would otherwise go nowhere. */
 static const char *with_log_path(const struct tr_case *tc, const char *entry, char *buf,
 				 size_t len)
 {

@@ -3,7 +3,7 @@
  * Thread files: the runtime's encoder writes the events (SYNC, CALL,
  * RETURN, EXCEPTION), the test appends DETAIL records (and anything
  * malformed) by hand where it wants them, and each frame is written as one
- * LZ4 frame with the writer's preferences (runtime/writer.c).
+ * LZ4 frame with the writer's preferences (recorder/writer.c).
  *
  * process.meta: record by record as RAW_FORMAT.md lays them out, in memory,
  * so that a test can also cut or corrupt the bytes before writing them.

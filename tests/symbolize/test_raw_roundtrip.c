@@ -1,5 +1,5 @@
 /* test_raw_roundtrip.c - what the runtime's encoder writes, framed in LZ4 as
- * runtime/writer.c frames it, decodes back to the same events; a file cut
+ * recorder/writer.c frames it, decodes back to the same events; a file cut
  * short by a crash ends at its last whole frame; a damaged one is refused. */
 #include <fcntl.h>
 #include <setjmp.h>
