@@ -1,12 +1,13 @@
-/* recorder.c - the writer as a process of its own.
+/* recorder.c - the recorder process, as the program sees it: forked,
+ * asked, watched. Its own side (its start, its loop) is recorder/.
  *
  * A writer thread (ada's before issue 23) made every traced program
  * multi-threaded, ran under its seccomp filter, rlimits and chroot, and
  * shared its CPU time. Instead start-up (still single-threaded) maps the
  * shared section and the arena shared (shared.h, arena.c), then forks a
- * process that runs the writer's loop (writer.c) on them: the rings, the
- * thread registry, the requests and the queues are where the program's
- * threads write them. Nothing of it is in the program: no thread, no
+ * process that runs the writer's loop (recorder/writer.c) on them: the
+ * rings, the thread registry, the requests and the queues are where the
+ * program's threads write them. Nothing of it is in the program: no thread, no
  * descriptor, no child. Where it cannot be forked, rings_only.c.
  *
  * - Not a child: forked twice, the middle process created without an exit
@@ -39,7 +40,8 @@
  *
  * What a thread in the program could reach directly goes another way: the
  * module scan runs in the program where the dynamic hooks see each dlopen,
- * and without them the recorder reads the program's maps (proc_maps.c);
+ * and without them the recorder reads the program's maps
+ * (recorder/modmap_look.c);
  * patchable mode's code writes after start-up go through the program's
  * memory, /proc/<pid>/mem, which the recorder opens at its start (the
  * program names it its tracer for Yama's sake).
