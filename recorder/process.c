@@ -47,7 +47,7 @@ static void mem_open(void)
 
 int ada_recorder_mem_fd(void)
 {
-	if (ada_in_recorder && mem_fd < 0 && mem_tries < 2)
+	if (ada_recorder_self() && mem_fd < 0 && mem_tries < 2)
 		mem_open();
 	return mem_fd;
 }
@@ -195,7 +195,7 @@ void ada_recorder_end_asked(uint32_t req)
 	/* ADA_VERBOSE's summary is what its user runs the program for: it is
 	 * on the program's stderr before the program ends (which then waits
 	 * for the final flush), not written there after a script has read it. */
-	if (ada_in_recorder && program_fd >= 0 && !ada_rt.cfg.verbose) {
+	if (ada_recorder_self() && program_fd >= 0 && !ada_rt.cfg.verbose) {
 		late_fd = (int)syscall(SYS_pidfd_getfd, program_fd, STDERR_FILENO, 0);
 		/* None, or not the file it was at start: the program would not
 		 * have printed there either. */

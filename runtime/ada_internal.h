@@ -120,7 +120,6 @@ struct ada_runtime {
 	 * holding them for it. */
 	bool rings_only;
 	uint64_t records_dropped;
-	bool recorder_started;     /* ada_writer_start forked one for this image */
 };
 /* In the shared section: the recorder reads the registry and the requests. */
 ADA_SHARED_TYPE(ada_rt_area, struct ada_runtime);
@@ -133,7 +132,7 @@ ADA_HIDDEN extern union ada_rt_area ada_rt_area;
  * (tracing off). */
 ADA_HIDDEN int ada_rings_only_start(int err);
 /* The image ends (how: ADA_END_*): modules, queued records, the rings into
- * their files, the END record. Not from a signal handler. */
+ * their files, the END record. flush.c's requests call these two. */
 ADA_HIDDEN void ada_rings_only_end(uint32_t how);
 /* Just the rings into their files and RING records: async-signal-safe, for
  * a fatal signal's handler (no END: ada-symbolize sees a crash). */
@@ -366,10 +365,10 @@ ADA_HIDDEN int ada_meta_write(uint32_t type, const void *payload, size_t len,
 /* The same, written now whoever calls (a fatal signal's handler). */
 ADA_HIDDEN int ada_meta_write_direct(uint32_t type, const void *payload, size_t len,
 				     const void *extra, size_t extra_len);
-/* The recorder says it is the writer (its records are not queued). */
 /* The recorder, at its start: reads each run of the program's queued
  * records as it writes them (recorder/modmap_look.c's note_records). */
 ADA_HIDDEN extern void (*ada_meta_queue_reader)(const uint8_t *buf, size_t len);
+/* The recorder says it is the writer (its records are not queued). */
 ADA_HIDDEN void ada_meta_on_writer(void);
 /* The writer: the records program threads queued, written (before any
  * frame it writes, and at the final flush once it stopped). */
@@ -499,8 +498,7 @@ ADA_HIDDEN extern struct ada_code_passes ada_passes;
 
 /* ---- asking the recorder (runtime/recorder.c, flush.c) ---------------------- */
 ADA_HIDDEN int ada_writer_start(void);
-/* The exit's end of the trace: the recorder's final flush, asked for
- * (rings_only.c's end where none runs). */
+/* The exit's end of the trace: the recorder's final flush, asked for. */
 ADA_HIDDEN void ada_writer_stop(void);
 /* Has the recorder do a flush now, and waits for it at most timeout_ns;
  * false if it did not finish (or none runs). Async-signal-safe. What it
@@ -508,7 +506,8 @@ ADA_HIDDEN void ada_writer_stop(void);
  * ADA_FLUSH_EXEC also records the END; ADA_FLUSH_EXIT and ADA_FLUSH__EXIT
  * are the final flush (thread ends, END), and the recorder stops;
  * ADA_FLUSH_EXEC_FAILED makes the trace the exec flush removed (nothing
- * recorded yet) again; ADA_FLUSH_DYING: a fatal signal's drain. */
+ * recorded yet) again; ADA_FLUSH_DYING: a fatal signal's drain. Where no
+ * recorder runs, the program does what it would ask (flush.c, rings_only.c). */
 enum { ADA_FLUSH_DRAIN = 0, ADA_FLUSH_EXEC, ADA_FLUSH_EXIT, ADA_FLUSH__EXIT, ADA_FLUSH_EXEC_FAILED,
        ADA_FLUSH_DYING };
 ADA_HIDDEN bool ada_writer_request(uint32_t how, uint64_t timeout_ns);

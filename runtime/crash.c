@@ -163,11 +163,7 @@ static void on_fatal_signal(int sig, siginfo_t *si, void *uc)
 		/* Every thread's last moments, with their registers. */
 		if (ada_rt.cfg.trigger.crash)
 			ada_mark_post(ADA_TRIG_CRASH, NULL, strsignal_safe(sig), c.tsc);
-		/* No recorder: the rings to their files now (rings_only.c). */
-		if (ada_rt.rings_only)
-			ada_rings_only_write();
-		else
-			ada_writer_request(ADA_FLUSH_DYING, FLUSH_TIMEOUT_NS);
+		ada_writer_request(ADA_FLUSH_DYING, FLUSH_TIMEOUT_NS);
 		ada_warn_pending();
 	}
 	errno = saved_errno;

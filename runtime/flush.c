@@ -50,11 +50,38 @@ static bool answered(uint32_t *word, uint32_t req, uint64_t start, uint64_t time
 	}
 }
 
-/* Async-signal-safe: atomics, futex and clock_gettime only. */
+/* No recorder (rings_only.c): what the program would ask of one, done
+ * here. A fatal signal writes the rings only (no END: ada-symbolize says
+ * crashed); a drain or a failed exec has nothing to do (the rings go on). */
+static bool flush_here(uint32_t how)
+{
+	switch (how) {
+	case ADA_FLUSH_EXEC:
+		ada_rings_only_end(ADA_END_EXEC);
+		break;
+	case ADA_FLUSH_EXIT:
+		ada_rings_only_end(ADA_END_EXIT);
+		break;
+	case ADA_FLUSH__EXIT:
+		ada_rings_only_end(ADA_END__EXIT);
+		break;
+	case ADA_FLUSH_DYING:
+		ada_rings_only_write();
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+/* Async-signal-safe with a recorder: atomics, futex and clock_gettime only
+ * (without one, rings_only.c's end: see there). */
 bool ada_writer_request(uint32_t how, uint64_t timeout_ns)
 {
 	uint64_t start = ada_now_ns(CLOCK_MONOTONIC);
 
+	if (ada_rt.rings_only)
+		return flush_here(how);
 	if (!__atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE))
 		return false;
 	return answered(&ada_rt.flush_done, post(how), start, timeout_ns);
@@ -73,6 +100,8 @@ bool ada_writer_request_end(uint32_t how, uint64_t timeout_ns, bool *say)
 	uint32_t req;
 
 	*say = true;
+	if (ada_rt.rings_only)
+		return flush_here(how);
 	if (!__atomic_load_n(&ada_rt.writer_live, __ATOMIC_ACQUIRE))
 		return false;
 	/* The trace ends here, though the program runs on (its last
@@ -108,12 +137,6 @@ void ada_writer_stop(void)
 {
 	bool say;
 
-	if (ada_rt.rings_only) {
-		ada_rings_only_end(ADA_END_EXIT);
-		return;
-	}
-	if (!ada_rt.recorder_started)
-		return;
 	/* The recorder finishes the trace; the program waits for its answer
 	 * only when there is something to hear (a minute at most). */
 	ada_writer_request_end(ADA_FLUSH_EXIT, EXIT_FLUSH_TIMEOUT_NS, &say);

@@ -168,9 +168,9 @@ static size_t read_cmdline(char *buf, size_t len)
  * made the files (the recorder, or the program where none runs). Not a
  * descriptor: a program may close every descriptor it did not open. Not
  * the rings: they are in memory, and a thread has none before its first
- * event (none at all with ADA_TRACE=off in patchable mode). */
-/* The page ada-ctl finds, and the process it was mapped in: a fork child
- * has the variables but not the mapping (MADV_DONTFORK). */
+ * event (none at all with ADA_TRACE=off in patchable mode). finder: the
+ * page, and finder_pid the process it was mapped in: a fork child has the
+ * variables but not the mapping (MADV_DONTFORK). */
 static void *finder;
 static uint32_t finder_pid;
 
@@ -574,10 +574,7 @@ void ada_before_exec(void)
 	if (ada_in_vfork_child())
 		return; /* nothing of its own recorded; the writer is the parent's */
 	if (__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE)) {
-		if (ada_rt.rings_only)
-			ada_rings_only_end(ADA_END_EXEC);
-		else
-			ada_writer_request(ADA_FLUSH_EXEC, END_FLUSH_TIMEOUT_NS);
+		ada_writer_request(ADA_FLUSH_EXEC, END_FLUSH_TIMEOUT_NS);
 		ada_warn_pending();
 	}
 }
@@ -604,11 +601,6 @@ void ada_before__exit(void)
 	if (ada_in_vfork_child() || ada_recorder_self())
 		return;
 	if (__atomic_exchange_n(&ada_rt.active, false, __ATOMIC_ACQ_REL)) {
-		if (ada_rt.rings_only) {
-			ada_rings_only_end(ADA_END__EXIT);
-			ada_warn_pending();
-			return;
-		}
 		ada_writer_request_end(ADA_FLUSH__EXIT, END_FLUSH_TIMEOUT_NS, &say);
 		if (say)
 			ada_warn_pending();

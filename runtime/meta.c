@@ -218,14 +218,17 @@ static bool queue_wait(uint32_t seen)
 }
 
 /* Queues a record (encoded: bytes, extra NULL; else encoded here) if a
- * writer runs and this is not it; false to write it now. */
+ * writer runs and this is not it; false to write it now. Where no recorder
+ * runs (rings_only.c) the queue holds records for the image's end, and one
+ * it cannot hold is not written by the thread either (it would open
+ * process.meta in the program's table): counted, said at the end. */
 static bool queue(uint32_t type, const void *payload, size_t len, const void *extra,
 		  size_t extra_len, bool encoded)
 {
 	size_t need = encoded ? len : sizeof(struct ada_meta_rec) + ((len + extra_len + 7) & ~(size_t)7);
 	bool done = false;
 
-	if (on_writer || need > QUEUE_CAP)
+	if (on_writer || (need > QUEUE_CAP && !ada_rt.rings_only))
 		return false;
 	for (;;) {
 		uint32_t seen = __atomic_load_n(&Q.emptied, __ATOMIC_ACQUIRE);
@@ -256,21 +259,14 @@ static bool queue(uint32_t type, const void *payload, size_t len, const void *ex
 	}
 	if (done)
 		ada_writer_kick();
-	return done;
+	else if (ada_rt.rings_only)
+		__atomic_fetch_add(&ada_rt.records_dropped, 1, __ATOMIC_RELAXED);
+	return done || ada_rt.rings_only;
 }
 
 static int write_encoded(const void *buf, size_t len);
 
 void (*ada_meta_queue_reader)(const uint8_t *buf, size_t len);
-
-/* No recorder (rings_only.c): a record the full queue cannot hold for the
- * image's end is not written by the thread either (it would open
- * process.meta in the program's table): counted, said at the end. */
-static int meta_dropped(void)
-{
-	__atomic_fetch_add(&ada_rt.records_dropped, 1, __ATOMIC_RELAXED);
-	return -ENOSPC;
-}
 
 void ada_meta_queue_flush(void)
 {
@@ -303,8 +299,6 @@ int ada_meta_write(uint32_t type, const void *payload, size_t len, const void *e
 {
 	if (queue(type, payload, len, extra, extra_len, false))
 		return 0;
-	if (ada_rt.rings_only)
-		return meta_dropped();
 	/* The writer's own record after the queue: a module's UNLOAD from its
 	 * scan must follow the MODULE a thread queued for it. */
 	if (on_writer)
@@ -357,8 +351,6 @@ int ada_meta_write_encoded(const void *buf, size_t len)
 {
 	if (queue(0, buf, len, NULL, 0, true))
 		return 0;
-	if (ada_rt.rings_only)
-		return meta_dropped();
 	if (on_writer)
 		ada_meta_queue_flush();
 	return write_encoded(buf, len);

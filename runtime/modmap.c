@@ -101,7 +101,7 @@ static bool live_has(uint32_t module_no)
 
 /* After a scan that listed every module (complete), the ones it did not
  * list are gone: UNLOAD at `now`. */
-static void live_sweep(bool complete, uint64_t now)
+void ada_modmap_sweep(bool complete, uint64_t now)
 {
 	size_t i, kept = 0;
 
@@ -433,7 +433,7 @@ void ada_modmap_scan(bool all)
 	 * thread that loaded a module in its place returns from dlopen only
 	 * after a scan of its own (the dynamic hooks), so that module's
 	 * events come later (but for its constructors'). */
-	live_sweep(!partial && !sc.stopped, ada_arch_ticks());
+	ada_modmap_sweep(!partial && !sc.stopped, ada_arch_ticks());
 	pthread_mutex_unlock(&scan_lock);
 }
 
@@ -494,11 +494,6 @@ void ada_modmap_drop(uint32_t module_no)
 			M.generation++;
 			return;
 		}
-}
-
-void ada_modmap_sweep(bool complete, uint64_t now)
-{
-	live_sweep(complete, now);
 }
 
 uint64_t ada_modmap_generation(void)

@@ -234,7 +234,6 @@ bool ada_recorder_gone(void)
 	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
 }
 
-
 /* A library was loaded since the recorder last kept symbols: asked by the
  * program before its exit (worth waiting for) and by the recorder. */
 bool ada_writer_symbols_behind(void)
@@ -267,7 +266,6 @@ int ada_writer_start(void)
 	__atomic_store_n(&ada_rt.writer_live, true, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&ada_rt.writer_failed, __ATOMIC_SEQ_CST))
 		__atomic_store_n(&ada_rt.writer_live, false, __ATOMIC_SEQ_CST);
-	ada_rt.recorder_started = true;
 	return 0;
 }
 
@@ -275,13 +273,10 @@ int ada_writer_start(void)
  * recorder's memory; the child forks a recorder of its own. */
 void ada_writer_after_fork(void)
 {
-	if (!ada_rt.recorder_started)
-		return;
 	for (struct ada_thread *td = ada_rt.threads; td; td = td->next) {
 		td->ws = NULL;
 		td->windows = NULL;
 	}
-	ada_rt.recorder_started = false;
 	ada_rt.flush_req = ada_rt.flush_done = 0;
 	ada_rt.writer_live = false;
 }
