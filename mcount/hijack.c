@@ -45,19 +45,19 @@ _Static_assert(offsetof(struct ada_thread, rh) == ADA_TD_RH, "td rh");
 _Static_assert(offsetof(struct ada_thread, mask) == ADA_TD_MASK, "td mask");
 _Static_assert(offsetof(struct ada_thread, limit) == ADA_TD_LIMIT, "td limit");
 _Static_assert(offsetof(struct ada_thread, depth) == ADA_TD_DEPTH, "td depth");
-_Static_assert(offsetof(struct ada_thread, record_limit) == ADA_TD_RECORD_LIMIT, "td limit");
+_Static_assert(offsetof(struct ada_thread, fast_cap) == ADA_TD_FAST_CAP, "td fast cap");
 _Static_assert(offsetof(struct ada_thread, ignored) == ADA_TD_IGNORED, "td ignored");
 _Static_assert(offsetof(struct ada_thread, graph_gate) == ADA_TD_IGNORED + 1, "td gate");
 _Static_assert(offsetof(struct ada_thread, graph_depth) == ADA_TD_GRAPH_DEPTH, "td graph");
 _Static_assert(offsetof(struct ada_thread, stack_lo) == ADA_TD_STACK_LO, "td stack_lo");
 _Static_assert(offsetof(struct ada_thread, stack_span) == ADA_TD_STACK_SPAN, "td span");
-_Static_assert(offsetof(struct ada_thread, shadow_cap) == ADA_TD_SHADOW_CAP, "td cap");
 _Static_assert(offsetof(struct ada_thread, shadow) == ADA_TD_SHADOW, "td shadow");
 _Static_assert(offsetof(struct ada_thread, dring) == ADA_TD_DRING, "td dring");
 _Static_assert(offsetof(struct ada_thread, dmask) == ADA_TD_DMASK, "td dmask");
 _Static_assert(offsetof(struct ada_thread, drec_bytes) == ADA_TD_DREC_BYTES, "td drec");
 _Static_assert(offsetof(struct ada_thread, stack_bytes) == ADA_TD_STACK_BYTES, "td stack");
 _Static_assert(offsetof(struct ada_thread, dlimit) == ADA_TD_DLIMIT, "td dlimit");
+_Static_assert(offsetof(struct ada_thread, dwin_top) == ADA_TD_DWIN_TOP, "td dwin_top");
 _Static_assert(sizeof(((struct ada_thread *)0)->drec_bytes) == 4, "td drec u32");
 _Static_assert(sizeof(((struct ada_thread *)0)->stack_bytes) == 4, "td stack u32");
 _Static_assert(sizeof(((struct ada_thread *)0)->depth) == 4, "td depth u32");
@@ -65,6 +65,7 @@ _Static_assert(offsetof(struct ada_frame, fn) == ADA_FRAME_FN, "frame fn");
 _Static_assert(offsetof(struct ada_frame, site) == ADA_FRAME_SITE, "frame site");
 _Static_assert(offsetof(struct ada_frame, sp) == ADA_FRAME_SP, "frame sp");
 _Static_assert(sizeof(struct ada_frame) == ADA_FRAME_SIZE, "frame size");
+_Static_assert(sizeof(struct ada_frame) == 1u << ADA_FRAME_SHIFT, "frame shift");
 _Static_assert(offsetof(struct ada_ring_header, head) == ADA_RH_HEAD, "rh head");
 _Static_assert(offsetof(struct ada_dyn_cell, fn) == ADA_DYN_CELL_FN, "cell fn");
 _Static_assert(offsetof(struct ada_dyn_cell, ret) == ADA_DYN_CELL_RET, "cell ret");
@@ -357,7 +358,8 @@ hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn, uintptr
 	 * keeps that one (its slot is never its to restore). */
 	real = ada_is_hijacked(ret) ? real_return(td, depth - 1, sp) : ret;
 	td->depth = depth;
-	td->shadow[depth - 1] = (struct ada_frame){ fn, tramp ? ret : real | ADA_SITE_NOHIJACK, sp };
+	td->shadow[depth - 1] =
+		(struct ada_frame){ .fn = fn, .site = tramp ? ret : real | ADA_SITE_NOHIJACK, .sp = sp };
 	if (graph && td->graph_gate) {
 		td->graph_gate = false;
 		td->graph_depth = depth;

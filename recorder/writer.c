@@ -291,7 +291,7 @@ static void thread_retire(struct ada_thread *td, struct ada_thread *prev)
 		prev->next = td->next;
 	}
 	ada_ring_unmap(td);
-	ada_unmap(td->shadow, td->shadow_bytes);
+	ada_unmap(td->shadow ? td->shadow - 1 : NULL, td->shadow_bytes); /* and its shadow[-1] */
 	ada_unmap(td->dring, td->dring_bytes);
 	ada_unmap(td->orphans, td->orphans_bytes);
 	ada_windows_free(td);

@@ -128,7 +128,7 @@ wait:
 		return 1;
 	/* Full: skip this frame and everything it calls. */
 	td->skip_from = depth;
-	td->record_limit = depth - 1;
+	ada_set_record_limit(td, depth - 1);
 	td->skip_by_request = false;
 	ada_count(&td->rh->dropped[ADA_DROP_RING_FULL], 1);
 	return 0;

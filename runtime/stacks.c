@@ -164,6 +164,7 @@ static struct ada_thread *stack_state(struct stack_entry *e)
 	if (td) {
 		td->stack_lo = e->lo;
 		td->stack_span = e->hi - e->lo;
+		ada_window_bound(td);
 		td->host_ordinal = home ? home->ordinal : UINT32_MAX;
 		if (__atomic_compare_exchange_n(&e->td, &none, td, false, __ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE))

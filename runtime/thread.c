@@ -62,7 +62,7 @@ size_t ada_thread_kit_bytes(void)
 	uint32_t rec = detail_rec_bytes();
 
 	return ada_arena_piece(sizeof(struct ada_thread)) +
-	       ada_arena_piece((size_t)c->shadow_depth * sizeof(struct ada_frame)) +
+	       ada_arena_piece(((size_t)c->shadow_depth + 1) * sizeof(struct ada_frame)) +
 	       ada_arena_piece(ADA_RING_SLOTS_OFFSET + c->ring_bytes) +
 	       (c->detail ? ada_arena_piece(detail_records(rec) * rec) : 0);
 }
@@ -93,7 +93,7 @@ static void thread_reset_counters(struct ada_thread *td, uint64_t now)
 struct ada_thread *ada_state_alloc(bool is_stack)
 {
 	const struct ada_config *c = &ada_rt.cfg;
-	size_t shadow_bytes = (size_t)c->shadow_depth * sizeof(struct ada_frame);
+	size_t shadow_bytes = ((size_t)c->shadow_depth + 1) * sizeof(struct ada_frame);
 	struct ada_thread *td = ada_map_zeroed(sizeof(*td));
 
 	if (!td)
@@ -106,9 +106,16 @@ struct ada_thread *ada_state_alloc(bool is_stack)
 		ada_unmap(td, sizeof(*td));
 		return NULL;
 	}
+	/* shadow[-1], below the outermost frame: a frame at a position no
+	 * slot has, above every one, so that the fast paths compare a new
+	 * frame or a return with "the innermost frame" without asking
+	 * whether there is one. */
+	td->shadow[0].sp = UINTPTR_MAX;
+	td->shadow++;
 	td->shadow_bytes = shadow_bytes;
 	td->shadow_cap = c->shadow_depth;
-	td->max_limit = td->record_limit = c->depth;
+	td->max_limit = c->depth;
+	ada_set_record_limit(td, c->depth);
 	td->graph_gate = c->graph[0] != '\0';
 	return td;
 }
@@ -255,6 +262,7 @@ int ada_detail_init_slow(struct ada_thread *td)
 	td->drec_bytes = rec;
 	td->dlimit = 0; /* look at the writer at the first record */
 	td->stack_bytes = ada_rt.cfg.stack_bytes;
+	ada_window_bound(td);
 	/* Release: the writer, which looks at dring while the thread runs,
 	 * reads dmask and drec_bytes only after its acquire load found it. */
 	__atomic_store_n(&td->dring, ring, __ATOMIC_RELEASE);
@@ -285,7 +293,7 @@ void ada_enter_skipped_slow(struct ada_thread *td, uint32_t depth)
 		 * and what it calls are skipped by request. Its RETURN closes
 		 * the skip, and the next CALL looks again. */
 		td->skip_from = depth;
-		td->record_limit = depth - 1;
+		ada_set_record_limit(td, depth - 1);
 		td->skip_by_request = true;
 		return;
 	}
@@ -299,7 +307,7 @@ void ada_exit_skipped_slow(struct ada_thread *td, uint32_t depth)
 		ada_count(&td->rh->dropped[skip_reason(td, depth)], 1);
 	if (depth <= td->skip_from) { /* the skipped subtree is closed */
 		td->skip_from = 0;
-		td->record_limit = td->max_limit;
+		ada_set_record_limit(td, td->max_limit);
 		td->skip_by_request = false;
 	}
 }
@@ -342,6 +350,7 @@ static bool main_stack_range(struct ada_thread *td)
 		return false;
 	td->stack_lo = hi - rl.rlim_cur;
 	td->stack_span = rl.rlim_cur;
+	ada_window_bound(td);
 	return true;
 }
 
@@ -361,6 +370,7 @@ static void thread_stack_range(struct ada_thread *td)
 	pthread_attr_destroy(&attr);
 	td->stack_lo = (uintptr_t)lo;
 	td->stack_span = size;
+	ada_window_bound(td);
 }
 
 int ada_in_thread_stack(struct ada_thread *td, uintptr_t sp)
@@ -509,7 +519,7 @@ void ada_thread_after_fork(uint64_t now)
 		open = (uint32_t)(slots / 2 - 1);
 	if (open < td->depth) { /* deeper open frames go on unrecorded */
 		td->skip_from = open + 1;
-		td->record_limit = open;
+		ada_set_record_limit(td, open);
 	}
 	for (d = 1; d <= open; d++)
 		ada_ring_put(td, now, td->shadow[d - 1].fn | (uint64_t)ADA_RAW_CALL << 62);

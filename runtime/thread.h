@@ -60,6 +60,7 @@ struct ada_frame {
 	uintptr_t site; /* the function's return address (fentry: the real one) */
 	uintptr_t sp;   /* cyg: the function's stack pointer at the enter hook;
 			 * fentry/mcount: the address of its return-address slot */
+	uintptr_t spare; /* 32 bytes a frame: the fast paths find one with a shift */
 };
 
 /* ada_self.busy: a hook that fires inside a hook lost its event (a signal handler
@@ -95,7 +96,10 @@ struct ada_thread {
 				 * it, set by the writer: atomic) */
 	uint32_t depth;         /* frames entered, recorded or not */
 	uint32_t record_limit;  /* frames deeper than this are not recorded */
-	uint32_t max_limit;     /* record_limit when nothing is being skipped */
+	/* The fast paths' one depth check: the lesser of record_limit and
+	 * shadow_cap (ada_set_record_limit keeps it so). Deeper frames, and a
+	 * shadow stack read past its end, are the C paths' to handle. */
+	uint32_t fast_cap;
 	uint32_t skip_from;     /* depth whose CALL found the ring full, or 0 */
 	bool skip_by_request;   /* that skip is ada_disable's or ada_thread_ignore's:
 				 * not a loss, not counted */
@@ -127,6 +131,12 @@ struct ada_thread {
 	 * had their records consumed; in window mode the ring rolls over, and
 	 * this only bounds how far it may run ahead of a window's writing. */
 	uint64_t dlimit;
+	/* The highest frame position whose stack window lies in the state's
+	 * stack, for the fast paths' one check before they copy it (set by
+	 * ada_window_bound): 0 when the window is not the default size (C
+	 * copies it), every position when there is none. */
+	uintptr_t dwin_top;
+	uint32_t max_limit;     /* record_limit when nothing is being skipped */
 
 	/* --- shared with the writer --------------------------------------------- */
 	_Alignas(64) uint32_t exited;        /* set (release) by the thread's key destructor */
@@ -219,6 +229,30 @@ ada_stack_state(struct ada_thread *td, uintptr_t pos)
 static inline __attribute__((always_inline)) void ada_count(uint64_t *counter, uint64_t n)
 {
 	__atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+
+/* Sets how deep frames are recorded, and the fast paths' bound with it. */
+static inline __attribute__((always_inline)) void ada_set_record_limit(struct ada_thread *td,
+									uint32_t limit)
+{
+	td->record_limit = limit;
+	td->fast_cap = limit < td->shadow_cap ? limit : td->shadow_cap;
+}
+
+/* dwin_top for the state's stack and window size (thread_layout.h's
+ * ADA_STACK_DEFAULT is the size the fast paths copy). */
+static inline void ada_window_bound(struct ada_thread *td)
+{
+	uintptr_t hi = td->stack_lo + td->stack_span;
+
+	if (hi < td->stack_lo) /* an unknown stack: all of memory */
+		hi = UINTPTR_MAX;
+	if (td->stack_bytes == 0)
+		td->dwin_top = UINTPTR_MAX;
+	else if (td->stack_bytes == ADA_STACK_DEFAULT && hi >= ADA_STACK_DEFAULT)
+		td->dwin_top = hi - ADA_STACK_DEFAULT;
+	else
+		td->dwin_top = 0;
 }
 
 /* Returns the thread's state with the guard taken, or NULL if this event is
@@ -371,7 +405,7 @@ ada_record_enter(struct ada_thread *td, uintptr_t fn, uintptr_t site, uintptr_t 
 
 	td->depth = depth;
 	if (likely(depth <= td->shadow_cap))
-		td->shadow[depth - 1] = (struct ada_frame){ fn, site, sp };
+		td->shadow[depth - 1] = (struct ada_frame){ .fn = fn, .site = site, .sp = sp };
 	ada_record_call(td, depth, fn);
 }
 

@@ -20,24 +20,25 @@
 #define ADA_TD_MASK 16
 #define ADA_TD_LIMIT 24
 #define ADA_TD_DEPTH 32
-#define ADA_TD_RECORD_LIMIT 36
+#define ADA_TD_FAST_CAP 40
 #define ADA_TD_IGNORED 49    /* bool; graph_gate is the next byte: one 16-bit test */
 #define ADA_TD_GRAPH_DEPTH 52
 #define ADA_TD_STACK_LO 56
 #define ADA_TD_STACK_SPAN 64
-#define ADA_TD_SHADOW_CAP 72
 #define ADA_TD_SHADOW 80
 #define ADA_TD_DRING 112
 #define ADA_TD_DMASK 120
 #define ADA_TD_DREC_BYTES 128 /* u32 */
 #define ADA_TD_STACK_BYTES 132 /* u32 */
 #define ADA_TD_DLIMIT 136
+#define ADA_TD_DWIN_TOP 144
 
 /* struct ada_frame (thread.h): the shadow stack's entries */
 #define ADA_FRAME_FN 0
 #define ADA_FRAME_SITE 8
 #define ADA_FRAME_SP 16
-#define ADA_FRAME_SIZE 24
+#define ADA_FRAME_SIZE 32
+#define ADA_FRAME_SHIFT 5 /* log2(ADA_FRAME_SIZE) */
 
 /* struct ada_dyn_cell (mcount/hijack.h): a PLT hook's target */
 #define ADA_DYN_CELL_FN 0

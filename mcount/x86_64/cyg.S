@@ -5,8 +5,8 @@
  * function keeps nothing it needs in caller-saved registers across them, so
  * the hooks save nothing. The fast path records the common case without C:
  * a traced thread on its own stack, outside any hook, recording on, outside
- * no ADA_GRAPH gate; at entry a frame not the thread's outermost, within
- * the shadow stack and the recorded depth, below the innermost frame (or an
+ * no ADA_GRAPH gate; at entry a frame within the shadow stack and the
+ * recorded depth, below the innermost frame (or an
  * inlined child of it: the same position and return address), with room in
  * the ring; at exit the innermost frame's own exit, recorded. It does what
  * runtime/thread.h's ada_record_enter and ada_record_exit do then. Anything
@@ -36,8 +36,8 @@ GLOBAL(__cyg_profile_func_enter)	/* rdi = fn, rsi = site */
 	cmpl	$0, ada_recording_off_area(%rip)
 	jne	.Lenter_slow_guarded
 
-	/* The new frame (r9): not the outermost, within the shadow stack and
-	 * the recorded depth; below the innermost frame, or at its position
+	/* The new frame (r9): within the shadow stack and the recorded
+	 * depth; below the innermost frame, or at its position
 	 * with its return address (an inlined child); else frames were left
 	 * without their exits (longjmp, an exception): C closes them. */
 	FAST_NEW_FRAME %rdx, %edx, %r8d, %r9, .Lenter_slow_guarded
@@ -60,7 +60,7 @@ GLOBAL(__cyg_profile_func_enter)	/* rdi = fn, rsi = site */
 	mov	%r8d, ADA_TD_DEPTH(%r11)
 	mov	%rdi, %rsi			/* the word: fn | CALL */
 	mov	%r10, %rdi			/* FAST_PUT's head */
-	FAST_PUT %rsi
+	FAST_PUT %rsi, %r9
 	FAST_RELEASE_GUARD
 	ret
 
@@ -78,11 +78,9 @@ GLOBAL(__cyg_profile_func_exit)		/* rdi = fn, rsi = site */
 	/* The innermost frame: recorded, within the shadow stack, and this
 	 * function's (another's: frames above it were left, C closes them). */
 	mov	ADA_TD_DEPTH(%r11), %edx
-	lea	-1(%rdx), %r8d
-	cmp	ADA_TD_SHADOW_CAP(%r11), %r8d	/* depth 0 wraps: C counts it */
-	jae	.Lexit_slow_guarded
-	cmp	ADA_TD_RECORD_LIMIT(%r11), %edx
+	cmp	ADA_TD_FAST_CAP(%r11), %edx
 	ja	.Lexit_slow_guarded
+	lea	-1(%rdx), %r8			/* depth 0: shadow[-1], fn 0: C counts it */
 	FAST_FRAME_AT %r8, %r9
 	cmp	ADA_FRAME_FN(%r9), %rdi
 	jne	.Lexit_slow_guarded
@@ -92,7 +90,7 @@ GLOBAL(__cyg_profile_func_exit)		/* rdi = fn, rsi = site */
 	mov	%rdi, %rsi			/* the word: fn | RETURN */
 	mov	ADA_TD_RH(%r11), %rdi
 	mov	ADA_RH_HEAD(%rdi), %rdi		/* head (the CALL reserved room) */
-	FAST_PUT %rsi
+	FAST_PUT %rsi, %r9
 	FAST_RELEASE_GUARD
 	ret
 

@@ -39,63 +39,60 @@
 	movq	$0, %fs:ADA_SELF_BUSY(\scratch)
 .endm
 
-/* \frame = &shadow[\idx] (thread.h's struct ada_frame, 24 bytes). */
+/* \frame = &shadow[\idx] (thread.h's struct ada_frame, 32 bytes); \idx
+ * -1 is shadow[-1], the frame below the outermost, at no slot's position. */
 .macro FAST_FRAME_AT idx, frame
-	lea	(\idx,\idx,2), \frame
-	shl	$3, \frame
+.ifnc \idx,\frame
+	mov	\idx, \frame
+.endif
+	shl	$ADA_FRAME_SHIFT, \frame
 	add	ADA_TD_SHADOW(%r11), \frame
 .endm
 
 /* edi = depth and r8 = &shadow[depth - 1], the innermost frame, which a
  * return on slot rcx closes: to \slow unless it is within the shadow stack
- * and the recorded depth, not the thread's outermost, and on that slot. */
+ * and the recorded depth (fast_cap) and on that slot (with no frame open,
+ * shadow[-1] is on none). */
 .macro FAST_INNERMOST slow
 	mov	ADA_TD_DEPTH(%r11), %edi
-	cmp	ADA_TD_SHADOW_CAP(%r11), %edi
+	cmp	ADA_TD_FAST_CAP(%r11), %edi
 	ja	\slow
-	cmp	ADA_TD_RECORD_LIMIT(%r11), %edi
-	ja	\slow
-	cmp	$2, %edi
-	jb	\slow
-	lea	-1(%rdi), %r8d
+	lea	-1(%rdi), %r8
 	FAST_FRAME_AT %r8, %r8
 	cmp	ADA_FRAME_SP(%r8), %rcx
 	jne	\slow
 .endm
 
 /* A new frame: \idx (32-bit \idx32) = the frames open, its index in the
- * shadow stack; \new32 = its depth; \frame = &shadow[\idx]. To \slow if
- * it would be the thread's outermost, past the shadow stack or deeper than
- * recorded (thread.h's ada_record_enter, ada_call_room). */
+ * shadow stack; \new32 = its depth; \frame = &shadow[\idx], the frame
+ * below it at \frame - ADA_FRAME_SIZE (shadow[-1] for the outermost, above
+ * every position). To \slow if it would be past the shadow stack or deeper
+ * than recorded (fast_cap: thread.h's ada_record_enter, ada_call_room). */
 .macro FAST_NEW_FRAME idx, idx32, new32, frame, slow
 	mov	ADA_TD_DEPTH(%r11), \idx32
-	test	\idx32, \idx32
-	jz	\slow
 	lea	1(\idx), \new32
-	cmp	ADA_TD_SHADOW_CAP(%r11), \new32
-	ja	\slow
-	cmp	ADA_TD_RECORD_LIMIT(%r11), \new32
+	cmp	ADA_TD_FAST_CAP(%r11), \new32
 	ja	\slow
 	FAST_FRAME_AT \idx, \frame
 .endm
 
 /* Whether the events up to position \last get detail records (hijack.c's
- * detail_put): falls through if so; to \none if the thread has no detail
- * ring and ADA_DETAIL is off; to \full with ADA_DETAIL=all when the writer
- * has not consumed the records these would overwrite, even after a look
- * at its tail (ring.c's ada_detail_room_slow): the events go without, and
- * the caller counts them (detail_full); to \slow if the first record is
- * to map the ring, the position is past what the writer allows in window
- * or ring mode (dlimit), or the stack window is neither none nor the whole
- * default (a clipped or another size). */
+ * detail_put): falls through if so; to \none if ADA_DETAIL is off; to
+ * \full with ADA_DETAIL=all when the writer has not consumed the records
+ * these would overwrite, even after a look at its tail (ring.c's
+ * ada_detail_room_slow): the events go without, and the caller counts them
+ * (detail_full); to \slow if the first record is to map the ring (dlimit
+ * is 0 until then), the position is past what the writer allows in window
+ * or ring mode (dlimit), or the stack window is not the default one whole
+ * from slot rcx (dwin_top: a clipped or another size). ADA_DETAIL is
+ * asked first: it never changes, and off is the index lane's cheapest. */
 .macro FAST_DETAIL_CHECK last, none, full, slow
-	cmpq	$0, ADA_TD_DRING(%r11)
-	jne	1f
 	cmpb	$0, ada_rt_area+ADA_RT_CFG_DETAIL(%rip)
-	jne	\slow
-	jmp	\none
-1:	cmp	ADA_TD_DLIMIT(%r11), \last
+	je	\none
+	cmp	ADA_TD_DLIMIT(%r11), \last
 	jb	2f
+	cmpq	$0, ADA_TD_DRING(%r11)
+	je	\slow
 	cmpb	$0, ada_rt_area+ADA_RT_CFG_DETAIL_WINDOW(%rip)
 	jne	\slow
 	cmpb	$0, ada_rt_area+ADA_RT_CFG_RING_MODE(%rip)
@@ -107,17 +104,8 @@
 	mov	%rsi, ADA_TD_DLIMIT(%r11)
 	cmp	%rsi, \last
 	jae	\full
-2:	mov	ADA_TD_STACK_BYTES(%r11), %esi
-	test	%esi, %esi
-	jz	3f
-	cmp	$ADA_STACK_DEFAULT, %esi
-	jne	\slow
-	mov	ADA_TD_STACK_LO(%r11), %rsi
-	add	ADA_TD_STACK_SPAN(%r11), %rsi
-	sub	%rcx, %rsi
-	cmp	$ADA_STACK_DEFAULT, %rsi
-	jb	\slow
-3:
+2:	cmp	ADA_TD_DWIN_TOP(%r11), %rcx
+	ja	\slow
 .endm
 
 /* \rec = position rdi's record in the detail ring. */
@@ -185,19 +173,20 @@
 	FAST_DETAIL_WINDOW \rec
 .endm
 
-/* The ring slot at head rdi (tsc, \word), then head + 1, which publishes it
- * (thread.h's ada_ring_put; a plain store is a release on x86_64).
- * Clobbers rax and rdx (rdtsc). */
-.macro FAST_PUT word
+/* The ring slot at head rdi (tsc, \word), its address in \at, then head +
+ * 1, which publishes it (thread.h's ada_ring_put; a plain store is a
+ * release on x86_64). The tsc is stored as rdtsc leaves it, in two halves:
+ * nothing reads a slot before the head that publishes it. \word may be
+ * rax or rdx, which rdtsc then clobbers. */
+.macro FAST_PUT word, at
+	mov	%rdi, \at
+	and	ADA_TD_MASK(%r11), \at
+	shl	$4, \at
+	add	ADA_TD_RING(%r11), \at
+	mov	\word, 8(\at)
 	rdtsc
-	shl	$32, %rdx
-	or	%rdx, %rax
-	mov	ADA_TD_MASK(%r11), %rdx
-	and	%rdi, %rdx
-	shl	$4, %rdx
-	add	ADA_TD_RING(%r11), %rdx
-	mov	%rax, 0(%rdx)
-	mov	\word, 8(%rdx)
+	mov	%eax, 0(\at)
+	mov	%edx, 4(\at)
 	inc	%rdi
 	mov	ADA_TD_RH(%r11), %rdx
 	mov	%rdi, ADA_RH_HEAD(%rdx)
@@ -288,8 +277,8 @@
 	mov	F_CELL(%rsp), %rdx
 	mov	ADA_DYN_CELL_FN(%rdx), %rdx
 .endif
-	/* The new frame: not the thread's outermost, within the shadow stack
-	 * and the recorded depth, and not above the innermost frame's slot
+	/* The new frame: within the shadow stack and the recorded depth,
+	 * and not above the innermost frame's slot
 	 * (frames left by a longjmp: C). */
 	FAST_NEW_FRAME %rsi, %esi, %eax, %rax, .Lslow_guarded\@	/* rax = the frame */
 	mov	\slot+F_SLOT(%rsp), %rdi		/* what the slot holds */
@@ -355,8 +344,7 @@
 
 .Lput\@:	/* The slot: tsc, word = fn | CALL. Then the depth, the hijack, and
 	 * the guard released. */
-	mov	%rdx, %rsi
-	FAST_PUT %rsi
+	FAST_PUT %rdx, %rcx
 	incl	ADA_TD_DEPTH(%r11)
 .ifnc \kind,nohijack
 	lea	ada_return_trampoline(%rip), %rax

@@ -15,8 +15,7 @@
  * The fast path, first, does the common return without C and without a
  * save: a traced thread on its own stack, outside any hook, whose innermost
  * frame is on this slot, alone or with the one frame that tail-called it
- * (no frame abandoned below), recorded, not the thread's outermost, and
- * not leaving the ADA_GRAPH function's call. It does what mcount/hijack.c's
+ * (no frame abandoned below), recorded, and not leaving the ADA_GRAPH function's call. It does what mcount/hijack.c's
  * ada_fentry_return does then, for each frame on the slot: write the detail
  * record (rax, rdx; the real return address; the stack window from the
  * slot, whose first word is given the real return address back), store the
@@ -73,8 +72,8 @@ TRAMPOLINE_START ada_return_trampoline
 	/* The frames on the slot, and r9 = the real return address: the
 	 * innermost alone (the frame below it elsewhere), or a tail call's
 	 * two, the inner holding the trampoline, the outer the real address,
-	 * the frame below them elsewhere (longer chains: C). Neither is the
-	 * thread's outermost. */
+	 * the frame below them elsewhere (longer chains: C; below the
+	 * outermost is shadow[-1], at no slot). */
 	mov	$1, %esi
 	cmp	ADA_FRAME_SP-ADA_FRAME_SIZE(%r8), %rcx
 	jne	1f
@@ -88,7 +87,7 @@ TRAMPOLINE_START ada_return_trampoline
 	mov	$2, %esi
 1:	mov	%rsi, R_LEFT(%rsp)
 	neg	%rsi
-	lea	(%rsi,%rsi,2), %rsi
+	shl	$ADA_FRAME_SHIFT-3, %rsi
 	mov	ADA_FRAME_SITE+ADA_FRAME_SIZE(%r8,%rsi,8), %r9
 	cmp	ada_return_trampoline_addr(%rip), %r9
 	je	.Lslow_guarded
@@ -128,7 +127,7 @@ TRAMPOLINE_START ada_return_trampoline
 	FAST_RETURN_DETAIL %rax, R_RAX(%rsp), R_RDX(%rsp)
 	bts	$ADA_SLOT_DETAIL_BIT, %r10
 .Lput:	/* The slot, and the frame popped. */
-	FAST_PUT %r10
+	FAST_PUT %r10, %rsi
 	decl	ADA_TD_DEPTH(%r11)
 	sub	$ADA_FRAME_SIZE, %r8
 	decq	R_LEFT(%rsp)

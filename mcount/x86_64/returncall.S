@@ -39,8 +39,7 @@
  *
  * The fast path does the common return without C: a traced thread on its
  * own stack, outside any hook, whose innermost frame is this function's (a
- * function that calls __return__, on this slot), recorded, not the
- * thread's outermost, not leaving the ADA_GRAPH function's call. It does
+ * function that calls __return__, on this slot), recorded. It does
  * what hijack.c's ada_return_hook does then: the detail record (return
  * registers, real return address, frame pointer, slot, stack window), the
  * ring slot and head, the frame popped. Its scratch is the dead registers
@@ -82,11 +81,9 @@ GLOBAL(__return__)
 	mov	ADA_FRAME_SITE(%r8), %r9
 	btr	$ADA_SITE_NOHIJACK_BIT, %r9	/* r9 = the real return address */
 	jnc	.Lslow_guarded
-	/* The frames left are not the graph function's: depth - 1 >=
-	 * graph_depth (thread.h's ada_graph_left). */
-	dec	%edi
-	cmp	ADA_TD_GRAPH_DEPTH(%r11), %edi
-	jb	.Lslow_guarded
+	/* (Such a frame is never the ADA_GRAPH function's, which is patched
+	 * and hijacked, nor outside its call, where nothing is entered: the
+	 * graph gate stays as it is, unlike after the trampoline.) */
 
 	mov	%rax, R_RAX(%rsp)
 	mov	%rdx, R_RDX(%rsp)
@@ -100,7 +97,7 @@ GLOBAL(__return__)
 	FAST_RETURN_DETAIL %r8, %rax, %rdx
 	bts	$ADA_SLOT_DETAIL_BIT, %r10
 .Lput:	/* The slot, the frame popped, the guard released, rax and rdx back. */
-	FAST_PUT %r10
+	FAST_PUT %r10, %r8
 	decl	ADA_TD_DEPTH(%r11)
 	FAST_RELEASE_GUARD
 	mov	R_RAX(%rsp), %rax
