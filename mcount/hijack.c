@@ -58,7 +58,7 @@ _Static_assert(offsetof(struct ada_thread, drec_bytes) == ADA_TD_DREC_BYTES, "td
 _Static_assert(offsetof(struct ada_thread, stack_bytes) == ADA_TD_STACK_BYTES, "td stack");
 _Static_assert(offsetof(struct ada_thread, dlimit) == ADA_TD_DLIMIT, "td dlimit");
 _Static_assert(offsetof(struct ada_thread, dwin_top) == ADA_TD_DWIN_TOP, "td dwin_top");
-_Static_assert(sizeof(((struct ada_thread *)0)->drec_bytes) == 4, "td drec u32");
+_Static_assert(sizeof(((struct ada_thread *)0)->drec_bytes) == 8, "td drec u64");
 _Static_assert(sizeof(((struct ada_thread *)0)->stack_bytes) == 4, "td stack u32");
 _Static_assert(sizeof(((struct ada_thread *)0)->depth) == 4, "td depth u32");
 _Static_assert(offsetof(struct ada_frame, fn) == ADA_FRAME_FN, "frame fn");

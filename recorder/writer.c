@@ -60,7 +60,7 @@ static size_t encode_batch(struct ada_thread *td, struct ada_writer_stream *ws,
 	if (cut) /* ring mode: the records as copied with the slots */
 		dring = (uint8_t *)cut->dring;
 	struct ada_enc_detail dl = { .ring = dring, .mask = dring ? td->dmask : 0,
-				     .rec_bytes = dring ? td->drec_bytes : 0, .pos = from,
+				     .rec_bytes = dring ? (uint32_t)td->drec_bytes : 0, .pos = from,
 				     .skip = behind };
 	uint8_t *p = ada_w.enc_buf;
 	uint64_t dropped = ws->enc.dropped;

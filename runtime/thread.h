@@ -124,7 +124,8 @@ struct ada_thread {
 	/* The detail ring (fentry/mcount modes; NULL when ADA_DETAIL=off). */
 	uint8_t *dring;
 	uint64_t dmask;         /* records - 1 */
-	uint32_t drec_bytes;    /* bytes a record: header words and the stack window */
+	uint64_t drec_bytes;    /* bytes a record: header words and the stack window (64-bit:
+				 * the fast paths multiply by it in memory) */
 	uint32_t stack_bytes;   /* the window copied with each record */
 	/* The producer looks at the writer again at this position
 	 * (ada_detail_room_slow): with ADA_DETAIL=all, positions below it have

@@ -28,10 +28,10 @@
 #define ADA_TD_SHADOW 80
 #define ADA_TD_DRING 112
 #define ADA_TD_DMASK 120
-#define ADA_TD_DREC_BYTES 128 /* u32 */
-#define ADA_TD_STACK_BYTES 132 /* u32 */
-#define ADA_TD_DLIMIT 136
-#define ADA_TD_DWIN_TOP 144
+#define ADA_TD_DREC_BYTES 128 /* u64 */
+#define ADA_TD_STACK_BYTES 136 /* u32 */
+#define ADA_TD_DLIMIT 144
+#define ADA_TD_DWIN_TOP 152
 
 /* struct ada_frame (thread.h): the shadow stack's entries */
 #define ADA_FRAME_FN 0

@@ -19,19 +19,15 @@
 #include "asm.h"
 #include "fast.h"
 
-/* r11 = the thread's state, rcx = the frame position, the guard taken, no
- * graph gate; else to \slow or \slow_guarded. rdi and rsi untouched. */
-.macro CYG_BEGIN slow, slow_guarded
-	FAST_BEGIN 8, \slow, \slow_guarded, %rax
-	cmpb	$0, ADA_TD_IGNORED+1(%r11)	/* graph_gate */
-	jne	\slow_guarded
-.endm
 
 	.text
 GLOBAL(__cyg_profile_func_enter)	/* rdi = fn, rsi = site */
 	.cfi_startproc
-	CYG_BEGIN .Lenter_slow, .Lenter_slow_guarded
-	cmpb	$0, ADA_TD_IGNORED(%r11)
+	/* r11 = the thread's state, rcx = the frame position, the guard
+	 * taken; the thread recording (ignored) outside no graph gate (the
+	 * next byte), and the process recording. rdi and rsi untouched. */
+	FAST_BEGIN 8, .Lenter_slow, .Lenter_slow_guarded, %rax
+	cmpw	$0, ADA_TD_IGNORED(%r11)
 	jne	.Lenter_slow_guarded
 	cmpl	$0, ada_recording_off_area(%rip)
 	jne	.Lenter_slow_guarded
@@ -58,9 +54,7 @@ GLOBAL(__cyg_profile_func_enter)	/* rdi = fn, rsi = site */
 	mov	%rsi, ADA_FRAME_SITE(%r9)
 	mov	%rcx, ADA_FRAME_SP(%r9)
 	mov	%r8d, ADA_TD_DEPTH(%r11)
-	mov	%rdi, %rsi			/* the word: fn | CALL */
-	mov	%r10, %rdi			/* FAST_PUT's head */
-	FAST_PUT %rsi, %r9
+	FAST_PUT %rdi, %r9, %r10		/* the word: fn | CALL */
 	FAST_RELEASE_GUARD
 	ret
 
@@ -73,7 +67,11 @@ END(__cyg_profile_func_enter)
 
 GLOBAL(__cyg_profile_func_exit)		/* rdi = fn, rsi = site */
 	.cfi_startproc
-	CYG_BEGIN .Lexit_slow, .Lexit_slow_guarded
+	/* As at the entry, but an ignored thread's exits are recorded: its
+	 * frames opened before ada_thread_ignore close. */
+	FAST_BEGIN 8, .Lexit_slow, .Lexit_slow_guarded, %rax
+	cmpb	$0, ADA_TD_IGNORED+1(%r11)	/* graph_gate */
+	jne	.Lexit_slow_guarded
 
 	/* The innermost frame: recorded, within the shadow stack, and this
 	 * function's (another's: frames above it were left, C closes them). */
@@ -86,11 +84,10 @@ GLOBAL(__cyg_profile_func_exit)		/* rdi = fn, rsi = site */
 	jne	.Lexit_slow_guarded
 
 	mov	%r8d, ADA_TD_DEPTH(%r11)
-	bts	$ADA_SLOT_RETURN_BIT, %rdi
-	mov	%rdi, %rsi			/* the word: fn | RETURN */
-	mov	ADA_TD_RH(%r11), %rdi
-	mov	ADA_RH_HEAD(%rdi), %rdi		/* head (the CALL reserved room) */
-	FAST_PUT %rsi, %r9
+	bts	$ADA_SLOT_RETURN_BIT, %rdi	/* the word: fn | RETURN */
+	mov	ADA_TD_RH(%r11), %r10
+	mov	ADA_RH_HEAD(%r10), %r10		/* head (the CALL reserved room) */
+	FAST_PUT %rdi, %r9, %r10
 	FAST_RELEASE_GUARD
 	ret
 

@@ -108,12 +108,11 @@
 	ja	\slow
 .endm
 
-/* \rec = position rdi's record in the detail ring. */
-.macro FAST_DETAIL_RECORD rec
+/* \rec = position \pos's record in the detail ring. */
+.macro FAST_DETAIL_RECORD rec, pos=%rdi
 	mov	ADA_TD_DMASK(%r11), \rec
-	and	%rdi, \rec
-	mov	ADA_TD_DREC_BYTES(%r11), %esi
-	imul	%rsi, \rec
+	and	\pos, \rec
+	imul	ADA_TD_DREC_BYTES(%r11), \rec
 	add	ADA_TD_DRING(%r11), \rec
 .endm
 
@@ -140,17 +139,21 @@
 	movdqu	%xmm15, \off+112(\dst)
 .endm
 
-/* The record's stack size and window: 128 bytes from the slot up, the
- * first word then the record's return address (the slot as the function
- * found it, before the hijack). */
-.macro FAST_DETAIL_WINDOW rec
+/* The record's stack size and window: 128 bytes from the slot up. With
+ * \hijacked 1, the slot may hold the trampoline: the window's first word
+ * is then the record's return address (the slot as the function found it,
+ * before the hijack); a function that calls __return__ leaves its slot
+ * alone. */
+.macro FAST_DETAIL_WINDOW rec, hijacked=1
 	mov	ADA_TD_STACK_BYTES(%r11), %esi
 	mov	%rsi, ADA_DREC_OFF_STACK_SIZE(\rec)
 	test	%esi, %esi
 	jz	3f
 	COPY128 %rcx, ADA_DREC_OFF_STACK, \rec
+.if \hijacked
 	mov	ADA_DREC_OFF_LR(\rec), %rsi
 	mov	%rsi, ADA_DREC_OFF_STACK(\rec)
+.endif
 3:
 .endm
 
@@ -158,7 +161,7 @@
  * and rdx, in registers or memory) and six zeros, the real return address
  * (r9), the caller's frame pointer (restored by the function), the slot,
  * the stack window. */
-.macro FAST_RETURN_DETAIL rec, v0, v1
+.macro FAST_RETURN_DETAIL rec, v0, v1, hijacked=1
 	mov	\v0, %rsi
 	mov	%rsi, ADA_DREC_OFF_REGS+0(\rec)
 	mov	\v1, %rsi
@@ -170,16 +173,16 @@
 	mov	%r9, ADA_DREC_OFF_LR(\rec)
 	mov	%rbp, ADA_DREC_OFF_FP(\rec)
 	mov	%rcx, ADA_DREC_OFF_SP(\rec)
-	FAST_DETAIL_WINDOW \rec
+	FAST_DETAIL_WINDOW \rec, \hijacked
 .endm
 
-/* The ring slot at head rdi (tsc, \word), its address in \at, then head +
- * 1, which publishes it (thread.h's ada_ring_put; a plain store is a
- * release on x86_64). The tsc is stored as rdtsc leaves it, in two halves:
- * nothing reads a slot before the head that publishes it. \word may be
- * rax or rdx, which rdtsc then clobbers. */
-.macro FAST_PUT word, at
-	mov	%rdi, \at
+/* The ring slot at \head (rdi unless given: tsc, \word), its address in
+ * \at, then head + 1, which publishes it (thread.h's ada_ring_put; a plain
+ * store is a release on x86_64). The tsc is stored as rdtsc leaves it, in
+ * two halves: nothing reads a slot before the head that publishes it.
+ * \word may be rax or rdx, which rdtsc then clobbers. */
+.macro FAST_PUT word, at, head=%rdi
+	mov	\head, \at
 	and	ADA_TD_MASK(%r11), \at
 	shl	$4, \at
 	add	ADA_TD_RING(%r11), \at
@@ -187,9 +190,9 @@
 	rdtsc
 	mov	%eax, 0(\at)
 	mov	%edx, 4(\at)
-	inc	%rdi
+	inc	\head
 	mov	ADA_TD_RH(%r11), %rdx
-	mov	%rdi, ADA_RH_HEAD(%rdx)
+	mov	\head, ADA_RH_HEAD(%rdx)
 .endm
 
 /* ---- a function's entry: __fentry__, __ada_fentry_nohijack, PLT hooks ---- */
@@ -302,7 +305,10 @@
 	cmp	ada_dl_return_stub(%rip), %rdi
 	je	.Lslow_guarded\@
 .endif
-2:	mov	%rdi, F_LR(%rsp)		/* the real return address */
+2:
+.ifnc \kind,nohijack
+	mov	%rdi, F_LR(%rsp)		/* the real return address */
+.endif
 
 	/* Room for this CALL and the RETURN of every open frame:
 	 * head + depth + 1 <= limit (thread.h's ada_call_room). */
@@ -335,11 +341,19 @@
 	mov	%r8, ADA_DREC_OFF_REGS+32(%rax)
 	mov	%r9, ADA_DREC_OFF_REGS+40(%rax)
 	movdqu	%xmm10, ADA_DREC_OFF_REGS+48(%rax)
+.ifc \kind,nohijack
+	mov	\slot+F_SLOT(%rsp), %rsi	/* the real return address */
+	mov	%rsi, ADA_DREC_OFF_LR(%rax)
+	mov	%rbp, ADA_DREC_OFF_FP(%rax)
+	mov	%rcx, ADA_DREC_OFF_SP(%rax)
+	FAST_DETAIL_WINDOW %rax, 0
+.else
 	mov	F_LR(%rsp), %rsi
 	mov	%rsi, ADA_DREC_OFF_LR(%rax)
 	mov	%rbp, ADA_DREC_OFF_FP(%rax)
 	mov	%rcx, ADA_DREC_OFF_SP(%rax)
 	FAST_DETAIL_WINDOW %rax
+.endif
 	bts	$ADA_SLOT_DETAIL_BIT, %rdx	/* the word says a record goes with it */
 
 .Lput\@:	/* The slot: tsc, word = fn | CALL. Then the depth, the hijack, and
