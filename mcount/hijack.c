@@ -82,7 +82,7 @@ _Static_assert(ADA_DREC_OFF_LR == ADA_DREC_LR * 8 && ADA_DREC_OFF_FP == ADA_DREC
 _Static_assert(ADA_SLOT_DETAIL == 1ull << ADA_SLOT_DETAIL_BIT, "detail bit");
 _Static_assert((uint64_t)ADA_RAW_RETURN << 62 == 1ull << ADA_SLOT_RETURN_BIT && ADA_RAW_CALL == 0,
 	       "kind bits");
-_Static_assert(ADA_BUSY_HOOK == 1, "the fast paths' guard is slot + 1");
+_Static_assert(ADA_BUSY_HOOK == 0, "the fast paths' guard is the slot");
 
 ADA_HIDDEN void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t ret);
 ADA_HIDDEN void ada_fentry_nohijack_enter(struct ada_entry_regs *regs, uintptr_t *slot,

@@ -66,12 +66,13 @@ struct ada_frame {
 /* ada_self.busy: a hook that fires inside a hook lost its event (a signal handler
  * ran there: counted); inside the runtime's own calls into libraries (through
  * hooked PLT slots) there was no event of the program's to lose. A hook's
- * guard is its frame position with ADA_BUSY_HOOK in the low bits (positions
- * are 8-byte aligned), taken and dropped with one store: a signal between
- * two stores (kind, then position) once saw the kind with the previous
- * hook's position, judged the guard left behind by a longjmp, took it and
- * dropped it on return, and the interrupted hook went on unguarded. */
-enum { ADA_BUSY_HOOK = 1, ADA_BUSY_RUNTIME = 2, ADA_BUSY_KIND = 7 };
+ * guard is its frame position itself (ADA_BUSY_HOOK is 0: positions are
+ * 8-byte aligned, and the runtime's guard has ADA_BUSY_RUNTIME in the low
+ * bits), taken and dropped with one store: a signal between two stores
+ * (kind, then position) once saw the kind with the previous hook's
+ * position, judged the guard left behind by a longjmp, took it and dropped
+ * it on return, and the interrupted hook went on unguarded. */
+enum { ADA_BUSY_HOOK = 0, ADA_BUSY_RUNTIME = 2, ADA_BUSY_KIND = 7 };
 
 /* ADA_TS_VFORK: a vfork child runs on this thread's memory (thread.c's
  * ada_vfork_enter): nothing is recorded, nothing set up. */
@@ -277,7 +278,7 @@ static inline __attribute__((always_inline)) struct ada_thread *ada_hook_begin(u
 	}
 	busy = __atomic_load_n(&ada_self.busy, __ATOMIC_RELAXED);
 	if (unlikely(busy)) {
-		if (!(busy & ADA_BUSY_HOOK))
+		if (busy & ADA_BUSY_RUNTIME)
 			return NULL;
 		if (!ada_guard_left_slow(td, pos, busy)) {
 			ada_count(&td->rh->dropped[ADA_DROP_REENTRANT], events);

@@ -14,7 +14,7 @@
 #include "thread_layout.h"
 
 /* r11 = the thread's state and rcx = the slot (at \slot(%rsp)), the guard
- * taken as slot | ADA_BUSY_HOOK (thread.h's ada_hook_begin): to \slow if
+ * taken as the slot itself (ADA_BUSY_HOOK 0: thread.h's ada_hook_begin): to \slow if
  * the thread has no state or is inside a hook already (nothing taken), to
  * \slow_guarded if the slot is not on the stack the state records (a
  * coroutine's, a signal stack: ada_stack_state). */
@@ -25,9 +25,8 @@
 	jz	\slow
 	cmpq	$0, %fs:ADA_SELF_BUSY(\scratch)
 	jne	\slow
-	lea	\slot+1(%rsp), %rcx
-	mov	%rcx, %fs:ADA_SELF_BUSY(\scratch)
 	lea	\slot(%rsp), %rcx
+	mov	%rcx, %fs:ADA_SELF_BUSY(\scratch)
 	mov	%rcx, \scratch
 	sub	ADA_TD_STACK_LO(%r11), \scratch
 	cmp	ADA_TD_STACK_SPAN(%r11), \scratch
