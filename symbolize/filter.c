@@ -162,8 +162,50 @@ static void free_globs(char **list)
 	free(list);
 }
 
+static size_t globs(char *const *list)
+{
+	size_t n = 0;
+
+	while (list && list[n])
+		n++;
+	return n;
+}
+
+int view_filter_track(struct view_filter *f)
+{
+	struct view_filter_hits *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	f->hits = h;
+	/* One byte more than the values each: calloc(0) may be NULL. */
+	h->include = calloc(globs(f->include) + 1, 1);
+	h->exclude = calloc(globs(f->exclude) + 1, 1);
+	h->modules = calloc(globs(f->modules) + 1, 1);
+	h->tids = calloc(f->ntids + 1, 1);
+	h->threads = calloc(f->nthreads + 1, 1);
+	h->pids = calloc(f->npids + 1, 1);
+	if (!h->include || !h->exclude || !h->modules || !h->tids || !h->threads || !h->pids)
+		return -ENOMEM;
+	return 0;
+}
+
+static void hits_free(struct view_filter_hits *h)
+{
+	if (!h)
+		return;
+	free(h->include);
+	free(h->exclude);
+	free(h->modules);
+	free(h->tids);
+	free(h->threads);
+	free(h->pids);
+	free(h);
+}
+
 void view_filter_free(struct view_filter *f)
 {
+	hits_free(f->hits);
 	free_globs(f->include);
 	free_globs(f->exclude);
 	free_globs(f->modules);
@@ -173,12 +215,19 @@ void view_filter_free(struct view_filter *f)
 	memset(f, 0, sizeof(*f));
 }
 
-static bool in(const uint32_t *list, size_t n, uint32_t v)
+/* Whether v is in the list; each entry equal to it marked in hit (NULL:
+ * not tracked). */
+static bool in(const uint32_t *list, size_t n, uint32_t v, uint8_t *hit)
 {
+	bool found = false;
+
 	for (size_t i = 0; i < n; i++)
-		if (list[i] == v)
-			return true;
-	return false;
+		if (list[i] == v) {
+			found = true;
+			if (hit)
+				hit[i] = 1;
+		}
+	return found;
 }
 
 bool view_filter_any(const struct view_filter *f)
@@ -189,21 +238,136 @@ bool view_filter_any(const struct view_filter *f)
 
 bool view_filter_wants_pid(const struct view_filter *f, uint32_t pid)
 {
-	return !f->npids || in(f->pids, f->npids, pid);
+	struct view_filter_hits *h = f->hits;
+
+	if (h && h->npids_seen < sizeof(h->pids_seen) / sizeof(h->pids_seen[0]) &&
+	    !in(h->pids_seen, h->npids_seen, pid, NULL))
+		h->pids_seen[h->npids_seen++] = pid;
+	return !f->npids || in(f->pids, f->npids, pid, h ? h->pids : NULL);
 }
 
+/* A thread is wanted if each list it is given in holds it; each list's
+ * entries are marked on their own (--tid 5 --thread 9 with no thread both:
+ * neither is said to match nothing when each names one). */
 bool view_filter_wants_thread(const struct view_filter *f, const struct src_thread *t)
 {
-	return (!f->ntids || in(f->tids, f->ntids, t->tid)) &&
-	       (!f->nthreads || in(f->threads, f->nthreads, t->id));
+	struct view_filter_hits *h = f->hits;
+	bool tid = !f->ntids || in(f->tids, f->ntids, t->tid, h ? h->tids : NULL);
+	bool id = !f->nthreads || in(f->threads, f->nthreads, t->id, h ? h->threads : NULL);
+
+	return tid && id;
 }
 
 bool view_glob_any(char *const *list, const char *a, const char *b)
 {
+	return view_glob_mark(list, NULL, a, b);
+}
+
+bool view_glob_mark(char *const *list, uint8_t *hit, const char *a, const char *b)
+{
+	bool any = false;
+
 	for (size_t i = 0; list && list[i]; i++)
-		if (!fnmatch(list[i], a, 0) || (b && !fnmatch(list[i], b, 0)))
-			return true;
-	return false;
+		if (!fnmatch(list[i], a, 0) || (b && !fnmatch(list[i], b, 0))) {
+			any = true;
+			if (!hit)
+				break;
+			hit[i] = 1;
+		}
+	return any;
+}
+
+/* A -F value that reads as a regular expression (".*", ".+", a leading ^,
+ * a trailing $, a backslash): the glob it may have meant in out, else
+ * false. */
+static bool glob_meant(const char *re, char *out, size_t len)
+{
+	size_t n = strlen(re), k = 0;
+	bool regex = strstr(re, ".*") || strstr(re, ".+") || *re == '^' ||
+		     (n && re[n - 1] == '$') || strchr(re, '\\');
+
+	if (!regex || len < n + 1)
+		return false;
+	for (size_t i = *re == '^'; i < n && !(i == n - 1 && re[i] == '$'); i++) {
+		if (re[i] == '.' && (re[i + 1] == '*' || re[i + 1] == '+')) {
+			if (re[++i] == '+')
+				out[k++] = '?';
+			out[k++] = '*';
+		} else if (re[i] == '\\' && re[i + 1]) {
+			out[k++] = re[++i];
+		} else {
+			out[k++] = re[i];
+		}
+	}
+	out[k] = '\0';
+	return true;
+}
+
+static void ids_seen(const struct view_filter_hits *h)
+{
+	fputs(" (the trace's:", stderr);
+	for (size_t i = 0; i < h->npids_seen; i++)
+		fprintf(stderr, " %u", h->pids_seen[i]);
+	fputs(h->npids_seen == sizeof(h->pids_seen) / sizeof(h->pids_seen[0]) ? " ...)" : ")",
+	      stderr);
+}
+
+/* The values of one id option that selected nothing: whether all of them. */
+static bool ids_unmatched(const char *view, const char *opt, const uint32_t *ids, size_t n,
+			  const uint8_t *hit, const char *what, const struct view_filter_hits *h)
+{
+	size_t missed = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (hit[i])
+			continue;
+		missed++;
+		fprintf(stderr, "ada-symbolize %s: --%s %u: no %s of the trace has it", view, opt,
+			ids[i], what);
+		if (h)
+			ids_seen(h);
+		fputc('\n', stderr);
+	}
+	return n && missed == n;
+}
+
+static bool globs_unmatched(const char *view, const char *opt, char *const *list,
+			    const uint8_t *hit, const char *what)
+{
+	size_t n = globs(list), missed = 0;
+	char meant[512];
+
+	for (size_t i = 0; i < n; i++) {
+		if (hit[i])
+			continue;
+		missed++;
+		fprintf(stderr, "ada-symbolize %s: %s '%s' matches no %s of the trace", view, opt,
+			list[i], what);
+		if (glob_meant(list[i], meant, sizeof(meant)))
+			fprintf(stderr, " (GLOBs are shell patterns, not regular expressions: '%s'?)",
+				meant);
+		fputc('\n', stderr);
+	}
+	return n && missed == n;
+}
+
+int view_say_unmatched(const struct view_filter *f, const char *view)
+{
+	const struct view_filter_hits *h = f->hits;
+	bool none;
+
+	if (!h)
+		return 0;
+	none = ids_unmatched(view, "pid", f->pids, f->npids, h->pids, "process", h);
+	none |= ids_unmatched(view, "tid", f->tids, f->ntids, h->tids, "thread", NULL);
+	none |= ids_unmatched(view, "thread", f->threads, f->nthreads, h->threads, "thread", NULL);
+	/* The globs were asked only of the threads read. */
+	if (none || !h->walked)
+		return none;
+	none |= globs_unmatched(view, "-F", f->include, h->include, "function");
+	none |= globs_unmatched(view, "-M", f->modules, h->modules, "module");
+	(void)globs_unmatched(view, "-N", f->exclude, h->exclude, "function");
+	return none;
 }
 
 void view_say_folded(const struct view_filter *f, const struct walk_counts *c)

@@ -10,30 +10,72 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "trace_dir.h"
 #include "view_cli.h"
+
+/* The views, each with what it shows (the list in every usage) and the
+ * options of its own (a mask of V_ bits below), for `VIEW --help`. */
+enum { V_REPLAY = 1, V_REPORT = 2, V_GRAPH = 4, V_CHROME = 8, V_PERFETTO = 16, V_FLAME = 32 };
 
 static const struct {
 	const char *name;
 	int (*run)(const struct view_args *a, FILE *out);
 	const char *what;
+	const char *usage;  /* after "usage: ada-symbolize " */
+	const char *about;  /* VIEW --help's paragraph */
 } views[] = {
-	{ "replay", view_replay_main, "calls and returns with durations, per thread or --merge'd" },
-	{ "report", view_report_main, "per function: calls, total, self, average, min, max" },
-	{ "graph", view_graph_main, "graph FUNCTION: its callers and callees, with times" },
-	{ "chrome", view_chrome_main, "Trace Event Format JSON (Perfetto UI, chrome://tracing, speedscope)" },
-	{ "perfetto", view_perfetto_main, "Perfetto's protobuf trace, for traces too large for JSON (-o FILE)" },
-	{ "flame", view_flame_main, "folded stacks (flame graph input) or an SVG flame graph" },
+	{ "replay", view_replay_main, "calls and returns with durations, per thread or --merge'd",
+	  "replay [options] [TRACE_DIR...]",
+	  "Every call and return of every thread, indented by depth, with its duration,\n"
+	  "its arguments and its return value (fentry and mcount modes record the\n"
+	  "registers), in uftrace's layout; threads one after the other, or --merge'd\n"
+	  "in time order.\n" },
+	{ "report", view_report_main, "per function: calls, total, self, average, min, max",
+	  "report [options] [TRACE_DIR...]",
+	  "Per function and per process (or --threads): total time, self time, calls,\n"
+	  "average, min and max, sorted by --sort.\n" },
+	{ "graph", view_graph_main, "graph FUNCTION: its callers and callees, with times",
+	  "graph [options] FUNCTION [TRACE_DIR...]",
+	  "The functions that call FUNCTION (a name or glob) and those it calls, with\n"
+	  "calls and total time each.\n" },
+	{ "chrome", view_chrome_main, "Trace Event Format JSON (Perfetto UI, chrome://tracing, speedscope)",
+	  "chrome [options] [TRACE_DIR...]",
+	  "The trace as Trace Event Format JSON: one complete event a call, a track a\n"
+	  "thread, with arguments and return values unless --no-args. Opens in the\n"
+	  "Perfetto UI, chrome://tracing and speedscope.\n" },
+	{ "perfetto", view_perfetto_main, "Perfetto's protobuf trace, for traces too large for JSON (-o FILE)",
+	  "perfetto [options] -o FILE [TRACE_DIR...]",
+	  "The trace as Perfetto's protobuf format (smaller and faster to load than\n"
+	  "JSON for large traces): a slice a call, a track a thread.\n" },
+	{ "flame", view_flame_main, "folded stacks (flame graph input) or an SVG flame graph",
+	  "flame [options] [TRACE_DIR...]",
+	  "The call stacks folded, one line a stack with its self time (or --count:\n"
+	  "its calls), the input of flamegraph.pl and speedscope; or with --format svg\n"
+	  "a flame graph a browser opens.\n" },
 };
 
-static const char usage[] =
-	"usage: ada-symbolize VIEW [options] TRACE_DIR...\n"
-	"\n"
-	"Views read the raw trace directly (no ATF is written; a process that has\n"
-	"only ATF is read from it). VIEW is one of:\n"
-	"%s"
-	"\n"
+/* The options beyond the filters: which views take each. */
+static const struct {
+	unsigned views;
+	const char *text;
+} view_options[] = {
+	{ ~0u, "  --all                  every session of an output directory, not its latest\n" },
+	{ ~0u, "  -o, --output FILE      write to FILE instead of standard output\n" },
+	{ V_REPLAY, "  --merge                the threads of a process merged in time order\n" },
+	{ V_REPLAY, "  --fold                 runs of identical leaf calls as \"name xN\"\n" },
+	{ V_REPLAY | V_CHROME | V_PERFETTO,
+	  "  --no-args              no argument or return registers\n" },
+	{ V_REPORT, "  -s, --sort KEY         total (default), self, calls, avg, min, max, name\n" },
+	{ V_REPORT, "  --threads              a table per thread\n" },
+	{ V_REPORT | V_GRAPH, "  --ns                   durations in integer nanoseconds\n" },
+	{ ~0u, "  --full-names           names with their parameter lists\n" },
+	{ V_FLAME, "  --count                weights are calls, not time\n" },
+	{ V_FLAME, "  --format FORMAT        folded (default) or svg\n" },
+};
+
+static const char filters_text[] =
 	"filters (every view; times since the process's first event, units ns us ms s):\n"
 	"  -F, --filter GLOB      only calls to matching functions and what they call\n"
 	"  -N, --notrace GLOB     leave out matching functions and what they call\n"
@@ -44,29 +86,48 @@ static const char usage[] =
 	"  --tid LIST, --thread LIST, --pid LIST\n"
 	"                         only these OS thread ids, ada thread numbers, pids\n"
 	"  --all-frames           the C++ runtime's internals too (hidden by default)\n"
-	"options:\n"
-	"  --all                  every session of an output directory, not its latest\n"
-	"  -o, --output FILE      write to FILE instead of standard output\n"
-	"  --merge                replay: threads of a process merged in time order\n"
-	"  --fold                 replay: runs of identical leaf calls as \"name xN\"\n"
-	"  --no-args              replay, chrome, perfetto: no argument or return registers\n"
-	"  -s, --sort KEY         report: total (default), self, calls, avg, min, max, name\n"
-	"  --threads              report: a table per thread\n"
-	"  --ns                   report, graph: durations in integer nanoseconds\n"
-	"  --full-names           names with their parameter lists\n"
-	"  --count                flame: weights are calls, not time\n"
-	"  --format FORMAT        flame: folded (default) or svg\n"
-	"GLOBs match a function's name with or without its parameters (fnmatch).\n";
+	"GLOBs are shell patterns (fnmatch: * ? [...]), not regular expressions; they\n"
+	"match a function's name with or without its parameters.\n";
 
-static void print_usage(FILE *f)
+static const char dir_text[] =
+	"TRACE_DIR is an output directory (its latest session), a session_<time> or a\n"
+	"pid_<pid> directory; without one, $ADA_OUTPUT or ./ada-trace, where programs\n"
+	"built with adacc write their traces. Views read the raw trace directly: no\n"
+	"ATF is written.\n";
+
+#define NVIEWS (sizeof(views) / sizeof(views[0]))
+
+void view_cli_list(FILE *f)
 {
-	char list[2048];
-	size_t i, n = 0;
+	for (size_t i = 0; i < NVIEWS; i++)
+		fprintf(f, "  %-9s %s\n", views[i].name, views[i].what);
+}
 
-	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++)
-		n += (size_t)snprintf(list + n, sizeof(list) - n, "  %-9s %s\n", views[i].name,
-				      views[i].what);
-	fprintf(f, usage, list);
+void view_cli_names(FILE *f)
+{
+	for (size_t i = 0; i < NVIEWS; i++)
+		fprintf(f, "%s%s", i ? (i + 1 == NVIEWS ? " and " : ", ") : "", views[i].name);
+}
+
+/* `ada-symbolize VIEW --help`, or the general views usage (view < 0). */
+static void print_usage(FILE *f, int view)
+{
+	size_t i;
+
+	if (view < 0) {
+		fputs("usage: ada-symbolize VIEW [options] [TRACE_DIR...]\n\nVIEW is one of:\n", f);
+		view_cli_list(f);
+		fprintf(f, "\n%s\n%s(ada-symbolize VIEW --help: the options each view takes)\n",
+			dir_text, filters_text);
+		return;
+	}
+	fprintf(f, "usage: ada-symbolize %s\n\n%s\n%s\n%s", views[view].usage, views[view].about,
+		dir_text, filters_text);
+	fputs("\noptions:\n", f);
+	for (i = 0; i < sizeof(view_options) / sizeof(view_options[0]); i++)
+		if (view_options[i].views & 1u << view)
+			fputs(view_options[i].text, f);
+	fputs("  -h, --help             this text\n", f);
 }
 
 bool view_cli_is_view(const char *name)
@@ -117,7 +178,7 @@ static const char *long_name(int c)
 	return "?";
 }
 
-static int parse(int argc, char **argv, struct view_args *a)
+static int parse(int argc, char **argv, struct view_args *a, int view)
 {
 	int c;
 
@@ -141,8 +202,10 @@ static int parse(int argc, char **argv, struct view_args *a)
 		case O_FORMAT: a->format = optarg; break;
 		case O_ALL: a->all_sessions = true; break;
 		case O_ALL_FRAMES: a->filter.all_frames = true; break;
-		case 'h': print_usage(stdout); return 0;
-		default: print_usage(stderr); return 2;
+		case 'h': print_usage(stdout, view); return 0;
+		default:
+			fprintf(stderr, "(ada-symbolize %s --help: its options)\n", views[view].name);
+			return 2;
 		}
 	}
 	if (a->sort && !view_report_sort_key(a->sort)) {
@@ -187,23 +250,51 @@ static int choose_paths(struct view_args *a, char ***chosen)
 	return 0;
 }
 
+/* Whether path is a directory (a trace directory, given where a function
+ * name was expected). */
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Where programs built with adacc write their traces when given no
+ * directory: $ADA_OUTPUT, else ./ada-trace (runtime/config.c). */
+static const char *default_dir(void)
+{
+	const char *out = getenv("ADA_OUTPUT");
+
+	return out && *out ? out : "ada-trace";
+}
+
 int view_cli_main(int argc, char **argv)
 {
 	struct view_args a = { 0 };
 	const char *name = argv[0];
 	FILE *out = stdout;
 	char **chosen = NULL;  /* the paths as ada_trace_choose reads them */
+	char *fallback[] = { (char *)default_dir(), NULL };
 	size_t i;
 	int status, err = 0;
 
 	for (i = 0; strcmp(views[i].name, name); i++)
 		;
-	if ((status = parse(argc, argv, &a)) >= 0)
+	if ((status = parse(argc, argv, &a, (int)i)) >= 0)
 		goto done;
 	status = 2;
+	if (view_filter_track(&a.filter) < 0) {
+		fprintf(stderr, "ada-symbolize %s: out of memory\n", name);
+		goto done;
+	}
 	if (!strcmp(name, "graph")) {
 		if (!a.npaths) {
-			fprintf(stderr, "ada-symbolize graph: no function given (graph FUNCTION TRACE_DIR)\n");
+			fprintf(stderr, "ada-symbolize graph: no function given (graph FUNCTION [TRACE_DIR...])\n");
+			goto done;
+		}
+		if (a.npaths == 1 && is_dir(a.paths[0])) {
+			fprintf(stderr, "ada-symbolize graph: no function given: %s is a directory, not a "
+				"function (graph FUNCTION [TRACE_DIR...])\n", a.paths[0]);
 			goto done;
 		}
 		a.function = a.paths[0];
@@ -211,8 +302,15 @@ int view_cli_main(int argc, char **argv)
 		a.npaths--;
 	}
 	if (!a.npaths) {
-		fprintf(stderr, "ada-symbolize %s: no trace directory given (try ./ada-trace)\n", name);
-		goto done;
+		if (!is_dir(fallback[0])) {
+			fprintf(stderr, "ada-symbolize %s: no trace directory given, and %s%s does not "
+				"exist (run a program built with adacc first, or name the directory)\n",
+				name, fallback[0], getenv("ADA_OUTPUT") && *getenv("ADA_OUTPUT") ?
+				" ($ADA_OUTPUT)" : "");
+			goto done;
+		}
+		a.paths = fallback;
+		a.npaths = 1;
 	}
 	if (choose_paths(&a, &chosen) < 0)
 		goto done;
@@ -231,6 +329,8 @@ int view_cli_main(int argc, char **argv)
 	if (out != stdout)
 		fclose(out);
 	status = err ? 1 : 0;
+	if (!err && view_say_unmatched(&a.filter, name))
+		status = 1;
 done:
 	ada_trace_free_paths(chosen);
 	view_filter_free(&a.filter);

@@ -39,6 +39,10 @@ struct view_args {
 int view_cli_main(int argc, char **argv);
 /* Whether name is a view ("replay", "report", ...). */
 bool view_cli_is_view(const char *name);
+/* The views, a line each with what it shows ("  report    per function: ..."). */
+void view_cli_list(FILE *f);
+/* Their names, "replay, report, ... and flame". */
+void view_cli_names(FILE *f);
 
 /* The views: each returns 0 or a negative errno (message printed). */
 int view_replay_main(const struct view_args *a, FILE *out);

@@ -53,13 +53,14 @@ struct walk {
 
 static uint8_t func_flags(const struct view_filter *f, const struct src_func *fn)
 {
+	struct view_filter_hits *h = f->hits;
 	uint8_t fl = 0;
 
-	if (view_glob_any(f->include, fn->name, fn->full))
+	if (view_glob_mark(f->include, h ? h->include : NULL, fn->name, fn->full))
 		fl |= F_INCLUDE;
-	if (view_glob_any(f->exclude, fn->name, fn->full))
+	if (view_glob_mark(f->exclude, h ? h->exclude : NULL, fn->name, fn->full))
 		fl |= F_EXCLUDE;
-	if (!f->modules || view_glob_any(f->modules, fn->module, NULL))
+	if (!f->modules || view_glob_mark(f->modules, h ? h->modules : NULL, fn->module, NULL))
 		fl |= F_MODULE;
 	if (!f->all_frames) {
 		unsigned c = view_cxx_runtime_class(fn);
@@ -162,6 +163,8 @@ static struct walk *open_walk(struct src_process *p, size_t i, const struct view
 	w->f = f;
 	for (k = 0; k < p->nfuncs; k++)
 		w->flags[k] = func_flags(f, &p->funcs[k]);
+	if (f->hits)
+		f->hits->walked = true;
 	w->thread = i;
 	if (!(w->s = async ? src_stream_open_async(p, i) : src_stream_open(p, i)))
 		goto fail;

@@ -42,6 +42,18 @@ struct view_filter {
 	uint32_t *tids, *threads, *pids;      /* lists, or NULL: all */
 	size_t ntids, nthreads, npids;
 	bool all_frames;                      /* --all-frames: the C++ runtime's internals too */
+	/* What each value selected while the views read the trace, for the
+	 * line that names a filter that selected nothing (view_say_unmatched);
+	 * NULL unless view_filter_track was called. */
+	struct view_filter_hits *hits;
+};
+
+struct view_filter_hits {
+	uint8_t *include, *exclude, *modules; /* per glob: 1 once a function (module) matched */
+	uint8_t *tids, *threads, *pids;       /* per id: 1 once a thread (process) had it */
+	bool walked;                          /* a thread was read: the globs were asked */
+	uint32_t pids_seen[8];                /* the trace's first processes, for the line */
+	size_t npids_seen;
 };
 
 /* Parses one filter option (its long name without "--": "filter",
@@ -52,6 +64,13 @@ int view_filter_add(struct view_filter *f, const char *opt, const char *value);
 void view_filter_free(struct view_filter *f);
 /* Whether any filter is set. */
 bool view_filter_any(const struct view_filter *f);
+/* From now on, note what each filter value selects: 0 or -ENOMEM. */
+int view_filter_track(struct view_filter *f);
+/* After a view: one line on stderr for each filter value that selected
+ * nothing in the trace (a -F glob that looks like a regular expression
+ * gets the glob it may have meant). Returns 1 if some option selected
+ * nothing with any of its values (the view could show nothing), else 0. */
+int view_say_unmatched(const struct view_filter *f, const char *view);
 bool view_filter_wants_pid(const struct view_filter *f, uint32_t pid);
 bool view_filter_wants_thread(const struct view_filter *f, const struct src_thread *t);
 /* cxx_runtime.c: VIEW_CXX_RUNTIME for a function of the C++ runtime (its
@@ -64,6 +83,9 @@ enum { VIEW_CXX_RUNTIME = 1, VIEW_CXX_SYSTEM = 2, VIEW_CXX_INTERNAL = 3 };
 unsigned view_cxx_runtime_class(const struct src_func *fn);
 /* Whether a or b (may be NULL) matches a glob of the NULL-terminated list. */
 bool view_glob_any(char *const *list, const char *a, const char *b);
+/* The same, marking in hit (one byte a glob; NULL: none) every glob that
+ * matches. */
+bool view_glob_mark(char *const *list, uint8_t *hit, const char *a, const char *b);
 /* "1.5ms" → 1500000: a number with a unit ns, us, ms, s (ns if none).
  * False if it does not parse. */
 bool view_parse_duration(const char *s, uint64_t *ns);

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -40,7 +41,7 @@ struct fixture {
 	int passed;          /* tests that reached their end */
 };
 
-#define NTESTS 11
+#define NTESTS 14
 
 static void first_pid_dir(const struct tr_case *tc, char *out, size_t len)
 {
@@ -424,8 +425,6 @@ static void bad_input_is_one_line(void **state)
 		     "ada-symbolize: --tid 12,x: expected a list of decimal numbers separated by commas\n");
 	expect_error((const char *[]){ "report", "--sort", "speed", t, NULL }, 2,
 		     "ada-symbolize: --sort speed: expected total, self, calls, avg, min, max or name\n");
-	expect_error((const char *[]){ "report", NULL }, 2,
-		     "ada-symbolize report: no trace directory given (try ./ada-trace)\n");
 	expect_error((const char *[]){ "graph", "no_such_function", t, NULL }, 1,
 		     "ada-symbolize graph: no_such_function: no function of that name in the trace\n");
 	snprintf(msg, sizeof(msg), "ada-symbolize: %s: no pid_<pid> directory with a trace\n", fx->rec->dir);
@@ -497,6 +496,128 @@ static void report_sorts_and_splits_by_thread(void **state)
 	fx->passed++;
 }
 
+/* ada-symbolize's usage names every view and what each shows; a view's own
+ * help names its options and no other view's; a word that is neither a
+ * view nor a path (uftrace's dump, info) is a usage error, nothing
+ * converted; graph given only a directory says the function is missing. */
+static void each_view_has_its_usage(void **state)
+{
+	struct fixture *fx = *state;
+	const char *const names[] = { "replay", "report", "graph", "chrome", "perfetto", "flame" };
+	char *help = view_ok((const char *[]){ "--help", NULL });
+	char *report = view_ok((const char *[]){ "report", "--help", NULL });
+	char *replay = view_ok((const char *[]){ "replay", "--help", NULL });
+	char line[64], msg[4600];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(line, sizeof(line), "\n  %-9s ", names[i]);
+		assert_non_null(strstr(help, line));
+	}
+	assert_non_null(strstr(report, "usage: ada-symbolize report [options] [TRACE_DIR...]\n"));
+	assert_non_null(strstr(report, "  -s, --sort KEY "));
+	assert_non_null(strstr(report, "  --threads "));
+	assert_null(strstr(report, "--merge"));
+	assert_null(strstr(report, "--format"));
+	assert_non_null(strstr(replay, "usage: ada-symbolize replay [options] [TRACE_DIR...]\n"));
+	assert_non_null(strstr(replay, "  --merge "));
+	assert_null(strstr(replay, "--sort"));
+	expect_error((const char *[]){ "dump", fx->rec->trace, NULL }, 2,
+		     "ada-symbolize: dump: no such view, nor a trace directory (the views: replay, "
+		     "report, graph, chrome, perfetto and flame; every event with its registers: "
+		     "ada-symbolize --dump TRACE_DIR)\n");
+	expect_error((const char *[]){ "info", fx->rec->trace, NULL }, 2,
+		     "ada-symbolize: info: no such view, nor a trace directory (the views: replay, "
+		     "report, graph, chrome, perfetto and flame; ada-symbolize --help)\n");
+	snprintf(msg, sizeof(msg), "ada-symbolize graph: no function given: %s is a directory, not a "
+		 "function (graph FUNCTION [TRACE_DIR...])\n", fx->rec->trace);
+	expect_error((const char *[]){ "graph", fx->rec->trace, NULL }, 2, msg);
+	free(help);
+	free(report);
+	free(replay);
+	fx->passed++;
+}
+
+/* Runs `ada-symbolize report` with no directory in cwd, env added. */
+static char *report_in(const char *cwd, const char *const *env, int status, const char *err)
+{
+	const char *const argv[] = { ADA_ROOT "/bin/ada-symbolize", "report", "--ns", NULL };
+	struct proc_result res;
+	char *out;
+
+	assert_int_equal(proc_run(argv, env, cwd, TR_TOOL_TIMEOUT_MS, &res), 0);
+	if (proc_exit_code(&res) != status || strcmp(res.err, err))
+		fail_msg("report in %s: exit %d, stderr \"%s\"; expected exit %d, \"%s\"", cwd,
+			 proc_exit_code(&res), res.err, status, err);
+	out = res.out;
+	res.out = NULL;
+	proc_result_free(&res);
+	return out;
+}
+
+/* Without a directory a view reads ./ada-trace, or $ADA_OUTPUT: where the
+ * traced programs put their traces. Neither there: one line. */
+static void views_default_to_where_programs_write(void **state)
+{
+	struct fixture *fx = *state;
+	char dir[] = "/tmp/ada-views-default-XXXXXX", link[64], env[4400], msg[256];
+	char *want = view_ok((const char *[]){ "report", "--ns", fx->rec->trace, NULL }), *got;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(msg, sizeof(msg), "ada-symbolize report: no trace directory given, and ada-trace "
+		 "does not exist (run a program built with adacc first, or name the directory)\n");
+	free(report_in(dir, NULL, 2, msg));
+	snprintf(link, sizeof(link), "%s/ada-trace", dir);
+	assert_int_equal(symlink(fx->rec->trace, link), 0);
+	got = report_in(dir, NULL, 0, "");
+	assert_string_equal(got, want);
+	free(got);
+	unlink(link);
+	snprintf(env, sizeof(env), "ADA_OUTPUT=%s", fx->rec->trace);
+	got = report_in(dir, (const char *[]){ env, NULL }, 0, "");
+	assert_string_equal(got, want);
+	free(got);
+	rmdir(dir);
+	free(want);
+	fx->passed++;
+}
+
+/* A filter value that selects nothing in the trace is named, with the glob
+ * a regular expression may have meant; an option none of whose values
+ * selects anything fails the view (exit 1). */
+static void a_filter_that_selects_nothing_says_so(void **state)
+{
+	struct fixture *fx = *state;
+	const char *t = fx->rec->trace;
+	struct proc_result res;
+	char pid[32], msg[256];
+
+	run_sym((const char *[]){ "report", "-F", "fi.*", t, NULL }, &res);
+	assert_int_equal(proc_exit_code(&res), 1);
+	assert_string_equal(res.err, "ada-symbolize report: -F 'fi.*' matches no function of the "
+				     "trace (GLOBs are shell patterns, not regular expressions: "
+				     "'fi*'?)\n");
+	proc_result_free(&res);
+	run_sym((const char *[]){ "replay", "--pid", "4000000", t, NULL }, &res);
+	assert_int_equal(proc_exit_code(&res), 1);
+	snprintf(pid, sizeof(pid), "%s", strrchr(fx->rec_pid, '_') + 1);
+	snprintf(msg, sizeof(msg), "ada-symbolize replay: --pid 4000000: no process of the trace has "
+		 "it (the trace's: %s)\n", pid);
+	assert_string_equal(res.err, msg);
+	assert_string_equal(res.out, "");
+	proc_result_free(&res);
+	/* One -F of two matches: shown, and the other named. -N matching
+	 * nothing leaves nothing out: named, not a failure. */
+	run_sym((const char *[]){ "report", "-F", "fib", "-F", "nosuch", "-N", "none*", t, NULL },
+		&res);
+	assert_int_equal(proc_exit_code(&res), 0);
+	assert_string_equal(res.err, "ada-symbolize report: -F 'nosuch' matches no function of the "
+				     "trace\nada-symbolize report: -N 'none*' matches no function of "
+				     "the trace\n");
+	assert_non_null(strstr(res.out, "fib"));
+	proc_result_free(&res);
+	fx->passed++;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -511,6 +632,9 @@ int main(void)
 		cmocka_unit_test(bad_input_is_one_line),
 		cmocka_unit_test(pid_filter_picks_one_process),
 		cmocka_unit_test(report_sorts_and_splits_by_thread),
+		cmocka_unit_test(each_view_has_its_usage),
+		cmocka_unit_test(views_default_to_where_programs_write),
+		cmocka_unit_test(a_filter_that_selects_nothing_says_so),
 	};
 
 	tr_scrub_environment();
