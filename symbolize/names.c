@@ -4,8 +4,12 @@
  * template function, its return type: "int ns::Foo<int>::bar(char const*)
  * const". Views print the simple form, "ns::Foo<int>::bar", as uftrace and
  * Perfetto users read it; --full-names keeps the rest. Symbol versions
- * ("memcpy@@GLIBC_2.14") are the linker's business, not the reader's.
+ * ("memcpy@@GLIBC_2.14") are the linker's business, not the reader's, and
+ * so are glibc's variants of one function for each CPU, which its IFUNCs
+ * choose from at load time: a program calls memchr, whichever
+ * __memchr_avx2 or __memchr_evex runs it.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -92,6 +96,50 @@ char *src_simple_name(const char *full, char *out, size_t len)
 		n = len - 1;
 	memcpy(out, full + start, n);
 	out[n] = '\0';
+	return out;
+}
+
+/* The CPU features glibc names its variants by, each a word of their own
+ * between underscores (sysdeps/x86_64/multiarch, and libm's fma paths). */
+static const char *const isa_words[] = {
+	"sse2", "ssse3", "sse4_1", "sse4_2", "avx", "avx2", "avx512f", "avx512bw", "avx512vl",
+	"evex", "evex512", "erms", "rtm", "unaligned", "aligned", "vex", "fma", "fma4", "sse41",
+	NULL,
+};
+
+/* "__memset_avx2_unaligned_erms" → "memset": the part between the leading
+ * "__" and the first word that names a CPU feature; false if name is none. */
+static bool libc_variant(const char *name, char *out, size_t len)
+{
+	const char *p;
+
+	if (strncmp(name, "__", 2) || !len)
+		return false;
+	for (p = strchr(name + 2, '_'); p; p = strchr(p + 1, '_'))
+		for (size_t k = 0; isa_words[k]; k++) {
+			size_t n = strlen(isa_words[k]), base = (size_t)(p - name) - 2;
+
+			if (strncmp(p + 1, isa_words[k], n) || (p[1 + n] && p[1 + n] != '_') || !base)
+				continue;
+			if (base >= len)
+				base = len - 1;
+			memcpy(out, name + 2, base);
+			out[base] = '\0';
+			return true;
+		}
+	return false;
+}
+
+char *src_display_name(const char *full, const char *module, char *out, size_t len)
+{
+	char simple[1024];
+
+	src_simple_name(full, simple, sizeof(simple));
+	if ((!strncmp(module, "libc.so", 7) || !strncmp(module, "libc-", 5) ||
+	     !strncmp(module, "libm.so", 7) || !strncmp(module, "libm-", 5)) &&
+	    libc_variant(simple, out, len))
+		return out;
+	snprintf(out, len, "%s", simple);
 	return out;
 }
 

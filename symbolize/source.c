@@ -75,8 +75,8 @@ static int number_functions(struct src_process *p, struct src_raw *r)
 		sf = &r->funcs[r->nfuncs];
 		sf->full = strdup(src_unversioned(af->demangled ? af->demangled : af->name, buf,
 						  sizeof(buf)));
-		sf->name = strdup(src_simple_name(sf->full, buf, sizeof(buf)));
 		sf->module = cm->raw ? src_basename(cm->raw->path) : "[unmapped]";
+		sf->name = strdup(src_display_name(sf->full, sf->module, buf, sizeof(buf)));
 		sf->file = af->file;
 		sf->line = af->line;
 		if (!sf->full || !sf->name)

@@ -102,6 +102,11 @@ void src_stream_close(struct src_stream *s);
  * "int ns::Foo<int>::bar(char const*) const", and without a symbol version
  * ("memcpy" for "memcpy@@GLIBC_2.14"). Writes at most len bytes; returns out. */
 char *src_simple_name(const char *full, char *out, size_t len);
+/* The name views print for a function of module (a file name): the simple
+ * form, and for glibc's variants of a function chosen by the CPU
+ * ("__memchr_avx2", "__memset_avx2_unaligned_erms" in libc.so.6, "__sin_fma"
+ * in libm) the function they implement ("memchr", "memset", "sin"). */
+char *src_display_name(const char *full, const char *module, char *out, size_t len);
 /* The file name of a path: what views call a module or a program. */
 const char *src_basename(const char *path);
 /* Copies name without its "@..." symbol version. */

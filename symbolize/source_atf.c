@@ -77,8 +77,8 @@ static int load_funcs(struct src_process *p, struct src_raw *r, const struct jso
 		if (!name)
 			name = json_string(json_get(v[i], "name"));
 		f->full = strdup(src_unversioned(name ? name : "?", buf, sizeof(buf)));
-		f->name = strdup(src_simple_name(f->full, buf, sizeof(buf)));
 		f->module = module_name(root, r->func_ids[r->nfuncs] >> 32);
+		f->name = strdup(src_display_name(f->full, f->module, buf, sizeof(buf)));
 		f->file = json_string(json_get(v[i], "file"));
 		json_u64(json_get(v[i], "line"), &line);
 		f->line = (uint32_t)line;

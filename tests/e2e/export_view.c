@@ -148,6 +148,26 @@ void ex_add_count(struct ex_tally *c, size_t *n, size_t max, const char *name, u
 	c[i].n += k;
 }
 
+/* The views name glibc's per-CPU variants by the function they implement
+ * (symbolize/names.c); --replay keeps the symbol. The programs here call
+ * libc's string functions only, so "__<name>_<CPU feature>..." is one. */
+static void libc_function(char *name)
+{
+	static const char *const cpu[] = { "_sse2", "_ssse3", "_sse4", "_avx", "_evex", "_erms", NULL };
+
+	if (strncmp(name, "__", 2))
+		return;
+	for (size_t k = 0; cpu[k]; k++) {
+		char *at = strstr(name + 2, cpu[k]);
+
+		if (at && at > name + 2) {
+			memmove(name, name + 2, (size_t)(at - name) - 2);
+			name[at - name - 2] = '\0';
+			return;
+		}
+	}
+}
+
 /* One replay line: "<2 spaces per depth>name[@version][ xN][ (mark)]". */
 static size_t replay_line(const char *line, size_t len, char *name, size_t size,
 			  unsigned long *times)
@@ -171,6 +191,7 @@ static size_t replay_line(const char *line, size_t len, char *name, size_t size,
 	}
 	snprintf(name, size, "%.*s", (int)(end - start), start);
 	name[strcspn(name, "@")] = '\0';
+	libc_function(name);
 	return (size_t)(start - line) / 2;
 }
 

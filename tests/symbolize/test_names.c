@@ -63,6 +63,32 @@ static void symbol_versions_are_left_out(void **state)
 	assert_string_equal(src_simple_name("ns::f(int)", buf, 4), "ns:");
 }
 
+static void expect_display(const char *full, const char *module, const char *want)
+{
+	char buf[256];
+
+	assert_string_equal(src_display_name(full, module, buf, sizeof(buf)), want);
+}
+
+/* glibc's per-CPU variants show as the function they implement, in libc
+ * and libm only; other double-underscore names are left alone. */
+static void libc_variants_show_as_their_function(void **state)
+{
+	(void)state;
+	expect_display("__memchr_avx2", "libc.so.6", "memchr");
+	expect_display("__memset_avx2_unaligned_erms", "libc.so.6", "memset");
+	expect_display("__memmove_avx_unaligned_erms", "libc.so.6", "memmove");
+	expect_display("__strchrnul_evex", "libc.so.6", "strchrnul");
+	expect_display("__memcpy_chk_avx_unaligned", "libc.so.6", "memcpy_chk");
+	expect_display("__strcasecmp_l_sse2", "libc-2.31.so", "strcasecmp_l");
+	expect_display("__sin_fma", "libm.so.6", "sin");
+	expect_display("__libc_start_main", "libc.so.6", "__libc_start_main");
+	expect_display("__vfprintf_internal", "libc.so.6", "__vfprintf_internal");
+	expect_display("__avx2_x", "libc.so.6", "__avx2_x");
+	expect_display("__memchr_avx2", "app", "__memchr_avx2");
+	expect_display("ns::f(int)", "app", "ns::f");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -70,6 +96,7 @@ int main(void)
 		cmocka_unit_test(simple_form_drops_a_template_function_return_type),
 		cmocka_unit_test(simple_form_keeps_what_is_part_of_the_name),
 		cmocka_unit_test(symbol_versions_are_left_out),
+		cmocka_unit_test(libc_variants_show_as_their_function),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
