@@ -277,6 +277,15 @@ bool view_glob_mark(char *const *list, uint8_t *hit, const char *a, const char *
 	return any;
 }
 
+bool view_glob_func(char *const *list, uint8_t *hit, const struct src_func *fn)
+{
+	bool any = view_glob_mark(list, hit, fn->name, fn->full);
+
+	if (fn->base && (hit || !any))
+		any |= view_glob_mark(list, hit, fn->base, NULL);
+	return any;
+}
+
 /* A -F value that reads as a regular expression (".*", ".+", a leading ^,
  * a trailing $, a backslash): the glob it may have meant in out, else
  * false. */

@@ -9,8 +9,10 @@
  * choose from at load time: a program calls memchr, whichever
  * __memchr_avx2 or __memchr_evex runs it.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "source.h"
@@ -141,6 +143,69 @@ char *src_display_name(const char *full, const char *module, char *out, size_t l
 		return out;
 	snprintf(out, len, "%s", simple);
 	return out;
+}
+
+static const struct src_func *sort_funcs;
+
+static int by_name(const void *a, const void *b)
+{
+	const struct src_func *x = &sort_funcs[*(const size_t *)a], *y = &sort_funcs[*(const size_t *)b];
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : strcmp(x->full, y->full);
+}
+
+/* The full name without a template function's return type: the name with
+ * its parameter list and qualifiers. */
+static const char *with_params(const char *full)
+{
+	size_t n = strlen(full);
+	long p = params_start(full, n);
+
+	return full + name_start(full, p > 0 ? (size_t)p : n);
+}
+
+/* Renames funcs[idx[0..k)], a group of one name with several full names. */
+static int rename_group(struct src_func *funcs, const size_t *idx, size_t k)
+{
+	bool unique = true;
+
+	for (size_t i = 0; i + 1 < k && unique; i++)
+		for (size_t j = i + 1; j < k && unique; j++)
+			unique = strcmp(with_params(funcs[idx[i]].full), with_params(funcs[idx[j]].full)) != 0 ||
+				 !strcmp(funcs[idx[i]].full, funcs[idx[j]].full);
+	for (size_t i = 0; i < k; i++) {
+		char *name = strdup(unique ? with_params(funcs[idx[i]].full) : funcs[idx[i]].full);
+
+		if (!name)
+			return -ENOMEM;
+		funcs[idx[i]].base = funcs[idx[i]].name;
+		funcs[idx[i]].name = name;
+	}
+	return 0;
+}
+
+int src_names_disambiguate(struct src_func *funcs, size_t n)
+{
+	size_t *idx = malloc((n ? n : 1) * sizeof(*idx)), i, j;
+	int err = 0;
+
+	if (!idx)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	sort_funcs = funcs;
+	qsort(idx, n, sizeof(*idx), by_name);
+	for (i = 0; i < n && !err; i = j) {
+		bool differ = false;
+
+		for (j = i + 1; j < n && !strcmp(funcs[idx[j]].name, funcs[idx[i]].name); j++)
+			differ |= strcmp(funcs[idx[j]].full, funcs[idx[i]].full) != 0;
+		if (differ)
+			err = rename_group(funcs, idx + i, j - i);
+	}
+	free(idx);
+	return err;
 }
 
 const char *src_basename(const char *path)

@@ -84,6 +84,8 @@ static int number_functions(struct src_process *p, struct src_raw *r)
 		ids[owner][idx] = (uint32_t)++r->nfuncs;
 		r->dense_of_choice[c] = (uint32_t)(r->nfuncs - 1);
 	}
+	if (src_names_disambiguate(r->funcs, r->nfuncs) < 0)
+		goto out;
 	p->funcs = r->funcs;
 	p->nfuncs = r->nfuncs;
 	err = 0;
@@ -220,6 +222,7 @@ void src_close(struct src_process *p)
 		for (i = 0; i < r->nfuncs; i++) {
 			free((char *)r->funcs[i].name);
 			free((char *)r->funcs[i].full);
+			free((char *)r->funcs[i].base);
 		}
 		free(r->funcs);
 		free(r->dense_of_choice);

@@ -25,6 +25,9 @@ struct src_func {
 	const char *module;   /* the module file's basename ("[unmapped]" for none) */
 	const char *file;     /* source file of the entry, NULL if unknown */
 	uint32_t line;        /* 0 if unknown */
+	const char *base;     /* the simple form, where name carries more to be unique
+			       * (an overload's parameters: src_names_disambiguate);
+			       * else NULL */
 };
 
 struct src_thread {
@@ -107,6 +110,12 @@ char *src_simple_name(const char *full, char *out, size_t len);
  * ("__memchr_avx2", "__memset_avx2_unaligned_erms" in libc.so.6, "__sin_fma"
  * in libm) the function they implement ("memchr", "memset", "sin"). */
 char *src_display_name(const char *full, const char *module, char *out, size_t len);
+/* Functions whose names (src_func.name) are the same but whose full names
+ * differ (C++ overloads: two "YAML::operator<<") are told apart: each is
+ * named with its parameter list ("YAML::operator<<(YAML::Emitter&, char
+ * const*)"), or whole if even that repeats; the simple form stays as their
+ * base, which globs match too. Names are strdup'ed. 0 or -ENOMEM. */
+int src_names_disambiguate(struct src_func *funcs, size_t n);
 /* The file name of a path: what views call a module or a program. */
 const char *src_basename(const char *path);
 /* Copies name without its "@..." symbol version. */

@@ -89,6 +89,8 @@ static int load_funcs(struct src_process *p, struct src_raw *r, const struct jso
 		}
 	}
 	free(v);
+	if (src_names_disambiguate(r->funcs, r->nfuncs) < 0)
+		return -ENOMEM;
 	p->funcs = r->funcs;
 	p->nfuncs = r->nfuncs;
 	return 0;

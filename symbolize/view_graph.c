@@ -57,7 +57,7 @@ static int process_begin(void *ctx, struct src_process *p)
 		char *const glob[] = { (char *)g->a->function, NULL };
 
 		g->slot[k] = -1;
-		if (!view_glob_any(glob, p->funcs[k].name, p->funcs[k].full))
+		if (!view_glob_func(glob, NULL, &p->funcs[k]))
 			continue;
 		if (g->nmatch == MAX_MATCH) {
 			fprintf(stderr, "ada-symbolize graph: %s matches more than %d functions of pid %u: give a narrower name\n",

@@ -56,9 +56,9 @@ static uint8_t func_flags(const struct view_filter *f, const struct src_func *fn
 	struct view_filter_hits *h = f->hits;
 	uint8_t fl = 0;
 
-	if (view_glob_mark(f->include, h ? h->include : NULL, fn->name, fn->full))
+	if (view_glob_func(f->include, h ? h->include : NULL, fn))
 		fl |= F_INCLUDE;
-	if (view_glob_mark(f->exclude, h ? h->exclude : NULL, fn->name, fn->full))
+	if (view_glob_func(f->exclude, h ? h->exclude : NULL, fn))
 		fl |= F_EXCLUDE;
 	if (!f->modules || view_glob_mark(f->modules, h ? h->modules : NULL, fn->module, NULL))
 		fl |= F_MODULE;

@@ -86,6 +86,9 @@ bool view_glob_any(char *const *list, const char *a, const char *b);
 /* The same, marking in hit (one byte a glob; NULL: none) every glob that
  * matches. */
 bool view_glob_mark(char *const *list, uint8_t *hit, const char *a, const char *b);
+/* Whether a glob of list matches the function: its name, its full name, or
+ * the simple name an overload shares (src_func.base); hit as above. */
+bool view_glob_func(char *const *list, uint8_t *hit, const struct src_func *fn);
 /* "1.5ms" → 1500000: a number with a unit ns, us, ms, s (ns if none).
  * False if it does not parse. */
 bool view_parse_duration(const char *s, uint64_t *ns);

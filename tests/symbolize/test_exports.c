@@ -24,10 +24,10 @@
 /* ---- the frames played to the view ------------------------------------------------- */
 
 static const struct src_func funcs[] = {
-	{ "main", "main", "demo", "/src/demo.c", 10 },
-	{ "f", "f(int)", "demo", NULL, 0 },
-	{ "memcpy", "memcpy", "libc.so.6", NULL, 0 },
-	{ "q\"uote", "q\"uote", "demo", NULL, 0 },
+	{ "main", "main", "demo", "/src/demo.c", 10, NULL },
+	{ "f", "f(int)", "demo", NULL, 0, NULL },
+	{ "memcpy", "memcpy", "libc.so.6", NULL, 0, NULL },
+	{ "q\"uote", "q\"uote", "demo", NULL, 0, NULL },
 };
 enum { MAIN, F, MEMCPY, QUOTE };
 

@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -89,6 +91,46 @@ static void libc_variants_show_as_their_function(void **state)
 	expect_display("ns::f(int)", "app", "ns::f");
 }
 
+/* Overloads (one simple name, several full names) are named with their
+ * parameters; where even those repeat (const and not), whole; functions of
+ * one name and one full name (a C function in two modules) are left as
+ * they are. */
+static void overloads_are_told_apart(void **state)
+{
+	struct src_func f[] = {
+		{ .full = "YAML::operator<<(YAML::Emitter&, char const*)" },
+		{ .full = "main" },
+		{ .full = "YAML::operator<<(YAML::Emitter&, bool)" },
+		{ .full = "int Box<int>::get() const" },
+		{ .full = "int Box<int>::get()" },
+		{ .full = "helper" },
+		{ .full = "helper" },
+		{ .full = "std::vector<int>::size() const" },
+	};
+	const char *const want[] = {
+		"YAML::operator<<(YAML::Emitter&, char const*)", "main", "YAML::operator<<(YAML::Emitter&, bool)",
+		"Box<int>::get() const", "Box<int>::get()", "helper", "helper", "std::vector<int>::size",
+	};
+	char buf[256];
+	size_t i, n = sizeof(f) / sizeof(f[0]);
+
+	(void)state;
+	for (i = 0; i < n; i++)
+		f[i].name = strdup(src_simple_name(f[i].full, buf, sizeof(buf)));
+	assert_int_equal(src_names_disambiguate(f, n), 0);
+	for (i = 0; i < n; i++) {
+		assert_string_equal(f[i].name, want[i]);
+		if (i == 0 || i == 2)
+			assert_string_equal(f[i].base, "YAML::operator<<");
+		else if (i == 3 || i == 4)
+			assert_string_equal(f[i].base, "Box<int>::get");
+		else
+			assert_null(f[i].base);
+		free((char *)f[i].name);
+		free((char *)f[i].base);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -97,6 +139,7 @@ int main(void)
 		cmocka_unit_test(simple_form_keeps_what_is_part_of_the_name),
 		cmocka_unit_test(symbol_versions_are_left_out),
 		cmocka_unit_test(libc_variants_show_as_their_function),
+		cmocka_unit_test(overloads_are_told_apart),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
