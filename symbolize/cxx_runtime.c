@@ -1,5 +1,6 @@
-/* cxx_runtime.c - which frames are the C++ runtime's, hidden by the views
- * unless --all-frames (walk.c does the hiding).
+/* cxx_runtime.c - which frames are the C++ runtime's, and which the C
+ * start-up's, hidden by the views unless --all-frames (walk.c does the
+ * hiding).
  *
  * A small C++ program's trace is mostly the standard library: std::vector's
  * constructor is twenty frames of allocators and iterators at -O0, a throw
@@ -9,6 +10,13 @@
  * the runtime does inside, except where it calls the program back (a
  * comparator, a destructor run by unwinding, a std::thread's function). The
  * recording is unchanged; --all-frames shows everything.
+ *
+ * The C start-up's frames (__libc_start_main around main, the loader's
+ * audit call before it, __cxa_finalize and the exit handlers' caller
+ * after it) are the C library's way into and out of the program: a view
+ * starts at main, or a thread's start routine, as uftrace's do, and what
+ * runs before or after main (atexit handlers, destructors) stands beside
+ * it. They are hidden, and what they call shown in their place.
  */
 #include <fnmatch.h>
 #include <stdbool.h>
@@ -59,6 +67,24 @@ static const char *past_return_type(const char *name)
 	size_t n = strcspn(name, " <(");
 
 	return name[n] == ' ' ? name + n + 1 : name;
+}
+
+/* The C start-up's frames, in whichever module (crt's _init, _fini and
+ * frame_dummy are in every one). */
+static const char *const STARTUP_NAMES[] = {
+	"__libc_start_main", "__libc_start_call_main", "__libc_csu_init", "__libc_csu_fini",
+	"_dl_audit_preinit", "_dl_init", "_dl_fini", "_dl_start_user", "call_init",
+	"__cxa_finalize", "__run_exit_handlers", "_init", "_fini", "_start", "frame_dummy",
+	"register_tm_clones", "deregister_tm_clones", "__do_global_dtors_aux",
+	"__do_global_ctors_aux",
+};
+
+bool view_c_startup(const struct src_func *fn)
+{
+	for (size_t i = 0; i < sizeof(STARTUP_NAMES) / sizeof(STARTUP_NAMES[0]); i++)
+		if (!strcmp(fn->name, STARTUP_NAMES[i]))
+			return true;
+	return false;
 }
 
 unsigned view_cxx_runtime_class(const struct src_func *fn)

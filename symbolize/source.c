@@ -194,11 +194,17 @@ int src_open(const char *pid_dir, struct src_process **out)
 	if (!(r->dir = strdup(pid_dir)))
 		goto fail;
 	p->dir = r->dir;
-	snprintf(path, sizeof(path), "%s/raw/process.meta", pid_dir);
+	/* ATF only where raw/ is gone and manifest.json is there. A view run
+	 * as its program ends may come before the recorder made raw/ (the
+	 * program makes the pid directory only): the raw trace's reader waits
+	 * for the recorder (raw_meta.c's recorder_wait). */
+	snprintf(path, sizeof(path), "%s/raw", pid_dir);
 	if (access(path, F_OK) == 0)
 		err = open_raw(pid_dir, p, r);
-	else
+	else if (snprintf(path, sizeof(path), "%s/manifest.json", pid_dir), access(path, F_OK) == 0)
 		err = src_atf_open(pid_dir, p, r);
+	else
+		err = open_raw(pid_dir, p, r);
 	if (err)
 		goto fail;
 	*out = p;

@@ -85,7 +85,9 @@ static const char filters_text[] =
 	"  -r, --time-range A~B   only calls that started in [A, B)\n"
 	"  --tid LIST, --thread LIST, --pid LIST\n"
 	"                         only these OS thread ids, ada thread numbers, pids\n"
-	"  --all-frames           the C++ runtime's internals too (hidden by default)\n"
+	"  --all-frames           the C start-up's frames (__libc_start_main around main,\n"
+	"                         __cxa_finalize) and the C++ runtime's internals too\n"
+	"                         (hidden by default: a view starts at main)\n"
 	"GLOBs are shell patterns (fnmatch: * ? [...]), not regular expressions; they\n"
 	"match a function's name with or without its parameters.\n";
 

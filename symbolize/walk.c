@@ -13,7 +13,7 @@
 #include "walk.h"
 
 enum { F_INCLUDE = 1, F_EXCLUDE = 2, F_MODULE = 4, F_RUNTIME = 8, F_SYSTEM = 16,
-       F_INTERNAL = 32 }; /* per function */
+       F_INTERNAL = 32, F_STARTUP = 64 }; /* per function */
 
 struct wframe {
 	uint64_t start_ns;
@@ -67,6 +67,8 @@ static uint8_t func_flags(const struct view_filter *f, const struct src_func *fn
 
 		fl |= c == VIEW_CXX_RUNTIME ? F_RUNTIME : c == VIEW_CXX_SYSTEM ? F_SYSTEM :
 		      c == VIEW_CXX_INTERNAL ? F_RUNTIME | F_INTERNAL : 0;
+		if (view_c_startup(fn))
+			fl |= F_STARTUP;
 	}
 	return fl;
 }
@@ -215,6 +217,10 @@ static bool shown(struct walk *w, const struct src_event *ev)
 			return false;
 		w->include_at = ev->depth;
 	}
+	/* The C start-up: not shown, what it calls shown in its place (a
+	 * view starts at main; -D counts from there). */
+	if (fl & F_STARTUP)
+		return false;
 	if (f->max_depth && w->cur_shown >= f->max_depth) {
 		w->cut_at = ev->depth;
 		return false;

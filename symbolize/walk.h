@@ -41,7 +41,8 @@ struct view_filter {
 	bool has_range;
 	uint32_t *tids, *threads, *pids;      /* lists, or NULL: all */
 	size_t ntids, nthreads, npids;
-	bool all_frames;                      /* --all-frames: the C++ runtime's internals too */
+	bool all_frames;                      /* --all-frames: the C++ runtime's internals and
+					       * the C start-up's frames too */
 	/* What each value selected while the views read the trace, for the
 	 * line that names a filter that selected nothing (view_say_unmatched);
 	 * NULL unless view_filter_track was called. */
@@ -81,6 +82,9 @@ bool view_filter_wants_thread(const struct view_filter *f, const struct src_thre
  * for the program's own. */
 enum { VIEW_CXX_RUNTIME = 1, VIEW_CXX_SYSTEM = 2, VIEW_CXX_INTERNAL = 3 };
 unsigned view_cxx_runtime_class(const struct src_func *fn);
+/* cxx_runtime.c: whether fn is one of the C start-up's frames, which the
+ * views hide (what they call shown in their place) unless --all-frames. */
+bool view_c_startup(const struct src_func *fn);
 /* Whether a or b (may be NULL) matches a glob of the NULL-terminated list. */
 bool view_glob_any(char *const *list, const char *a, const char *b);
 /* The same, marking in hit (one byte a glob; NULL: none) every glob that

@@ -168,6 +168,19 @@ static void libc_function(char *name)
 	}
 }
 
+/* The C start-up's frames, which the views leave out by default (they
+ * start at main: symbolize/cxx_runtime.c) and --replay shows. */
+static bool c_startup(const char *name)
+{
+	static const char *const startup[] = { "__libc_start_main", "_dl_audit_preinit",
+					       "__cxa_finalize", NULL };
+
+	for (size_t k = 0; startup[k]; k++)
+		if (!strcmp(name, startup[k]))
+			return true;
+	return false;
+}
+
 /* One replay line: "<2 spaces per depth>name[@version][ xN][ (mark)]". */
 static size_t replay_line(const char *line, size_t len, char *name, size_t size,
 			  unsigned long *times)
@@ -212,7 +225,8 @@ static size_t replay_counts(const char *replay, struct ex_tally *c, size_t max)
 			if (depth >= 511)
 				fail_msg("replay deeper than 511");
 			mult[depth] = (depth ? mult[depth - 1] : 1) * times;
-			ex_add_count(c, &n, max, name, mult[depth]);
+			if (!c_startup(name))
+				ex_add_count(c, &n, max, name, mult[depth]);
 		}
 		s += len + (eol != NULL);
 	}

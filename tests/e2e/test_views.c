@@ -41,7 +41,7 @@ struct fixture {
 	int passed;          /* tests that reached their end */
 };
 
-#define NTESTS 14
+#define NTESTS 15
 
 static void first_pid_dir(const struct tr_case *tc, char *out, size_t len)
 {
@@ -88,9 +88,10 @@ static int teardown(void **state)
 static void expect_report(const char *trace, const char *pid_dir, const char *const *extra,
 			  const struct want *w, const char *what)
 {
-	const char *args[24] = { "report", "--ns" };
+	/* Every frame, the C start-up's too, as the ATF has them. */
+	const char *args[24] = { "report", "--ns", "--all-frames" };
 	struct stats got = { 0 }, want = { 0 };
-	size_t n = 2;
+	size_t n = 3;
 	char *out;
 
 	while (extra && *extra)
@@ -155,7 +156,7 @@ static void module_filter_keeps_the_executables_functions(void **state)
 	struct stats all = { 0 }, mod = { 0 };
 	char *a = view_ok((const char *[]){ "report", "--ns", fx->demo->trace, NULL });
 	char *m = view_ok((const char *[]){ "report", "--ns", "-M", "demo", fx->demo->trace, NULL });
-	const char *libc[] = { "pthread_create", "pthread_join", "printf", "__libc_start_main" };
+	const char *libc[] = { "pthread_create", "pthread_join", "printf" };
 	size_t i;
 
 	parse_report(a, &all);
@@ -496,6 +497,44 @@ static void report_sorts_and_splits_by_thread(void **state)
 	fx->passed++;
 }
 
+/* The first line of a replay that is not a header. */
+static const char *first_frame(const char *replay)
+{
+	while (*replay == '#' && strchr(replay, '\n'))
+		replay = strchr(replay, '\n') + 1;
+	return replay;
+}
+
+/* A view starts at main: the C start-up's frames (__libc_start_main around
+ * main, the loader's audit call, __cxa_finalize) are not shown, what they
+ * call stands in their place, and -D counts from main; --all-frames shows
+ * them. */
+static void views_start_at_main(void **state)
+{
+	struct fixture *fx = *state;
+	const char *t = fx->demo->trace; /* recorded with the dynamic hooks: libc's calls */
+	char *tree = view_ok((const char *[]){ "replay", "--no-args", t, NULL });
+	char *all = view_ok((const char *[]){ "replay", "--no-args", "--all-frames", t, NULL });
+	char *d1 = view_ok((const char *[]){ "report", "--ns", "-D", "1", t, NULL });
+	struct stats s = { 0 };
+
+	assert_non_null(strstr(first_frame(tree), "| main() {\n"));
+	assert_null(strstr(tree, "__libc_start_main"));
+	assert_null(strstr(tree, "_dl_audit_preinit"));
+	assert_null(strstr(tree, "__cxa_finalize"));
+	assert_non_null(strstr(first_frame(all), "| __libc_start_main() {\n"));
+	assert_non_null(strstr(all, "|   main() {\n"));
+	/* Depth 1: main, and the workers' start routine. */
+	parse_report(d1, &s);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(stat_of(&s, "main")->calls, 1);
+	assert_int_equal(stat_of(&s, "evaluate")->calls, 2);
+	free(tree);
+	free(all);
+	free(d1);
+	fx->passed++;
+}
+
 /* ada-symbolize's usage names every view and what each shows; a view's own
  * help names its options and no other view's; a word that is neither a
  * view nor a path (uftrace's dump, info) is a usage error, nothing
@@ -632,6 +671,7 @@ int main(void)
 		cmocka_unit_test(bad_input_is_one_line),
 		cmocka_unit_test(pid_filter_picks_one_process),
 		cmocka_unit_test(report_sorts_and_splits_by_thread),
+		cmocka_unit_test(views_start_at_main),
 		cmocka_unit_test(each_view_has_its_usage),
 		cmocka_unit_test(views_default_to_where_programs_write),
 		cmocka_unit_test(a_filter_that_selects_nothing_says_so),
