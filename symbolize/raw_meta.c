@@ -627,7 +627,11 @@ static void recorder_wait(const char *meta_path, const char *raw_dir)
 		pid_part = p;
 	if (pid_part)
 		pid = strtol(pid_part + 5, NULL, 10);
-	snprintf(pid_dir, sizeof(pid_dir), "%s/..", raw_dir);
+	/* raw_dir less its last part, not raw_dir/..: raw/ is the recorder's
+	 * to make, and may not be there yet. */
+	snprintf(pid_dir, sizeof(pid_dir), "%s", raw_dir);
+	if (strrchr(pid_dir, '/'))
+		*strrchr(pid_dir, '/') = '\0';
 	fd = open(pid_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
 		bool held = lock_wait(fd, pid);

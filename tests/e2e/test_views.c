@@ -41,7 +41,7 @@ struct fixture {
 	int passed;          /* tests that reached their end */
 };
 
-#define NTESTS 15
+#define NTESTS 16
 
 static void first_pid_dir(const struct tr_case *tc, char *out, size_t len)
 {
@@ -497,6 +497,40 @@ static void report_sorts_and_splits_by_thread(void **state)
 	fx->passed++;
 }
 
+/* A view run the moment its program ends may come before the recorder has
+ * made raw/ (the program makes the pid directory only, and the recorder
+ * holds its lock until the trace is whole): it waits for the lock, as the
+ * conversion does, and shows the whole trace. Made so here: a copy of a
+ * trace whose raw/ a process holding the pid directory's lock puts in
+ * place half a second later (in a session of its own: proc_run ends what
+ * the script leaves in its group). Before, such a view said "not a traced
+ * process" and failed (about a third of the runs right after a program). */
+static void a_view_right_after_its_program_waits_for_the_recorder(void **state)
+{
+	struct fixture *fx = *state;
+	char script[20000], held[4400];
+	const char *session = strstr(fx->rec_pid, "/session_");
+	struct proc_result res;
+
+	assert_non_null(session);
+	snprintf(held, sizeof(held), "%s/held", fx->rec->dir);
+	snprintf(script, sizeof(script),
+		 "set -e; rm -rf '%s'; d='%s%s'; mkdir -p \"$d\"; cp -r '%s/raw' \"$d/raw.hold\"; "
+		 "cd \"$d\"; setsid flock -x . sh -c 'touch ../../ready; sleep 0.5; mv raw.hold raw' "
+		 ">/dev/null 2>&1 </dev/null & "
+		 "while [ ! -e '%s/ready' ]; do sleep 0.01; done",
+		 held, held, session, fx->rec_pid, held);
+	assert_int_equal(proc_run((const char *[]){ "/bin/sh", "-c", script, NULL }, NULL, NULL,
+				  TR_RUN_TIMEOUT_MS, &res), 0);
+	assert_int_equal(proc_exit_code(&res), 0);
+	proc_result_free(&res);
+	run_sym((const char *[]){ "report", held, NULL }, &res);
+	if (proc_exit_code(&res) != 0 || !strstr(res.out, " main\n"))
+		fail_msg("report %s: exit %d: %s%s", held, proc_exit_code(&res), res.err, res.out);
+	proc_result_free(&res);
+	fx->passed++;
+}
+
 /* The first line of a replay that is not a header. */
 static const char *first_frame(const char *replay)
 {
@@ -672,6 +706,7 @@ int main(void)
 		cmocka_unit_test(pid_filter_picks_one_process),
 		cmocka_unit_test(report_sorts_and_splits_by_thread),
 		cmocka_unit_test(views_start_at_main),
+		cmocka_unit_test(a_view_right_after_its_program_waits_for_the_recorder),
 		cmocka_unit_test(each_view_has_its_usage),
 		cmocka_unit_test(views_default_to_where_programs_write),
 		cmocka_unit_test(a_filter_that_selects_nothing_says_so),
