@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -212,6 +213,65 @@ static void index_fns(struct cu *cu)
 
 /* ---- lookup -------------------------------------------------------------- */
 
+/* Drops "." segments and doubled slashes, in place ("./a/./b//c" → "a/b/c"). */
+static void drop_dots(char *p)
+{
+	char *in = p, *out = p;
+	bool absolute = *p == '/';
+
+	while (*in) {
+		size_t n = strcspn(in, "/");
+
+		if (n == 1 && in[0] == '.') {
+			in += 1;
+		} else if (n) {
+			if (out != p || absolute)
+				*out++ = '/';
+			memmove(out, in, n);
+			out += n;
+			in += n;
+		}
+		while (*in == '/')
+			in++;
+	}
+	if (out == p && absolute)
+		*out++ = '/';
+	*out = '\0';
+}
+
+/* Whether relative file already begins with relative dir (both without
+ * their "." segments). */
+static bool under(const char *dir, const char *file)
+{
+	char *d = strdup(dir), *f = strdup(file);
+	bool yes = false;
+
+	if (d && f) {
+		size_t n;
+
+		drop_dots(d);
+		drop_dots(f);
+		n = strlen(d);
+		yes = n && !strncmp(f, d, n) && f[n] == '/';
+	}
+	free(d);
+	free(f);
+	return yes;
+}
+
+char *ada_source_path(const char *dir, const char *file)
+{
+	char *path;
+
+	if (file[0] == '/' || !dir || (dir[0] != '/' && under(dir, file)))
+		path = strdup(file);
+	else if (asprintf(&path, "%s/%s", dir, file) < 0)
+		path = NULL;
+	if (path)
+		drop_dots(path);
+	return path;
+}
+
 /* DWARF names a file relative to the CU's compilation directory unless it
  * is absolute; gcc usually records absolute directories, clang relative
  * ones, so joining makes one binary read the same from either compiler. */
@@ -223,10 +283,7 @@ static void set_line(struct ada_func *f, struct cu *cu, const char *file, int li
 	if (!file || line <= 0)
 		return;
 	dir = file[0] == '/' ? NULL : dwarf_formstring(dwarf_attr(&cu->die, DW_AT_comp_dir, &attr));
-	if (!dir)
-		f->file = strdup(file);
-	else if (asprintf(&f->file, "%s/%s", dir, file) < 0)
-		f->file = NULL;
+	f->file = ada_source_path(dir, file);
 	f->line = f->file ? (uint32_t)line : 0;
 }
 

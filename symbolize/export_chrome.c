@@ -10,14 +10,15 @@
  *     pid and tid. cat is the function's module ("libc.so.6", "demo"), so a
  *     viewer can tell a library call from the program's own at a glance and
  *     select or colour by module.
- *   - "args": the argument registers at the call ("rdi".."r9", "x0".."x7")
- *     and the return register at the return ("ret"), as hex strings, where
- *     the detail lane recorded them; "file": "path:line" where DWARF knew
- *     it; "module"; and "exit": "unwound" or the thread's open mark ("open
- *     at exit", ...) for a frame left without a return.
- *     --no-args leaves the args object out whole: speedscope takes a
- *     name with its args as a function of its own, so with them every
- *     call would be a row of its own there.
+ *   - "args", with --args only: the argument registers at the call
+ *     ("rdi".."r9", "x0".."x7") and the return register at the return
+ *     ("ret"), as hex strings, where the detail lane recorded them; "file":
+ *     "path:line" where DWARF knew it; "module"; and "exit": "unwound" or
+ *     the thread's open mark ("open at exit", ...) for a frame left
+ *     without a return. Not by default: speedscope takes a name with its
+ *     args as a function of its own (every call a row of its own there),
+ *     and the default reads the same in speedscope and Perfetto; cat
+ *     names the module either way, and `perfetto` carries the registers.
  *   - "Metadata Events" (ph "M"): process_name, the program and its
  *     arguments ("demo -v 'two words'", export_process_name; the viewers
  *     add the pid), and thread_name (the pthread name, or "thread N" after
@@ -142,7 +143,7 @@ static int fn_build(struct chrome *c, const struct src_func *f, struct chrome_fn
 	const char *head[] = { name, f->module };
 	char where[4200];
 
-	if (c->a->no_args) { /* no args object: see --no-args at the top */
+	if (!c->a->args) { /* no args object: see "args" at the top */
 		cf->head = json_text(&cf->head_len, "\"name\":%J,\"cat\":%J", head, 2);
 		cf->tail = json_text(&cf->tail_len, "}", NULL, 0);
 	} else if (f->file) {
@@ -231,7 +232,7 @@ static int write_slice(struct chrome *c, const struct chrome_frame *fr)
 			p = put_reg(p, &c->reg_keys[i], fr->regs[i]);
 	if (fr->has_ret)
 		p = put_reg(p, &ret_key, fr->ret);
-	if (fr->how != SRC_RETURN && !c->a->no_args) {
+	if (fr->how != SRC_RETURN && c->a->args) {
 		const char *mark = fr->how == SRC_UNWIND ? "unwound" : c->open_mark;
 
 		p = fmt_lit(p, "\"exit\":\"");
@@ -290,7 +291,7 @@ static int on_event(void *ctx, struct walk *w, const struct walk_event *ev)
 {
 	struct chrome *c = ctx;
 	struct chrome_frame *fr;
-	bool regs = ev->regs && !c->a->no_args;
+	bool regs = ev->regs && c->a->args;
 	int err;
 
 	(void)w;

@@ -111,6 +111,13 @@ int ada_elf_build_id(const char *path, uint8_t out[32]);
 
 void ada_symtab_free(struct ada_symtab *st);
 
+/* dwarf_lines.c: a function's source path from its file entry and its
+ * compilation unit's directory (NULL: none), malloc'ed: file where it is
+ * absolute or already begins with a relative dir (glibc's "./malloc" and
+ * "./malloc/malloc.c"), else dir/file; "." segments and doubled slashes
+ * dropped ("malloc/malloc.c"). NULL if out of memory. */
+char *ada_source_path(const char *dir, const char *file);
+
 /* The instrumentation modes a module was built with (adacc --ada-mode), as
  * read from the hooks it imports; 0 if none (not built with adacc). */
 enum { ADA_HOOK_CYG = 1, ADA_HOOK_FENTRY = 2, ADA_HOOK_MCOUNT = 4, ADA_HOOK_STATIC = 8,

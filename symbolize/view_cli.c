@@ -65,8 +65,11 @@ static const struct {
 	{ ~0u, "  -o, --output FILE      write to FILE instead of standard output\n" },
 	{ V_REPLAY, "  --merge                the threads of a process merged in time order\n" },
 	{ V_REPLAY, "  --fold                 runs of identical leaf calls as \"name xN\"\n" },
-	{ V_REPLAY | V_CHROME | V_PERFETTO,
-	  "  --no-args              no argument or return registers\n" },
+	{ V_REPLAY | V_PERFETTO, "  --no-args              no argument or return registers\n" },
+	{ V_CHROME, "  --args                 each event's argument and return registers, source\n"
+		    "                         file:line and module in its args (the Perfetto UI and\n"
+		    "                         chrome://tracing show them; speedscope would take\n"
+		    "                         each call for a function of its own)\n" },
 	{ V_REPORT, "  -s, --sort KEY         total (default), self, calls, avg, min, max, name\n" },
 	{ V_REPORT, "  --threads              a table per thread\n" },
 	{ V_REPORT | V_GRAPH, "  --ns                   durations in integer nanoseconds\n" },
@@ -141,7 +144,7 @@ bool view_cli_is_view(const char *name)
 }
 
 enum {
-	O_TID = 256, O_THREAD, O_PID, O_MERGE, O_FOLD, O_NO_ARGS, O_THREADS, O_NS, O_FULL,
+	O_TID = 256, O_THREAD, O_PID, O_MERGE, O_FOLD, O_NO_ARGS, O_ARGS, O_THREADS, O_NS, O_FULL,
 	O_COUNT, O_FORMAT, O_ALL, O_ALL_FRAMES,
 };
 
@@ -159,6 +162,7 @@ static const struct option longopts[] = {
 	{ "merge", no_argument, NULL, O_MERGE },
 	{ "fold", no_argument, NULL, O_FOLD },
 	{ "no-args", no_argument, NULL, O_NO_ARGS },
+	{ "args", no_argument, NULL, O_ARGS },
 	{ "sort", required_argument, NULL, 's' },
 	{ "threads", no_argument, NULL, O_THREADS },
 	{ "ns", no_argument, NULL, O_NS },
@@ -196,6 +200,7 @@ static int parse(int argc, char **argv, struct view_args *a, int view)
 		case O_MERGE: a->merge = true; break;
 		case O_FOLD: a->fold = true; break;
 		case O_NO_ARGS: a->no_args = true; break;
+		case O_ARGS: a->args = true; break;
 		case 's': a->sort = optarg; break;
 		case O_THREADS: a->per_thread = true; break;
 		case O_NS: a->ns = true; break;

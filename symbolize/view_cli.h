@@ -21,7 +21,8 @@ struct view_args {
 	/* replay */
 	bool merge;              /* --merge: all threads in one time order */
 	bool fold;               /* --fold: identical sibling subtrees as "name xN" */
-	bool no_args;            /* --no-args: no registers */
+	bool no_args;            /* --no-args: no registers (replay, perfetto) */
+	bool args;               /* chrome --args: registers, file:line, module in args */
 	/* report */
 	const char *sort;        /* --sort KEY: total (default), self, calls, avg, min, max, name */
 	bool per_thread;         /* --threads: a table per thread */

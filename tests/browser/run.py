@@ -108,9 +108,9 @@ def trace_demo(build):
 
 
 def chrome_json(trace, out, extra):
-    """ada's Chrome JSON export into out, as a user makes it (registers and
-    file:line in args: speedscope shows a frame's args after its name and
-    tells calls with different args apart)."""
+    """ada's Chrome JSON export into out, as a user makes it (by default
+    without args, which speedscope would show after each name and tell
+    calls apart by; --args adds registers and file:line for Perfetto)."""
     run([SYM, 'chrome'] + extra + ['-o', out, trace])
 
 
@@ -148,8 +148,8 @@ def speedscope_checks(c, browser, build, trace, short):
     shutil.rmtree(site, ignore_errors=True)
     shutil.copytree(release, site)
     chrome_json(trace, os.path.join(site, 'demo.json'), [])
-    # --no-args: what a speedscope user exports (one row per function).
-    chrome_json(trace, os.path.join(site, 'demo-thread1.json'), ['--no-args', '--thread', '1'])
+    # One thread, as a speedscope user may export it (one row per function).
+    chrome_json(trace, os.path.join(site, 'demo-thread1.json'), ['--thread', '1'])
     run([SYM, 'flame', '-o', os.path.join(site, 'demo.folded'), trace])
     server = Server(site)
     try:
@@ -175,10 +175,11 @@ def speedscope_checks(c, browser, build, trace, short):
                 print(f'screenshot {os.path.join(build, png)}')
             return dom
 
-        dom = load('demo.json', MAIN_FUNCS, 'the Chrome JSON export', png='speedscope-sandwich.png')
+        dom = load('demo.json', MAIN_FUNCS, 'the Chrome JSON export, names as they are',
+                   png='speedscope-sandwich.png', exact=True)
         threads = re.findall(r'<tr title="([^"]*)"', dom)
         c.check(len(threads) == 3, 'speedscope lists the three threads', threads)
-        load('demo-thread1.json', WORKER_FUNCS, 'the --no-args export of thread 1, one row a function',
+        load('demo-thread1.json', WORKER_FUNCS, 'the export of thread 1, one row a function',
              png='speedscope-thread1-sandwich.png', exact=True)
         if not short:
             load('demo.folded', MAIN_FUNCS + WORKER_FUNCS, 'the folded stacks')

@@ -109,19 +109,22 @@ static void test_chrome_holds_every_call_of_the_trace(void **state)
 	passes++;
 }
 
-/* fentry records the argument and return registers: parse_number returns
- * the numbers of "2*(3+4)" and "1+2*3"; frames carry their module as cat
- * and args.module, and the program's their source file and line. */
+/* With --args: fentry records the argument and return registers:
+ * parse_number returns the numbers of "2*(3+4)" and "1+2*3"; frames carry
+ * their module as cat and args.module, and the program's their source file
+ * and line. By default (what speedscope reads cleanly) and with --no-args:
+ * no args object, the module as cat. */
 static void test_chrome_args_hold_registers_source_and_module(void **state)
 {
 	static const char *const regs[] = { "rdi", "rsi", "rdx", "rcx", "r8", "r9" };
 	struct tr_case *tc = *state;
 	const struct ex_trace *t = ex_demo(tc, &demo);
+	const char *const with_args[] = { "--args", NULL };
 	unsigned long rets[8] = { 0 };
 	size_t own = 0, library = 0;
 	struct xtrace x;
 
-	ex_chrome(tc, t, NULL, &x);
+	ex_chrome(tc, t, with_args, &x);
 	for (size_t i = 0; i < x.n; i++) {
 		const struct xslice *s = &x.slices[i];
 		const char *file = xslice_arg(s, "file"), *ret = xslice_arg(s, "ret");
@@ -150,9 +153,16 @@ static void test_chrome_args_hold_registers_source_and_module(void **state)
 	xtrace_free(&x);
 
 	const char *const no_args[] = { "--no-args", NULL };
+	ex_chrome(tc, t, NULL, &x);
+	assert_true(x.n > 0);
+	for (size_t i = 0; i < x.n; i++) { /* no args object at all */
+		assert_null(x.slices[i].args);
+		assert_non_null(x.slices[i].cat);
+	}
+	xtrace_free(&x);
 	ex_chrome(tc, t, no_args, &x);
 	assert_true(x.n > 0);
-	for (size_t i = 0; i < x.n; i++) /* no args object at all */
+	for (size_t i = 0; i < x.n; i++)
 		assert_null(x.slices[i].args);
 	xtrace_free(&x);
 	passes++;

@@ -127,9 +127,36 @@ static void a_rebuilt_file_is_read_anew(void **state)
 	assert_int_equal(main_line("rebuilt"), line + 2);
 }
 
+/* Source paths read as a person would write them: no "." segments, and a
+ * file already under a relative compilation directory not joined to it
+ * again (glibc's DWARF: "./malloc" and "./malloc/malloc.c"). */
+static void source_paths_are_clean(void **state)
+{
+	const struct {
+		const char *dir, *file, *want;
+	} cases[] = {
+		{ "./malloc", "./malloc/malloc.c", "malloc/malloc.c" },
+		{ "/src/app", "main.c", "/src/app/main.c" },
+		{ "/src/app", "./lib/../lib/x.c", "/src/app/lib/../lib/x.c" },
+		{ "build", "../src/a.c", "build/../src/a.c" },
+		{ NULL, "a.c", "a.c" },
+		{ "/src", "/usr/include/stdio.h", "/usr/include/stdio.h" },
+		{ "/src//app/.", "./b.c", "/src/app/b.c" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = ada_source_path(cases[i].dir, cases[i].file);
+
+		assert_string_equal(got, cases[i].want);
+		free(got);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(source_paths_are_clean),
 		cmocka_unit_test(a_files_dwarf_is_read_once_for_every_process),
 		cmocka_unit_test(a_rebuilt_file_is_read_anew),
 	};

@@ -94,7 +94,8 @@ static char *run_view(int (*view)(const struct view_args *, FILE *), const struc
 	char *text = NULL;
 	FILE *f = open_memstream(&text, len);
 	char *paths[] = { "trace", NULL };
-	struct view_args a = { .paths = paths, .npaths = 1, .no_args = no_args,
+	/* chrome writes args with --args only; the other views with no --no-args */
+	struct view_args a = { .paths = paths, .npaths = 1, .no_args = no_args, .args = !no_args,
 			       .output = "out" };
 
 	plays = p;
