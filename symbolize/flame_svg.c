@@ -290,7 +290,10 @@ static int measure(struct svg *g)
 /* ---- the document ------------------------------------------------------------ */
 
 /* Click to zoom, hover for details. Positions are kept in data-x/-w (pixels
- * from the left margin, unzoomed) and data-d (depth) of each frame. */
+ * from the left margin, unzoomed) and data-d (depth) of each frame, with
+ * three decimals: a frame's end, x + w, is off by up to a thousandth, so
+ * the containment tests allow a hundredth (frames are at least MIN_WIDTH
+ * wide, so no neighbour passes for a child or an ancestor). */
 static const char script[] =
 	"var W = %g, PAD = %g, CW = %g;\n"
 	"var frames = [].slice.call(document.querySelectorAll('g.f'));\n"
@@ -312,7 +315,7 @@ static const char script[] =
 	"}\n"
 	"function zoom(f) {\n"
 	"  var fx = f ? num(f, 'data-x') : 0, fw = f ? num(f, 'data-w') : W;\n"
-	"  var fd = f ? num(f, 'data-d') : 0, s = W / fw, e = 1e-3;\n"
+	"  var fd = f ? num(f, 'data-d') : 0, s = W / fw, e = 1e-2;\n"
 	"  frames.forEach(function (g) {\n"
 	"    var x = num(g, 'data-x'), w = num(g, 'data-w'), d = num(g, 'data-d');\n"
 	"    if (d >= fd && x >= fx - e && x + w <= fx + fw + e) {\n"

@@ -154,15 +154,17 @@ static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 static int write_svg(struct flame *fl, FILE *out)
 {
 	char subtitle[512];
-	const char *what = fl->count ? "calls" : "self time";
+	/* A frame is as wide as the weights of the stacks through it: its
+	 * total time (or calls), whatever each stack weighs by. */
+	const char *what = fl->count ? "calls" : "total time";
 	const char *cmd = fl->first_cmdline && *fl->first_cmdline ? fl->first_cmdline :
 			  fl->first_exe ? fl->first_exe : "";
 
 	if (fl->nprocs > 1)
-		snprintf(subtitle, sizeof(subtitle), "%s (pid %u and %zu more processes), by %s", cmd,
+		snprintf(subtitle, sizeof(subtitle), "%s (pid %u and %zu more processes), width: %s", cmd,
 			 fl->first_pid, fl->nprocs - 1, what);
 	else
-		snprintf(subtitle, sizeof(subtitle), "%s (pid %u), by %s", cmd, fl->first_pid, what);
+		snprintf(subtitle, sizeof(subtitle), "%s (pid %u), width: %s", cmd, fl->first_pid, what);
 
 	struct flame_svg_opts o = {
 		.title = "Flame graph",

@@ -136,6 +136,12 @@ def svg_checks(c, browser, build, trace, short):
     # The inline script: #zoom=evaluate widens that frame to the whole graph.
     dom, err = browser.open(url + '#zoom=evaluate', lambda d: re.search(ZOOMED, d))
     c.check(err is None, 'zoomed into evaluate, its frame spans the graph', err)
+    # Zoomed deeper, every ancestor's row stays, faded (positions rounded
+    # to three decimals once hid one and left a blank row).
+    dom, err = browser.open(url + '#zoom=parse_term', lambda d: 'data-n="parse_term"' in d)
+    for name in ('all', 'evaluate', 'parse_expr'):
+        c.check(re.search(rf'data-n="{name}"[^>]*style="opacity: 0.6;"', dom) is not None,
+                f'zoomed into parse_term, its ancestor {name} shows faded', err)
     if not short:
         png = os.path.join(build, 'flame-zoom.png')
         browser.screenshot(png)

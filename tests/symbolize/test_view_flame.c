@@ -156,7 +156,7 @@ static void test_flame_svg_has_every_frame_with_its_module(void **state)
 		"<title>fib (app): 3 calls, 42.86%</title>",
 		"<title>leaf (app): 1 call, 14.29%</title>",
 		"<title>all: 7 calls, 100.00%</title>",
-		"app 7 (pid 4242), by calls</text>",
+		"app 7 (pid 4242), width: calls</text>",
 		">app</text>",
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
