@@ -292,8 +292,9 @@ static int measure(struct svg *g)
 /* Click to zoom, hover for details. Positions are kept in data-x/-w (pixels
  * from the left margin, unzoomed) and data-d (depth) of each frame, with
  * three decimals: a frame's end, x + w, is off by up to a thousandth, so
- * the containment tests allow a hundredth (frames are at least MIN_WIDTH
- * wide, so no neighbour passes for a child or an ancestor). */
+ * the containment tests allow a hundredth; a frame shown inside the zoomed
+ * one must also start before its end, so that a sibling narrower than
+ * that, just after it, does not pass for a child. */
 static const char script[] =
 	"var W = %g, PAD = %g, CW = %g;\n"
 	"var frames = [].slice.call(document.querySelectorAll('g.f'));\n"
@@ -318,7 +319,7 @@ static const char script[] =
 	"  var fd = f ? num(f, 'data-d') : 0, s = W / fw, e = 1e-2;\n"
 	"  frames.forEach(function (g) {\n"
 	"    var x = num(g, 'data-x'), w = num(g, 'data-w'), d = num(g, 'data-d');\n"
-	"    if (d >= fd && x >= fx - e && x + w <= fx + fw + e) {\n"
+	"    if (d >= fd && x >= fx - e && x < fx + fw - e && x + w <= fx + fw + e) {\n"
 	"      g.style.display = ''; g.style.opacity = ''; place(g, PAD + (x - fx) * s, w * s);\n"
 	"    } else if (d < fd && x <= fx + e && x + w >= fx + fw - e) {\n"
 	"      g.style.display = ''; g.style.opacity = '0.6'; place(g, PAD, W);\n"
