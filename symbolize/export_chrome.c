@@ -35,6 +35,16 @@
  *
  * Speed: names and file:line are escaped once per function (json_str),
  * the event prefix once per thread, numbers by outbuf.h's formatters.
+ *
+ * Size: the viewers that read JSON hold the file as one JavaScript string
+ * (speedscope, chrome://tracing: V8's limit, 512 MB in the Chromium builds
+ * these machines have and about 1 GB in newer ones, and slow well before)
+ * or parse it into a WASM heap (the Perfetto UI: a few GB at most, with
+ * 2 GB of JSON already a wait of minutes). So before the first event, an
+ * unfiltered export estimates its size from the trace's event counts
+ * (about CALL_BYTES a call, CALL_BYTES_ARGS with --args) and above
+ * VIEWER_MAX says so, what to do instead, and writes nothing (exit 1);
+ * --large writes it anyway. A filtered export is what was asked for.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -47,6 +57,10 @@
 #include "raw_format.h"
 #include "view_cli.h"
 #include "walk.h"
+
+#define CALL_BYTES 100
+#define CALL_BYTES_ARGS 250
+#define VIEWER_MAX (512ull << 20)
 
 /* A bound on the frames held back for a parent that started in the same
  * nanosecond; past it they are written as they close (only a clock that
@@ -76,6 +90,8 @@ struct chrome_frame {       /* an open frame, or a closed one held back */
 struct chrome {
 	struct outbuf out;
 	const struct view_args *a;
+	bool started;                /* the document's head written */
+	uint64_t calls;              /* the trace's calls so far, for the size */
 	bool first;                  /* no traceEvents element written yet */
 	bool have_origin;
 	uint64_t origin;             /* CLOCK_BOOTTIME of ts 0 */
@@ -328,10 +344,41 @@ static int on_event(void *ctx, struct walk *w, const struct walk_event *ev)
 
 /* ---- processes and threads ------------------------------------------------------ */
 
+/* Whether the export stays within what the viewers load (see "Size" at
+ * the top); if not, one line on what to do. */
+static bool fits(struct chrome *c, const struct src_process *p)
+{
+	uint64_t bytes;
+
+	if (c->a->large || view_filter_any(&c->a->filter))
+		return true;
+	c->calls += p->events / 2;
+	bytes = c->calls * (c->a->args ? CALL_BYTES_ARGS : CALL_BYTES);
+	if (bytes <= VIEWER_MAX)
+		return true;
+	fprintf(stderr, "ada-symbolize chrome: about %.1f GB of JSON for %.1f M calls, more than "
+		"speedscope and chrome://tracing load (512 MB): narrow it (-t 10us: the calls of 10 us "
+		"or more; -r 1s~2s: a time range; --thread N), write Perfetto's own format "
+		"(ada-symbolize perfetto -o trace.pftrace), or --large to write it anyway; nothing "
+		"written\n", (double)bytes / 1e9, (double)c->calls / 1e6);
+	return false;
+}
+
+static void start(struct chrome *c)
+{
+	if (!c->started)
+		outbuf_write(&c->out, "{\"traceEvents\":[", 16);
+	c->started = true;
+}
+
 static int on_process_begin(void *ctx, struct src_process *p)
 {
 	struct chrome *c = ctx;
 	char name[EXPORT_NAME_MAX];
+
+	if (!fits(c, p))
+		return -EFBIG;
+	start(c);
 
 	if (!c->have_origin) {
 		c->origin = p->t0_ns;
@@ -413,9 +460,13 @@ int view_chrome_main(const struct view_args *a, FILE *out)
 
 	if (err)
 		return err;
-	outbuf_write(&c.out, "{\"traceEvents\":[", 16);
 	for (int i = 0; i < a->npaths && !err; i++)
 		err = view_run(a->paths[i], &a->filter, &ops);
+	if (err == -EFBIG && !c.started) {
+		outbuf_close(&c.out, a->output ? a->output : "standard output");
+		return err;
+	}
+	start(&c);
 	p = outbuf_reserve(&c.out, 512);
 	p = fmt_lit(p, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{");
 	p = fmt_lit(p, "\"generator\":\"ada-symbolize chrome\",\"clock\":\"CLOCK_BOOTTIME\",");

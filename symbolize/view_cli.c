@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "trace_dir.h"
 #include "view_cli.h"
@@ -70,6 +71,8 @@ static const struct {
 		    "                         file:line and module in its args (the Perfetto UI and\n"
 		    "                         chrome://tracing show them; speedscope would take\n"
 		    "                         each call for a function of its own)\n" },
+	{ V_CHROME, "  --large                written even above what the viewers load (512 MB:\n"
+		    "                         without it, such an export says what to do instead)\n" },
 	{ V_REPORT, "  -s, --sort KEY         total (default), self, calls, avg, min, max, name\n" },
 	{ V_REPORT, "  --threads              a table per thread\n" },
 	{ V_REPORT | V_GRAPH, "  --ns                   durations in integer nanoseconds\n" },
@@ -144,7 +147,7 @@ bool view_cli_is_view(const char *name)
 }
 
 enum {
-	O_TID = 256, O_THREAD, O_PID, O_MERGE, O_FOLD, O_NO_ARGS, O_ARGS, O_THREADS, O_NS, O_FULL,
+	O_TID = 256, O_THREAD, O_PID, O_MERGE, O_FOLD, O_NO_ARGS, O_ARGS, O_LARGE, O_THREADS, O_NS, O_FULL,
 	O_COUNT, O_FORMAT, O_ALL, O_ALL_FRAMES,
 };
 
@@ -163,6 +166,7 @@ static const struct option longopts[] = {
 	{ "fold", no_argument, NULL, O_FOLD },
 	{ "no-args", no_argument, NULL, O_NO_ARGS },
 	{ "args", no_argument, NULL, O_ARGS },
+	{ "large", no_argument, NULL, O_LARGE },
 	{ "sort", required_argument, NULL, 's' },
 	{ "threads", no_argument, NULL, O_THREADS },
 	{ "ns", no_argument, NULL, O_NS },
@@ -201,6 +205,7 @@ static int parse(int argc, char **argv, struct view_args *a, int view)
 		case O_FOLD: a->fold = true; break;
 		case O_NO_ARGS: a->no_args = true; break;
 		case O_ARGS: a->args = true; break;
+		case O_LARGE: a->large = true; break;
 		case 's': a->sort = optarg; break;
 		case O_THREADS: a->per_thread = true; break;
 		case O_NS: a->ns = true; break;
@@ -335,6 +340,8 @@ int view_cli_main(int argc, char **argv)
 	}
 	if (out != stdout)
 		fclose(out);
+	if (err == -EFBIG && a.output) /* too large for the viewers: nothing */
+		unlink(a.output);
 	status = err ? 1 : 0;
 	if (!err && view_say_unmatched(&a.filter, name))
 		status = 1;

@@ -23,6 +23,7 @@ struct view_args {
 	bool fold;               /* --fold: identical sibling subtrees as "name xN" */
 	bool no_args;            /* --no-args: no registers (replay, perfetto) */
 	bool args;               /* chrome --args: registers, file:line, module in args */
+	bool large;              /* chrome --large: written whatever its size */
 	/* report */
 	const char *sort;        /* --sort KEY: total (default), self, calls, avg, min, max, name */
 	bool per_thread;         /* --threads: a table per thread */

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -279,6 +280,47 @@ static void test_chrome_puts_a_fork_child_on_its_parents_timeline(void **state)
  * again (the viewers add the pid): the JSON's process_name and Perfetto's
  * (the importer shows only that), and Perfetto's cmdline holds argv, a word
  * each. */
+/* An unfiltered chrome export larger than the viewers load (bench/micro.c:
+ * 5.6 M calls, about 560 MB of JSON) says so and what to do, and writes
+ * nothing; a filtered one is written, as asked. */
+static void test_chrome_too_large_for_the_viewers_says_what_to_do(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const flags[] = { "-O2", "-I" ADA_ROOT "/runtime", NULL };
+	char env_out[4300], trace[4200], out[PATH_MAX], small[PATH_MAX];
+	const char *const env[] = { env_out, "ADA_DETAIL=off", NULL };
+	struct proc_result res = { 0 };
+	struct xtrace x;
+
+	snprintf(trace, sizeof(trace), "%s/trace_large", tc->dir);
+	snprintf(env_out, sizeof(env_out), "ADA_OUTPUT=%s", trace);
+	tr_build(tc, NULL, TR_ADACC, "bench/micro.c", "micro", flags);
+	tr_run(tc, (const char *[]){ "./micro", "2800000", NULL }, env, &res);
+	assert_int_equal(proc_exit_code(&res), 0);
+	proc_result_free(&res);
+	tr_path(tc, "large.json", out);
+	assert_int_equal(proc_run((const char *[]){ ADA_ROOT "/bin/ada-symbolize", "chrome", "-o", out, trace, NULL }, NULL,
+				  NULL, TR_TOOL_TIMEOUT_MS, &res), 0);
+	assert_int_equal(proc_exit_code(&res), 1);
+	assert_string_equal(res.err, "ada-symbolize chrome: about 0.6 GB of JSON for 5.6 M calls, "
+				     "more than speedscope and chrome://tracing load (512 MB): narrow "
+				     "it (-t 10us: the calls of 10 us or more; -r 1s~2s: a time range; "
+				     "--thread N), write Perfetto's own format (ada-symbolize perfetto "
+				     "-o trace.pftrace), or --large to write it anyway; nothing written\n");
+	assert_int_equal(access(out, F_OK), -1);
+	proc_result_free(&res);
+	tr_path(tc, "small.json", small);
+	assert_int_equal(proc_run((const char *[]){ ADA_ROOT "/bin/ada-symbolize", "chrome", "-F", "main", "-D", "1", "-o", small,
+						   trace, NULL },
+				  NULL, NULL, TR_TOOL_TIMEOUT_MS, &res), 0);
+	assert_int_equal(proc_exit_code(&res), 0);
+	proc_result_free(&res);
+	assert_int_equal(xtrace_load(small, &x, out, sizeof(out)), 0);
+	assert_int_equal(ex_count(&x, "main"), 1);
+	xtrace_free(&x);
+	passes++;
+}
+
 static void test_exports_name_a_process_by_its_command_line(void **state)
 {
 	struct tr_case *tc = *state;
@@ -332,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_chrome_filters_remove_exactly_their_events),
 		cmocka_unit_test(test_chrome_gives_coroutine_stacks_tracks_of_their_own),
 		cmocka_unit_test(test_chrome_puts_a_fork_child_on_its_parents_timeline),
+		cmocka_unit_test(test_chrome_too_large_for_the_viewers_says_what_to_do),
 		cmocka_unit_test(test_exports_name_a_process_by_its_command_line),
 		cmocka_unit_test(test_perfetto_decodes_to_balanced_interned_slices),
 	};
