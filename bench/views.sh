@@ -171,6 +171,8 @@ view_cmd() {
 	ada)
 		case $2 in
 		atf) set -- "$SYM" -q -o "$OUT/atf" "$3" ;;
+		# With its args, as uftrace's; whatever the viewers load.
+		chrome) set -- "$SYM" chrome --args --large -o /dev/null "$3" ;;
 		*) set -- "$SYM" "$2" -o /dev/null "$3" ;;
 		esac ;;
 	uftrace)

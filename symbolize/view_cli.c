@@ -271,6 +271,14 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* Whether path is there and not a regular file (/dev/null, a pipe). */
+static bool exists_special(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 /* Where programs built with adacc write their traces when given no
  * directory: $ADA_OUTPUT, else ./ada-trace (runtime/config.c). */
 static const char *default_dir(void)
@@ -287,6 +295,7 @@ int view_cli_main(int argc, char **argv)
 	FILE *out = stdout;
 	char **chosen = NULL;  /* the paths as ada_trace_choose reads them */
 	char *fallback[] = { (char *)default_dir(), NULL };
+	bool made_here = false;
 	size_t i;
 	int status, err = 0;
 
@@ -326,6 +335,7 @@ int view_cli_main(int argc, char **argv)
 	}
 	if (choose_paths(&a, &chosen) < 0)
 		goto done;
+	made_here = a.output && !exists_special(a.output);
 	if (a.output && !(out = fopen(a.output, "w"))) {
 		fprintf(stderr, "ada-symbolize %s: -o %s: cannot create: %s\n", name, a.output,
 			strerror(errno));
@@ -340,7 +350,9 @@ int view_cli_main(int argc, char **argv)
 	}
 	if (out != stdout)
 		fclose(out);
-	if (err == -EFBIG && a.output) /* too large for the viewers: nothing */
+	/* Too large for the viewers: nothing left behind (a file this run made:
+	 * -o /dev/null or a pipe stays). */
+	if (err == -EFBIG && a.output && made_here)
 		unlink(a.output);
 	status = err ? 1 : 0;
 	if (!err && view_say_unmatched(&a.filter, name))

@@ -309,6 +309,13 @@ static void test_chrome_too_large_for_the_viewers_says_what_to_do(void **state)
 				     "-o trace.pftrace), or --large to write it anyway; nothing written\n");
 	assert_int_equal(access(out, F_OK), -1);
 	proc_result_free(&res);
+	/* What the run did not make stays: -o /dev/null refused, not removed. */
+	assert_int_equal(proc_run((const char *[]){ ADA_ROOT "/bin/ada-symbolize", "chrome", "-o",
+						   "/dev/null", trace, NULL }, NULL, NULL,
+				  TR_TOOL_TIMEOUT_MS, &res), 0);
+	assert_int_equal(proc_exit_code(&res), 1);
+	assert_int_equal(access("/dev/null", W_OK), 0);
+	proc_result_free(&res);
 	tr_path(tc, "small.json", small);
 	assert_int_equal(proc_run((const char *[]){ ADA_ROOT "/bin/ada-symbolize", "chrome", "-F", "main", "-D", "1", "-o", small,
 						   trace, NULL },
