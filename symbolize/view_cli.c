@@ -18,7 +18,8 @@
 
 /* The views, each with what it shows (the list in every usage) and the
  * options of its own (a mask of V_ bits below), for `VIEW --help`. */
-enum { V_REPLAY = 1, V_REPORT = 2, V_GRAPH = 4, V_CHROME = 8, V_PERFETTO = 16, V_FLAME = 32 };
+enum { V_REPLAY = 1, V_REPORT = 2, V_GRAPH = 4, V_CHROME = 8, V_PERFETTO = 16, V_FLAME = 32,
+       V_INFO = 64 };
 
 static const struct {
 	const char *name;
@@ -55,6 +56,13 @@ static const struct {
 	  "The call stacks folded, one line a stack with its self time (or --count:\n"
 	  "its calls), the input of flamegraph.pl and speedscope; or with --format svg\n"
 	  "a flame graph a browser opens.\n" },
+	{ "info", view_info_main, "what was recorded: command, modes, threads, events, losses, size",
+	  "info [options] [TRACE_DIR...]",
+	  "Per process, from process.meta alone (no event is decoded): the command\n"
+	  "line, when it started, how long it ran and how it ended, the modules\n"
+	  "built with adacc and their modes, the recording's configuration, each\n"
+	  "thread with its events, what was not kept and why, the waits for the\n"
+	  "recorder, and the raw trace's size. Of the filters, --pid applies.\n" },
 };
 
 /* The options beyond the filters: which views take each. */
@@ -76,7 +84,7 @@ static const struct {
 	{ V_REPORT, "  -s, --sort KEY         total (default), self, calls, avg, min, max, name\n" },
 	{ V_REPORT, "  --threads              a table per thread\n" },
 	{ V_REPORT | V_GRAPH, "  --ns                   durations in integer nanoseconds\n" },
-	{ ~0u, "  --full-names           names with their parameter lists\n" },
+	{ ~0u & ~V_INFO, "  --full-names           names with their parameter lists\n" },
 	{ V_FLAME, "  --count                weights are calls, not time\n" },
 	{ V_FLAME, "  --format FORMAT        folded (default) or svg\n" },
 };

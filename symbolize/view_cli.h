@@ -53,6 +53,7 @@ int view_graph_main(const struct view_args *a, FILE *out);
 int view_chrome_main(const struct view_args *a, FILE *out);
 int view_perfetto_main(const struct view_args *a, FILE *out);
 int view_flame_main(const struct view_args *a, FILE *out);
+int view_info_main(const struct view_args *a, FILE *out);
 
 /* view_report.c: the sort key's number (1...), 0 if it is none. */
 int view_report_sort_key(const char *key);

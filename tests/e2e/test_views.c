@@ -41,7 +41,7 @@ struct fixture {
 	int passed;          /* tests that reached their end */
 };
 
-#define NTESTS 16
+#define NTESTS 17
 
 static void first_pid_dir(const struct tr_case *tc, char *out, size_t len)
 {
@@ -531,6 +531,49 @@ static void a_view_right_after_its_program_waits_for_the_recorder(void **state)
 	fx->passed++;
 }
 
+/* A line of text that starts with prefix: its rest, up to the newline. */
+static const char *field(const char *text, const char *prefix, char *out, size_t len)
+{
+	const char *at = strstr(text, prefix), *eol;
+
+	if (!at)
+		fail_msg("no \"%s\" in\n%s", prefix, text);
+	at += strlen(prefix);
+	eol = strchr(at, '\n');
+	snprintf(out, len, "%.*s", (int)(eol ? eol - at : (long)strlen(at)), at);
+	return out;
+}
+
+/* info: per process, from process.meta, what was recorded: the demo's three
+ * threads with events adding up to the total, its mode; the fork example's
+ * two processes, the child naming its parent. */
+static void info_says_what_was_recorded(void **state)
+{
+	struct fixture *fx = *state;
+	char *demo = view_ok((const char *[]){ "info", fx->demo->trace, NULL });
+	char *fork = view_ok((const char *[]){ "info", fx->fork->trace, NULL });
+	char buf[256], pid[32];
+	uint64_t sum = 0;
+	const char *t;
+
+	snprintf(pid, sizeof(pid), "# pid %s ", strrchr(fx->demo_pid, '_') + 1);
+	assert_true(!strncmp(demo, pid, strlen(pid)));
+	assert_string_equal(field(demo, "\n  threads        ", buf, sizeof(buf)), "3");
+	for (t = demo; (t = strstr(t, "\n    thread ")); t++)
+		sum += strtoull(strstr(t, "): ") + 3, NULL, 10);
+	assert_true(sum > 0);
+	assert_int_equal(strtoull(field(demo, "\n  events         ", buf, sizeof(buf)), NULL, 10), sum);
+	assert_string_equal(field(demo, "\n  instrumented   ", buf, sizeof(buf)), "demo (fentry)");
+	assert_string_equal(field(demo, "\n  ended by       ", buf, sizeof(buf)), "exit");
+	assert_non_null(strstr(demo, "\n  not kept       "));
+	assert_int_equal(tr_count_lines(fork, (const char *[]){ "# pid ", NULL }), 2);
+	assert_int_equal(tr_count_lines(fork, (const char *[]){ "  forked from    pid ", NULL }), 1);
+	assert_string_equal(field(fork, "\n  instrumented   ", buf, sizeof(buf)), "fork (cyg)");
+	free(demo);
+	free(fork);
+	fx->passed++;
+}
+
 /* The first line of a replay that is not a header. */
 static const char *first_frame(const char *replay)
 {
@@ -571,12 +614,12 @@ static void views_start_at_main(void **state)
 
 /* ada-symbolize's usage names every view and what each shows; a view's own
  * help names its options and no other view's; a word that is neither a
- * view nor a path (uftrace's dump, info) is a usage error, nothing
+ * view nor a path (uftrace's dump, tui) is a usage error, nothing
  * converted; graph given only a directory says the function is missing. */
 static void each_view_has_its_usage(void **state)
 {
 	struct fixture *fx = *state;
-	const char *const names[] = { "replay", "report", "graph", "chrome", "perfetto", "flame" };
+	const char *const names[] = { "replay", "report", "graph", "chrome", "perfetto", "flame", "info" };
 	char *help = view_ok((const char *[]){ "--help", NULL });
 	char *report = view_ok((const char *[]){ "report", "--help", NULL });
 	char *replay = view_ok((const char *[]){ "replay", "--help", NULL });
@@ -596,11 +639,11 @@ static void each_view_has_its_usage(void **state)
 	assert_null(strstr(replay, "--sort"));
 	expect_error((const char *[]){ "dump", fx->rec->trace, NULL }, 2,
 		     "ada-symbolize: dump: no such view, nor a trace directory (the views: replay, "
-		     "report, graph, chrome, perfetto and flame; every event with its registers: "
+		     "report, graph, chrome, perfetto, flame and info; every event with its registers: "
 		     "ada-symbolize --dump TRACE_DIR)\n");
-	expect_error((const char *[]){ "info", fx->rec->trace, NULL }, 2,
-		     "ada-symbolize: info: no such view, nor a trace directory (the views: replay, "
-		     "report, graph, chrome, perfetto and flame; ada-symbolize --help)\n");
+	expect_error((const char *[]){ "tui", fx->rec->trace, NULL }, 2,
+		     "ada-symbolize: tui: no such view, nor a trace directory (the views: replay, "
+		     "report, graph, chrome, perfetto, flame and info; ada-symbolize --help)\n");
 	snprintf(msg, sizeof(msg), "ada-symbolize graph: no function given: %s is a directory, not a "
 		 "function (graph FUNCTION [TRACE_DIR...])\n", fx->rec->trace);
 	expect_error((const char *[]){ "graph", fx->rec->trace, NULL }, 2, msg);
@@ -705,6 +748,7 @@ int main(void)
 		cmocka_unit_test(bad_input_is_one_line),
 		cmocka_unit_test(pid_filter_picks_one_process),
 		cmocka_unit_test(report_sorts_and_splits_by_thread),
+		cmocka_unit_test(info_says_what_was_recorded),
 		cmocka_unit_test(views_start_at_main),
 		cmocka_unit_test(a_view_right_after_its_program_waits_for_the_recorder),
 		cmocka_unit_test(each_view_has_its_usage),
