@@ -90,7 +90,7 @@ static void print_usage(FILE *f)
 }
 
 /* argv[1] is neither an option, a view nor a path that exists: a view's
- * name mistyped, or uftrace's (dump, info, tui): said before anything is
+ * name mistyped, or uftrace's (dump, tui): said before anything is
  * converted. */
 static bool not_a_view(const char *word)
 {
