@@ -81,7 +81,8 @@ static const struct {
 		    "                         each call for a function of its own)\n" },
 	{ V_CHROME, "  --large                written even above what the viewers load (512 MB:\n"
 		    "                         without it, such an export says what to do instead)\n" },
-	{ V_REPORT, "  -s, --sort KEY         total (default), self, calls, avg, min, max, name\n" },
+	{ V_REPORT, "  -s, --sort KEY[,KEY]   total (default), self, calls, avg, min, max, name;\n"
+		    "                         ties by the next key, then by name\n" },
 	{ V_REPORT, "  --threads              a table per thread\n" },
 	{ V_REPORT | V_GRAPH, "  --ns                   durations in integer nanoseconds\n" },
 	{ ~0u & ~V_INFO, "  --full-names           names with their parameter lists\n" },
@@ -229,7 +230,7 @@ static int parse(int argc, char **argv, struct view_args *a, int view)
 		}
 	}
 	if (a->sort && !view_report_sort_key(a->sort)) {
-		fprintf(stderr, "ada-symbolize: --sort %s: expected total, self, calls, avg, min, max or name\n",
+		fprintf(stderr, "ada-symbolize: --sort %s: expected keys of total, self, calls, avg, min, max, name, separated by commas\n",
 			a->sort);
 		return 2;
 	}

@@ -55,7 +55,8 @@ int view_perfetto_main(const struct view_args *a, FILE *out);
 int view_flame_main(const struct view_args *a, FILE *out);
 int view_info_main(const struct view_args *a, FILE *out);
 
-/* view_report.c: the sort key's number (1...), 0 if it is none. */
+/* view_report.c: the first sort key's number (1...) of "KEY[,KEY...]", 0 if
+ * one is none. */
 int view_report_sort_key(const char *key);
 /* view_time.c: "  1.234 ms" (ten columns), or the integer ns with --ns. */
 char *view_duration(char *buf, size_t len, uint64_t ns, bool as_ns);

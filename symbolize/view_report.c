@@ -20,12 +20,35 @@
 enum { K_TOTAL = 1, K_SELF, K_CALLS, K_AVG, K_MIN, K_MAX, K_NAME };
 static const char *const keys[] = { NULL, "total", "self", "calls", "avg", "min", "max", "name" };
 
-int view_report_sort_key(const char *key)
+#define MAX_KEYS 8
+
+/* "calls,total": the keys in out (0-terminated), or false if one is none. */
+static bool parse_keys(const char *spec, int out[MAX_KEYS])
 {
-	for (int k = K_TOTAL; k <= K_NAME; k++)
-		if (!strcmp(keys[k], key))
-			return k;
-	return 0;
+	size_t n = 0;
+
+	for (const char *s = spec; n + 1 < MAX_KEYS; s += strcspn(s, ",") + 1) {
+		size_t len = strcspn(s, ",");
+		int k;
+
+		for (k = K_TOTAL; k <= K_NAME; k++)
+			if (strlen(keys[k]) == len && !strncmp(keys[k], s, len))
+				break;
+		if (k > K_NAME)
+			return false;
+		out[n++] = k;
+		if (!s[len])
+			break;
+	}
+	out[n] = 0;
+	return n > 0;
+}
+
+int view_report_sort_key(const char *spec)
+{
+	int k[MAX_KEYS];
+
+	return parse_keys(spec, k) ? k[0] : 0;
 }
 
 struct fstat {
@@ -38,7 +61,7 @@ struct report {
 	struct src_process *p;
 	struct fstat *st;
 	size_t threads;
-	int key;
+	int key[MAX_KEYS];     /* --sort's, 0-terminated; then the name */
 };
 
 /* qsort has no context argument: the report being sorted. */
@@ -57,14 +80,16 @@ static int by_key(const void *x, const void *y)
 	const char *na = r->p->funcs[i].name, *nb = r->p->funcs[j].name;
 	int c = 0;
 
-	switch (r->key) {
-	case K_TOTAL: c = cmp_u64(a->total, b->total); break;
-	case K_SELF: c = cmp_u64(a->self, b->self); break;
-	case K_CALLS: c = cmp_u64(a->calls, b->calls); break;
-	case K_AVG: c = cmp_u64(a->total / a->calls, b->total / b->calls); break;
-	case K_MIN: c = cmp_u64(a->min, b->min); break;
-	case K_MAX: c = cmp_u64(a->max, b->max); break;
-	}
+	for (const int *k = r->key; !c && *k; k++)
+		switch (*k) {
+		case K_TOTAL: c = cmp_u64(a->total, b->total); break;
+		case K_SELF: c = cmp_u64(a->self, b->self); break;
+		case K_CALLS: c = cmp_u64(a->calls, b->calls); break;
+		case K_AVG: c = cmp_u64(a->total / a->calls, b->total / b->calls); break;
+		case K_MIN: c = cmp_u64(a->min, b->min); break;
+		case K_MAX: c = cmp_u64(a->max, b->max); break;
+		case K_NAME: c = strcmp(na, nb); break;
+		}
 	if (!c)
 		c = strcmp(na, nb);
 	return c ? c : (i > j) - (i < j);
@@ -167,7 +192,10 @@ static int process_end(void *ctx, struct src_process *p)
 
 int view_report_main(const struct view_args *a, FILE *out)
 {
-	struct report r = { .a = a, .out = out, .key = a->sort ? view_report_sort_key(a->sort) : K_TOTAL };
+	struct report r = { .a = a, .out = out, .key = { K_TOTAL } };
+
+	if (a->sort)
+		parse_keys(a->sort, r.key); /* checked by the command line */
 	struct view_ops ops = { .ctx = &r, .process_begin = process_begin, .thread_begin = thread_begin,
 				.event = event, .thread_end = thread_end, .process_end = process_end };
 	int err = 0;

@@ -425,7 +425,7 @@ static void bad_input_is_one_line(void **state)
 	expect_error((const char *[]){ "report", "--tid", "12,x", t, NULL }, 2,
 		     "ada-symbolize: --tid 12,x: expected a list of decimal numbers separated by commas\n");
 	expect_error((const char *[]){ "report", "--sort", "speed", t, NULL }, 2,
-		     "ada-symbolize: --sort speed: expected total, self, calls, avg, min, max or name\n");
+		     "ada-symbolize: --sort speed: expected keys of total, self, calls, avg, min, max, name, separated by commas\n");
 	expect_error((const char *[]){ "graph", "no_such_function", t, NULL }, 1,
 		     "ada-symbolize graph: no_such_function: no function of that name in the trace\n");
 	snprintf(msg, sizeof(msg), "ada-symbolize: %s: no pid_<pid> directory with a trace\n", fx->rec->dir);
@@ -458,20 +458,23 @@ static void pid_filter_picks_one_process(void **state)
 static void report_sorts_and_splits_by_thread(void **state)
 {
 	struct fixture *fx = *state;
-	char *by_calls = view_ok((const char *[]){ "report", "--ns", "-s", "calls", fx->demo->trace, NULL });
+	char *by_calls = view_ok((const char *[]){ "report", "--ns", "-s", "calls,self", fx->demo->trace, NULL });
 	char *threads = view_ok((const char *[]){ "report", "--ns", "--threads", fx->demo->trace, NULL });
 	struct stats whole = { 0 }, split = { 0 };
 	const char *line;
-	uint64_t last = UINT64_MAX;
+	uint64_t last = UINT64_MAX, last_self = UINT64_MAX;
 	size_t i;
 
+	/* By calls, ties by self time (two keys). */
 	for (line = by_calls; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 		uint64_t total, self, calls;
 
 		if (sscanf(line, " %" SCNu64 " %" SCNu64 " %" SCNu64, &total, &self, &calls) != 3)
 			continue;
 		assert_true(calls <= last);
+		assert_true(calls < last || self <= last_self);
 		last = calls;
+		last_self = self;
 	}
 	parse_report(by_calls, &whole);
 	/* Per thread: the same calls in all, spread over three tables. */
@@ -630,7 +633,7 @@ static void each_view_has_its_usage(void **state)
 		assert_non_null(strstr(help, line));
 	}
 	assert_non_null(strstr(report, "usage: ada-symbolize report [options] [TRACE_DIR...]\n"));
-	assert_non_null(strstr(report, "  -s, --sort KEY "));
+	assert_non_null(strstr(report, "  -s, --sort KEY[,KEY] "));
 	assert_non_null(strstr(report, "  --threads "));
 	assert_null(strstr(report, "--merge"));
 	assert_null(strstr(report, "--format"));
