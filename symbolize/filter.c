@@ -125,11 +125,14 @@ int view_filter_add(struct view_filter *f, const char *opt, const char *value)
 	char *end;
 	unsigned long v;
 
-	if (!strcmp(opt, "filter") || !strcmp(opt, "notrace") || !strcmp(opt, "module")) {
+	if (!strcmp(opt, "filter") || !strcmp(opt, "notrace") || !strcmp(opt, "module") ||
+	    !strcmp(opt, "caller-filter") || !strcmp(opt, "hide")) {
 		if (!*value)
 			return bad(opt, "''", "a function name or glob pattern");
 		return push_glob(!strcmp(opt, "filter") ? &f->include :
-				 !strcmp(opt, "notrace") ? &f->exclude : &f->modules, value);
+				 !strcmp(opt, "notrace") ? &f->exclude :
+				 !strcmp(opt, "caller-filter") ? &f->callers :
+				 !strcmp(opt, "hide") ? &f->hide : &f->modules, value);
 	}
 	if (!strcmp(opt, "depth")) {
 		errno = 0;
@@ -182,10 +185,13 @@ int view_filter_track(struct view_filter *f)
 	h->include = calloc(globs(f->include) + 1, 1);
 	h->exclude = calloc(globs(f->exclude) + 1, 1);
 	h->modules = calloc(globs(f->modules) + 1, 1);
+	h->callers = calloc(globs(f->callers) + 1, 1);
+	h->hide = calloc(globs(f->hide) + 1, 1);
 	h->tids = calloc(f->ntids + 1, 1);
 	h->threads = calloc(f->nthreads + 1, 1);
 	h->pids = calloc(f->npids + 1, 1);
-	if (!h->include || !h->exclude || !h->modules || !h->tids || !h->threads || !h->pids)
+	if (!h->include || !h->exclude || !h->modules || !h->callers || !h->hide || !h->tids ||
+	    !h->threads || !h->pids)
 		return -ENOMEM;
 	return 0;
 }
@@ -197,6 +203,8 @@ static void hits_free(struct view_filter_hits *h)
 	free(h->include);
 	free(h->exclude);
 	free(h->modules);
+	free(h->callers);
+	free(h->hide);
 	free(h->tids);
 	free(h->threads);
 	free(h->pids);
@@ -209,6 +217,8 @@ void view_filter_free(struct view_filter *f)
 	free_globs(f->include);
 	free_globs(f->exclude);
 	free_globs(f->modules);
+	free_globs(f->callers);
+	free_globs(f->hide);
 	free(f->tids);
 	free(f->threads);
 	free(f->pids);
@@ -232,8 +242,8 @@ static bool in(const uint32_t *list, size_t n, uint32_t v, uint8_t *hit)
 
 bool view_filter_any(const struct view_filter *f)
 {
-	return f->include || f->exclude || f->modules || f->max_depth || f->min_ns || f->has_range ||
-	       f->ntids || f->nthreads || f->npids;
+	return f->include || f->exclude || f->modules || f->callers || f->hide || f->max_depth ||
+	       f->min_ns || f->has_range || f->ntids || f->nthreads || f->npids;
 }
 
 bool view_filter_wants_pid(const struct view_filter *f, uint32_t pid)
@@ -375,6 +385,8 @@ int view_say_unmatched(const struct view_filter *f, const char *view)
 		return none;
 	none |= globs_unmatched(view, "-F", f->include, h->include, "function");
 	none |= globs_unmatched(view, "-M", f->modules, h->modules, "module");
+	none |= globs_unmatched(view, "-C", f->callers, h->callers, "function");
+	(void)globs_unmatched(view, "-H", f->hide, h->hide, "function");
 	(void)globs_unmatched(view, "-N", f->exclude, h->exclude, "function");
 	return none;
 }

@@ -94,6 +94,11 @@ static const char filters_text[] =
 	"filters (every view; times since the process's first event, units ns us ms s):\n"
 	"  -F, --filter GLOB      only calls to matching functions and what they call\n"
 	"  -N, --notrace GLOB     leave out matching functions and what they call\n"
+	"  -C, --caller-filter GLOB\n"
+	"                         only the calls that lead to a matching function's,\n"
+	"                         and those (not what they call)\n"
+	"  -H, --hide GLOB        leave out matching functions, what they call shown\n"
+	"                         in their place\n"
 	"  -M, --module GLOB      only functions of matching modules (file basename)\n"
 	"  -D, --depth N          at most N levels of calls shown\n"
 	"  -t, --time-filter TIME only calls that lasted TIME or longer\n"
@@ -163,6 +168,8 @@ enum {
 static const struct option longopts[] = {
 	{ "filter", required_argument, NULL, 'F' },
 	{ "notrace", required_argument, NULL, 'N' },
+	{ "caller-filter", required_argument, NULL, 'C' },
+	{ "hide", required_argument, NULL, 'H' },
 	{ "module", required_argument, NULL, 'M' },
 	{ "depth", required_argument, NULL, 'D' },
 	{ "time-filter", required_argument, NULL, 't' },
@@ -202,9 +209,9 @@ static int parse(int argc, char **argv, struct view_args *a, int view)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "F:N:M:D:t:r:o:s:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "F:N:M:C:H:D:t:r:o:s:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'F': case 'N': case 'M': case 'D': case 't': case 'r':
+		case 'F': case 'N': case 'M': case 'C': case 'H': case 'D': case 't': case 'r':
 		case O_TID: case O_THREAD: case O_PID:
 			if (view_filter_add(&a->filter, long_name(c), optarg))
 				return 2;

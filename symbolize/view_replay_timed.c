@@ -337,7 +337,7 @@ static int replay_process(struct replay *r, const char *dir, struct view_progres
 		return err;
 	if (!view_filter_wants_pid(f, r->p->pid))
 		goto out;
-	pg->total += f->min_ns ? 2 * r->p->events : r->p->events; /* -t reads twice */
+	pg->total += f->min_ns || f->callers ? 2 * r->p->events : r->p->events; /* -t and -C read twice */
 	r->nargs = r->p->arch == ADA_ARCH_ARM64 ? 8 : 6;
 	if (!(ts = calloc(r->p->nthreads ? r->p->nthreads : 1, sizeof(*ts)))) {
 		err = -ENOMEM;

@@ -108,7 +108,7 @@ static int run_process(const char *dir, const struct view_filter *f, const struc
 		return err;
 	if (!view_filter_wants_pid(f, p->pid))
 		goto out;
-	pg->total += f->min_ns ? 2 * p->events : p->events; /* -t reads twice */
+	pg->total += f->min_ns || f->callers ? 2 * p->events : p->events; /* -t and -C read twice */
 	if (ops->process_begin && (err = ops->process_begin(ops->ctx, p)))
 		goto out;
 	for (i = 0; i < p->nthreads && !err; i++)

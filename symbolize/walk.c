@@ -13,7 +13,7 @@
 #include "walk.h"
 
 enum { F_INCLUDE = 1, F_EXCLUDE = 2, F_MODULE = 4, F_RUNTIME = 8, F_SYSTEM = 16,
-       F_INTERNAL = 32, F_STARTUP = 64 }; /* per function */
+       F_INTERNAL = 32, F_STARTUP = 64, F_CALLER = 128, F_HIDE = 256 }; /* per function */
 
 struct wframe {
 	uint64_t start_ns;
@@ -29,7 +29,7 @@ struct walk {
 	struct src_process *p;
 	const struct view_filter *f;
 	struct src_stream *s;
-	uint8_t *flags;        /* F_* per dense id */
+	uint16_t *flags;       /* F_* per dense id */
 	struct wframe *frames; /* by raw depth - 1 */
 	uint32_t cap;
 	uint32_t *shown_raw;   /* shown depth d → raw depth of that frame */
@@ -40,26 +40,34 @@ struct walk {
 	uint32_t exclude_at;   /* ... -N frame */
 	uint32_t cut_at;       /* ... frame below -D */
 	uint8_t *long_enough;  /* -t: bit per call, from the first pass */
+	uint64_t long_bytes;
+	uint8_t *leads;        /* -C: bit per call that is or leads to a -C function's */
+	uint64_t leads_bytes;
+	uint32_t caller_at;    /* raw depth of the open -C frame, 0 if none */
 	uint64_t calls;        /* calls read (index into long_enough) */
 	uint64_t nshown;       /* frames shown */
 	uint64_t folded_include; /* -F's calls the C++ runtime's folding hid */
 	uint64_t read;         /* events read, both passes */
 	size_t thread;
-	bool first_done;       /* -t: the first pass has run */
+	bool first_done;       /* -t, -C: the first pass has run */
 	void (*progress)(void *ctx, uint64_t read);
 	void *progress_ctx;
 	uint64_t regs[8];      /* the last event's, for walk_event.regs */
 };
 
-static uint8_t func_flags(const struct view_filter *f, const struct src_func *fn)
+static uint16_t func_flags(const struct view_filter *f, const struct src_func *fn)
 {
 	struct view_filter_hits *h = f->hits;
-	uint8_t fl = 0;
+	uint16_t fl = 0;
 
 	if (view_glob_func(f->include, h ? h->include : NULL, fn))
 		fl |= F_INCLUDE;
 	if (view_glob_func(f->exclude, h ? h->exclude : NULL, fn))
 		fl |= F_EXCLUDE;
+	if (view_glob_func(f->callers, h ? h->callers : NULL, fn))
+		fl |= F_CALLER;
+	if (view_glob_func(f->hide, h ? h->hide : NULL, fn))
+		fl |= F_HIDE;
 	if (!f->modules || view_glob_mark(f->modules, h ? h->modules : NULL, fn->module, NULL))
 		fl |= F_MODULE;
 	if (!f->all_frames) {
@@ -96,11 +104,39 @@ static bool grow(struct walk *w, uint32_t depth)
 	return true;
 }
 
-/* -t: a first pass marks the calls that lasted at least min_ns. */
+/* Sets bit c of the bitmap *map (*bytes long, grown as needed). */
+static bool set_bit(uint8_t **map, uint64_t *bytes, uint64_t c)
+{
+	if (c / 8 >= *bytes) {
+		uint64_t nb = *bytes ? 2 * *bytes : 4096;
+		uint8_t *g;
+
+		while (c / 8 >= nb)
+			nb *= 2;
+		if (!(g = realloc(*map, nb)))
+			return false;
+		memset(g + *bytes, 0, nb - *bytes);
+		*map = g;
+		*bytes = nb;
+	}
+	(*map)[c / 8] |= (uint8_t)(1u << (c % 8));
+	return true;
+}
+
+static bool bit(const uint8_t *map, uint64_t bytes, uint64_t c)
+{
+	return c / 8 < bytes && (map[c / 8] & (1u << (c % 8)));
+}
+
+/* -t and -C need what comes later: a first pass marks, a bit per call, the
+ * calls that lasted at least min_ns (long_enough) and those that are, or
+ * lead to, a call of a -C function (leads: each open frame is marked once,
+ * when the first such call under it opens). */
 static int first_pass(struct walk *w, size_t thread)
 {
 	struct src_stream *s = src_stream_open_async(w->p, thread);
-	uint64_t *start = NULL, *seq = NULL, calls = 0, bytes = 0;
+	uint64_t *start = NULL, *seq = NULL, calls = 0;
+	uint8_t *marked = NULL;
 	uint32_t cap = 0;
 	const struct src_event *ev;
 	int r;
@@ -108,45 +144,49 @@ static int first_pass(struct walk *w, size_t thread)
 	if (!s)
 		return -EIO;
 	while ((r = src_next(s, &ev)) > 0) {
+		uint32_t d = ev->depth - 1;
+
 		if (!(++w->read & 0xfffff) && w->progress)
 			w->progress(w->progress_ctx, w->read);
 		if (ev->depth > cap) {
 			uint32_t c = ev->depth > 2 * cap ? ev->depth : 2 * cap;
 			uint64_t *a = realloc(start, c * sizeof(*a)), *b = a ? realloc(seq, c * sizeof(*b)) : NULL;
+			uint8_t *m = b ? realloc(marked, c) : NULL;
 
 			if (a)
 				start = a;
 			if (b)
 				seq = b;
-			if (!a || !b) {
+			if (m)
+				marked = m;
+			if (!a || !b || !m) {
 				r = -ENOMEM;
 				break;
 			}
 			cap = c;
 		}
 		if (ev->kind == SRC_CALL) {
-			if (calls / 8 >= bytes) {
-				uint64_t nb = bytes ? 2 * bytes : 4096;
-				uint8_t *g = realloc(w->long_enough, nb);
-
-				if (!g) {
-					r = -ENOMEM;
-					break;
+			start[d] = ev->ns;
+			seq[d] = calls++;
+			marked[d] = 0;
+			if (w->f->callers && (w->flags[ev->func] & F_CALLER))
+				for (int64_t k = d; k >= 0 && !marked[k]; k--) {
+					marked[k] = 1;
+					if (!set_bit(&w->leads, &w->leads_bytes, seq[k])) {
+						r = -ENOMEM;
+						break;
+					}
 				}
-				memset(g + bytes, 0, nb - bytes);
-				w->long_enough = g;
-				bytes = nb;
-			}
-			start[ev->depth - 1] = ev->ns;
-			seq[ev->depth - 1] = calls++;
-		} else if (ev->ns - start[ev->depth - 1] >= w->f->min_ns) {
-			uint64_t c = seq[ev->depth - 1];
-
-			w->long_enough[c / 8] |= (uint8_t)(1u << (c % 8));
+		} else if (w->f->min_ns && ev->ns - start[d] >= w->f->min_ns &&
+			   !set_bit(&w->long_enough, &w->long_bytes, seq[d])) {
+			r = -ENOMEM;
 		}
+		if (r == -ENOMEM)
+			break;
 	}
 	free(start);
 	free(seq);
+	free(marked);
 	src_stream_close(s);
 	if (r == -ENOMEM)
 		fprintf(stderr, "ada-symbolize: %s: out of memory\n", w->p->dir);
@@ -159,7 +199,7 @@ static struct walk *open_walk(struct src_process *p, size_t i, const struct view
 	struct walk *w = calloc(1, sizeof(*w));
 	size_t k;
 
-	if (!w || !(w->flags = malloc(p->nfuncs ? p->nfuncs : 1)) || !grow(w, 64))
+	if (!w || !(w->flags = malloc((p->nfuncs ? p->nfuncs : 1) * sizeof(*w->flags))) || !grow(w, 64))
 		goto nomem;
 	w->p = p;
 	w->f = f;
@@ -193,7 +233,7 @@ struct walk *walk_open_async(struct src_process *p, size_t i, const struct view_
 static bool shown(struct walk *w, const struct src_event *ev)
 {
 	const struct view_filter *f = w->f;
-	uint8_t fl = w->flags[ev->func];
+	uint16_t fl = w->flags[ev->func];
 	uint64_t call = w->calls++;
 	uint64_t t = ev->ns - w->p->t0_ns;
 	bool inside = ev->depth > 1 && w->frames[ev->depth - 2].in_runtime;
@@ -217,15 +257,23 @@ static bool shown(struct walk *w, const struct src_event *ev)
 			return false;
 		w->include_at = ev->depth;
 	}
-	/* The C start-up: not shown, what it calls shown in its place (a
-	 * view starts at main; -D counts from there). */
-	if (fl & F_STARTUP)
+	/* The C start-up and -H's frames: not shown, what they call shown in
+	 * their place (a view starts at main; -D counts from there). */
+	if (fl & (F_STARTUP | F_HIDE))
 		return false;
+	/* -C: only the frames on a path to a -C function's call, and that
+	 * call, not what it calls. */
+	if (f->callers) {
+		if (w->caller_at || !bit(w->leads, w->leads_bytes, call))
+			return false;
+		if (fl & F_CALLER)
+			w->caller_at = ev->depth;
+	}
 	if (f->max_depth && w->cur_shown >= f->max_depth) {
 		w->cut_at = ev->depth;
 		return false;
 	}
-	if (f->min_ns && !(w->long_enough[call / 8] & (1u << (call % 8))))
+	if (f->min_ns && !bit(w->long_enough, w->long_bytes, call))
 		return false;
 	if (f->has_range && (ev->ns < w->p->t0_ns || t < f->t_lo || (f->t_hi && t >= f->t_hi)))
 		return false;
@@ -275,6 +323,8 @@ static int step(struct walk *w, struct walk_event *out)
 			w->exclude_at = 0;
 		if (w->cut_at == ev->depth)
 			w->cut_at = 0;
+		if (w->caller_at == ev->depth)
+			w->caller_at = 0;
 		if (!fr->shown)
 			continue;
 		w->cur_shown = fr->shown - 1;
@@ -301,7 +351,7 @@ int walk_next(struct walk *w, struct walk_event *ev)
 
 	/* -t's first pass runs at the first event asked for, so progress can
 	 * follow it. */
-	if (w->f->min_ns && !w->first_done) {
+	if ((w->f->min_ns || w->f->callers) && !w->first_done) {
 		w->first_done = true;
 		if ((r = first_pass(w, w->thread)) < 0)
 			return r;
@@ -342,5 +392,6 @@ void walk_close(struct walk *w)
 	free(w->shown_raw);
 	free(w->stack);
 	free(w->long_enough);
+	free(w->leads);
 	free(w);
 }

@@ -35,6 +35,7 @@
 
 struct view_filter {
 	char **include, **exclude, **modules; /* NULL-terminated glob lists, or NULL */
+	char **callers, **hide;               /* -C, -H: likewise */
 	uint32_t max_depth;                   /* 0: any */
 	uint64_t min_ns;                      /* 0: any */
 	uint64_t t_lo, t_hi;                  /* since the first event; t_hi 0: no end */
@@ -51,6 +52,7 @@ struct view_filter {
 
 struct view_filter_hits {
 	uint8_t *include, *exclude, *modules; /* per glob: 1 once a function (module) matched */
+	uint8_t *callers, *hide;
 	uint8_t *tids, *threads, *pids;       /* per id: 1 once a thread (process) had it */
 	bool walked;                          /* a thread was read: the globs were asked */
 	uint32_t pids_seen[8];                /* the trace's first processes, for the line */
@@ -58,8 +60,8 @@ struct view_filter_hits {
 };
 
 /* Parses one filter option (its long name without "--": "filter",
- * "notrace", "module", "depth", "time-filter", "time-range", "tid",
- * "thread", "pid") into f. Returns 0, or -EINVAL after printing one line
+ * "notrace", "module", "caller-filter", "hide", "depth", "time-filter",
+ * "time-range", "tid", "thread", "pid") into f. Returns 0, or -EINVAL after printing one line
  * naming the option, the value and what was expected. */
 int view_filter_add(struct view_filter *f, const char *opt, const char *value);
 void view_filter_free(struct view_filter *f);

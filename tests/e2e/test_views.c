@@ -41,7 +41,7 @@ struct fixture {
 	int passed;          /* tests that reached their end */
 };
 
-#define NTESTS 17
+#define NTESTS 18
 
 static void first_pid_dir(const struct tr_case *tc, char *out, size_t len)
 {
@@ -577,6 +577,58 @@ static void info_says_what_was_recorded(void **state)
 	fx->passed++;
 }
 
+/* A replay's FUNCTION column, the durations and headers left out. */
+static char *tree_of(const char *replay)
+{
+	char *t = calloc(1, strlen(replay) + 1), *q = t;
+
+	for (const char *s = replay; t && *s;) {
+		const char *eol = strchr(s, '\n'), *bar = strstr(s, " | ");
+
+		if (!eol)
+			eol = s + strlen(s);
+		if (*s != '#' && bar && bar < eol) {
+			memcpy(q, bar + 3, (size_t)(eol - bar - 3));
+			q += eol - bar - 3;
+			*q++ = '\n';
+		}
+		s = *eol ? eol + 1 : eol;
+	}
+	return t;
+}
+
+/* -C: the calls that lead to a call of is_odd, and that call (not what it
+ * calls); -H: fib's frames left out, what they call (more fib: nothing) in
+ * their place. recursion.c's main calls fib(4), then is_even(3). */
+static void caller_filter_and_hide(void **state)
+{
+	struct fixture *fx = *state;
+	const char *t = fx->rec->trace;
+	char *c = view_ok((const char *[]){ "replay", "--no-args", "-C", "is_odd", t, NULL });
+	char *h = view_ok((const char *[]){ "replay", "--no-args", "-H", "fib", t, NULL });
+	char *ct = tree_of(c), *ht = tree_of(h);
+
+	assert_string_equal(ct, "main() {\n"
+				"  is_even() {\n"
+				"    is_odd();\n"
+				"  } /* is_even */\n"
+				"} /* main */\n");
+	assert_string_equal(ht, "main() {\n"
+				"  is_even() {\n"
+				"    is_odd() {\n"
+				"      is_even() {\n"
+				"        is_odd();\n"
+				"      } /* is_even */\n"
+				"    } /* is_odd */\n"
+				"  } /* is_even */\n"
+				"} /* main */\n");
+	free(c);
+	free(h);
+	free(ct);
+	free(ht);
+	fx->passed++;
+}
+
 /* The first line of a replay that is not a header. */
 static const char *first_frame(const char *replay)
 {
@@ -752,6 +804,7 @@ int main(void)
 		cmocka_unit_test(pid_filter_picks_one_process),
 		cmocka_unit_test(report_sorts_and_splits_by_thread),
 		cmocka_unit_test(info_says_what_was_recorded),
+		cmocka_unit_test(caller_filter_and_hide),
 		cmocka_unit_test(views_start_at_main),
 		cmocka_unit_test(a_view_right_after_its_program_waits_for_the_recorder),
 		cmocka_unit_test(each_view_has_its_usage),
