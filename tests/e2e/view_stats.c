@@ -269,3 +269,55 @@ uint64_t event_time(const char *pid_dir, unsigned thread, size_t i)
 	atfr_index_free(&idx);
 	return t;
 }
+
+void view_expect_error(const char *const *args, int status, const char *message)
+{
+	struct proc_result res;
+
+	run_sym(args, &res);
+	if (proc_exit_code(&res) != status || strcmp(res.err, message))
+		fail_msg("ada-symbolize %s ...: exit %d, stderr \"%s\"; expected exit %d, \"%s\"", args[0],
+			 proc_exit_code(&res), res.err, status, message);
+	assert_string_equal(res.out, "");
+	proc_result_free(&res);
+}
+
+/* ---- the traces ------------------------------------------------------------ */
+
+static void first_pid_dir(const struct tr_case *tc, char *out, size_t len)
+{
+	glob_t g;
+
+	pid_dirs(tc->trace, &g);
+	snprintf(out, len, "%s", g.gl_pathv[0]);
+	globfree(&g);
+}
+
+int view_fixture_setup(struct view_fixture *fx, void **state)
+{
+	/* demo with its library calls (the tests' default is without). */
+	fx->demo = tr_traced_case("examples/demo.c", "demo", "fentry", "ADA_DYNHOOK=on");
+	fx->rec = tr_traced_case("examples/recursion.c", "rec", "fentry", NULL);
+	fx->fork = tr_traced_case("examples/fork.c", "fork", "cyg", NULL);
+	first_pid_dir(fx->demo, fx->demo_pid, sizeof(fx->demo_pid));
+	first_pid_dir(fx->rec, fx->rec_pid, sizeof(fx->rec_pid));
+	*state = fx;
+	return 0;
+}
+
+int view_fixture_teardown(void **state)
+{
+	struct view_fixture *fx = *state;
+	struct tr_case **cases[] = { &fx->demo, &fx->rec, &fx->fork };
+
+	if (!fx)
+		return 0;
+	for (size_t i = 0; i < 3; i++) {
+		void *s = *cases[i];
+
+		if (s)
+			((struct tr_case *)s)->passed = fx->passed == fx->ntests;
+		tr_teardown(&s);
+	}
+	return 0;
+}

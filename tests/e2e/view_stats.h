@@ -50,5 +50,23 @@ char *view_ok(const char *const *args);
 void parse_report(const char *text, struct stats *s);
 /* Fails the test unless got and want hold the same functions and figures. */
 void expect_same(const struct stats *got, const struct stats *want, const char *what);
+/* Runs ada-symbolize with args, which must exit with status, say message
+ * on stderr and print nothing. */
+void view_expect_error(const char *const *args, int status, const char *message);
+
+struct tr_case;
+
+/* The traces the view tests read: examples/demo.c (fentry, its library
+ * calls hooked), examples/recursion.c (fentry: fib(4), is_even(3)) and
+ * examples/fork.c (cyg, two processes). */
+struct view_fixture {
+	struct tr_case *demo, *rec, *fork;
+	char demo_pid[4300], rec_pid[4300]; /* their first pid_<pid> directories */
+	int passed;                          /* tests that reached their end */
+	int ntests;                          /* the group's: all passed, the cases go */
+};
+/* cmocka group setup and teardown over fx (a test file's own, ntests set). */
+int view_fixture_setup(struct view_fixture *fx, void **state);
+int view_fixture_teardown(void **state);
 
 #endif
