@@ -74,6 +74,10 @@ static const struct {
 	{ ~0u, "  -o, --output FILE      write to FILE instead of standard output\n" },
 	{ V_REPLAY, "  --merge                the threads of a process merged in time order\n" },
 	{ V_REPLAY, "  --fold                 runs of identical leaf calls as \"name xN\"\n" },
+	{ V_REPLAY, "  -f, --fields LIST      the columns before the bar: duration (default),\n"
+		    "                         time (since the first event), delta (since the line\n"
+		    "                         before), tid, module; +LIST adds to the default\n" },
+	{ V_REPLAY, "  --srcline              a call's source file:line after it\n" },
 	{ V_REPLAY | V_PERFETTO, "  --no-args              no argument or return registers\n" },
 	{ V_CHROME, "  --args                 each event's argument and return registers, source\n"
 		    "                         file:line and module in its args (the Perfetto UI and\n"
@@ -161,7 +165,7 @@ bool view_cli_is_view(const char *name)
 }
 
 enum {
-	O_TID = 256, O_THREAD, O_PID, O_MERGE, O_FOLD, O_NO_ARGS, O_ARGS, O_LARGE, O_THREADS, O_NS, O_FULL,
+	O_TID = 256, O_THREAD, O_PID, O_MERGE, O_FOLD, O_NO_ARGS, O_ARGS, O_LARGE, O_SRCLINE, O_THREADS, O_NS, O_FULL,
 	O_COUNT, O_FORMAT, O_ALL, O_ALL_FRAMES,
 };
 
@@ -183,6 +187,8 @@ static const struct option longopts[] = {
 	{ "no-args", no_argument, NULL, O_NO_ARGS },
 	{ "args", no_argument, NULL, O_ARGS },
 	{ "large", no_argument, NULL, O_LARGE },
+	{ "fields", required_argument, NULL, 'f' },
+	{ "srcline", no_argument, NULL, O_SRCLINE },
 	{ "sort", required_argument, NULL, 's' },
 	{ "threads", no_argument, NULL, O_THREADS },
 	{ "ns", no_argument, NULL, O_NS },
@@ -209,7 +215,7 @@ static int parse(int argc, char **argv, struct view_args *a, int view)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "F:N:M:C:H:D:t:r:o:s:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "F:N:M:C:H:D:t:r:o:s:f:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F': case 'N': case 'M': case 'C': case 'H': case 'D': case 't': case 'r':
 		case O_TID: case O_THREAD: case O_PID:
@@ -222,6 +228,8 @@ static int parse(int argc, char **argv, struct view_args *a, int view)
 		case O_NO_ARGS: a->no_args = true; break;
 		case O_ARGS: a->args = true; break;
 		case O_LARGE: a->large = true; break;
+		case 'f': a->fields = optarg; break;
+		case O_SRCLINE: a->srcline = true; break;
 		case 's': a->sort = optarg; break;
 		case O_THREADS: a->per_thread = true; break;
 		case O_NS: a->ns = true; break;
@@ -239,6 +247,11 @@ static int parse(int argc, char **argv, struct view_args *a, int view)
 	if (a->sort && !view_report_sort_key(a->sort)) {
 		fprintf(stderr, "ada-symbolize: --sort %s: expected keys of total, self, calls, avg, min, max, name, separated by commas\n",
 			a->sort);
+		return 2;
+	}
+	if (a->fields && !view_replay_fields_valid(a)) {
+		fprintf(stderr, "ada-symbolize: --fields %s: expected duration, time, delta, tid or module, separated by commas (+ before them: added to the default)\n",
+			a->fields);
 		return 2;
 	}
 	if (a->format && strcmp(a->format, "folded") && strcmp(a->format, "svg")) {

@@ -22,6 +22,8 @@ struct view_args {
 	bool merge;              /* --merge: all threads in one time order */
 	bool fold;               /* --fold: identical sibling subtrees as "name xN" */
 	bool no_args;            /* --no-args: no registers (replay, perfetto) */
+	const char *fields;      /* replay -f: its columns; NULL: the default */
+	bool srcline;            /* replay --srcline: a call's file:line */
 	bool args;               /* chrome --args: registers, file:line, module in args */
 	bool large;              /* chrome --large: written whatever its size */
 	/* report */
@@ -55,6 +57,8 @@ int view_perfetto_main(const struct view_args *a, FILE *out);
 int view_flame_main(const struct view_args *a, FILE *out);
 int view_info_main(const struct view_args *a, FILE *out);
 
+/* view_replay_timed.c: whether a->fields (-f) names known columns. */
+bool view_replay_fields_valid(const struct view_args *a);
 /* view_report.c: the first sort key's number (1...) of "KEY[,KEY...]", 0 if
  * one is none. */
 int view_report_sort_key(const char *key);

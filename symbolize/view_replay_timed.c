@@ -15,7 +15,11 @@
  * "(* name (unwound) *)", one the thread's record ended in "(open at
  * exit)" and the like. --merge interleaves the threads of a process in time
  * order, with a TID column; --fold prints a run of identical calls with no
- * shown callees as one line "name xN" (their total duration).
+ * shown callees as one line "name xN" (their total duration). -f chooses
+ * the columns before the bar (uftrace's fields): duration (the default),
+ * time (since the process's first event), delta (since the thread's line
+ * before), tid (--merge's default too), module; "+time" adds to the
+ * default. --srcline ends a call's line with its "(* file:line *)".
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -31,6 +35,7 @@
 struct rthread {
 	struct walk *w;
 	const struct src_thread *t;
+	uint64_t last_at;        /* -f delta: the time of its line before */
 	struct walk_event ev;    /* the next event to print (has_ev) */
 	struct walk_event nx;    /* and the one after it (has_nx): is ev a leaf? */
 	uint64_t ev_regs[8], nx_regs[8];
@@ -46,9 +51,15 @@ struct rthread {
 	bool run_has_regs;
 };
 
+enum { F_DURATION, F_TIME, F_DELTA, F_TID, F_MODULE, NFIELDS };
+static const char *const field_names[NFIELDS] = { "duration", "time", "delta", "tid", "module" };
+static const char *const field_heads[NFIELDS] = { "  DURATION", "     TIMESTAMP", "     DELTA",
+						  "[   TID]", "          MODULE" };
+
 struct replay {
 	const struct view_args *a;
 	FILE *out;
+	int fields[NFIELDS + 1]; /* -f's, in order, -1-terminated */
 	struct outbuf ob;       /* the lines: printf per call would be most of the time */
 	struct src_process *p;
 	unsigned nargs;
@@ -65,32 +76,61 @@ static void put_hex(struct replay *r, uint64_t v)
 	outbuf_commit(&r->ob, fmt_hex(outbuf_reserve(&r->ob, 18), v));
 }
 
-static void prefix(struct replay *r, const struct rthread *rt, uint64_t ns, bool has_duration,
-		   uint32_t depth)
+/* "%10s": text of n bytes right-aligned in width w. */
+static char *column(char *p, const char *text, size_t n, size_t w)
+{
+	if (n < w) {
+		memset(p, ' ', w - n);
+		p += w - n;
+	}
+	return fmt_mem(p, text, n);
+}
+
+/* The columns of a line (-f) and its indentation: ns its duration (if
+ * has_duration), at its event's time since the process's first, func its
+ * function. */
+static void prefix(struct replay *r, struct rthread *rt, uint64_t ns, bool has_duration,
+		   uint64_t at, uint32_t func, uint32_t depth)
 {
 	static const char spaces[] = "                                                                ";
-	char *p = outbuf_reserve(&r->ob, 64), d[32];
-	size_t n = has_duration ? view_duration_fmt(d, ns, r->a->ns) : 0;
+	char *p = outbuf_reserve(&r->ob, 160), d[40];
+	size_t n;
 
-	/* " %10s", then " [%6u]" with --merge, then " | " */
-	*p++ = ' ';
-	if (n < 10) {
-		memset(p, ' ', 10 - n);
-		p += 10 - n;
-	}
-	p = fmt_mem(p, d, n);
-	if (r->a->merge) {
-		char tid[16], *e = fmt_u64(tid, rt->t->tid);
-		size_t k = (size_t)(e - tid);
-
-		p = fmt_lit(p, " [");
-		if (k < 6) {
-			memset(p, ' ', 6 - k);
-			p += 6 - k;
+	for (const int *f = r->fields; *f >= 0; f++) {
+		switch (*f) {
+		case F_DURATION:
+			n = has_duration ? view_duration_fmt(d, ns, r->a->ns) : 0;
+			*p++ = ' ';
+			p = column(p, d, n, 10);
+			break;
+		case F_TIME: /* seconds, to the nanosecond */
+			n = (size_t)snprintf(d, sizeof(d), "%" PRIu64 ".%09" PRIu64, at / 1000000000u,
+					     at % 1000000000u);
+			*p++ = ' ';
+			p = column(p, d, n, 14);
+			break;
+		case F_DELTA:
+			n = view_duration_fmt(d, rt->last_at && at > rt->last_at ? at - rt->last_at : 0,
+					      r->a->ns);
+			*p++ = ' ';
+			p = column(p, d, n, 10);
+			break;
+		case F_TID:
+			n = (size_t)(fmt_u64(d, rt->t->tid) - d);
+			p = fmt_lit(p, " [");
+			p = column(p, d, n, 6);
+			*p++ = ']';
+			break;
+		case F_MODULE:
+			n = strlen(r->p->funcs[func].module);
+			if (n > 15)
+				n = 15;
+			*p++ = ' ';
+			p = column(p, r->p->funcs[func].module, n, 15);
+			break;
 		}
-		p = fmt_mem(p, tid, k);
-		*p++ = ']';
 	}
+	rt->last_at = at;
 	p = fmt_lit(p, " | ");
 	outbuf_commit(&r->ob, p);
 	for (size_t left = 2 * (size_t)(depth - 1); left;) {
@@ -99,6 +139,46 @@ static void prefix(struct replay *r, const struct rthread *rt, uint64_t ns, bool
 		outbuf_write(&r->ob, spaces, k);
 		left -= k;
 	}
+}
+
+/* --srcline: " (* file:line *)" after a call, where DWARF knew it. */
+static void srcline(struct replay *r, uint32_t func)
+{
+	const struct src_func *f = &r->p->funcs[func];
+	char line[16];
+
+	if (!r->a->srcline || !f->file)
+		return;
+	put(r, " /* ");
+	put(r, f->file);
+	snprintf(line, sizeof(line), ":%u */", f->line);
+	put(r, line);
+}
+
+/* -f: FIELD[,FIELD...] into r->fields, or "+FIELD..." added to the default
+ * (duration, and tid with --merge); false if a field is none. */
+static bool parse_fields(struct replay *r, const char *spec)
+{
+	size_t n = 0;
+
+	if (!spec || *spec == '+') {
+		r->fields[n++] = F_DURATION;
+		if (r->a->merge)
+			r->fields[n++] = F_TID;
+		spec = spec ? spec + 1 : "";
+	}
+	for (const char *s = spec; *s && n < NFIELDS; s += strcspn(s, ",") + (s[strcspn(s, ",")] != 0)) {
+		size_t len = strcspn(s, ","), k;
+
+		for (k = 0; k < NFIELDS; k++)
+			if (strlen(field_names[k]) == len && !strncmp(field_names[k], s, len))
+				break;
+		if (k == NFIELDS)
+			return false;
+		r->fields[n++] = (int)k;
+	}
+	r->fields[n] = -1;
+	return true;
 }
 
 static const char *name_of(const struct replay *r, uint32_t func)
@@ -145,9 +225,10 @@ static void end_note(struct replay *r, const struct rthread *rt, const struct wa
 static void print_leaf_line(struct replay *r, struct rthread *rt, const struct walk_event *x,
 			    const uint64_t *call_regs)
 {
-	prefix(r, rt, x->total_ns, true, x->depth);
+	prefix(r, rt, x->total_ns, true, x->start_ns, x->func, x->depth);
 	call_part(r, x->func, call_regs);
 	ret_part(r, x, ";");
+	srcline(r, x->func);
 	if (x->how != SRC_RETURN) {
 		put(r, " /* ");
 		put(r, name_of(r, x->func));
@@ -163,7 +244,7 @@ static void flush_run(struct replay *r, struct rthread *rt)
 	if (rt->run == 1) {
 		print_leaf_line(r, rt, &rt->leaf, rt->run_has_regs ? rt->run_regs : NULL);
 	} else if (rt->run) {
-		prefix(r, rt, rt->run_ns, true, rt->run_depth);
+		prefix(r, rt, rt->run_ns, true, rt->leaf.start_ns, rt->run_func, rt->run_depth);
 		char *p;
 
 		put(r, name_of(r, rt->run_func));
@@ -220,12 +301,14 @@ static void print_event(struct replay *r, struct rthread *rt, const struct walk_
 	}
 	flush_run(r, rt);
 	if (x->type == WALK_ENTER) {
-		prefix(r, rt, 0, false, x->depth);
+		prefix(r, rt, 0, false, x->start_ns, x->func, x->depth);
 		call_part(r, x->func, x->regs);
-		put(r, " {\n");
+		put(r, " {");
+		srcline(r, x->func);
+		put(r, "\n");
 		return;
 	}
-	prefix(r, rt, x->total_ns, true, x->depth);
+	prefix(r, rt, x->total_ns, true, x->end_ns, x->func, x->depth);
 	put(r, "}");
 	ret_part(r, x, "");
 	put(r, " /* ");
@@ -323,7 +406,10 @@ static int replay_threads(struct replay *r, struct rthread *ts, size_t n,
 static void column_header(struct replay *r)
 {
 	outbuf_flush(&r->ob); /* the lines before it, in order */
-	fprintf(r->out, "# %10s %s| FUNCTION\n", "DURATION", r->a->merge ? "[   TID] " : "");
+	fputc('#', r->out);
+	for (const int *f = r->fields; *f >= 0; f++)
+		fprintf(r->out, " %s", field_heads[*f]);
+	fputs(" | FUNCTION\n", r->out);
 }
 
 static int replay_process(struct replay *r, const char *dir, struct view_progress *pg, uint64_t *done)
@@ -385,6 +471,13 @@ out:
 	return err;
 }
 
+bool view_replay_fields_valid(const struct view_args *a)
+{
+	struct replay r = { .a = a };
+
+	return parse_fields(&r, a->fields);
+}
+
 int view_replay_main(const struct view_args *a, FILE *out)
 {
 	struct replay r = { .a = a, .out = out };
@@ -394,6 +487,7 @@ int view_replay_main(const struct view_args *a, FILE *out)
 
 	if (err)
 		return err;
+	parse_fields(&r, a->fields); /* checked by the command line */
 	view_progress_init(&pg, 0);
 	for (int i = 0; i < a->npaths && !err; i++) {
 		struct ada_trace_pid *pids;

@@ -319,6 +319,38 @@ static void a_filter_that_selects_nothing_says_so(void **state)
 	fx->passed++;
 }
 
+/* replay -f: the columns asked for, in their order (timestamps of a
+ * thread's lines never going back), tid's "[%6u]"; --srcline: a call's
+ * source file and line after it (the demo is built with -g). */
+static void replay_fields_and_srcline(void **state)
+{
+	struct view_fixture *fx = *state;
+	char *out = view_ok((const char *[]){ "replay", "--no-args", "--thread", "0", "-f",
+					      "time,duration,tid", "--srcline", fx->demo->trace, NULL });
+	const char *line = strstr(out, "\n#      TIMESTAMP   DURATION [   TID] | FUNCTION\n");
+	double last = -1, at;
+	size_t lines = 0;
+
+	assert_non_null(line);
+	for (line = strchr(line + 1, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+		if (*line == '#')
+			continue;
+		assert_int_equal(sscanf(line, "%lf", &at), 1);
+		assert_true(at >= last);
+		last = at;
+		assert_non_null(strstr(line, "] | "));
+		lines++;
+	}
+	assert_true(lines > 3);
+	assert_non_null(strstr(out, "| main() { /* "));
+	assert_non_null(strstr(out, "examples/demo.c:"));
+	free(out);
+	view_expect_error((const char *[]){ "replay", "-f", "time,nope", fx->demo->trace, NULL }, 2,
+			  "ada-symbolize: --fields time,nope: expected duration, time, delta, tid or "
+			  "module, separated by commas (+ before them: added to the default)\n");
+	fx->passed++;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +361,7 @@ int main(void)
 		cmocka_unit_test(info_says_what_was_recorded),
 		cmocka_unit_test(caller_filter_and_hide),
 		cmocka_unit_test(views_start_at_main),
+		cmocka_unit_test(replay_fields_and_srcline),
 	};
 
 	tr_scrub_environment();
