@@ -19,7 +19,7 @@
 /* The views, each with what it shows (the list in every usage) and the
  * options of its own (a mask of V_ bits below), for `VIEW --help`. */
 enum { V_REPLAY = 1, V_REPORT = 2, V_GRAPH = 4, V_CHROME = 8, V_PERFETTO = 16, V_FLAME = 32,
-       V_INFO = 64 };
+       V_INFO = 64, V_DIFF = 128 };
 
 static const struct {
 	const char *name;
@@ -63,6 +63,12 @@ static const struct {
 	  "built with adacc and their modes, the recording's configuration, each\n"
 	  "thread with its events, what was not kept and why, the waits for the\n"
 	  "recorder, and the raw trace's size. Of the filters, --pid applies.\n" },
+	{ "diff", view_diff_main, "diff A B: per function, what changed between two traces",
+	  "diff [options] TRACE_A TRACE_B",
+	  "Per function (by name, every process of a trace added up, through the\n"
+	  "filters): total and self time and calls in A and in B, the change of the\n"
+	  "total and the ratio B/A (\"new\", \"gone\" for a function of one trace only),\n"
+	  "the largest change first.\n" },
 };
 
 /* The options beyond the filters: which views take each. */
@@ -88,7 +94,7 @@ static const struct {
 	{ V_REPORT, "  -s, --sort KEY[,KEY]   total (default), self, calls, avg, min, max, name;\n"
 		    "                         ties by the next key, then by name\n" },
 	{ V_REPORT, "  --threads              a table per thread\n" },
-	{ V_REPORT | V_GRAPH, "  --ns                   durations in integer nanoseconds\n" },
+	{ V_REPORT | V_GRAPH | V_DIFF, "  --ns                   durations in integer nanoseconds\n" },
 	{ ~0u & ~V_INFO, "  --full-names           names with their parameter lists\n" },
 	{ V_FLAME, "  --count                weights are calls, not time\n" },
 	{ V_FLAME, "  --format FORMAT        folded (default) or svg\n" },
@@ -351,7 +357,13 @@ int view_cli_main(int argc, char **argv)
 		a.paths++;
 		a.npaths--;
 	}
-	if (!a.npaths) {
+	if (!strcmp(name, "diff")) {
+		if (a.npaths != 2) {
+			fprintf(stderr, "ada-symbolize diff: two trace directories expected (diff [options] "
+				"TRACE_A TRACE_B), %d given\n", a.npaths);
+			goto done;
+		}
+	} else if (!a.npaths) {
 		if (!is_dir(fallback[0])) {
 			fprintf(stderr, "ada-symbolize %s: no trace directory given, and %s%s does not "
 				"exist (run a program built with adacc first, or name the directory)\n",
@@ -362,7 +374,8 @@ int view_cli_main(int argc, char **argv)
 		a.paths = fallback;
 		a.npaths = 1;
 	}
-	if (choose_paths(&a, &chosen) < 0)
+	/* diff reads each of its two traces on its own: not chosen here. */
+	if (strcmp(name, "diff") && choose_paths(&a, &chosen) < 0)
 		goto done;
 	made_here = a.output && !exists_special(a.output);
 	if (a.output && !(out = fopen(a.output, "w"))) {

@@ -56,6 +56,7 @@ int view_chrome_main(const struct view_args *a, FILE *out);
 int view_perfetto_main(const struct view_args *a, FILE *out);
 int view_flame_main(const struct view_args *a, FILE *out);
 int view_info_main(const struct view_args *a, FILE *out);
+int view_diff_main(const struct view_args *a, FILE *out);
 
 /* view_replay_timed.c: whether a->fields (-f) names known columns. */
 bool view_replay_fields_valid(const struct view_args *a);

@@ -204,7 +204,7 @@ static void views_start_at_main(void **state)
 static void each_view_has_its_usage(void **state)
 {
 	struct view_fixture *fx = *state;
-	const char *const names[] = { "replay", "report", "graph", "chrome", "perfetto", "flame", "info" };
+	const char *const names[] = { "replay", "report", "graph", "chrome", "perfetto", "flame", "info", "diff" };
 	char *help = view_ok((const char *[]){ "--help", NULL });
 	char *report = view_ok((const char *[]){ "report", "--help", NULL });
 	char *replay = view_ok((const char *[]){ "replay", "--help", NULL });
@@ -224,11 +224,11 @@ static void each_view_has_its_usage(void **state)
 	assert_null(strstr(replay, "--sort"));
 	view_expect_error((const char *[]){ "dump", fx->rec->trace, NULL }, 2,
 		     "ada-symbolize: dump: no such view, nor a trace directory (the views: replay, "
-		     "report, graph, chrome, perfetto, flame and info; every event with its registers: "
+		     "report, graph, chrome, perfetto, flame, info and diff; every event with its registers: "
 		     "ada-symbolize --dump TRACE_DIR)\n");
 	view_expect_error((const char *[]){ "tui", fx->rec->trace, NULL }, 2,
 		     "ada-symbolize: tui: no such view, nor a trace directory (the views: replay, "
-		     "report, graph, chrome, perfetto, flame and info; ada-symbolize --help)\n");
+		     "report, graph, chrome, perfetto, flame, info and diff; ada-symbolize --help)\n");
 	snprintf(msg, sizeof(msg), "ada-symbolize graph: no function given: %s is a directory, not a "
 		 "function (graph FUNCTION [TRACE_DIR...])\n", fx->rec->trace);
 	view_expect_error((const char *[]){ "graph", fx->rec->trace, NULL }, 2, msg);
@@ -351,6 +351,56 @@ static void replay_fields_and_srcline(void **state)
 	fx->passed++;
 }
 
+/* diff A B: a trace against itself changes nothing; against another, its
+ * functions are gone or new, with the calls report counts for them. */
+static void diff_says_what_changed(void **state)
+{
+	struct view_fixture *fx = *state;
+	const char *rec = fx->rec->trace, *fork = fx->fork->trace;
+	char *same = view_ok((const char *[]){ "diff", "--ns", rec, rec, NULL });
+	char *other = view_ok((const char *[]){ "diff", "--ns", rec, fork, NULL });
+	char *report = view_ok((const char *[]){ "report", "--ns", rec, NULL });
+	struct stats r = { 0 };
+	size_t rows = 0, gone = 0;
+
+	parse_report(report, &r);
+	for (const char *l = strstr(same, "=\n"); l && (l = strchr(l, '\n')) && l[1]; l++) {
+		unsigned long long ta, tb, sa, sb, ca, cb;
+		char change[32], ratio[16], name[128];
+
+		assert_int_equal(sscanf(l + 1, "%llu %llu %31s %15s %llu %llu %llu %llu %127s", &ta, &tb,
+					change, ratio, &sa, &sb, &ca, &cb, name), 9);
+		assert_true(ta == tb && sa == sb && ca == cb);
+		assert_string_equal(change, "+0");
+		assert_true(!strcmp(ratio, "x1.00") || (!ta && !strcmp(ratio, "-")));
+		assert_int_equal(ca, stat_of(&r, name)->calls);
+		rows++;
+	}
+	assert_int_equal(rows, r.n);
+	for (const char *l = strstr(other, "=\n"); l && (l = strchr(l, '\n')) && l[1]; l++) {
+		unsigned long long ta, tb, sa, sb, ca, cb;
+		char change[32], ratio[16], name[128];
+
+		assert_int_equal(sscanf(l + 1, "%llu %llu %31s %15s %llu %llu %llu %llu %127s", &ta, &tb,
+					change, ratio, &sa, &sb, &ca, &cb, name), 9);
+		if (!strcmp(ratio, "gone")) {
+			assert_true(cb == 0 && ca == stat_of(&r, name)->calls);
+			gone++;
+		}
+		if (!strcmp(ratio, "new"))
+			assert_true(ca == 0 && cb > 0);
+	}
+	assert_true(gone >= 2); /* fib, is_even, is_odd */
+	assert_non_null(strstr(other, " new "));
+	free(same);
+	free(other);
+	free(report);
+	view_expect_error((const char *[]){ "diff", rec, NULL }, 2,
+			  "ada-symbolize diff: two trace directories expected (diff [options] TRACE_A "
+			  "TRACE_B), 1 given\n");
+	fx->passed++;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +412,7 @@ int main(void)
 		cmocka_unit_test(caller_filter_and_hide),
 		cmocka_unit_test(views_start_at_main),
 		cmocka_unit_test(replay_fields_and_srcline),
+		cmocka_unit_test(diff_says_what_changed),
 	};
 
 	tr_scrub_environment();
