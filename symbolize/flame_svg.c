@@ -40,6 +40,8 @@ struct svg {
 	const struct flame_svg_opts *o;
 	const struct flame_tree *t;
 	uint64_t *incl;        /* each node's weight with its subtree's */
+	uint64_t *incl_base;   /* a differential graph's: the same of base */
+	uint64_t max_change;   /* and the largest change of a frame's */
 	uint64_t total;
 	uint32_t max_depth;    /* of the frames drawn */
 	double min_width;      /* narrower frames are left out */
@@ -199,9 +201,10 @@ static size_t clip(const char *s, double width, bool *dots)
 	return i;
 }
 
-static void weight_text(const struct svg *g, uint64_t w, char *buf, size_t size)
+/* "1.23 ms, 4.56%": w, and its share of total. */
+static void weight_share(const struct svg *g, uint64_t w, uint64_t total, char *buf, size_t size)
 {
-	double pct = g->total ? 100.0 * (double)w / (double)g->total : 0;
+	double pct = total ? 100.0 * (double)w / (double)total : 0;
 
 	if (g->o->count)
 		snprintf(buf, size, "%" PRIu64 " call%s, %.2f%%", w, w == 1 ? "" : "s", pct);
@@ -215,21 +218,47 @@ static void weight_text(const struct svg *g, uint64_t w, char *buf, size_t size)
 		snprintf(buf, size, "%.3f s, %.2f%%", (double)w / 1e9, pct);
 }
 
+static void weight_text(const struct svg *g, uint64_t w, char *buf, size_t size)
+{
+	weight_share(g, w, g->total, buf, size);
+}
+
 /* ---- frames ------------------------------------------------------------------ */
 
+/* A differential graph's fill and title: white for no change, deeper red
+ * the more the frame grew (from base, trace A, to weight, trace B), blue
+ * the more it shrank, against the largest change of any frame. */
+static void diff_colour(const struct svg *g, uint64_t weight, uint64_t base, char *fill,
+			size_t fsize, char *text, size_t tsize)
+{
+	uint64_t change = weight > base ? weight - base : base - weight;
+	int k = g->max_change ? (int)(200.0 * (double)change / (double)g->max_change) : 0;
+	char b[64], w[64];
+
+	if (weight >= base)
+		snprintf(fill, fsize, "rgb(255,%d,%d)", 255 - k, 255 - k);
+	else
+		snprintf(fill, fsize, "rgb(%d,%d,255)", 255 - k, 255 - k);
+	weight_share(g, base, g->incl_base[FLAME_ROOT], b, sizeof(b)); /* of A's whole */
+	weight_text(g, weight, w, sizeof(w));
+	snprintf(text, tsize, "%s (A: %s)%s", w, b, base ? "" : ", new");
+}
+
 static void frame(struct svg *g, const char *name, const char *module, uint32_t depth,
-		  uint64_t start, uint64_t weight)
+		  uint64_t start, uint64_t weight, uint64_t base)
 {
 	double x = g->total ? INNER * (double)start / (double)g->total : 0;
 	double w = width_of(g, weight);
 	double y = TOP + (double)(g->max_depth - depth) * FRAME_H;
 	size_t fam = depth > 0 ? family_of(g, module) : OTHERS;
-	char fill[32], text[64];
+	char fill[48], text[160];
 	bool dots;
 	size_t shown = clip(name, w, &dots);
 
 	colour(&families[fam], name_hash(name), fill, sizeof(fill));
 	weight_text(g, weight, text, sizeof(text));
+	if (g->o->diff)
+		diff_colour(g, weight, base, fill, sizeof(fill), text, sizeof(text));
 	fprintf(g->out, "<g class=\"f\" data-x=\"%.3f\" data-w=\"%.3f\" data-d=\"%u\" data-n=\"",
 		x, w, depth);
 	xml_str(g->out, name);
@@ -260,7 +289,7 @@ static int node_frame(void *ctx, uint32_t id)
 		return 1;
 	g->next[n->depth + 1] = start + n->weight;
 	frame(g, flame_tree_name_text(g->t, n->name), flame_tree_name_module(g->t, n->name),
-	      n->depth, start, g->incl[id]);
+	      n->depth, start, g->incl[id], g->incl_base ? g->incl_base[id] : 0);
 	return 0;
 }
 
@@ -278,6 +307,20 @@ static int measure(struct svg *g)
 	for (uint32_t id = t->nnodes; id-- > 1;)
 		g->incl[t->nodes[id].parent] += g->incl[id];
 	g->total = g->incl[FLAME_ROOT];
+	if (g->o->diff) {
+		if (!(g->incl_base = calloc(t->nnodes, sizeof(*g->incl_base))))
+			return -ENOMEM;
+		for (uint32_t id = 0; id < t->nnodes; id++)
+			g->incl_base[id] = t->nodes[id].base;
+		for (uint32_t id = t->nnodes; id-- > 1;)
+			g->incl_base[t->nodes[id].parent] += g->incl_base[id];
+		for (uint32_t id = 1; id < t->nnodes; id++) {
+			uint64_t a = g->incl_base[id], b = g->incl[id], c = a > b ? a - b : b - a;
+
+			if (c > g->max_change)
+				g->max_change = c;
+		}
+	}
 	g->min_width = t->nnodes - 1 <= ALL_FRAMES ? 0 : MIN_WIDTH;
 	for (uint32_t id = 1; id < t->nnodes; id++)
 		if (t->nodes[id].depth > g->max_depth && g->incl[id] > 0 &&
@@ -412,11 +455,13 @@ int flame_svg_write(const struct flame_tree *t, const struct flame_svg_opts *o, 
 		rank_modules(&g);
 		ret = flame_tree_walk(t, node_frame, &g);
 		/* "all", the root, spans the whole width even with nothing under it. */
-		frame(&g, "all", NULL, 0, 0, g.total);
-		legend(&g);
+		frame(&g, "all", NULL, 0, 0, g.total, g.incl_base ? g.incl_base[FLAME_ROOT] : 0);
+		if (!o->diff) /* its colours are the change's, not the modules' */
+			legend(&g);
 		footer(&g, height);
 	}
 	free(g.incl);
+	free(g.incl_base);
 	free(g.next);
 	if (ret == 0 && (fflush(out) != 0 || ferror(out)))
 		ret = -EIO;

@@ -29,6 +29,9 @@ struct flame_svg_opts {
 	const char *subtitle;  /* a second line (what was traced), NULL: none */
 	bool count;            /* weights are calls; else nanoseconds */
 	const char *main_module; /* gets the first (warm) colours; NULL: none */
+	bool diff;             /* a differential graph: widths by weight (trace B),
+				* colours by the change from base (trace A): red
+				* grew, blue shrank, white the same */
 };
 
 struct flame_tree;

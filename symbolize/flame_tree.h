@@ -25,6 +25,7 @@ struct flame_node {
 	uint32_t name;         /* flame_tree_name's id */
 	uint32_t depth;        /* 1 for an outermost frame */
 	uint64_t weight;       /* what was added to this exact stack */
+	uint64_t base;         /* a differential graph's: what trace A added to it */
 };
 
 struct flame_tree {

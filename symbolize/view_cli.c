@@ -98,6 +98,9 @@ static const struct {
 	{ ~0u & ~V_INFO, "  --full-names           names with their parameter lists\n" },
 	{ V_FLAME, "  --count                weights are calls, not time\n" },
 	{ V_FLAME, "  --format FORMAT        folded (default) or svg\n" },
+	{ V_DIFF, "  --format svg           a differential flame graph instead: B's widths,\n"
+		  "                         red where a frame grew from A, blue where it shrank\n" },
+	{ V_DIFF, "  --count                with --format svg: weights are calls, not time\n" },
 };
 
 static const char filters_text[] =
@@ -258,6 +261,11 @@ static int parse(int argc, char **argv, struct view_args *a, int view)
 	if (a->fields && !view_replay_fields_valid(a)) {
 		fprintf(stderr, "ada-symbolize: --fields %s: expected duration, time, delta, tid or module, separated by commas (+ before them: added to the default)\n",
 			a->fields);
+		return 2;
+	}
+	if (a->format && view == 7 /* diff */ && strcmp(a->format, "svg")) {
+		fprintf(stderr, "ada-symbolize: --format %s: diff takes svg (a differential flame graph), or none for its table\n",
+			a->format);
 		return 2;
 	}
 	if (a->format && strcmp(a->format, "folded") && strcmp(a->format, "svg")) {

@@ -5,7 +5,9 @@
  * and in trace B (every process of each added up, through the filters),
  * with the change and the ratio B/A, sorted by how much its total time
  * changed, the largest change first (grew or shrank alike; ties by name).
- * A function in one trace only is "new" or "gone".
+ * A function in one trace only is "new" or "gone". With --format svg, a
+ * differential flame graph instead (view_flame.c): trace B's, each frame
+ * coloured by how its time changed from trace A's (red grew, blue shrank).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -214,7 +216,11 @@ int view_diff_main(const struct view_args *a, FILE *out)
 {
 	struct diff d = { .a = a };
 	const char *const paths[2] = { a->paths[0], a->paths[1] };
-	int err = read_side(&d, paths[0], 0);
+	int err;
+
+	if (a->format) /* svg: view_cli checked it */
+		return view_flame_diff(a, paths[0], paths[1], out);
+	err = read_side(&d, paths[0], 0);
 
 	if (!err)
 		err = read_side(&d, paths[1], 1);

@@ -25,6 +25,7 @@
 
 #include "flame_svg.h"
 #include "flame_tree.h"
+#include "trace_dir.h"
 #include "view_cli.h"
 #include "walk.h"
 
@@ -36,6 +37,7 @@ struct flame {
 	uint32_t *stack;       /* node of each open depth, stack[0] the root */
 	uint32_t depth, cap;
 	bool count;            /* --count: a call weighs 1, else its self time */
+	bool into_base;        /* diff: reading trace A, whose weights are the base */
 	size_t nprocs;
 	char *first_exe;       /* the first process's executable and command line */
 	char *first_cmdline;
@@ -137,7 +139,10 @@ static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 			if (d == 0 || d > fl->depth)  /* not a frame the walk has open */
 				return 0;
 		}
-		fl->tree.nodes[fl->stack[d]].weight += fl->count ? 1 : ev->self_ns;
+		if (fl->into_base)
+			fl->tree.nodes[fl->stack[d]].base += fl->count ? 1 : ev->self_ns;
+		else
+			fl->tree.nodes[fl->stack[d]].weight += fl->count ? 1 : ev->self_ns;
 		fl->depth = d - 1;
 		return 0;
 	}
@@ -151,7 +156,7 @@ static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 	return fl->stack[d] == FLAME_NONE ? -ENOMEM : 0;
 }
 
-static int write_svg(struct flame *fl, FILE *out)
+static int write_svg(struct flame *fl, bool diff, FILE *out)
 {
 	char subtitle[512];
 	/* A frame is as wide as the weights of the stacks through it: its
@@ -167,7 +172,9 @@ static int write_svg(struct flame *fl, FILE *out)
 		snprintf(subtitle, sizeof(subtitle), "%s (pid %u), width: %s", cmd, fl->first_pid, what);
 
 	struct flame_svg_opts o = {
-		.title = "Flame graph",
+		.title = diff ? "Differential flame graph: B's widths, red grew from A, blue shrank" :
+				"Flame graph",
+		.diff = diff,
 		.subtitle = fl->nprocs ? subtitle : NULL,
 		.count = fl->count,
 		.main_module = fl->first_exe ? src_basename(fl->first_exe) : NULL,
@@ -175,7 +182,51 @@ static int write_svg(struct flame *fl, FILE *out)
 	return flame_svg_write(&fl->tree, &o, out);
 }
 
-int view_flame_main(const struct view_args *a, FILE *out)
+/* The trees of one or two traces: paths into the weights; with base, that
+ * trace's first into the nodes' base (a differential graph). */
+static int build(struct flame *fl, const char *base, const char *const *paths, int npaths)
+{
+	struct view_ops ops = {
+		.ctx = fl,
+		.process_begin = process_begin,
+		.thread_begin = thread_begin,
+		.event = event,
+	};
+	int ret = 0;
+
+	if (base) {
+		char **dirs;
+		int n = ada_trace_choose(base, fl->a->all_sessions, &dirs);
+
+		if (n < 0)
+			return n;
+		fl->into_base = true;
+		for (int i = 0; i < n && ret == 0; i++)
+			ret = view_run(dirs[i], &fl->a->filter, &ops);
+		ada_trace_free_paths(dirs);
+		fl->into_base = false;
+		fl->nprocs = 0; /* the subtitle names trace B's */
+		free(fl->first_exe);
+		free(fl->first_cmdline);
+		fl->first_exe = fl->first_cmdline = NULL;
+	}
+	for (int i = 0; i < npaths && ret == 0; i++) {
+		char **dirs = NULL;
+		int n = base ? ada_trace_choose(paths[i], fl->a->all_sessions, &dirs) : 1;
+
+		if (n < 0)
+			return n;
+		for (int k = 0; k < n && ret == 0; k++)
+			ret = view_run(base ? dirs[k] : paths[i], &fl->a->filter, &ops);
+		if (base)
+			ada_trace_free_paths(dirs);
+	}
+	return ret;
+}
+
+/* flame, and diff --format svg (base: trace A, paths: trace B). */
+static int flame_of(const struct view_args *a, const char *base, const char *const *paths,
+		    int npaths, FILE *out)
 {
 	bool svg = a->format && strcmp(a->format, "svg") == 0; /* view_cli checked it */
 	struct flame fl = { .a = a, .cap = 256, .count = a->count };
@@ -189,17 +240,9 @@ int view_flame_main(const struct view_args *a, FILE *out)
 		return ret;
 	}
 	fl.stack[0] = FLAME_ROOT;
-
-	struct view_ops ops = {
-		.ctx = &fl,
-		.process_begin = process_begin,
-		.thread_begin = thread_begin,
-		.event = event,
-	};
-	for (int i = 0; i < a->npaths && ret == 0; i++)
-		ret = view_run(a->paths[i], &a->filter, &ops);
+	ret = build(&fl, base, paths, npaths);
 	if (ret == 0)
-		ret = svg ? write_svg(&fl, out) : flame_tree_write_folded(&fl.tree, out);
+		ret = svg ? write_svg(&fl, base != NULL, out) : flame_tree_write_folded(&fl.tree, out);
 	if (ret == -ENOMEM || ret == -EIO)
 		fprintf(stderr, "ada-symbolize: flame: %s\n", strerror(-ret));
 	flame_tree_free(&fl.tree);
@@ -208,4 +251,14 @@ int view_flame_main(const struct view_args *a, FILE *out)
 	free(fl.first_exe);
 	free(fl.first_cmdline);
 	return ret;
+}
+
+int view_flame_main(const struct view_args *a, FILE *out)
+{
+	return flame_of(a, NULL, (const char *const *)a->paths, a->npaths, out);
+}
+
+int view_flame_diff(const struct view_args *a, const char *trace_a, const char *trace_b, FILE *out)
+{
+	return flame_of(a, trace_a, &trace_b, 1, out);
 }

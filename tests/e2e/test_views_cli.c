@@ -395,6 +395,19 @@ static void diff_says_what_changed(void **state)
 	free(same);
 	free(other);
 	free(report);
+	/* The differential flame graph: against itself every frame white; the
+	 * fork example against recursion, its frames red and new. */
+	same = view_ok((const char *[]){ "diff", "--format", "svg", rec, rec, NULL });
+	other = view_ok((const char *[]){ "diff", "--format", "svg", rec, fork, NULL });
+	assert_true(tr_count_lines(same, (const char *[]){ "<g class=\"f\"", NULL }) > 3);
+	for (const char *f = same; (f = strstr(f, "fill=\"rgb(")); f++)
+		if (strncmp(f, "fill=\"rgb(255,255,255)\"", strlen("fill=\"rgb(255,255,255)\"")))
+			fail_msg("a frame of a trace against itself is not white: %.40s", f);
+	assert_non_null(strstr(other, "data-n=\"parent_work\""));
+	assert_non_null(strstr(other, ", new</title>"));
+	assert_null(strstr(other, "data-n=\"fib\""));
+	free(same);
+	free(other);
 	view_expect_error((const char *[]){ "diff", rec, NULL }, 2,
 			  "ada-symbolize diff: two trace directories expected (diff [options] TRACE_A "
 			  "TRACE_B), 1 given\n");
