@@ -38,10 +38,13 @@ static const struct {
 	  "report [options] [TRACE_DIR...]",
 	  "Per function and per process (or --threads): total time, self time, calls,\n"
 	  "average, min and max, sorted by --sort.\n" },
-	{ "graph", view_graph_main, "graph FUNCTION: its callers and callees, with times",
-	  "graph [options] FUNCTION [TRACE_DIR...]",
+	{ "graph", view_graph_main, "graph [FUNCTION]: callers, callees, backtraces, call tree",
+	  "graph [options] [FUNCTION] [TRACE_DIR...]",
 	  "The functions that call FUNCTION (a name or glob) and those it calls, with\n"
-	  "calls and total time each.\n" },
+	  "calls and total time each; the distinct stacks that called it\n"
+	  "(backtraces); and the call tree below it, its calls merged and what they\n"
+	  "called aggregated by calling context. Without FUNCTION (or when the first\n"
+	  "word is a directory), the whole program's call tree.\n" },
 	{ "chrome", view_chrome_main, "Trace Event Format JSON (Perfetto UI, chrome://tracing, speedscope)",
 	  "chrome [options] [TRACE_DIR...]",
 	  "The trace as Trace Event Format JSON: one complete event a call, a track a\n"
@@ -351,16 +354,9 @@ int view_cli_main(int argc, char **argv)
 		fprintf(stderr, "ada-symbolize %s: out of memory\n", name);
 		goto done;
 	}
-	if (!strcmp(name, "graph")) {
-		if (!a.npaths) {
-			fprintf(stderr, "ada-symbolize graph: no function given (graph FUNCTION [TRACE_DIR...])\n");
-			goto done;
-		}
-		if (a.npaths == 1 && is_dir(a.paths[0])) {
-			fprintf(stderr, "ada-symbolize graph: no function given: %s is a directory, not a "
-				"function (graph FUNCTION [TRACE_DIR...])\n", a.paths[0]);
-			goto done;
-		}
+	/* graph [FUNCTION] [TRACE_DIR...]: the first word is the function
+	 * unless it is a directory (then the whole program's call tree). */
+	if (!strcmp(name, "graph") && a.npaths && !is_dir(a.paths[0])) {
 		a.function = a.paths[0];
 		a.paths++;
 		a.npaths--;

@@ -11,7 +11,9 @@
  * callee's, the calls FUNCTION made to it and theirs, so FUNCTION's self
  * time plus its callees' totals is its total. "(thread)" is the caller of
  * a thread's outermost frames. FUNCTION is a glob; each function it matches
- * gets an entry (at most MAX_MATCH).
+ * gets an entry (at most MAX_MATCH). Then, as uftrace's graph, the distinct
+ * stacks that called it (backtraces) and the aggregated call tree below it
+ * (view_graph_tree.c); without FUNCTION, the whole program's call tree.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "view_cli.h"
+#include "view_graph_tree.h"
 
 #define MAX_MATCH 64
 
@@ -41,6 +44,7 @@ struct graph {
 	bool called;           /* a matching function was called, in some process */
 	bool named;            /* the trace records a matching function */
 	bool quiet;            /* looking only: print nothing */
+	struct graph_tree *tree;
 };
 
 static int process_begin(void *ctx, struct src_process *p)
@@ -51,9 +55,11 @@ static int process_begin(void *ctx, struct src_process *p)
 	g->nmatch = 0;
 	g->nfuncs = n;
 	free(g->slot);
-	if (!(g->slot = malloc((n ? n : 1) * sizeof(*g->slot))))
+	if (!(g->slot = malloc((n ? n : 1) * sizeof(*g->slot))) || graph_tree_process(g->tree, p) < 0)
 		return -ENOMEM;
-	for (k = 0; k < n; k++) {
+	for (k = 0; k < n && !g->a->function; k++)
+		g->slot[k] = -1;
+	for (k = 0; k < n && g->a->function; k++) {
 		char *const glob[] = { (char *)g->a->function, NULL };
 
 		g->slot[k] = -1;
@@ -79,6 +85,13 @@ static int process_begin(void *ctx, struct src_process *p)
 	return g->self && g->self_ns && g->callers && g->callees ? 0 : -ENOMEM;
 }
 
+static int thread_begin(void *ctx, struct src_process *p, const struct src_thread *t)
+{
+	(void)p, (void)t;
+	graph_tree_thread(((struct graph *)ctx)->tree);
+	return 0;
+}
+
 static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 {
 	struct graph *g = ctx;
@@ -86,6 +99,9 @@ static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 	uint32_t n, parent;
 	int32_t s, ps;
 
+	if (!g->quiet &&
+	    graph_tree_event(g->tree, w, ev, g->slot[ev->func] >= 0, !g->a->function) < 0)
+		return -ENOMEM;
 	if (ev->type != WALK_EXIT)
 		return 0;
 	stack = walk_stack(w, &n);
@@ -153,7 +169,13 @@ static int process_end(void *ctx, struct src_process *p)
 	char d[2][32];
 	size_t s;
 	int err = 0;
+	bool shown = false;
 
+	if (!g->a->function) { /* the whole program's call tree */
+		g->called = true;
+		fprintf(g->out, "# pid %u %s: the call tree\n", p->pid, *p->cmdline ? p->cmdline : p->exe);
+		return graph_tree_print(g->tree, g->out, g->a->ns, false);
+	}
 	for (s = 0; s < g->nmatch && !err; s++) {
 		const struct src_func *f = &p->funcs[g->match[s]];
 
@@ -172,13 +194,18 @@ static int process_end(void *ctx, struct src_process *p)
 		err = print_edges(g, p, "callers:", &g->callers[s * (p->nfuncs + 1)], p->nfuncs + 1);
 		if (!err)
 			err = print_edges(g, p, "callees:", &g->callees[s * p->nfuncs], p->nfuncs);
+		shown = true;
 	}
+	/* Every match's calls: one call tree, its backtraces. */
+	if (!err && shown)
+		err = graph_tree_print(g->tree, g->out, g->a->ns, true);
 	return err;
 }
 
 static int run(struct graph *g, const struct view_filter *f)
 {
-	struct view_ops ops = { .ctx = g, .process_begin = process_begin, .event = event,
+	struct view_ops ops = { .ctx = g, .process_begin = process_begin,
+				.thread_begin = thread_begin, .event = event,
 				.process_end = process_end };
 	int err = 0;
 
@@ -235,10 +262,10 @@ static void say_why_none(struct graph *g)
 
 int view_graph_main(const struct view_args *a, FILE *out)
 {
-	struct graph g = { .a = a, .out = out };
-	int err = run(&g, &a->filter);
+	struct graph g = { .a = a, .out = out, .tree = graph_tree_new(a->full_names) };
+	int err = g.tree ? run(&g, &a->filter) : -ENOMEM;
 
-	if (!err && !g.called) {
+	if (!err && !g.called && a->function) {
 		say_why_none(&g);
 		err = -ENOENT;
 	}
@@ -247,5 +274,6 @@ int view_graph_main(const struct view_args *a, FILE *out)
 	free(g.self_ns);
 	free(g.callers);
 	free(g.callees);
+	graph_tree_free(g.tree);
 	return err;
 }

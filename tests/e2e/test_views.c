@@ -278,13 +278,14 @@ static void merged_replay_keeps_each_threads_order(void **state)
 
 /* The lines after "  callers:" (or "  callees:") of graph --ns into s:
  * "<total> <calls> name", up to the next side or entry. */
+/* A section of graph's ("callers:", "backtraces:"...): its lines, up to
+ * the next section's heading or process. */
 static void parse_graph_side(const char *out, const char *side, struct stats *s)
 {
 	const char *line = strstr(out, side);
 
 	assert_non_null(line);
-	while ((line = strchr(line, '\n')) && *++line && line[0] != '#' &&
-	       strncmp(line, "  callees:", 10)) {
+	while ((line = strchr(line, '\n')) && *++line && !strncmp(line, "   ", 3)) {
 		struct fstat f = { 0 };
 
 		if (sscanf(line, " %" SCNu64 " %" SCNu64 " %127s", &f.total, &f.calls, f.name) == 3)
@@ -319,6 +320,32 @@ static void graph_callers_and_callees_add_up(void **state)
 	assert_int_equal(stat_of(&callees, "fib")->calls, 8);
 	/* Self plus what it called is its total. */
 	assert_int_equal(self + stat_of(&callees, "fib")->total, total);
+	/* The call tree: fib's calls merged at its root, main's one; its
+	 * nodes' calls add up to all of fib's. The backtraces: every call of
+	 * fib under one of them, the outermost alone under main. */
+	const char *tree = strstr(out, "  call tree:"), *bt = strstr(out, "  backtraces:");
+	uint64_t tcalls = 0, bcalls = 0, t0, c0;
+
+	assert_non_null(tree);
+	assert_non_null(bt);
+	assert_int_equal(sscanf(strchr(tree, '\n') + 1, " %" SCNu64 " %" SCNu64 " fib\n", &t0, &c0), 2);
+	assert_int_equal(c0, 1);
+	assert_int_equal(t0, stat_of(&callers, "main")->total);
+	for (const char *l = strchr(tree, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+		uint64_t t, c;
+
+		if (sscanf(l + 1, " %" SCNu64 " %" SCNu64, &t, &c) == 2)
+			tcalls += c;
+	}
+	assert_int_equal(tcalls, calls);
+	for (const char *l = strchr(bt, '\n'); l && l[1] && l[3] == '#'; l = strchr(l + 1, '\n')) {
+		uint64_t t, c;
+
+		assert_int_equal(sscanf(l + 1, " #%*u %" SCNu64 " %" SCNu64, &t, &c), 2);
+		bcalls += c;
+	}
+	assert_int_equal(bcalls, calls);
+	assert_non_null(strstr(bt, "  fib < main\n"));
 	free(out);
 	free(r);
 	fx->passed++;
