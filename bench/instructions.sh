@@ -19,7 +19,7 @@
 #            file of its own: %p)
 # The program's pid is the first valgrind names in its log. Its recorder
 # ends after it: each run waits for the lock the recorder holds on its pid
-# directory (README, "The trace is complete when the recorder ends").
+# directory (docs/internals.md, "The trace is complete when the recorder ends").
 # Budgets (issue 22): traced index-only <= 30, default <= 70 an event; the
 # writer at most a quarter of the hooks (writer / traced <= 0.25).
 #

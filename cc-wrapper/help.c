@@ -52,14 +52,14 @@ void ada_cc_print_help(FILE *f, const char *prog)
 	      "them, for instrumented shared libraries to use.\n"
 	      "\n", f);
 	print_vars(f, ADA_VAR_ADACC, "Environment, read by adacc:");
-	print_vars(f, ADA_VAR_RUNTIME, "Environment, read by the traced program (README: Configuration):");
+	print_vars(f, ADA_VAR_RUNTIME, "Environment, read by the traced program (docs/configuration.md):");
 	print_vars(f, ADA_VAR_TEST, "Environment, for ada's own tests:");
 	fputs("Tools: ada-symbolize TRACE_DIR converts and shows a trace; ada-ctl PID\n"
 	      "enable|disable|status|filter GLOBS|notrace GLOBS changes what a running\n"
-	      "traced process records (see README).\n"
+	      "traced process records (see docs/user-guide.md).\n"
 	      "\n"
 	      "CMake: -DCMAKE_TOOLCHAIN_FILE=<prefix>/share/ada/ada.cmake, or find_package(ada)\n"
-	      "       (ada::runtime, ada_TOOLCHAIN_FILE; README: Installing)\n"
+	      "       (ada::runtime, ada_TOOLCHAIN_FILE; docs/user-guide.md: Installing)\n"
 	      "make:  make CC=adacc CXX=adac++\n"
 	      "pkg-config --cflags --libs ada: ada.h and the runtime, for a program that calls\n"
 	      "       ada_enable() and the like (instrumenting needs adacc)\n", f);

@@ -59,7 +59,7 @@ step "replay: ada-symbolize --replay $out"
 step "dump: ada-symbolize --dump --limit 8 $out"
 "$root/bin/ada-symbolize" --dump --limit 8 "$out" || die "ada-symbolize --dump failed"
 
-# The views read the raw trace directly (symbolize/VIEWS.md).
+# The views read the raw trace directly (docs/views.md).
 step "report: ada-symbolize report $out"
 "$root/bin/ada-symbolize" report "$out" || die "ada-symbolize report failed"
 

@@ -439,7 +439,7 @@ static bool relro_open(const struct ada_dyn_module *m, bool *open)
 /* An instrumented library in a dlmopen namespace brings a copy of libada
  * there, another runtime with trampolines of its own: two runtimes
  * hijacking the same frames would lose each other's return addresses, so
- * such a namespace is left alone (README, "Limits"). */
+ * such a namespace is left alone (docs/internals.md, "Limits and decisions"). */
 static bool has_runtime(const struct pass *p, const void *ns)
 {
 	for (size_t i = 0; i < p->n; i++)

@@ -4,7 +4,8 @@
 #   PREFIX/lib/          libada.so, libada.a; pkgconfig/ada.pc; cmake/ada/ (find_package(ada))
 #   PREFIX/include/      ada.h
 #   PREFIX/share/ada/    ada.cmake (the toolchain file), ada-unwind.py (gdb)
-#   PREFIX/share/man/man1/  a page per tool, packaging/<tool>.1.in (adac++.1 a link)
+#   PREFIX/share/man/man1/  a page per tool, packaging/<tool>.1.in (adac++.1 a link),
+#                           and ada.1, the overview (docs/ada.1)
 #
 # adacc finds the runtime as ../lib from its own directory and the CMake files
 # find everything from their own place, so an install can be moved; ada.pc
@@ -26,15 +27,17 @@ INSTALL_FILES := $(INSTALL_BINS) bin/adac++ \
 	lib/libada.so lib/libada.a lib/pkgconfig/ada.pc \
 	lib/cmake/ada/ada-config.cmake lib/cmake/ada/ada-config-version.cmake \
 	include/ada.h share/ada/ada.cmake share/ada/ada-unwind.py \
-	$(INSTALL_MANS) share/man/man1/adac++.1
+	$(INSTALL_MANS) share/man/man1/adac++.1 share/man/man1/ada.1
 # Deepest first, for rmdir.
 INSTALL_DIRS := lib/cmake/ada lib/cmake lib/pkgconfig lib include share/ada share/man/man1 \
 	share/man share bin
 
-# packaging/NAME.in to FILE, with @PREFIX@ and @VERSION@ filled in.
-fill = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' packaging/$(1).in > $(DEST)/$(2)
+# SOURCE to FILE, with @PREFIX@ and @VERSION@ filled in; fill takes
+# packaging/NAME.in.
+fill_file = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $(1) > $(DEST)/$(2)
+fill = $(call fill_file,packaging/$(1).in,$(2))
 
-install: all $(INSTALL_BINS:bin/%=packaging/%.1.in)
+install: all $(INSTALL_BINS:bin/%=packaging/%.1.in) docs/ada.1
 	$(call msg,INSTALL,$(DEST))install -d $(DEST)/bin $(DEST)/lib/pkgconfig $(DEST)/lib/cmake/ada $(DEST)/include \
 		$(DEST)/share/ada $(DEST)/share/man/man1
 	$(Q)install -m 755 $(INSTALL_BINS) $(DEST)/bin/
@@ -47,6 +50,7 @@ install: all $(INSTALL_BINS:bin/%=packaging/%.1.in)
 	$(Q)install -m 644 cc-wrapper/ada.cmake mcount/gdb/ada-unwind.py $(DEST)/share/ada/
 	$(Q)$(foreach m,$(INSTALL_MANS),$(call fill,$(notdir $(m)),$(m)) &&) true
 	$(Q)ln -sf adacc.1 $(DEST)/share/man/man1/adac++.1
+	$(Q)$(call fill_file,docs/ada.1,share/man/man1/ada.1)
 
 uninstall:
 	$(call msg,RM,$(DEST))rm -f $(INSTALL_FILES:%=$(DEST)/%)

@@ -14,7 +14,7 @@
  * of its own and is traced like a thread; without CLONE_VM it is a fork
  * that ran no fork handlers (not handled here). A CLONE_VM child without
  * CLONE_VFORK or CLONE_SETTLS shares the calling thread's state while both
- * run: its calls are recorded as the thread's (a known limit, README).
+ * run: its calls are recorded as the thread's (a known limit, docs/internals.md).
  */
 #include <sched.h>
 #include <stdarg.h>

@@ -5,7 +5,7 @@
  * (config.c), and adacc --ada-help prints it (cc-wrapper/help.c), so the
  * help cannot omit a variable the runtime reads. tests/runtime/test_vars.c
  * checks that every "ADA_..." name the runtime's sources read is here. The
- * README's table says more about each.
+ * docs/configuration.md's table says more about each.
  *
  * Header-only, with no libc call, so that the runtime (hidden symbols, no
  * instrumentation) and adacc both compile it into themselves.

@@ -34,7 +34,7 @@ struct src_thread {
 	uint32_t id;          /* ada's ordinal: thread_<N> */
 	uint32_t tid;         /* OS thread id */
 	char name[16];        /* pthread name at registration ("" if none) */
-	bool is_stack;        /* a coroutine stack's events (README: stacks) */
+	bool is_stack;        /* a coroutine stack's events (docs/internals.md: stacks) */
 	uint32_t host;        /* is_stack: the thread it was first seen on */
 	uint64_t stack_lo, stack_hi;
 	uint64_t events;      /* events the writer wrote (0 if not known) */

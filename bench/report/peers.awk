@@ -59,7 +59,7 @@ function budget5(pre, title,    a, u, ac, uc, ab, ub, xc, ok, xr, row, miss, why
 	if (why_cpu) {
 		printf "**Why the CPU budget is missed here.** ada fentry costs %.1f ns of CPU per event over the untraced run, uftrace fentry %.1f ns (medians; same round, ada's is ×%.2f of uftrace's, not ≤ ×0.20). ", ac, uc, rr_u
 		if (fl != "") printf "One read of the tick counter (rdtsc, taken once per event) costs %.1f ns on this machine (clock floor above), so %.0f %% of ada's figure is the clock read alone; ", fl, 100 * fl / ac
-		print "ada's figure also holds its recorder's encoding and lz4 compression, and in fentry mode each call's return is hijacked (a mispredicted return per call, README \"Limits and decisions\")."
+		print "ada's figure also holds its recorder's encoding and lz4 compression, and in fentry mode each call's return is hijacked (a mispredicted return per call, docs/internals.md \"Limits and decisions\")."
 		if (why[u, 1] ~ /depth/) print "uftrace did not record calls deeper than 1024 frames here (it never saw the frames longjmp abandoned, as it hooks no longjmp with --no-libcall), so it recorded fewer events than ada while its hook still ran on every call: its per-event figure is inflated by that, which flatters the ratio rather than explaining a miss."
 		print ""
 	}

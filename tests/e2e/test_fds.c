@@ -125,7 +125,7 @@ static void dup2_over_ada_descriptors_reads_only_its_own_bytes(void **state)
  * the program's file now. In the writer's own table only: sharing the
  * program's, a frame written while the program reopens 0-2 takes the
  * lowest free number for a few microseconds, and the program's open gets
- * another (README: the way where unshare is refused has that window). */
+ * another (docs/internals.md: the way where unshare is refused has that window). */
 static void closed_std_descriptors_get_no_ada_line(void **state)
 {
 	static const char *const want[] = { "", "sum 499500\n", "the program's own stderr\n" };

@@ -32,12 +32,12 @@ files_under() {
 
 # What make install puts in a prefix (a tool added to the Makefile's TOOLS
 # joins bin/ and this list).
-# Each tool has its man page (adac++'s is adacc's).
+# Each tool has its man page (adac++'s is adacc's); ada.1 is the overview.
 expected_files() {
 	for t in $(ls "$ROOT/bin"); do echo "bin/$t"; echo "share/man/man1/$t.1"; done
 	printf '%s\n' include/ada.h lib/cmake/ada/ada-config-version.cmake \
 		lib/cmake/ada/ada-config.cmake lib/libada.a lib/libada.so lib/pkgconfig/ada.pc \
-		share/ada/ada-unwind.py share/ada/ada.cmake
+		share/ada/ada-unwind.py share/ada/ada.cmake share/man/man1/ada.1
 }
 
 installs_exactly_its_files() {
@@ -62,7 +62,8 @@ version_lines() {
 		[ "$("$P/bin/adac++" --ada-version)" = "adac++ (ada) $VERSION" ] &&
 		[ "$("$P/bin/ada-symbolize" --version)" = "ada-symbolize (ada) $VERSION" ] &&
 		[ "$(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --modversion ada)" = "$VERSION" ] &&
-		grep -q "^\.TH ADACC 1 \"\" \"ada $VERSION\"" "$P/share/man/man1/adacc.1"
+		grep -q "^\.TH ADACC 1 \"\" \"ada $VERSION\"" "$P/share/man/man1/adacc.1" &&
+		grep -q "^\.TH ADA 1 \"\" \"ada $VERSION\"" "$P/share/man/man1/ada.1"
 }
 
 # Every long option a tool's help lists (an indented line opening with it;
@@ -166,7 +167,7 @@ uninstall_leaves_the_prefix_empty() {
 
 check "make install PREFIX=...: exactly its files" installs_exactly_its_files
 check "make install DESTDIR=... stages PREFIX; uninstall empties it" destdir_stages_under_prefix
-check "adacc --ada-version, ada-symbolize --version, ada.pc, man page: $VERSION" version_lines
+check "adacc --ada-version, ada-symbolize --version, ada.pc, man pages: $VERSION" version_lines
 check "every tool's man page names every option of its help" man_pages_name_every_option
 if command -v cmake >/dev/null; then
 	check "cmake: find_package(ada), ada::runtime, the toolchain file" cmake_find_package

@@ -168,7 +168,7 @@ traces_check() { # MODE
 	"$BIN/ada-symbolize" --check --all "$t" || return 1
 	# Every manifest's drop counts: all zero, but detail_full (by design:
 	# the events are kept) and reentrant (a call in a signal handler that
-	# interrupted a hook: README, "Limits"; the signal tests do that),
+	# interrupted a hook: docs/internals.md, "Limits and decisions"; the signal tests do that),
 	# which are counted in a note.
 	find "$t" -name manifest.json | while read -r f; do
 		awk '/^  "dropped": \{/ { on = 1 } on { printf "%s", $0 } on && /}/ { exit }' "$f" |
