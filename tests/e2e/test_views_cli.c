@@ -353,6 +353,21 @@ static void replay_fields_and_srcline(void **state)
 	fx->passed++;
 }
 
+/* One row of diff --ns: totals, change, ratio, selves, calls of A and B, name. */
+struct diff_row {
+	unsigned long long ta, tb, sa, sb, ca, cb;
+	char change[32], ratio[16], name[128];
+};
+
+static struct diff_row diff_row(const char *line)
+{
+	struct diff_row d;
+
+	assert_int_equal(sscanf(line, "%llu %llu %31s %15s %llu %llu %llu %llu %127s", &d.ta, &d.tb,
+				d.change, d.ratio, &d.sa, &d.sb, &d.ca, &d.cb, d.name), 9);
+	return d;
+}
+
 /* diff A B: a trace against itself changes nothing; against another, its
  * functions are gone or new, with the calls report counts for them. */
 static void diff_says_what_changed(void **state)
@@ -367,30 +382,24 @@ static void diff_says_what_changed(void **state)
 
 	parse_report(report, &r);
 	for (const char *l = strstr(same, "=\n"); l && (l = strchr(l, '\n')) && l[1]; l++) {
-		unsigned long long ta, tb, sa, sb, ca, cb;
-		char change[32], ratio[16], name[128];
+		struct diff_row d = diff_row(l + 1);
 
-		assert_int_equal(sscanf(l + 1, "%llu %llu %31s %15s %llu %llu %llu %llu %127s", &ta, &tb,
-					change, ratio, &sa, &sb, &ca, &cb, name), 9);
-		assert_true(ta == tb && sa == sb && ca == cb);
-		assert_string_equal(change, "+0");
-		assert_true(!strcmp(ratio, "x1.00") || (!ta && !strcmp(ratio, "-")));
-		assert_int_equal(ca, stat_of(&r, name)->calls);
+		assert_true(d.ta == d.tb && d.sa == d.sb && d.ca == d.cb);
+		assert_string_equal(d.change, "+0");
+		assert_true(!strcmp(d.ratio, "x1.00") || (!d.ta && !strcmp(d.ratio, "-")));
+		assert_int_equal(d.ca, stat_of(&r, d.name)->calls);
 		rows++;
 	}
 	assert_int_equal(rows, r.n);
 	for (const char *l = strstr(other, "=\n"); l && (l = strchr(l, '\n')) && l[1]; l++) {
-		unsigned long long ta, tb, sa, sb, ca, cb;
-		char change[32], ratio[16], name[128];
+		struct diff_row d = diff_row(l + 1);
 
-		assert_int_equal(sscanf(l + 1, "%llu %llu %31s %15s %llu %llu %llu %llu %127s", &ta, &tb,
-					change, ratio, &sa, &sb, &ca, &cb, name), 9);
-		if (!strcmp(ratio, "gone")) {
-			assert_true(cb == 0 && ca == stat_of(&r, name)->calls);
+		if (!strcmp(d.ratio, "gone")) {
+			assert_true(d.cb == 0 && d.ca == stat_of(&r, d.name)->calls);
 			gone++;
 		}
-		if (!strcmp(ratio, "new"))
-			assert_true(ca == 0 && cb > 0);
+		if (!strcmp(d.ratio, "new"))
+			assert_true(d.ca == 0 && d.cb > 0);
 	}
 	assert_true(gone >= 2); /* fib, is_even, is_odd */
 	assert_non_null(strstr(other, " new "));
