@@ -20,6 +20,8 @@ struct conv_module {
 	char hash[17];
 	char *kept;                    /* owns_st, read from its own file: where its
 					* symbols are kept for later (kept_symbols.c) */
+	bool file_is_runs;             /* st was read from the module's file, the run's
+					* own build (not from the symbols kept) */
 };
 
 /* What a fid names while one load holds its address. A fid's choices are

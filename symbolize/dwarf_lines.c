@@ -34,6 +34,7 @@ struct fn_line {
 	Dwarf_Addr addr;  /* start of one of the function's ranges */
 	const char *file; /* libdw's string, valid until dwarf_end */
 	int line;
+	Dwarf_Off die;    /* the function's DIE, for its parameters */
 };
 
 struct cu {
@@ -196,7 +197,8 @@ static int add_fn(Dwarf_Die *fn, void *arg)
 		if (!p)
 			return DWARF_CB_ABORT;
 		cu->fns = p;
-		cu->fns[cu->nfns++] = (struct fn_line){ .addr = lo, .file = file, .line = line };
+		cu->fns[cu->nfns++] = (struct fn_line){ .addr = lo, .file = file, .line = line,
+							  .die = dwarf_dieoffset(fn) };
 	}
 	return DWARF_CB_OK;
 }
@@ -287,6 +289,18 @@ static void set_line(struct ada_func *f, struct cu *cu, const char *file, int li
 	f->line = f->file ? (uint32_t)line : 0;
 }
 
+/* The parameters of the function of DIE fn->die (sig.h). A clone gcc made (foo.isra.0, foo.constprop.0) takes other parameters than
+ * its source declares, and a part split off (foo.cold) is no function's
+ * entry: those keep their raw registers. */
+static void fill_sig(struct dw_index *ix, struct ada_func *f, const struct fn_line *fn)
+{
+	Dwarf_Die die;
+
+	if (f->sig || strchr(f->name, '.') || !dwarf_offdie(ix->dw, fn->die, &die))
+		return;
+	f->sig = ada_dwarf_sig(&die);
+}
+
 static void fill_one(struct dw_index *ix, struct ada_func *f)
 {
 	struct fn_line key = { .addr = f->addr }, *fn;
@@ -301,6 +315,7 @@ static void fill_one(struct dw_index *ix, struct ada_func *f)
 	fn = cu->nfns ? bsearch(&key, cu->fns, cu->nfns, sizeof(*cu->fns), fn_cmp) : NULL;
 	if (fn) {
 		set_line(f, cu, fn->file, fn->line);
+		fill_sig(ix, f, fn);
 		return;
 	}
 	dl = dwarf_getsrc_die(&cu->die, f->addr);

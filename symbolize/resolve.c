@@ -186,6 +186,7 @@ static int load_table(struct conv_process *cp, struct conv_module *cm)
 	if (first) {
 		cm->st = first->st;
 		cm->hooks = first->hooks;
+		cm->file_is_runs = first->file_is_runs;
 		return 0;
 	}
 	kept = rm->m.build_id_len || rm->has_file ?
@@ -233,6 +234,7 @@ static int load_table(struct conv_process *cp, struct conv_module *cm)
 		goto fail;
 	cm->hooks = ada_elf_hooks(rm->path);
 	cm->kept = kept; /* written once its lines are known (finalize_table) */
+	cm->file_is_runs = kept || rm->m.build_id_len; /* else: named from the file as it is */
 	return 0;
 out:
 	free(kept);

@@ -15,6 +15,7 @@
 
 #include "convert.h"
 #include "source.h"
+#include "sig.h"
 #include "source_priv.h"
 
 struct src_stream {
@@ -79,6 +80,7 @@ static int number_functions(struct src_process *p, struct src_raw *r)
 		sf->name = strdup(src_display_name(sf->full, sf->module, buf, sizeof(buf)));
 		sf->file = af->file;
 		sf->line = af->line;
+		sf->sig = af->sig;
 		if (!sf->full || !sf->name)
 			goto out;
 		ids[owner][idx] = (uint32_t)++r->nfuncs;
@@ -229,12 +231,15 @@ void src_close(struct src_process *p)
 			free((char *)r->funcs[i].name);
 			free((char *)r->funcs[i].full);
 			free((char *)r->funcs[i].base);
+			if (r->atf_only) /* taken from their tables (source_atf.c) */
+				ada_sig_free((struct ada_sig *)r->funcs[i].sig);
 		}
 		free(r->funcs);
 		free(r->dense_of_choice);
 		free(r->threads);
 		free(r->raw_of);
 		src_atf_free(r);
+		src_const_free(r->consts);
 		conv_unload(&r->cp);
 		free(r->dir);
 		free(r);
@@ -391,11 +396,17 @@ int src_next_sync(struct src_stream *s, struct src_event *ev)
 	ev->kind = re.kind == ADA_RAW_CALL ? SRC_CALL : re.kind == ADA_RAW_RETURN ? SRC_RETURN
 										   : SRC_UNWIND;
 	ev->regs = NULL;
+	ev->fregs = NULL;
 	ev->detail = re.detail;
-	ev->stack = re.stack;
+	ev->stack = NULL;
+	ev->stack_size = 0;
+	ev->sp = 0;
 	if (re.detail) {
 		memcpy(s->regs, re.detail->regs, sizeof(s->regs)); /* packed: not aligned */
 		ev->regs = s->regs;
+		memcpy(&ev->sp, &re.detail->sp, sizeof(ev->sp));
+		memcpy(&ev->stack_size, &re.detail->stack_size, sizeof(ev->stack_size));
+		ev->stack = re.stack;
 	}
 	return 1;
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 struct ada_raw_detail;
+struct ada_sig;
 
 struct src_func {
 	const char *name;     /* what views print: demangled, simple form (no
@@ -28,6 +29,7 @@ struct src_func {
 	const char *base;     /* the simple form, where name carries more to be unique
 			       * (an overload's parameters: src_names_disambiguate);
 			       * else NULL */
+	const struct ada_sig *sig; /* its parameters from DWARF (sig.h), NULL if unknown */
 };
 
 struct src_thread {
@@ -60,6 +62,11 @@ struct src_process {
 	void *priv;
 };
 
+/* const_read.c: up to len bytes of the process's memory at addr where a
+ * read-only segment of a module's file held them (a string literal), the
+ * file being the run's own; 0 if none did (ATF traces: never). */
+size_t src_read_const(struct src_process *p, uint64_t addr, void *buf, size_t len);
+
 /* Opens the process in pid_dir: raw/ if present, else the ATF. Returns 0,
  * or a negative errno after printing one line naming the file. */
 int src_open(const char *pid_dir, struct src_process **out);
@@ -82,10 +89,18 @@ struct src_event {
 	 * RETURN's return registers in regs[0], regs[1]. Valid until the next
 	 * src_next. */
 	const uint64_t *regs;
+	/* xmm0..7 low 64 bits at a CALL, xmm0 and xmm1 at a RETURN; NULL if the
+	 * event has no detail record or its trace predates the FP registers. */
+	const uint64_t *fregs;
+	/* With regs: the stack pointer at the function's entry (the address of
+	 * its return-address slot) and the record's stack window, stack_size
+	 * bytes from it (stack NULL if none). */
+	uint64_t sp;
+	const uint8_t *stack;
+	uint16_t stack_size;
 	/* Raw traces, streams not opened async: what the conversion needs. */
 	uint32_t choice;      /* the load-by-load choice its CALL made (resolve.c) */
 	const struct ada_raw_detail *detail; /* the DETAIL record, NULL if none */
-	const uint8_t *stack; /* its detail->stack_size bytes of stack */
 };
 
 struct src_stream;

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,10 @@
 
 struct batch {
 	struct src_event ev[BATCH];
-	uint64_t regs[BATCH][8];   /* ev[i].regs points here when it has registers */
+	uint64_t regs[BATCH][8];   /* ev[i].regs points here when it has registers, */
+	uint64_t fregs[BATCH][8];  /* ev[i].fregs here, */
+	uint8_t *stacks;           /* and ev[i].stack into this (stacks_cap bytes) */
+	size_t stacks_cap;
 	size_t n;
 	int end;                   /* after these: 0 the stream ended, < 0 its error, 1 more */
 };
@@ -39,9 +43,35 @@ struct src_async {
 	bool done;
 };
 
+/* ev's stack window copied to b's pool at *used: ev->stack holds its
+ * offset + 1 until the batch is full. False if memory ran out. */
+static bool keep_stack(struct batch *b, size_t *used, struct src_event *ev)
+{
+	if (!ev->stack_size) {
+		ev->stack = NULL;
+		return true;
+	}
+	if (*used + ev->stack_size > b->stacks_cap) {
+		size_t cap = b->stacks_cap ? 2 * b->stacks_cap : 64 * 1024;
+		uint8_t *p;
+
+		while (cap < *used + ev->stack_size)
+			cap *= 2;
+		if (!(p = realloc(b->stacks, cap)))
+			return false;
+		b->stacks = p;
+		b->stacks_cap = cap;
+	}
+	memcpy(b->stacks + *used, ev->stack, ev->stack_size);
+	ev->stack = (const uint8_t *)(uintptr_t)(*used + 1);
+	*used += ev->stack_size;
+	return true;
+}
+
 static void *decode(void *arg)
 {
 	struct src_async *a = arg;
+	size_t used;
 	int r = 1;
 
 	while (r > 0) {
@@ -56,14 +86,29 @@ static void *decode(void *arg)
 		}
 		b = &a->b[a->tail];
 		pthread_mutex_unlock(&a->lock);
-		for (b->n = 0; b->n < BATCH && (r = src_next_sync(a->s, &b->ev[b->n])) > 0; b->n++) {
-			b->ev[b->n].detail = NULL; /* not kept: gone with the next frame */
-			b->ev[b->n].stack = NULL;
-			if (b->ev[b->n].regs) {
-				memcpy(b->regs[b->n], b->ev[b->n].regs, sizeof(b->regs[0]));
-				b->ev[b->n].regs = b->regs[b->n];
+		for (b->n = 0, used = 0; b->n < BATCH && (r = src_next_sync(a->s, &b->ev[b->n])) > 0; b->n++) {
+			struct src_event *ev = &b->ev[b->n];
+
+			ev->detail = NULL; /* not kept: gone with the next frame */
+			if (ev->regs) {
+				memcpy(b->regs[b->n], ev->regs, sizeof(b->regs[0]));
+				ev->regs = b->regs[b->n];
+			}
+			if (ev->fregs) {
+				memcpy(b->fregs[b->n], ev->fregs, sizeof(b->fregs[0]));
+				ev->fregs = b->fregs[b->n];
+			}
+			if (ev->stack && !keep_stack(b, &used, ev)) {
+				fprintf(stderr, "ada-symbolize: out of memory\n");
+				r = -ENOMEM;
+				break;
 			}
 		}
+		/* The windows' bytes are in place now (the pool may have moved
+		 * while it grew): each event's offset becomes its pointer. */
+		for (size_t i = 0; i < b->n; i++)
+			if (b->ev[i].stack)
+				b->ev[i].stack = b->stacks + (uintptr_t)b->ev[i].stack - 1;
 		b->end = r;
 		pthread_mutex_lock(&a->lock);
 		a->tail = (a->tail + 1) % NBATCH;
@@ -78,7 +123,7 @@ struct src_async *src_async_start(struct src_stream *s)
 {
 	struct src_async *a = calloc(1, sizeof(*a));
 
-	if (!a || !(a->b = malloc(NBATCH * sizeof(*a->b)))) {
+	if (!a || !(a->b = calloc(NBATCH, sizeof(*a->b)))) {
 		free(a);
 		return NULL;
 	}
@@ -137,6 +182,8 @@ void src_async_stop(struct src_async *a)
 	pthread_join(a->thread, NULL);
 	pthread_mutex_destroy(&a->lock);
 	pthread_cond_destroy(&a->cond);
+	for (size_t i = 0; i < NBATCH; i++)
+		free(a->b[i].stacks);
 	free(a->b);
 	free(a);
 }

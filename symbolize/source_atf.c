@@ -11,7 +11,9 @@
 
 #include "atf.h"
 #include "json.h"
+#include "sig.h"
 #include "source_priv.h"
+#include "symtab.h"
 #include "trace_dir.h"
 
 struct src_atf_stream {
@@ -49,18 +51,57 @@ static const char *module_name(const struct json_value *root, uint64_t m)
 	return "[unmapped]";
 }
 
+/* The parameters of the functions of module m (sig.h) from its file's
+ * DWARF, where the file at the manifest's path is still the run's build
+ * (its build-id is the manifest's uuid); addrs[i] is funcs[i]'s address. */
+static void module_sigs(struct src_raw *r, const struct json_value *m, const uint64_t *addrs)
+{
+	const char *path = json_string(json_get(m, "path")), *uuid = json_string(json_get(m, "uuid"));
+	uint64_t id = 0, *want = malloc((r->nfuncs ? r->nfuncs : 1) * sizeof(*want));
+	struct ada_symtab *st = NULL;
+	char hex[65] = "";
+	size_t n = 0;
+
+	if (!want || !path || !uuid || !*uuid || !json_u64(json_get(m, "module_id"), &id) ||
+	    access(path, R_OK) || ada_symtab_load(path, &st))
+		goto out;
+	for (uint32_t b = 0; b < st->build_id_len && b < 32; b++)
+		sprintf(hex + 2 * b, "%02x", st->build_id[b]);
+	if (strcmp(hex, uuid))
+		goto out;
+	for (size_t i = 0; i < r->nfuncs; i++)
+		if (r->func_ids[i] >> 32 == id)
+			want[n++] = addrs[i];
+	if (!n || ada_symtab_finalize(st, want, n))
+		goto out;
+	for (size_t i = 0; i < r->nfuncs; i++) {
+		long k = r->func_ids[i] >> 32 == id ? ada_symtab_lookup(st, addrs[i]) : -1;
+
+		if (k >= 0 && st->funcs[k].addr == addrs[i]) {
+			r->funcs[i].sig = st->funcs[k].sig; /* taken: src_close frees it */
+			st->funcs[k].sig = NULL;
+		}
+	}
+out:
+	ada_symtab_free(st);
+	free(want);
+}
+
 static int load_funcs(struct src_process *p, struct src_raw *r, const struct json_value *root)
 {
-	const struct json_value *syms = json_get(root, "symbols"), **v;
+	const struct json_value *syms = json_get(root, "symbols"), **v, *m;
 	size_t n = 0, i;
+	uint64_t *addrs;
 
 	while (json_at(syms, n))
 		n++;
 	v = malloc((n ? n : 1) * sizeof(*v));
+	addrs = calloc(n ? n : 1, sizeof(*addrs));
 	r->funcs = calloc(n ? n : 1, sizeof(*r->funcs));
 	r->func_ids = calloc(n ? n : 1, sizeof(*r->func_ids));
-	if (!v || !r->funcs || !r->func_ids) {
+	if (!v || !addrs || !r->funcs || !r->func_ids) {
 		free(v);
+		free(addrs);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++)
@@ -82,13 +123,18 @@ static int load_funcs(struct src_process *p, struct src_raw *r, const struct jso
 		f->file = json_string(json_get(v[i], "file"));
 		json_u64(json_get(v[i], "line"), &line);
 		f->line = (uint32_t)line;
+		ada_trace_parse_hex(json_string(json_get(v[i], "address")), &addrs[r->nfuncs]);
 		r->nfuncs++;
 		if (!f->full || !f->name) {
 			free(v);
+			free(addrs);
 			return -ENOMEM;
 		}
 	}
 	free(v);
+	for (i = 0; (m = json_at(json_get(root, "modules"), i)); i++)
+		module_sigs(r, m, addrs);
+	free(addrs);
 	if (src_names_disambiguate(r->funcs, r->nfuncs) < 0)
 		return -ENOMEM;
 	p->funcs = r->funcs;
@@ -158,6 +204,25 @@ static int load_threads(struct src_process *p, struct src_raw *r, const struct j
 	return 0;
 }
 
+/* The architecture the first thread's index header names (ATF v2 §2: the
+ * byte at offset 6), 0 if there is none to read. */
+static uint8_t atf_arch(const char *pid_dir, const struct src_process *p)
+{
+	unsigned char h[8];
+	char path[4300];
+	FILE *f;
+	size_t n;
+
+	if (!p->nthreads)
+		return 0;
+	snprintf(path, sizeof(path), "%s/thread_%u/index.atf", pid_dir, p->threads[0].id);
+	if (!(f = fopen(path, "rb")))
+		return 0;
+	n = fread(h, 1, sizeof(h), f);
+	fclose(f);
+	return n == sizeof(h) ? h[6] : 0;
+}
+
 int src_atf_open(const char *pid_dir, struct src_process *p, struct src_raw *r)
 {
 	const struct json_value *root;
@@ -186,9 +251,10 @@ int src_atf_open(const char *pid_dir, struct src_process *p, struct src_raw *r)
 	if (!p->cmdline)
 		p->cmdline = "";
 	json_u64(json_get(root, "time_start_ns"), &p->t0_ns);
-	if ((e = load_funcs(p, r, root)))
+	if ((e = load_funcs(p, r, root)) || (e = load_threads(p, r, root)))
 		return e;
-	return load_threads(p, r, root);
+	p->arch = atf_arch(pid_dir, p);
+	return 0;
 }
 
 void src_atf_free(struct src_raw *r)
@@ -247,9 +313,10 @@ struct src_atf_stream *src_atf_stream_open(struct src_process *p, struct src_raw
 	return s;
 }
 
-/* The registers of the detail record that index event seq links to: the
- * records follow the index, so the cursor only moves forward. */
-static const uint64_t *regs_of(struct src_atf_stream *s, uint32_t seq)
+/* ev's registers and stack window from the detail record that index event
+ * seq links to: the records follow the index, so the cursor only moves
+ * forward. */
+static void detail_of(struct src_atf_stream *s, uint32_t seq, struct src_event *ev)
 {
 	struct atf_detail d;
 
@@ -257,11 +324,15 @@ static const uint64_t *regs_of(struct src_atf_stream *s, uint32_t seq)
 		uint64_t pos = s->det_pos;
 
 		if (!atf_detail_next(&s->det, &pos, &d) || d.index_seq > seq)
-			return NULL;
+			return;
 		s->det_pos = pos;
 		if (d.index_seq == seq) {
 			memcpy(s->regs, d.regs, sizeof(s->regs));
-			return s->regs;
+			ev->regs = s->regs;
+			ev->sp = d.sp;
+			ev->stack = d.stack_size ? d.stack : NULL; /* in the mapped file */
+			ev->stack_size = d.stack_size;
+			return;
 		}
 	}
 }
@@ -286,7 +357,12 @@ int src_atf_next(struct src_atf_stream *s, struct src_event *ev)
 	ev->stack = NULL;
 	ev->kind = a.kind == ATF_CALL ? SRC_CALL : a.kind == ATF_RETURN ? SRC_RETURN
 				: s->next >= s->open_from ? SRC_OPEN_AT_END : SRC_UNWIND;
-	ev->regs = s->has_detail && a.detail_seq != ATF_NO_DETAIL ? regs_of(s, a.detail_seq) : NULL;
+	ev->regs = NULL;
+	ev->fregs = NULL;
+	ev->sp = 0;
+	ev->stack_size = 0;
+	if (s->has_detail && a.detail_seq != ATF_NO_DETAIL)
+		detail_of(s, a.detail_seq, ev);
 	s->next++;
 	return 1;
 }

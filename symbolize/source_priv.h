@@ -23,7 +23,11 @@ struct src_raw {
 	struct json_doc *manifest;
 	uint64_t *func_ids;                  /* dense id → ATF function_id, ascending */
 	uint32_t *atf_thread_ids;
+	struct const_files *consts;          /* src_read_const's files, once asked */
 };
+
+/* const_read.c */
+void src_const_free(struct const_files *cf);
 
 struct src_atf_stream;
 struct src_async;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sig.h"
 #include "symtab_priv.h"
 
 #define FNV64_OFFSET 0xcbf29ce484222325ull
@@ -21,6 +22,7 @@ void ada_funcs_free(struct ada_func *funcs, size_t nfuncs)
 		free(funcs[i].name);
 		free(funcs[i].demangled);
 		free(funcs[i].file);
+		ada_sig_free(funcs[i].sig);
 	}
 	free(funcs);
 }

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct ada_sig;
+
 struct ada_func {
 	uint64_t addr;        /* ELF virtual address (st_value) */
 	uint64_t size;        /* st_size; 0 for synthetic entries */
@@ -24,6 +26,7 @@ struct ada_func {
 	char *file;           /* source file of the function's entry, or NULL (no debug info) */
 	uint32_t line;        /* 0 when unknown */
 	bool synthetic;
+	struct ada_sig *sig;  /* its parameters from DWARF (sig.h), NULL if unknown */
 };
 
 struct ada_symtab {

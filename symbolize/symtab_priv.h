@@ -5,6 +5,7 @@
 #ifndef ADA_SYMTAB_PRIV_H
 #define ADA_SYMTAB_PRIV_H
 
+#include <elfutils/libdw.h>
 #include <gelf.h>
 #include <stdbool.h>
 
@@ -78,5 +79,9 @@ void ada_dwarf_fill_lines(struct ada_func *funcs, size_t nfuncs, const bool *wan
 
 /* demangle.c: a malloc'd demangled name for an Itanium-mangled name, else NULL. */
 char *ada_demangle(const char *name);
+
+/* dwarf_params.c: the signature of the function whose DIE is fn (sig.h);
+ * NULL if memory ran out. */
+struct ada_sig *ada_dwarf_sig(Dwarf_Die *fn);
 
 #endif

@@ -87,7 +87,9 @@ static const struct {
 		    "                         time (since the first event), delta (since the line\n"
 		    "                         before), tid, module; +LIST adds to the default\n" },
 	{ V_REPLAY, "  --srcline              a call's source file:line after it\n" },
-	{ V_REPLAY | V_PERFETTO, "  --no-args              no argument or return registers\n" },
+	{ V_REPLAY | V_PERFETTO, "  --no-args              no arguments or return values\n" },
+	{ V_REPLAY, "  --raw-args             the argument and return registers in hex, not the\n"
+		    "                         parameters DWARF declares\n" },
 	{ V_CHROME, "  --args                 each event's argument and return registers, source\n"
 		    "                         file:line and module in its args (the Perfetto UI and\n"
 		    "                         chrome://tracing show them; speedscope would take\n"
@@ -178,7 +180,7 @@ bool view_cli_is_view(const char *name)
 
 enum {
 	O_TID = 256, O_THREAD, O_PID, O_MERGE, O_FOLD, O_NO_ARGS, O_ARGS, O_LARGE, O_SRCLINE, O_THREADS, O_NS, O_FULL,
-	O_COUNT, O_FORMAT, O_ALL, O_ALL_FRAMES,
+	O_COUNT, O_FORMAT, O_ALL, O_ALL_FRAMES, O_RAW_ARGS,
 };
 
 static const struct option longopts[] = {
@@ -197,6 +199,7 @@ static const struct option longopts[] = {
 	{ "merge", no_argument, NULL, O_MERGE },
 	{ "fold", no_argument, NULL, O_FOLD },
 	{ "no-args", no_argument, NULL, O_NO_ARGS },
+	{ "raw-args", no_argument, NULL, O_RAW_ARGS },
 	{ "args", no_argument, NULL, O_ARGS },
 	{ "large", no_argument, NULL, O_LARGE },
 	{ "fields", required_argument, NULL, 'f' },
@@ -238,6 +241,7 @@ static int parse(int argc, char **argv, struct view_args *a, int view)
 		case O_MERGE: a->merge = true; break;
 		case O_FOLD: a->fold = true; break;
 		case O_NO_ARGS: a->no_args = true; break;
+		case O_RAW_ARGS: a->raw_args = true; break;
 		case O_ARGS: a->args = true; break;
 		case O_LARGE: a->large = true; break;
 		case 'f': a->fields = optarg; break;

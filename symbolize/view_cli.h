@@ -22,6 +22,7 @@ struct view_args {
 	bool merge;              /* --merge: all threads in one time order */
 	bool fold;               /* --fold: identical sibling subtrees as "name xN" */
 	bool no_args;            /* --no-args: no registers (replay, perfetto) */
+	bool raw_args;           /* --raw-args: registers in hex, not DWARF's parameters */
 	const char *fields;      /* replay -f: its columns; NULL: the default */
 	bool srcline;            /* replay --srcline: a call's file:line */
 	bool args;               /* chrome --args: registers, file:line, module in args */

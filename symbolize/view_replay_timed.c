@@ -28,9 +28,18 @@
 
 #include "outbuf.h"
 #include "raw_format.h"
+#include "sig.h"
 #include "view_cli.h"
 #include "view_progress.h"
 #include "trace_dir.h"
+
+/* An event's arguments (ENTER) or return value (EXIT) as text, made when
+ * the event is read: its detail record is the walk's only until the next. */
+struct shown {
+	bool has;                /* the event has a detail record (and args are wanted) */
+	bool none;               /* a void function's return: no value */
+	char text[480];
+};
 
 struct rthread {
 	struct walk *w;
@@ -38,17 +47,15 @@ struct rthread {
 	uint64_t last_at;        /* -f delta: the time of its line before */
 	struct walk_event ev;    /* the next event to print (has_ev) */
 	struct walk_event nx;    /* and the one after it (has_nx): is ev a leaf? */
-	uint64_t ev_regs[8], nx_regs[8];
+	struct shown ev_s, nx_s;
 	bool has_ev, has_nx, started;
 	/* A leaf's ENTER waits for its EXIT; a run of them with --fold. */
 	bool leaf_open;
-	uint64_t leaf_regs[8];
-	bool leaf_has_regs;
+	struct shown leaf_s;
 	uint64_t run, run_ns;     /* --fold: leaves in the run so far, their time */
 	uint32_t run_func, run_depth;
-	struct walk_event leaf;   /* the run's first, and its registers */
-	uint64_t run_regs[8], run_ret[8];
-	bool run_has_regs;
+	struct walk_event leaf;   /* the run's first, and its call's and return's text */
+	struct shown run_s, run_ret_s;
 };
 
 enum { F_DURATION, F_TIME, F_DELTA, F_TID, F_MODULE, NFIELDS };
@@ -69,11 +76,6 @@ struct replay {
 static void put(struct replay *r, const char *s)
 {
 	outbuf_write(&r->ob, s, strlen(s));
-}
-
-static void put_hex(struct replay *r, uint64_t v)
-{
-	outbuf_commit(&r->ob, fmt_hex(outbuf_reserve(&r->ob, 18), v));
 }
 
 /* "%10s": text of n bytes right-aligned in width w. */
@@ -186,24 +188,64 @@ static const char *name_of(const struct replay *r, uint32_t func)
 	return r->a->full_names ? r->p->funcs[func].full : r->p->funcs[func].name;
 }
 
-static void call_part(struct replay *r, uint32_t func, const uint64_t *regs)
+static void shown_copy(struct shown *to, const struct shown *from)
+{
+	to->has = from->has;
+	to->none = from->none;
+	if (from->has)
+		memcpy(to->text, from->text, strlen(from->text) + 1);
+}
+
+static size_t read_const(void *p, uint64_t addr, void *buf, size_t len)
+{
+	return src_read_const(p, addr, buf, len);
+}
+
+/* x's detail as text into sh: by the function's DWARF parameters where the
+ * trace has them (sig.h; x86_64), else the raw registers in hex. */
+static void shown_make(const struct replay *r, const struct walk_event *x, struct shown *sh)
+{
+	const struct ada_sig *sig = r->p->arch == ADA_ARCH_X86_64 && !r->a->raw_args ?
+					    r->p->funcs[x->func].sig : NULL;
+	struct sig_frame fr = { .regs = x->regs, .fregs = x->fregs, .sp = x->sp,
+				.stack = x->stack, .stack_size = x->stack_size,
+				.read_const = read_const, .ctx = r->p };
+	char *p = sh->text;
+
+	sh->has = x->regs && !r->a->no_args && (x->type == WALK_ENTER || x->how == SRC_RETURN);
+	sh->none = false;
+	if (!sh->has)
+		return;
+	if (sig && x->type == WALK_ENTER) {
+		sig_format_args(sig, &fr, sh->text, sizeof(sh->text));
+	} else if (sig) {
+		sh->none = sig->ret.kind == SIG_VOID;
+		sig_format_ret(sig, &fr, sh->text, sizeof(sh->text));
+	} else {
+		for (unsigned i = 0; i < (x->type == WALK_ENTER ? r->nargs : 1); i++) {
+			if (i)
+				p = fmt_lit(p, ", ");
+			p = fmt_hex(p, x->regs[i]);
+		}
+		*p = '\0';
+	}
+}
+
+static void call_part(struct replay *r, uint32_t func, const struct shown *args)
 {
 	put(r, name_of(r, func));
 	put(r, "(");
-	for (unsigned i = 0; regs && !r->a->no_args && i < r->nargs; i++) {
-		if (i)
-			put(r, ", ");
-		put_hex(r, regs[i]);
-	}
+	if (args->has)
+		put(r, args->text);
 	put(r, ")");
 }
 
-/* " = 0x<ret>;" where the return has its register, else ";" or nothing. */
-static void ret_part(struct replay *r, const struct walk_event *x, const char *plain)
+/* " = <value>;" where the return has its value, else ";" or nothing. */
+static void ret_part(struct replay *r, const struct shown *ret, const char *plain)
 {
-	if (x->regs && !r->a->no_args && x->how == SRC_RETURN) {
+	if (ret->has && !ret->none) {
 		put(r, " = ");
-		put_hex(r, x->regs[0]);
+		put(r, ret->text);
 		put(r, ";");
 	} else {
 		put(r, plain);
@@ -221,13 +263,13 @@ static void end_note(struct replay *r, const struct rthread *rt, const struct wa
 	}
 }
 
-/* A leaf's one line, at its EXIT, with its ENTER's registers. */
+/* A leaf's one line, at its EXIT, with its ENTER's arguments. */
 static void print_leaf_line(struct replay *r, struct rthread *rt, const struct walk_event *x,
-			    const uint64_t *call_regs)
+			    const struct shown *args, const struct shown *ret)
 {
 	prefix(r, rt, x->total_ns, true, x->start_ns, x->func, x->depth);
-	call_part(r, x->func, call_regs);
-	ret_part(r, x, ";");
+	call_part(r, x->func, args);
+	ret_part(r, ret, ";");
 	srcline(r, x->func);
 	if (x->how != SRC_RETURN) {
 		put(r, " /* ");
@@ -242,7 +284,7 @@ static void print_leaf_line(struct replay *r, struct rthread *rt, const struct w
 static void flush_run(struct replay *r, struct rthread *rt)
 {
 	if (rt->run == 1) {
-		print_leaf_line(r, rt, &rt->leaf, rt->run_has_regs ? rt->run_regs : NULL);
+		print_leaf_line(r, rt, &rt->leaf, &rt->run_s, &rt->run_ret_s);
 	} else if (rt->run) {
 		prefix(r, rt, rt->run_ns, true, rt->leaf.start_ns, rt->run_func, rt->run_depth);
 		char *p;
@@ -257,13 +299,11 @@ static void flush_run(struct replay *r, struct rthread *rt)
 
 static void print_leaf(struct replay *r, struct rthread *rt, const struct walk_event *x)
 {
-	const uint64_t *call_regs = rt->leaf_has_regs ? rt->leaf_regs : NULL;
-
 	if (rt->run && (!r->a->fold || x->how != SRC_RETURN || rt->run_func != x->func ||
 			rt->run_depth != x->depth))
 		flush_run(r, rt);
 	if (!r->a->fold || x->how != SRC_RETURN) {
-		print_leaf_line(r, rt, x, call_regs);
+		print_leaf_line(r, rt, x, &rt->leaf_s, &rt->ev_s);
 		return;
 	}
 	if (!rt->run++) { /* the first of a run: kept whole, in case none follows */
@@ -271,13 +311,8 @@ static void print_leaf(struct replay *r, struct rthread *rt, const struct walk_e
 		rt->run_depth = x->depth;
 		rt->run_ns = 0;
 		rt->leaf = *x;
-		rt->run_has_regs = call_regs != NULL;
-		if (call_regs)
-			memcpy(rt->run_regs, call_regs, sizeof(rt->run_regs));
-		if (x->regs) {
-			memcpy(rt->run_ret, x->regs, sizeof(rt->run_ret));
-			rt->leaf.regs = rt->run_ret;
-		}
+		shown_copy(&rt->run_s, &rt->leaf_s);
+		shown_copy(&rt->run_ret_s, &rt->ev_s);
 	}
 	rt->run_ns += x->total_ns;
 }
@@ -288,9 +323,7 @@ static void print_event(struct replay *r, struct rthread *rt, const struct walk_
 		    rt->nx.depth == x->depth;
 
 	if (leaf) {
-		rt->leaf_has_regs = x->regs != NULL;
-		if (x->regs)
-			memcpy(rt->leaf_regs, x->regs, sizeof(rt->leaf_regs));
+		shown_copy(&rt->leaf_s, &rt->ev_s);
 		rt->leaf_open = true;
 		return;
 	}
@@ -302,7 +335,7 @@ static void print_event(struct replay *r, struct rthread *rt, const struct walk_
 	flush_run(r, rt);
 	if (x->type == WALK_ENTER) {
 		prefix(r, rt, 0, false, x->start_ns, x->func, x->depth);
-		call_part(r, x->func, x->regs);
+		call_part(r, x->func, &rt->ev_s);
 		put(r, " {");
 		srcline(r, x->func);
 		put(r, "\n");
@@ -310,41 +343,40 @@ static void print_event(struct replay *r, struct rthread *rt, const struct walk_
 	}
 	prefix(r, rt, x->total_ns, true, x->end_ns, x->func, x->depth);
 	put(r, "}");
-	ret_part(r, x, "");
+	ret_part(r, &rt->ev_s, "");
 	put(r, " /* ");
 	put(r, name_of(r, x->func));
 	end_note(r, rt, x);
 	put(r, " */\n");
 }
 
-/* Reads the event after ev into nx (the walk reuses its buffers). */
-static int fetch(struct rthread *rt)
+/* Reads the event after ev into nx, its detail made text while the walk
+ * has it. */
+static int fetch(struct replay *r, struct rthread *rt)
 {
 	int n = walk_next(rt->w, &rt->nx);
 
 	rt->has_nx = n > 0;
-	if (n > 0 && rt->nx.regs) {
-		memcpy(rt->nx_regs, rt->nx.regs, sizeof(rt->nx_regs));
-		rt->nx.regs = rt->nx_regs;
-	}
+	if (n > 0)
+		shown_make(r, &rt->nx, &rt->nx_s);
+	rt->nx.regs = NULL; /* the walk's: gone at its next event */
+	rt->nx.fregs = NULL;
+	rt->nx.stack = NULL;
 	return n;
 }
 
-static int advance(struct rthread *rt)
+static int advance(struct replay *r, struct rthread *rt)
 {
 	int n;
 
-	if (!rt->started && (rt->started = true) && (n = fetch(rt)) < 0)
+	if (!rt->started && (rt->started = true) && (n = fetch(r, rt)) < 0)
 		return n;
 	rt->has_ev = rt->has_nx;
 	if (!rt->has_ev)
 		return 0;
 	rt->ev = rt->nx;
-	if (rt->ev.regs) {
-		memcpy(rt->ev_regs, rt->nx_regs, sizeof(rt->ev_regs));
-		rt->ev.regs = rt->ev_regs;
-	}
-	return fetch(rt) < 0 ? -EIO : 1;
+	shown_copy(&rt->ev_s, &rt->nx_s);
+	return fetch(r, rt) < 0 ? -EIO : 1;
 }
 
 static uint64_t time_of(const struct walk_event *x)
@@ -382,7 +414,7 @@ static int replay_threads(struct replay *r, struct rthread *ts, size_t n,
 	for (i = 0; i < n; i++)
 		walk_on_progress(ts[i].w, progress, &rp);
 	for (i = 0; i < n; i++)
-		if ((err = advance(&ts[i])) < 0)
+		if ((err = advance(r, &ts[i])) < 0)
 			return err;
 	for (;;) {
 		struct rthread *best = NULL;
@@ -393,7 +425,7 @@ static int replay_threads(struct replay *r, struct rthread *ts, size_t n,
 		if (!best)
 			break;
 		print_event(r, best, &best->ev);
-		if ((err = advance(best)) < 0)
+		if ((err = advance(r, best)) < 0)
 			return err;
 	}
 	for (i = 0; i < n; i++) {

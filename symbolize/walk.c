@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "raw_format.h"
 #include "walk.h"
 
 enum { F_INCLUDE = 1, F_EXCLUDE = 2, F_MODULE = 4, F_RUNTIME = 8, F_SYSTEM = 16,
@@ -52,7 +53,9 @@ struct walk {
 	bool first_done;       /* -t, -C: the first pass has run */
 	void (*progress)(void *ctx, uint64_t read);
 	void *progress_ctx;
-	uint64_t regs[8];      /* the last event's, for walk_event.regs */
+	uint64_t regs[8];      /* the last event's detail, for walk_event */
+	uint64_t fregs[8];
+	uint8_t window[ADA_STACK_MAX];
 };
 
 static uint16_t func_flags(const struct view_filter *f, const struct src_func *fn)
@@ -280,6 +283,26 @@ static bool shown(struct walk *w, const struct src_event *ev)
 	return fl & F_MODULE;
 }
 
+/* ev's detail record into out, copied: the source's is gone at its next
+ * event, and a view may read ahead. */
+static void keep_detail(struct walk *w, const struct src_event *ev, struct walk_event *out)
+{
+	if (!ev->regs)
+		return;
+	memcpy(w->regs, ev->regs, sizeof(w->regs));
+	out->regs = w->regs;
+	if (ev->fregs) {
+		memcpy(w->fregs, ev->fregs, sizeof(w->fregs));
+		out->fregs = w->fregs;
+	}
+	out->sp = ev->sp;
+	if (ev->stack && ev->stack_size <= sizeof(w->window)) {
+		memcpy(w->window, ev->stack, ev->stack_size);
+		out->stack = w->window;
+		out->stack_size = ev->stack_size;
+	}
+}
+
 /* The next shown event. */
 static int step(struct walk *w, struct walk_event *out)
 {
@@ -310,10 +333,7 @@ static int step(struct walk *w, struct walk_event *out)
 			*out = (struct walk_event){ .type = WALK_ENTER, .func = ev->func,
 						    .depth = fr->shown,
 						    .start_ns = ev->ns - w->p->t0_ns };
-			if (ev->regs) {
-				memcpy(w->regs, ev->regs, sizeof(w->regs));
-				out->regs = w->regs;
-			}
+			keep_detail(w, ev, out);
 			return 1;
 		}
 		/* A frame closes: the subtree marks it set end with it. */
@@ -336,10 +356,7 @@ static int step(struct walk *w, struct walk_event *out)
 		out->self_ns = out->total_ns - (fr->child_ns < out->total_ns ? fr->child_ns : out->total_ns);
 		if (fr->shown > 1)
 			w->frames[w->shown_raw[fr->shown - 1] - 1].child_ns += out->total_ns;
-		if (ev->regs) {
-			memcpy(w->regs, ev->regs, sizeof(w->regs));
-			out->regs = w->regs;
-		}
+		keep_detail(w, ev, out);
 		return 1;
 	}
 	return r;

@@ -112,6 +112,10 @@ struct walk_event {
 	uint64_t self_ns;      /* EXIT: total minus the shown frames it called */
 	const uint64_t *regs;  /* ENTER: argument registers; EXIT: return registers;
 				* NULL without a detail record */
+	const uint64_t *fregs; /* with regs: the FP registers (src_event's), or NULL */
+	uint64_t sp;           /* with regs: the stack window (src_event's) */
+	const uint8_t *stack;
+	uint16_t stack_size;
 };
 
 struct walk;

@@ -203,15 +203,21 @@ static void replay_shows_arguments_and_return_values(void **state)
 	struct view_fixture *fx = *state;
 	char *out = view_ok((const char *[]){ "replay", "-F", "fib", fx->rec->trace, NULL });
 
-	/* fib(4) = 3, fib(2) = 1 with callees; fib(1) = 1 and fib(0) = 0 leaves. */
+	/* fib(4) = 3, fib(2) = 1 with callees; fib(1) = 1 and fib(0) = 0
+	 * leaves: its parameter by name and type (the DWARF's int n). */
+	assert_non_null(strstr(out, "| fib(n=4) {\n"));
+	assert_non_null(strstr(out, "} = 3; /* fib */"));
+	assert_non_null(strstr(out, "|   fib(n=3) {\n"));
+	assert_non_null(strstr(out, "} = 2; /* fib */"));
+	assert_non_null(strstr(out, "|       fib(n=1) = 1;\n"));
+	assert_non_null(strstr(out, " fib(n=0) = 0;\n"));
+	assert_null(strstr(out, "is_even"));
+	free(out);
+	/* The registers themselves: rdi first, rax for the value. */
+	out = view_ok((const char *[]){ "replay", "--raw-args", "-F", "fib", fx->rec->trace, NULL });
 	assert_non_null(strstr(out, "| fib(0x4, "));
 	assert_non_null(strstr(out, "} = 0x3; /* fib */"));
-	assert_non_null(strstr(out, "|   fib(0x3, "));
-	assert_non_null(strstr(out, "} = 0x2; /* fib */"));
-	assert_non_null(strstr(out, "|       fib(0x1, "));
-	assert_non_null(strstr(out, ") = 0x1;\n"));
 	assert_non_null(strstr(out, ") = 0x0;\n"));
-	assert_null(strstr(out, "is_even"));
 	free(out);
 	out = view_ok((const char *[]){ "replay", "--fold", "--no-args", "-F", "fib", fx->rec->trace, NULL });
 	/* fib(2)'s fib(1) and fib(0): one line; fib(3)'s fib(1) stays alone. */

@@ -24,10 +24,10 @@
 /* ---- the frames played to the view ------------------------------------------------- */
 
 static const struct src_func funcs[] = {
-	{ "main", "main", "demo", "/src/demo.c", 10, NULL },
-	{ "f", "f(int)", "demo", NULL, 0, NULL },
-	{ "memcpy", "memcpy", "libc.so.6", NULL, 0, NULL },
-	{ "q\"uote", "q\"uote", "demo", NULL, 0, NULL },
+	{ "main", "main", "demo", "/src/demo.c", 10, NULL, NULL },
+	{ "f", "f(int)", "demo", NULL, 0, NULL, NULL },
+	{ "memcpy", "memcpy", "libc.so.6", NULL, 0, NULL, NULL },
+	{ "q\"uote", "q\"uote", "demo", NULL, 0, NULL, NULL },
 };
 enum { MAIN, F, MEMCPY, QUOTE };
 

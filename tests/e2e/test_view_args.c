@@ -1,0 +1,146 @@
+/* test_view_args.c - replay shows each call's parameters by name and type
+ * from the DWARF, and the return value by its type (issue 24): integers
+ * signed and unsigned by their size, bool, char, enumerators by name (a
+ * value no enumerator has as a number), strings from the stack window and
+ * from the binary's read-only data, aggregates as "{...}" in registers and
+ * in memory without disturbing the parameters after them, arguments on the
+ * stack, a return in memory (its hidden pointer takes rdi: the first
+ * parameter is rsi's), void functions without a value, variadic ones with
+ * "...". Without DWARF, and with --raw-args, the registers in hex as
+ * before.
+ *
+ * Program: tests/e2e/progs/typed_args.c at -O2, ADA_DETAIL=all (every event
+ * has its record), ADA_DYNHOOK=off (only its own functions), in fentry and
+ * mcount modes.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "e2e/view_stats.h"
+#include "lib/proc.h"
+#include "lib/tracerun.h"
+
+#define PROG "tests/e2e/progs/typed_args.c"
+#define SUM "2087724334\n"
+
+static const char typed[] =
+	"main() {\n"
+	"  ints(a=-3, b=4000000000, c=-7, u=200, ch='A', l=-1234567890123, f=true) = 2087724085;\n"
+	"  eight(a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=-8) = 20;\n"
+	"  paint(c=BLUE, name=\"gnu\", p={...}, b={...}, m={...}, after=42) = 58;\n"
+	"  paint(c=7, name=\"gnu\", p={...}, b={...}, m={...}, after=-1) = 6;\n"
+	"  make_big(n=3) = {...};\n"
+	"  nothing(p=0x0);\n"
+	"  sum(n=3, ...) = 60;\n"
+	"  upper(c='q') = 'Q';\n"
+	"  greet(whom=\"hello, \\\"world\\\"\\n\") = 15;\n"
+	"} = 0; /* main */\n";
+
+/* The replay's function column (after "| "), headers dropped. */
+static char *function_column(const char *replay)
+{
+	char *out = calloc(1, strlen(replay) + 1), *o = out;
+
+	assert_non_null(out);
+	for (const char *l = replay; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+		const char *bar = strstr(l, "| "), *end = strchr(l, '\n');
+
+		if (*l == '#' || !bar || (end && bar > end))
+			continue;
+		bar += 2;
+		end = end ? end + 1 : bar + strlen(bar);
+		memcpy(o, bar, (size_t)(end - bar));
+		o += end - bar;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* PROG built in mode with flags, run with every detail record, and
+ * replayed with opt (or none): the function column. */
+static char *replayed(const char *mode, const char *const flags[], const char *opt)
+{
+	const char *const env[] = { "ADA_DETAIL=all", "ADA_DYNHOOK=off", NULL };
+	void *s = NULL;
+	struct tr_case *tc;
+	char *out, *col;
+
+	assert_int_equal(tr_setup(&s), 0);
+	tc = s;
+	setenv("ADA_MODE", mode, 1);
+	tr_build_pair(tc, PROG, "typed", flags);
+	unsetenv("ADA_MODE");
+	tr_run_pair(tc, "typed", NULL, env, 0);
+	assert_string_equal(tc->traced.out, SUM);
+	out = view_ok((const char *[]){ "replay", "--ns", "-F", "main", tc->trace, opt, NULL });
+	col = function_column(out);
+	free(out);
+	tc->passed = true;
+	tr_teardown(&s);
+	return col;
+}
+
+static void typed_in_mode(const char *mode)
+{
+	char *got = replayed(mode, (const char *[]){ "-O2", "-g", NULL }, NULL);
+
+	assert_string_equal(got, typed);
+	free(got);
+}
+
+static void fentry_shows_the_parameters_by_type(void **state)
+{
+	(void)state;
+	typed_in_mode("fentry");
+}
+
+static void mcount_shows_the_parameters_by_type(void **state)
+{
+	(void)state;
+	typed_in_mode("mcount");
+}
+
+/* The registers as they were: rdi..r9 in hex, rax for the value. */
+static void expect_raw(const char *got)
+{
+	if (!strstr(got, "\n  eight(0x1, 0x2, 0x3, 0x4, 0x5, 0x6) = 0x14;\n") ||
+	    !strstr(got, "\n  upper(0x71, ") || !strstr(got, "\n  nothing(0x0, "))
+		fail_msg("expected the raw registers:\n%s", got);
+}
+
+static void without_dwarf_the_registers(void **state)
+{
+	char *got = replayed("fentry", (const char *[]){ "-O2", "-g0", NULL }, NULL);
+
+	(void)state;
+	expect_raw(got);
+	free(got);
+}
+
+static void raw_args_shows_the_registers(void **state)
+{
+	char *got = replayed("fentry", (const char *[]){ "-O2", "-g", NULL }, "--raw-args");
+
+	(void)state;
+	expect_raw(got);
+	free(got);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fentry_shows_the_parameters_by_type),
+		cmocka_unit_test(mcount_shows_the_parameters_by_type),
+		cmocka_unit_test(without_dwarf_the_registers),
+		cmocka_unit_test(raw_args_shows_the_registers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
