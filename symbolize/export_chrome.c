@@ -48,6 +48,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +56,7 @@
 #include "json.h"
 #include "outbuf.h"
 #include "raw_format.h"
+#include "sig.h"
 #include "view_cli.h"
 #include "walk.h"
 
@@ -79,12 +81,11 @@ struct chrome_fn {          /* a function's JSON, escaped on first use */
 struct chrome_frame {       /* an open frame, or a closed one held back */
 	uint64_t seq;       /* call order */
 	uint64_t start, end;
-	uint64_t regs[8];
-	uint64_t ret;
+	char *args;         /* --args: its detail records' "args" entries (detail_json), or NULL */
+	char *ret;
 	uint32_t func;
 	uint32_t held_mark; /* open: held frames before it was called */
 	uint8_t how;
-	bool has_args, has_ret;
 };
 
 struct chrome {
@@ -99,6 +100,8 @@ struct chrome {
 	uint32_t pid;
 	unsigned nregs;
 	const struct key *reg_keys;
+	bool x86;                    /* the process's: DWARF's parameters are placed for x86_64 */
+	struct src_process *proc;    /* the process's: its read-only data (src_read_const) */
 	const struct src_func *funcs;
 	struct chrome_fn *fns;            /* per dense id, built on first use */
 	size_t nfns;
@@ -223,7 +226,75 @@ static char *put_reg(char *p, const struct key *key, uint64_t v)
 	return fmt_lit(p, "\",");
 }
 
-static int write_slice(struct chrome *c, const struct chrome_frame *fr)
+static size_t read_const(void *p, uint64_t addr, void *buf, size_t len)
+{
+	return src_read_const(p, addr, buf, len);
+}
+
+/* One "key":"value", entry of a detail record's, value as sig_format made it. */
+static void typed_entry(FILE *m, const char *key, const char *value)
+{
+	json_str(m, key);
+	putc(':', m);
+	json_str(m, value);
+	putc(',', m);
+}
+
+/* ev's detail record as "args" entries, each followed by a comma: at a call
+ * the parameters by name and type where DWARF gave the function's (sig.h),
+ * else the argument registers; at a return "ret", by the return type or
+ * rax. malloc'd; NULL for none or if out of memory (then c->out.err). */
+static char *detail_json(struct chrome *c, const struct walk_event *ev)
+{
+	const struct ada_sig *sig = c->x86 ? c->funcs[ev->func].sig : NULL;
+	struct sig_frame fr = { .regs = ev->regs, .fregs = ev->fregs, .sp = ev->sp,
+				.stack = ev->stack, .stack_size = ev->stack_size,
+				.read_const = read_const, .ctx = c->proc };
+	char *buf = NULL, text[480], *p;
+	size_t n = 0;
+	FILE *m;
+
+	if (!sig) {
+		p = buf = malloc(ev->type == WALK_ENTER ? c->nregs * 32 + 1 : 32);
+		if (!p) {
+			c->out.err = -ENOMEM;
+			return NULL;
+		}
+		if (ev->type == WALK_ENTER)
+			for (unsigned i = 0; i < c->nregs; i++)
+				p = put_reg(p, &c->reg_keys[i], ev->regs[i]);
+		else
+			p = put_reg(p, &ret_key, ev->regs[0]);
+		*p = '\0';
+		return buf;
+	}
+	if (ev->type != WALK_ENTER && sig->ret.kind == SIG_VOID)
+		return NULL;
+	if (!(m = open_memstream(&buf, &n))) {
+		c->out.err = -ENOMEM;
+		return NULL;
+	}
+	if (ev->type != WALK_ENTER) {
+		sig_format_ret(sig, &fr, text, sizeof(text));
+		typed_entry(m, "ret", text);
+	}
+	for (uint32_t i = 0; ev->type == WALK_ENTER && i < sig->nparams; i++) {
+		char key[16];
+
+		sig_format_param(sig, i, &fr, text, sizeof(text));
+		if (!sig->params[i].name)
+			snprintf(key, sizeof(key), "arg%u", i + 1);
+		typed_entry(m, sig->params[i].name ? sig->params[i].name : key, text);
+	}
+	if (fclose(m) != 0) {
+		free(buf);
+		c->out.err = -ENOMEM;
+		return NULL;
+	}
+	return buf;
+}
+
+static int write_slice(struct chrome *c, struct chrome_frame *fr)
 {
 	struct chrome_fn *cf = &c->fns[fr->func];
 	char *p;
@@ -234,7 +305,8 @@ static int write_slice(struct chrome *c, const struct chrome_frame *fr)
 		if (err)
 			return err;
 	}
-	p = outbuf_reserve(&c->out, EVENT_FIXED + cf->head_len + cf->tail_len);
+	p = outbuf_reserve(&c->out, EVENT_FIXED + cf->head_len + cf->tail_len +
+				    (fr->args ? strlen(fr->args) : 0) + (fr->ret ? strlen(fr->ret) : 0));
 	element_begin(c, &p);
 	p = fmt_mem(p, c->prefix, c->prefix_len);
 	p = fmt_lit(p, "\"ts\":");
@@ -243,11 +315,13 @@ static int write_slice(struct chrome *c, const struct chrome_frame *fr)
 	p = fmt_us(p, fr->end - fr->start);
 	*p++ = ',';
 	p = fmt_mem(p, cf->head, cf->head_len);
-	if (fr->has_args)
-		for (unsigned i = 0; i < c->nregs; i++)
-			p = put_reg(p, &c->reg_keys[i], fr->regs[i]);
-	if (fr->has_ret)
-		p = put_reg(p, &ret_key, fr->ret);
+	if (fr->args)
+		p = fmt_mem(p, fr->args, strlen(fr->args));
+	if (fr->ret)
+		p = fmt_mem(p, fr->ret, strlen(fr->ret));
+	free(fr->args);
+	free(fr->ret);
+	fr->args = fr->ret = NULL;
 	if (fr->how != SRC_RETURN && c->a->args) {
 		const char *mark = fr->how == SRC_UNWIND ? "unwound" : c->open_mark;
 
@@ -326,16 +400,14 @@ static int on_event(void *ctx, struct walk *w, const struct walk_event *ev)
 		fr->start = ev->start_ns;
 		fr->func = ev->func;
 		fr->held_mark = (uint32_t)c->nheld;
-		fr->has_args = regs;
-		if (regs)
-			memcpy(fr->regs, ev->regs, c->nregs * sizeof(*ev->regs));
-		return 0;
+		fr->args = regs ? detail_json(c, ev) : NULL;
+		fr->ret = NULL;
+		return c->out.err;
 	}
 	fr->end = ev->end_ns;
 	fr->how = ev->how;
-	fr->has_ret = regs;
-	if (regs)
-		fr->ret = ev->regs[0];
+	if (regs && ev->how == SRC_RETURN)
+		fr->ret = detail_json(c, ev);
 	if (ev->depth > 1 && c->stack[ev->depth - 2].start == fr->start)
 		return hold(c, fr);
 	err = write_slice(c, fr);
@@ -393,6 +465,8 @@ static int on_process_begin(void *ctx, struct src_process *p)
 		return -ENOMEM;
 	c->nregs = p->arch == ADA_ARCH_ARM64 ? 8 : 6;
 	c->reg_keys = p->arch == ADA_ARCH_ARM64 ? arm_keys : x86_keys;
+	c->x86 = p->arch == ADA_ARCH_X86_64;
+	c->proc = p;
 	put_name_event(c, "process_name", p->pid, export_process_name(name, p));
 	c->processes++;
 	return c->out.err;

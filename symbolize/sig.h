@@ -82,6 +82,9 @@ struct sig_frame {
 	void *ctx;
 };
 
+/* Parameter i's value alone ("3", "\"abc\"", "?"); its length. */
+size_t sig_format_param(const struct ada_sig *sig, uint32_t i, const struct sig_frame *fr,
+			char *out, size_t len);
 /* "name=value, name=value" for a call (at most len bytes with the NUL;
  * cut with "..." if longer). Returns the length written. */
 size_t sig_format_args(const struct ada_sig *sig, const struct sig_frame *fr, char *out, size_t len);

@@ -212,6 +212,18 @@ static void add_value(struct text *t, const struct sig_value *v, const struct si
 	}
 }
 
+size_t sig_format_param(const struct ada_sig *sig, uint32_t i, const struct sig_frame *fr,
+			char *out, size_t len)
+{
+	struct text t = { out, 0, len };
+
+	if (!len)
+		return 0;
+	out[0] = '\0';
+	add_value(&t, &sig->params[i], fr);
+	return t.n;
+}
+
 size_t sig_format_args(const struct ada_sig *sig, const struct sig_frame *fr, char *out, size_t len)
 {
 	struct text t = { out, 0, len };

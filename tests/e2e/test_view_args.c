@@ -43,6 +43,19 @@ static const char typed[] =
 	"  greet(whom=\"hello, \\\"world\\\"\\n\") = 15;\n"
 	"} = 0; /* main */\n";
 
+/* chrome --args: the same values, a key each, in the parameters' order,
+ * the return value's after them. */
+static const char *const typed_json[] = {
+	"\"name\":\"paint\",\"cat\":\"typed\",\"args\":{\"c\":\"BLUE\",\"name\":\"\\\"gnu\\\"\","
+	"\"p\":\"{...}\",\"b\":\"{...}\",\"m\":\"{...}\",\"after\":\"42\",\"ret\":\"58\",\"file\":",
+	"\"name\":\"eight\",\"cat\":\"typed\",\"args\":{\"a\":\"1\",\"b\":\"2\",\"c\":\"3\",\"d\":\"4\","
+	"\"e\":\"5\",\"f\":\"6\",\"g\":\"7\",\"h\":\"-8\",\"ret\":\"20\",\"file\":",
+	"\"name\":\"nothing\",\"cat\":\"typed\",\"args\":{\"p\":\"0x0\",\"file\":",
+	"\"name\":\"greet\",\"cat\":\"typed\",\"args\":{\"whom\":\"\\\"hello, \\\\\\\"world\\\\\\\"\\\\n\\\"\","
+	"\"ret\":\"15\",\"file\":",
+	NULL,
+};
+
 /* The replay's function column (after "| "), headers dropped. */
 static char *function_column(const char *replay)
 {
@@ -82,6 +95,13 @@ static char *replayed(const char *mode, const char *const flags[], const char *o
 	out = view_ok((const char *[]){ "replay", "--ns", "-F", "main", tc->trace, opt, NULL });
 	col = function_column(out);
 	free(out);
+	if (!opt && strstr(col, "paint(c=BLUE")) { /* typed: chrome --args says the same */
+		out = view_ok((const char *[]){ "chrome", "--args", tc->trace, NULL });
+		for (size_t i = 0; typed_json[i]; i++)
+			if (!strstr(out, typed_json[i]))
+				fail_msg("chrome --args has no %s in:\n%s", typed_json[i], out);
+		free(out);
+	}
 	tc->passed = true;
 	tr_teardown(&s);
 	return col;

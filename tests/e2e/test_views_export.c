@@ -110,14 +110,16 @@ static void test_chrome_holds_every_call_of_the_trace(void **state)
 	passes++;
 }
 
-/* With --args: fentry records the argument and return registers:
- * parse_number returns the numbers of "2*(3+4)" and "1+2*3"; frames carry
- * their module as cat and args.module, and the program's their source file
- * and line. By default (what speedscope reads cleanly) and with --no-args:
- * no args object, the module as cat. */
+/* With --args: fentry records the argument and return registers, shown by
+ * the DWARF's parameters where the function has them (demo.c's: `ps`, a
+ * pointer; evaluate's `arg`; main none) and as registers where not (libc's
+ * through the dynamic hooks, without DWARF here or not): parse_number
+ * returns the numbers of "2*(3+4)" and "1+2*3"; frames carry their module
+ * as cat and args.module, and the program's their source file and line. By
+ * default (what speedscope reads cleanly) and with --no-args: no args
+ * object, the module as cat. */
 static void test_chrome_args_hold_registers_source_and_module(void **state)
 {
-	static const char *const regs[] = { "rdi", "rsi", "rdx", "rcx", "r8", "r9" };
 	struct tr_case *tc = *state;
 	const struct ex_trace *t = ex_demo(tc, &demo);
 	const char *const with_args[] = { "--args", NULL };
@@ -136,14 +138,17 @@ static void test_chrome_args_hold_registers_source_and_module(void **state)
 			continue;
 		}
 		own++;
-		for (size_t r = 0; r < 6; r++)
-			assert_non_null(xslice_arg(s, regs[r]));
+		assert_null(xslice_arg(s, "rdi"));
+		if (!strncmp(s->name, "parse_", 6))
+			assert_true(!strncmp(xslice_arg(s, "ps"), "0x", 2));
+		if (strcmp(s->name, "evaluate") == 0)
+			assert_true(!strncmp(xslice_arg(s, "arg"), "0x", 2));
 		assert_non_null(file);
 		assert_non_null(strstr(file, "examples/demo.c:"));
 		if (strcmp(s->name, "main") == 0)
-			assert_string_equal(ret, "0x0");
+			assert_string_equal(ret, "0");
 		if (strcmp(s->name, "parse_number") == 0)
-			rets[strtoul(ret, NULL, 16) & 7]++;
+			rets[strtoul(ret, NULL, 10) & 7]++;
 	}
 	assert_int_equal(own, 1 + 2 + 3 + 5 + 7 + 6);
 	assert_true(library > 0); /* libc's, through the dynamic hooks */
