@@ -14,7 +14,8 @@
 # Without FUNTRACE_SRC the funtrace row is left out, the rest runs.
 #
 # BENCH_FT_RUNS rounds (default 5), each running in turn: plain micro, the
-# ring floor (bench/clockfloor.c), funtrace, and ada in cyg and fentry mode,
+# ring floor (bench/clockfloor.c), funtrace, the hook floor (bench/hookfloor.S:
+# the cheapest guarded cyg hooks, no shadow stack), and ada in cyg and fentry mode,
 # ring mode (ADA_RECORD=ring, index lane only; fentry also with its returns
 # hijacked, --ada-returns=hijack, against gcc's default __return__ calls)
 # and stream (index only, and the default: detail windows), micro
@@ -51,6 +52,9 @@ gcc -O2 -I"$ROOT/runtime" -o micro_plain "$BENCH/micro.c" || die "building micro
 	die "building micro_fentry failed"
 "$ROOT/bin/adacc" --ada-mode=fentry --ada-returns=hijack -O2 -I"$ROOT/runtime" -o micro_hijack \
 	"$BENCH/micro.c" || die "building micro_hijack failed"
+gcc -O2 -finstrument-functions -I"$ROOT/runtime" -c -o micro_hf.o "$BENCH/micro.c" &&
+	gcc -O2 -o micro_hookfloor micro_hf.o "$BENCH/hookfloor.c" "$BENCH/hookfloor.S" ||
+	die "building the hook floor failed"
 FT=
 if [ -n "${FUNTRACE_SRC:-}" ]; then
 	[ -f "$FUNTRACE_SRC/funtrace.cpp" ] && [ -f "$FUNTRACE_SRC/funtrace_pg.S" ] ||
@@ -61,7 +65,7 @@ if [ -n "${FUNTRACE_SRC:-}" ]; then
 		die "building funtrace from $FUNTRACE_SRC failed"
 	FT=funtrace
 fi
-CONFIGS="plain $FT ada-record-ring-cyg ada-record-ring ada-record-ring-hijack ada ada-fentry ada-fentry-window"
+CONFIGS="plain $FT hook-floor ada-record-ring-cyg ada-record-ring ada-record-ring-hijack ada ada-fentry ada-fentry-window"
 
 # run CONFIG ROUND: one run; appends "config round app_ns total_us" to
 # results.tsv (app_ns: micro's loop thread, total_us: user + sys).
@@ -72,6 +76,7 @@ run() {
 	plain) set -- ./micro_plain "$ITERS" ;;
 	funtrace) set -- env -C "$dir" FUNTRACE_LOG_BUF_SIZE=24 FUNTRACE_FTRACE_EVENTS_IN_BUF=0 \
 		"$OUT/micro_funtrace" "$ITERS" ;;
+	hook-floor) set -- ./micro_hookfloor "$ITERS" ;;
 	ada-record-ring-cyg) set -- env ADA_OUTPUT="$dir" ADA_RECORD=ring ADA_DETAIL=off ./micro_cyg "$ITERS" ;;
 	ada-record-ring) set -- env ADA_OUTPUT="$dir" ADA_RECORD=ring ADA_DETAIL=off ./micro_fentry "$ITERS" ;;
 	ada-record-ring-hijack) set -- env ADA_OUTPUT="$dir" ADA_RECORD=ring ADA_DETAIL=off ./micro_hijack "$ITERS" ;;

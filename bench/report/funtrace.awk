@@ -47,6 +47,7 @@ END {
 	print "|---|---|--:|--:|--:|--:|--:|"
 	printf "| ring floor | rdtsc + 16-byte store | %s | %s | 1 | — | — |\n", rounds_stat("floor", fl, 1), rounds_stat("floor", fl, 1)
 	what["funtrace"] = "index, ring (funtrace, -pg -mfentry -minstrument-return=call)"
+	what["hook-floor"] = "index, ring (cyg hooks with a guard, the stack check, the switches and the room check; no shadow stack: bench/hookfloor.S)"
 	what["ada-record-ring-cyg"] = "index, ring (cyg)"; lim["ada-record-ring-cyg"] = 1.0
 	what["ada-record-ring"] = "index, ring (fentry: returns seen by __return__)"; lim["ada-record-ring"] = 1.0
 	what["ada-record-ring-hijack"] = "index, ring (fentry, --ada-returns=hijack)"
