@@ -64,11 +64,15 @@
  *         (track_uuid comes from the sequence's TrackEventDefaults)
  *   DebugAnnotation (track_event/debug_annotation.proto)
  *     1   name_iid                    uint64
- *     6   string_value                string   "exit": "unwound", "open at exit"...
+ *     6   string_value                string   "exit": "unwound", "open at exit"...;
+ *                                              a parameter's or "ret"'s text where
+ *                                              the function has DWARF (sig.h)
  *     7   pointer_value               uint64   registers: argument registers
  *                                              on BEGIN, "ret" on END (the
  *                                              importer merges the pair's
  *                                              annotations); shown in hex
+ *     10  name                        string   a parameter's name (not interned:
+ *                                              a function's own)
  *   InternedData (interned_data/interned_data.proto)
  *     1   event_categories            repeated EventCategory {1 iid, 2 name}
  *     2   event_names                 repeated EventName {1 iid, 2 name}
@@ -89,6 +93,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -98,6 +103,7 @@
 #include "outbuf.h"
 #include "protobuf.h"
 #include "raw_format.h"
+#include "sig.h"
 #include "view_cli.h"
 #include "walk.h"
 
@@ -116,7 +122,7 @@ enum {
 	TE_CATEGORY_IIDS = 3, TE_DEBUG_ANNOTATIONS = 4, TE_TYPE = 9, TE_NAME_IID = 10,
 	TE_SOURCE_LOCATION_IID = 34,
 	TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2,
-	DA_NAME_IID = 1, DA_STRING_VALUE = 6, DA_POINTER_VALUE = 7,
+	DA_NAME_IID = 1, DA_STRING_VALUE = 6, DA_POINTER_VALUE = 7, DA_NAME = 10,
 	ID_EVENT_CATEGORIES = 1, ID_EVENT_NAMES = 2, ID_DEBUG_ANNOTATION_NAMES = 3,
 	ID_SOURCE_LOCATIONS = 4,
 	IN_IID = 1, IN_NAME = 2, /* EventCategory, EventName, DebugAnnotationName */
@@ -149,6 +155,9 @@ struct pf {
 	size_t nmodules, modules_cap;
 	unsigned nregs;
 	const char *const *reg_names;
+	struct src_process *proc;         /* the process's: signatures placed for x86_64 (x86),
+					   * its read-only data (src_read_const) */
+	bool x86;
 	uint64_t t0;                      /* the process's CLOCK_BOOTTIME start */
 	uint64_t last_ns;                 /* the sequence's last timestamp, absolute */
 	uint32_t pid;
@@ -298,15 +307,71 @@ static char *pointer_annotation(char *p, uint64_t name_iid, uint64_t v)
 	return pb_close(len_at, p);
 }
 
+static size_t read_const(void *p, uint64_t addr, void *buf, size_t len)
+{
+	return src_read_const(p, addr, buf, len);
+}
+
+/* ev's values by the function's DWARF (sig.h), where it has them and the
+ * view shows arguments: "name\0text\0" a parameter at a call ("arg<N>" if
+ * unnamed), "ret\0text\0" at a return of a value; their bytes (0: none,
+ * the registers go as pointers). */
+static size_t typed_values(const struct pf *f, const struct walk_event *ev, char *out, size_t len)
+{
+	const struct ada_sig *sig = f->x86 && ev->regs && !f->a->no_args ? f->funcs[ev->func].sig : NULL;
+	struct sig_frame fr = { .regs = ev->regs, .fregs = ev->fregs, .sp = ev->sp,
+				.stack = ev->stack, .stack_size = ev->stack_size,
+				.read_const = read_const, .ctx = f->proc };
+	size_t n = 0;
+
+	if (!sig)
+		return 0;
+	if (ev->type != WALK_ENTER) {
+		if (sig->ret.kind == SIG_VOID || ev->how != SRC_RETURN)
+			return 0;
+		n = (size_t)snprintf(out, len, "ret") + 1;
+		return n + sig_format_ret(sig, &fr, out + n, len - n) + 1;
+	}
+	for (uint32_t i = 0; i < sig->nparams && len - n > 600; i++) {
+		if (sig->params[i].name)
+			n += (size_t)snprintf(out + n, len - n, "%s", sig->params[i].name) + 1;
+		else
+			n += (size_t)snprintf(out + n, len - n, "arg%u", i + 1) + 1;
+		n += sig_format_param(sig, i, &fr, out + n, len - n) + 1;
+	}
+	return n;
+}
+
+/* The annotations of typed_values' n bytes: a name and a string each (a
+ * return's value named by the interned "ret"). */
+static char *typed_annotations(char *p, const char *vals, size_t n, bool ret)
+{
+	for (const char *v = vals; v < vals + n;) {
+		const char *text = v + strlen(v) + 1;
+		char *da;
+
+		p = pb_open(p, TE_DEBUG_ANNOTATIONS, &da);
+		if (ret)
+			p = pb_uint(p, DA_NAME_IID, DA_RET);
+		else
+			p = pb_string(p, DA_NAME, v);
+		p = pb_string(p, DA_STRING_VALUE, text);
+		p = pb_close(da, p);
+		v = text + strlen(text) + 1;
+	}
+	return p;
+}
+
 static int slice_begin(struct pf *f, const struct walk_event *ev)
 {
-	char *len_at, *te, *p;
+	char *len_at, *te, *p, vals[16384];
 	uint32_t module;
 	int err = func_module(f, ev->func, &module);
+	size_t nvals = typed_values(f, ev, vals, sizeof(vals));
 
 	if (err)
 		return err;
-	p = packet_open(f, PACKET_FIXED + intern_size(f, ev->func), &len_at);
+	p = packet_open(f, PACKET_FIXED + intern_size(f, ev->func) + 2 * nvals, &len_at);
 	p = timestamp(f, p, ev->start_ns);
 	p = sequence(f, p, SEQ_NEEDS_INCREMENTAL_STATE);
 	p = intern_func(f, p, ev->func, module);
@@ -316,7 +381,9 @@ static int slice_begin(struct pf *f, const struct walk_event *ev)
 	p = pb_uint(p, TE_CATEGORY_IIDS, module);
 	if (f->funcs[ev->func].file)
 		p = pb_uint(p, TE_SOURCE_LOCATION_IID, ev->func + 1);
-	if (ev->regs && !f->a->no_args)
+	if (nvals)
+		p = typed_annotations(p, vals, nvals, false);
+	else if (ev->regs && !f->a->no_args)
 		for (unsigned i = 0; i < f->nregs; i++)
 			p = pointer_annotation(p, i + 1, ev->regs[i]);
 	p = pb_close(te, p);
@@ -326,15 +393,18 @@ static int slice_begin(struct pf *f, const struct walk_event *ev)
 
 static void slice_end(struct pf *f, const struct walk_event *ev)
 {
-	char *len_at, *te, *da, *p;
+	char *len_at, *te, *da, *p, vals[1024];
+	size_t nvals = typed_values(f, ev, vals, sizeof(vals));
 
-	p = packet_open(f, PACKET_FIXED, &len_at);
+	p = packet_open(f, PACKET_FIXED + 2 * nvals, &len_at);
 	p = timestamp(f, p, ev->end_ns);
 	p = sequence(f, p, SEQ_NEEDS_INCREMENTAL_STATE);
 	p = pb_open(p, PKT_TRACK_EVENT, &te);
 	p = pb_uint(p, TE_TYPE, TYPE_SLICE_END);
-	if (ev->regs && !f->a->no_args)
-		p = pointer_annotation(p, DA_RET, ev->regs[0]);
+	if (nvals)
+		p = typed_annotations(p, vals, nvals, true);
+	else if (ev->regs && !f->a->no_args && !(f->x86 && f->funcs[ev->func].sig))
+		p = pointer_annotation(p, DA_RET, ev->regs[0]); /* a void function's: none */
 	if (ev->how != SRC_RETURN) {
 		p = pb_open(p, TE_DEBUG_ANNOTATIONS, &da);
 		p = pb_uint(p, DA_NAME_IID, DA_EXIT);
@@ -373,6 +443,8 @@ static int on_process_begin(void *ctx, struct src_process *p)
 		return -ENOMEM;
 	f->nmodules = 0;
 	f->nregs = p->arch == ADA_ARCH_ARM64 ? 8 : 6;
+	f->x86 = p->arch == ADA_ARCH_X86_64;
+	f->proc = p;
 	f->reg_names = p->arch == ADA_ARCH_ARM64 ? arm_regs : x86_regs;
 	f->t0 = p->t0_ns;
 	f->pid = p->pid;

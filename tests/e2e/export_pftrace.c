@@ -181,12 +181,18 @@ static void check_end(struct pf_check *c, struct pf_track *tr, const struct pnod
 	s->end = ns;
 	if (strcmp(s->name, "parse_number") != 0)
 		return;
+	/* "ret": demo.c's DWARF gives parse_number's int, a string in decimal
+	 * (a pointer annotation where a function has no DWARF) */
 	for (size_t i = 0; i < te->nkids; i++) {
+		const struct pnode *str;
 		uint64_t iid, v;
 
-		if (te->kids[i].field == 4 && pnode_u64(&te->kids[i], 1, &iid) && iid == 9 &&
-		    pnode_u64(&te->kids[i], 7, &v))
+		if (te->kids[i].field != 4 || !pnode_u64(&te->kids[i], 1, &iid) || iid != 9)
+			continue;
+		if (pnode_u64(&te->kids[i], 7, &v))
 			c->rets[v & 7]++;
+		else if ((str = pnode_get(&te->kids[i], 6)) && str->value)
+			c->rets[strtoul(str->value, NULL, 10) & 7]++;
 	}
 }
 

@@ -9,6 +9,9 @@
  * "...". Without DWARF, and with --raw-args, the registers in hex as
  * before.
  *
+ * chrome --args and perfetto carry the same values, a key or an annotation
+ * each.
+ *
  * Program: tests/e2e/progs/typed_args.c at -O2, ADA_DETAIL=all (every event
  * has its record), ADA_DYNHOOK=off (only its own functions), in fentry and
  * mcount modes.
@@ -76,6 +79,31 @@ static char *function_column(const char *replay)
 	return out;
 }
 
+/* perfetto: the same values as debug annotations, a name and a string each,
+ * the return value's under the interned "ret" (iid 9); read with protoc
+ * --decode_raw, its text without blanks. */
+static const char *const typed_pb[] = {
+	"4{10:\"c\"6:\"BLUE\"}4{10:\"name\"6:\"\\\"gnu\\\"\"}4{10:\"p\"6:\"{...}\"}",
+	"4{10:\"after\"6:\"42\"}", "4{1:96:\"58\"}", "4{10:\"h\"6:\"-8\"}", NULL,
+};
+
+static void expect_perfetto(struct tr_case *tc)
+{
+	char cmd[8400], path[4300];
+	const char *const argv[] = { "sh", "-c", cmd, NULL };
+	struct proc_result res = { 0 };
+
+	snprintf(path, sizeof(path), "%s/typed.pftrace", tc->dir);
+	free(view_ok((const char *[]){ "perfetto", "-o", path, tc->trace, NULL }));
+	snprintf(cmd, sizeof(cmd), "protoc --decode_raw < '%s' | tr -d ' \\n'", path);
+	tr_run(tc, argv, NULL, &res);
+	assert_int_equal(proc_exit_code(&res), 0);
+	for (size_t i = 0; typed_pb[i]; i++)
+		if (!strstr(res.out, typed_pb[i]))
+			fail_msg("perfetto: no %s in:\n%s", typed_pb[i], res.out);
+	proc_result_free(&res);
+}
+
 /* PROG built in mode with flags, run with every detail record, and
  * replayed with opt (or none): the function column. */
 static char *replayed(const char *mode, const char *const flags[], const char *opt)
@@ -101,6 +129,7 @@ static char *replayed(const char *mode, const char *const flags[], const char *o
 			if (!strstr(out, typed_json[i]))
 				fail_msg("chrome --args has no %s in:\n%s", typed_json[i], out);
 		free(out);
+		expect_perfetto(tc);
 	}
 	tc->passed = true;
 	tr_teardown(&s);
