@@ -30,7 +30,7 @@ enum cls { C_NONE, C_INT, C_SSE, C_MEM };
 
 void ada_sig_free(struct ada_sig *sig)
 {
-	if (!sig)
+	if (!sig || sig->builtin)
 		return;
 	for (uint32_t i = 0; i <= sig->nparams; i++) {
 		struct sig_value *v = i < sig->nparams ? &sig->params[i] : &sig->ret;

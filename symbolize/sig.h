@@ -60,11 +60,18 @@ struct sig_value {
 struct ada_sig {
 	struct sig_value ret;  /* kind SIG_VOID for none */
 	bool variadic;         /* "..." after the parameters */
+	bool builtin;          /* sig_libc's: kept for the process's life, never freed */
 	uint32_t nparams;
 	struct sig_value params[];
 };
 
+/* Frees a signature of dwarf_params.c's (sig_libc's are left alone). */
 void ada_sig_free(struct ada_sig *sig);
+
+/* sig_libc.c: the signature of a common C library function by its name as
+ * views show it ("strlen" for __strlen_avx2), for module (a basename) of
+ * the C library; NULL for another module or function. */
+const struct ada_sig *sig_libc(const char *name, const char *module);
 
 /* The text of one value read from registers and stack: what sig_format.c
  * needs of a detail record. regs: x86_64 rdi..r9 at a call, rax rdx at a

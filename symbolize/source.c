@@ -80,7 +80,7 @@ static int number_functions(struct src_process *p, struct src_raw *r)
 		sf->name = strdup(src_display_name(sf->full, sf->module, buf, sizeof(buf)));
 		sf->file = af->file;
 		sf->line = af->line;
-		sf->sig = af->sig;
+		sf->sig = af->sig ? af->sig : sig_libc(sf->name, sf->module);
 		if (!sf->full || !sf->name)
 			goto out;
 		ids[owner][idx] = (uint32_t)++r->nfuncs;

@@ -134,6 +134,9 @@ static int load_funcs(struct src_process *p, struct src_raw *r, const struct jso
 	free(v);
 	for (i = 0; (m = json_at(json_get(root, "modules"), i)); i++)
 		module_sigs(r, m, addrs);
+	for (i = 0; i < r->nfuncs; i++)
+		if (!r->funcs[i].sig)
+			r->funcs[i].sig = sig_libc(r->funcs[i].name, r->funcs[i].module);
 	free(addrs);
 	if (src_names_disambiguate(r->funcs, r->nfuncs) < 0)
 		return -ENOMEM;

@@ -104,11 +104,12 @@ static void expect_perfetto(struct tr_case *tc)
 	proc_result_free(&res);
 }
 
-/* PROG built in mode with flags, run with every detail record, and
- * replayed with opt (or none): the function column. */
-static char *replayed(const char *mode, const char *const flags[], const char *opt)
+/* PROG built in mode with flags, run with every detail record (and the
+ * dynamic hooks off unless hooks), and replayed with opt (or none): the
+ * function column. */
+static char *replayed_with(const char *mode, const char *const flags[], const char *opt, bool hooks)
 {
-	const char *const env[] = { "ADA_DETAIL=all", "ADA_DYNHOOK=off", NULL };
+	const char *const env[] = { "ADA_DETAIL=all", hooks ? NULL : "ADA_DYNHOOK=off", NULL };
 	void *s = NULL;
 	struct tr_case *tc;
 	char *out, *col;
@@ -123,7 +124,7 @@ static char *replayed(const char *mode, const char *const flags[], const char *o
 	out = view_ok((const char *[]){ "replay", "--ns", "-F", "main", tc->trace, opt, NULL });
 	col = function_column(out);
 	free(out);
-	if (!opt && strstr(col, "paint(c=BLUE")) { /* typed: chrome --args says the same */
+	if (!opt && !hooks && strstr(col, "paint(c=BLUE")) { /* typed: the exports say the same */
 		out = view_ok((const char *[]){ "chrome", "--args", tc->trace, NULL });
 		for (size_t i = 0; typed_json[i]; i++)
 			if (!strstr(out, typed_json[i]))
@@ -134,6 +135,11 @@ static char *replayed(const char *mode, const char *const flags[], const char *o
 	tc->passed = true;
 	tr_teardown(&s);
 	return col;
+}
+
+static char *replayed(const char *mode, const char *const flags[], const char *opt)
+{
+	return replayed_with(mode, flags, opt, false);
 }
 
 static void typed_in_mode(const char *mode)
@@ -182,6 +188,22 @@ static void raw_args_shows_the_registers(void **state)
 	free(got);
 }
 
+/* The C library's functions through the dynamic hooks, by their known
+ * prototypes where the library has no DWARF of its own (strlen is
+ * assembly: never), with a string from the stack window; printf's format
+ * from the binary. */
+static void libc_functions_by_their_prototypes(void **state)
+{
+	char *got = replayed_with("fentry", (const char *[]){ "-O2", "-g", NULL }, NULL, true);
+
+	(void)state;
+	if (!strstr(got, "\n  paint(c=BLUE, name=\"gnu\", p={...}, b={...}, m={...}, after=42) {\n"
+			 "    strlen(s=\"gnu\") = 3;\n  } = 58; /* paint */\n") ||
+	    !strstr(got, "\n  printf(format=\"%ld\\n\", ...) {\n"))
+		fail_msg("expected strlen's and printf's parameters:\n%s", got);
+	free(got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -189,6 +211,7 @@ int main(void)
 		cmocka_unit_test(mcount_shows_the_parameters_by_type),
 		cmocka_unit_test(without_dwarf_the_registers),
 		cmocka_unit_test(raw_args_shows_the_registers),
+		cmocka_unit_test(libc_functions_by_their_prototypes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

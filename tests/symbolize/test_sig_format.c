@@ -184,6 +184,40 @@ static void cut_to_the_buffer(void **state)
 	assert_string_equal(small, "first=12345");
 }
 
+/* The C library's known prototypes: by the name views show, in the C
+ * library's modules only, placed by the ABI (floats in xmm). */
+static void libc_prototypes(void **state)
+{
+	const struct ada_sig *s = sig_libc("snprintf", "libc.so.6");
+	uint64_t regs[8] = { 0x1000, 64, 0x400000 }, fregs[8] = { 0 };
+	struct sig_frame fr = { .regs = regs, .read_const = rodata, .ctx = "%d items" };
+	double x = 2.0, y = 0.5;
+	char ret[32];
+
+	(void)state;
+	assert_non_null(s);
+	assert_true(s->builtin);
+	assert_string_equal(args(s, &fr), "str=0x1000, size=64, format=\"%d items\", ...");
+	assert_ptr_equal(sig_libc("snprintf", "libc.so.6"), s); /* parsed once */
+	assert_null(sig_libc("snprintf", "libfoo.so"));
+	assert_null(sig_libc("snprint", "libc.so.6"));
+	assert_null(sig_libc("no_such_function", "libc.so.6"));
+	s = sig_libc("pow", "libm.so.6");
+	assert_non_null(s);
+	memcpy(&fregs[0], &x, 8);
+	memcpy(&fregs[1], &y, 8);
+	memcpy(&fregs[2], &x, 8);
+	fr.fregs = fregs;
+	assert_string_equal(args(s, &fr), "x=2, y=0.5");
+	fregs[0] = fregs[2]; /* the result, in xmm0 */
+	sig_format_ret(s, &fr, ret, sizeof(ret));
+	assert_string_equal(ret, "2");
+	regs[0] = 0x41;
+	assert_string_equal(args(sig_libc("putchar", "libc.so.6"), &fr), "c='A'");
+	ada_sig_free((struct ada_sig *)s); /* a builtin one: left alone */
+	assert_ptr_equal(sig_libc("pow", "libm.so.6"), s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,6 +228,7 @@ int main(void)
 		cmocka_unit_test(strings_from_the_binary_and_cut),
 		cmocka_unit_test(aggregates_void_and_unknown),
 		cmocka_unit_test(cut_to_the_buffer),
+		cmocka_unit_test(libc_prototypes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
