@@ -12,9 +12,11 @@
 #                nothrow: a real call tree (the VM, tables, strings, the GC)
 #   micro-small  micro with BENCH_VIEW_SMALL_ITERS, ada only and idle only:
 #                peak RSS at another trace length (it must not grow)
-#   micro-detail micro with BENCH_VIEW_DETAIL_ITERS recorded with
-#                ADA_DETAIL=all (registers and 128 stack bytes with each
-#                event the detail ring could keep): the atf view only
+#   micro-detail micro built with -g, BENCH_VIEW_DETAIL_ITERS iterations
+#                recorded with ADA_DETAIL=all (registers and 128 stack
+#                bytes with each event the detail ring could keep): the atf
+#                view, and replay, which shows the calls' parameters by the
+#                DWARF's names and types (issue 24)
 # ada's are bin/adacc --ada-mode=fentry builds run with ADA_DETAIL=off
 # ADA_DYNHOOK=off, uftrace's gcc -pg -mfentry builds recorded with
 # --no-libcall: both record exactly the functions gcc instrumented, with no
@@ -28,6 +30,8 @@
 #   chrome    ada-symbolize chrome          uftrace dump --chrome
 #   perfetto  ada-symbolize perfetto
 #   replay    ada-symbolize replay
+#   diff      ada-symbolize diff TRACE TRACE (the trace against itself: its
+#             events read twice; issue 24)
 #   atf       ada-symbolize -q -o DIR (the ATF conversion; issue 15's
 #             budgets: 25 M events/s on the index-only traces, 10 M events/s
 #             with details), next to dd writing as many bytes as the ATF
@@ -62,7 +66,7 @@ ITERS=${BENCH_VIEW_ITERS:-15000000}
 SMALL_ITERS=${BENCH_VIEW_SMALL_ITERS:-3750000}
 DETAIL_ITERS=${BENCH_VIEW_DETAIL_ITERS:-1250000}
 LUA_SIZE=${BENCH_VIEW_LUA_SIZE:-1500}
-VIEWS=${BENCH_VIEWS:-report flame chrome perfetto replay atf}
+VIEWS=${BENCH_VIEWS:-report flame chrome perfetto replay diff atf}
 LOADED=${BENCH_VIEW_LOADED:-1}
 NPROC=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)
 REALWORLD=$ROOT/tests/realworld/build.sh
@@ -83,8 +87,8 @@ for v in BENCH_VIEW_ROUNDS=$ROUNDS BENCH_VIEW_ITERS=$ITERS BENCH_VIEW_SMALL_ITER
 	case ${v#*=} in '' | *[!0-9]* | 0) die "$v: expected a positive integer" ;; esac
 done
 for v in $VIEWS; do
-	case $v in report | flame | chrome | perfetto | replay | atf) ;;
-	*) die "BENCH_VIEWS: unknown view $v (report flame chrome perfetto replay atf)" ;;
+	case $v in report | flame | chrome | perfetto | replay | diff | atf) ;;
+	*) die "BENCH_VIEWS: unknown view $v (report flame chrome perfetto replay diff atf)" ;;
 	esac
 done
 case $LOADED in 0 | 1) ;; *) die "BENCH_VIEW_LOADED=$LOADED: expected 0 or 1" ;; esac
@@ -107,6 +111,7 @@ TB=$(date +%s)
 build gcc -O2 -Wall -o runstat "$BENCH/runstat.c"
 build gcc -O2 -Wall -o spin "$BENCH/spin.c"
 build "$ROOT/bin/adacc" --ada-mode=fentry -O2 -I"$ROOT/runtime" -o micro_ada_fentry "$BENCH/micro.c"
+build "$ROOT/bin/adacc" --ada-mode=fentry -O2 -g -I"$ROOT/runtime" -o micro_ada_fentry_g "$BENCH/micro.c"
 [ "$HAVE_UFTRACE" = 1 ] && build gcc -O2 -pg -mfentry -I"$ROOT/runtime" -o micro_fentry "$BENCH/micro.c"
 [ -x "$REALWORLD" ] || die "tests/realworld/build.sh missing (the lua trace)"
 note "building lua: ada-fentry$([ "$HAVE_UFTRACE" = 1 ] && echo ", fentry")"
@@ -155,7 +160,7 @@ lua_bin() { echo "$OUT/rw/$1/lua"; }
 record probe ada ./micro_ada_fentry 10
 record micro ada ./micro_ada_fentry "$ITERS"
 record micro-small ada ./micro_ada_fentry "$SMALL_ITERS"
-case " $VIEWS " in *" atf "*) record micro-detail ada ./micro_ada_fentry "$DETAIL_ITERS" ;; esac
+case " $VIEWS " in *" atf "* | *" replay "*) record micro-detail ada ./micro_ada_fentry_g "$DETAIL_ITERS" ;; esac
 record lua ada "$(lua_bin ada-fentry)" "$BENCH/lua/workload.lua" "$LUA_SIZE" nothrow
 if [ "$HAVE_UFTRACE" = 1 ]; then
 	record micro uftrace ./micro_fentry "$ITERS"
@@ -171,6 +176,7 @@ view_cmd() {
 	ada)
 		case $2 in
 		atf) set -- "$SYM" -q -o "$OUT/atf" "$3" ;;
+		diff) set -- "$SYM" diff -o /dev/null "$3" "$3" ;;
 		# With its args, as uftrace's; whatever the viewers load.
 		chrome) set -- "$SYM" chrome --args --large -o /dev/null "$3" ;;
 		*) set -- "$SYM" "$2" -o /dev/null "$3" ;;
@@ -229,6 +235,7 @@ measure_view() {
 	spin_stop
 	rm -rf "$OUT/atf" "$OUT/atf-floor"
 	_ev=$(awk -F '\t' -v k="events.$_tw.$2" '$1 == k { print $2 }' meta.tsv)
+	[ "$4" = diff ] && _ev=$((2 * _ev)) # both sides read
 	_msg=-
 	[ "$_st" = 0 ] || _msg=$(grep -v '^ *$' "$_log.err" | tail -n 1 | tr '\t' ' ')
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$_ev" \
@@ -254,7 +261,7 @@ while [ "$r" -le "$ROUNDS" ]; do
 		for t in micro lua micro-small micro-detail; do
 			[ "$t" = micro-small ] && [ "$cond" = loaded ] && continue
 			for v in $BUILT; do
-				[ "$t" = micro-detail ] && [ "$v" != atf ] && continue
+				[ "$t" = micro-detail ] && [ "$v" != atf ] && [ "$v" != replay ] && continue
 				for w in $order dd; do
 					[ "$t" = micro-small ] && [ "$w" = uftrace ] && continue
 					measure_view "$cond" "$t" "$w" "$v" "$r"

@@ -21,15 +21,17 @@ BEGIN {
 	# issue 15's of the ATF conversion: index only, and of a trace with
 	# details (micro-detail, judged from DETAIL_EVENTS events).
 	budget["report"] = 20; budget["flame"] = 20; budget["chrome"] = 10; budget["atf"] = 25
+	budget["diff"] = 10 # issue 24's, as the typed replay's (DETAIL_BUDGET)
 	BUDGET_EVENTS = 50000000
 	DETAIL_BUDGET = 10; DETAIL_EVENTS = 4000000
 	RSS_MB = 200
-	nview = split("report flame chrome perfetto replay atf", view_order, " ")
+	nview = split("report flame chrome perfetto replay diff atf", view_order, " ")
 	what["report"] = "`ada-symbolize report` | `uftrace report`"
 	what["flame"] = "`ada-symbolize flame` (folded stacks) | `uftrace dump --flame-graph`"
 	what["chrome"] = "`ada-symbolize chrome` (Trace Event JSON) | `uftrace dump --chrome`"
 	what["perfetto"] = "`ada-symbolize perfetto` (protobuf) | —"
-	what["replay"] = "`ada-symbolize replay` | —"
+	what["replay"] = "`ada-symbolize replay` (micro-detail: every call's parameters by the DWARF's names and types) | —"
+	what["diff"] = "`ada-symbolize diff T T` (the trace against itself: its events twice) | —"
 	what["atf"] = "`ada-symbolize -q -o DIR` (the ATF v2 conversion) | `dd bs=256K` writing as many bytes to the same directory: the floor the disk and page cache set"
 }
 FILENAME == ARGV[1] { vmeta[$1] = $2; next }
@@ -85,7 +87,7 @@ function verdicts(k, view, cond, trace,    n, s, ok, name, b, least) {
 	n = vspeeds(k)
 	# (b = budget[view] would add view to budget: "in" first.)
 	b = (view in budget) ? budget[view] : ""; least = BUDGET_EVENTS
-	if (view == "atf" && trace == "micro-detail") { b = DETAIL_BUDGET; least = DETAIL_EVENTS }
+	if ((view == "atf" || view == "replay") && trace == "micro-detail") { b = DETAIL_BUDGET; least = DETAIL_EVENTS }
 	if (b != "" && cond == "idle" && vmeta["events.ada." trace] >= least && n) {
 		ok = median(n) >= b
 		s = "≥ " b " M/s " verdict(ok) ", "
@@ -165,7 +167,7 @@ function views_section(    i, j, c, t, view, cond, trace, k, u, n, row, nc, cond
 	printf "- micro-small: micro with %s iterations (BENCH_VIEW_SMALL_ITERS): ada %s events, idle only\n", \
 		vmeta["small_iters"], vmeta["events.ada.micro-small"]
 	if ("events.ada.micro-detail" in vmeta)
-		printf "- micro-detail: micro with %s iterations (BENCH_VIEW_DETAIL_ITERS) recorded with ADA_DETAIL=all ADA_DETAIL_KB=1048576: %s events, %s with a detail record (registers, 128 stack bytes); the atf view only\n", \
+		printf "- micro-detail: micro built with -g, %s iterations (BENCH_VIEW_DETAIL_ITERS) recorded with ADA_DETAIL=all ADA_DETAIL_KB=1048576: %s events, %s with a detail record (registers, 128 stack bytes); the atf and replay views only\n", \
 			vmeta["detail_iters"], vmeta["events.ada.micro-detail"], atf_field("micro-detail", 2)
 	printf "- ATF written: %s\n", atf_sizes()
 	print "- Traces: ada's from `bin/adacc --ada-mode=fentry -O2` builds run with ADA_DETAIL=off"
