@@ -47,7 +47,8 @@ struct rthread {
 	uint64_t last_at;        /* -f delta: the time of its line before */
 	struct walk_event ev;    /* the next event to print (has_ev) */
 	struct walk_event nx;    /* and the one after it (has_nx): is ev a leaf? */
-	struct shown ev_s, nx_s;
+	struct shown shown[2];   /* ev's and nx's, swapped as nx becomes ev */
+	bool nx_second;          /* nx's is shown[1] */
 	bool has_ev, has_nx, started;
 	/* A leaf's ENTER waits for its EXIT; a run of them with --fold. */
 	bool leaf_open;
@@ -188,6 +189,11 @@ static const char *name_of(const struct replay *r, uint32_t func)
 	return r->a->full_names ? r->p->funcs[func].full : r->p->funcs[func].name;
 }
 
+static struct shown *ev_shown(struct rthread *rt)
+{
+	return &rt->shown[!rt->nx_second];
+}
+
 static void shown_copy(struct shown *to, const struct shown *from)
 {
 	to->has = from->has;
@@ -303,7 +309,7 @@ static void print_leaf(struct replay *r, struct rthread *rt, const struct walk_e
 			rt->run_depth != x->depth))
 		flush_run(r, rt);
 	if (!r->a->fold || x->how != SRC_RETURN) {
-		print_leaf_line(r, rt, x, &rt->leaf_s, &rt->ev_s);
+		print_leaf_line(r, rt, x, &rt->leaf_s, ev_shown(rt));
 		return;
 	}
 	if (!rt->run++) { /* the first of a run: kept whole, in case none follows */
@@ -312,7 +318,7 @@ static void print_leaf(struct replay *r, struct rthread *rt, const struct walk_e
 		rt->run_ns = 0;
 		rt->leaf = *x;
 		shown_copy(&rt->run_s, &rt->leaf_s);
-		shown_copy(&rt->run_ret_s, &rt->ev_s);
+		shown_copy(&rt->run_ret_s, ev_shown(rt));
 	}
 	rt->run_ns += x->total_ns;
 }
@@ -323,7 +329,7 @@ static void print_event(struct replay *r, struct rthread *rt, const struct walk_
 		    rt->nx.depth == x->depth;
 
 	if (leaf) {
-		shown_copy(&rt->leaf_s, &rt->ev_s);
+		shown_copy(&rt->leaf_s, ev_shown(rt));
 		rt->leaf_open = true;
 		return;
 	}
@@ -335,7 +341,7 @@ static void print_event(struct replay *r, struct rthread *rt, const struct walk_
 	flush_run(r, rt);
 	if (x->type == WALK_ENTER) {
 		prefix(r, rt, 0, false, x->start_ns, x->func, x->depth);
-		call_part(r, x->func, &rt->ev_s);
+		call_part(r, x->func, ev_shown(rt));
 		put(r, " {");
 		srcline(r, x->func);
 		put(r, "\n");
@@ -343,7 +349,7 @@ static void print_event(struct replay *r, struct rthread *rt, const struct walk_
 	}
 	prefix(r, rt, x->total_ns, true, x->end_ns, x->func, x->depth);
 	put(r, "}");
-	ret_part(r, &rt->ev_s, "");
+	ret_part(r, ev_shown(rt), "");
 	put(r, " /* ");
 	put(r, name_of(r, x->func));
 	end_note(r, rt, x);
@@ -358,7 +364,7 @@ static int fetch(struct replay *r, struct rthread *rt)
 
 	rt->has_nx = n > 0;
 	if (n > 0)
-		shown_make(r, &rt->nx, &rt->nx_s);
+		shown_make(r, &rt->nx, &rt->shown[rt->nx_second]);
 	rt->nx.regs = NULL; /* the walk's: gone at its next event */
 	rt->nx.fregs = NULL;
 	rt->nx.stack = NULL;
@@ -375,7 +381,7 @@ static int advance(struct replay *r, struct rthread *rt)
 	if (!rt->has_ev)
 		return 0;
 	rt->ev = rt->nx;
-	shown_copy(&rt->ev_s, &rt->nx_s);
+	rt->nx_second = !rt->nx_second; /* nx's text is ev's now; the next nx takes ev's old */
 	return fetch(r, rt) < 0 ? -EIO : 1;
 }
 
