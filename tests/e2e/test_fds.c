@@ -228,11 +228,11 @@ static uint64_t count_after(const char *err, const char *prefix)
 	return strtoull(p + strlen(prefix), NULL, 10);
 }
 
-#define FSIZE_CALLS (1 + 20 * 5000)
+#define FSIZE_CALLS (1 + 200 * 1000)
 
 /* RLIMIT_FSIZE with SIGXFSZ ignored: writes past the limit fail with EFBIG,
  * as on a full disk. The limit is set before the program starts (ulimit -f
- * 39: 19968 bytes), so that its recorder, forked at start-up, has it too
+ * 195: 99840 bytes), so that its recorder, forked at start-up, has it too
  * (a limit the program sets later is not the recorder's). One line at exit
  * names the file and the reason and counts what was lost (three lines
  * once: the ring file, the thread file, the count); the trace reads, and
@@ -246,7 +246,7 @@ static void file_size_limit_is_said_once_and_the_trace_stays_readable(void **sta
 	for (size_t m = 0; m < NMODES; m++) {
 		tr_build_mode_pair(tc, "fds_fsize", MODES[m], out, sizeof(out), O2);
 		snprintf(name, sizeof(name), "trace-%s", MODES[m]);
-		snprintf(limited, sizeof(limited), "ulimit -f 39; trap '' XFSZ; exec ./%s 19968", out);
+		snprintf(limited, sizeof(limited), "ulimit -f 195; trap '' XFSZ; exec ./%s 99840", out);
 		const char *const env[] = { QUIET_ENV, output_env(tc, name, env_out, trace), NULL };
 		const char *const argv[] = { "/bin/sh", "-c", limited, NULL };
 		uint64_t lost, no_buffer;

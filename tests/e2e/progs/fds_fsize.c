@@ -1,15 +1,21 @@
 /* fds_fsize.c - the trace outgrows what the process may write: the program
  * sets RLIMIT_FSIZE to argv[1] bytes with SIGXFSZ ignored (a write past it
  * fails with EFBIG, as on a full disk), then calls work() CALLS times, in
- * rounds that let the writer drain. main is not instrumented. */
+ * rounds that let the writer drain. main is not instrumented.
+ *
+ * The rounds are small and the limit large beside each (a round's calls
+ * are ~2 KB of trace, the limit ~100 KB): a frame the recorder writes is
+ * all it drained since the last, and one larger than the limit is lost
+ * whole, so a recorder starved of CPU on a busy machine (a frame of many
+ * rounds) must still write its first frames within the limit. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
 
-#define ROUNDS 20
-#define PER_ROUND 5000
+#define ROUNDS 200
+#define PER_ROUND 1000
 
 static volatile unsigned long sink;
 
@@ -20,7 +26,7 @@ __attribute__((noinline)) void work(unsigned long i)
 
 __attribute__((no_instrument_function)) int main(int argc, char **argv)
 {
-	struct timespec ts = { 0, 5 * 1000000 };
+	struct timespec ts = { 0, 2 * 1000000 };
 	struct rlimit rl;
 
 	if (argc != 2)
