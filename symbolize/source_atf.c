@@ -364,8 +364,11 @@ int src_atf_next(struct src_atf_stream *s, struct src_event *ev)
 	ev->fregs = NULL;
 	ev->sp = 0;
 	ev->stack_size = 0;
+	/* The record links back to its index event by index_seq: the event's
+	 * own ordinal, not its detail_seq (equal only while every event has a
+	 * record). */
 	if (s->has_detail && a.detail_seq != ATF_NO_DETAIL)
-		detail_of(s, a.detail_seq, ev);
+		detail_of(s, (uint32_t)s->next, ev);
 	s->next++;
 	return 1;
 }

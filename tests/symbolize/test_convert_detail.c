@@ -3,6 +3,8 @@
  * index event and repeats its timestamp and function id, carries the
  * registers and stack bytes recorded, and the index event names the record;
  * a thread without details gets no detail.atf; the validator finds nothing.
+ * The views' events (src_event.regs) carry the registers from the raw trace,
+ * decoded here or ahead, and from the ATF alike.
  *
  * The trace is built by hand around a real ELF compiled here, so that its
  * functions resolve: process.meta as the runtime writes it, thread files
@@ -26,6 +28,7 @@
 #include "json.h"
 #include "lib/capture.h"
 #include "raw_fixture.h"
+#include "source.h"
 #include "symtab.h"
 
 #define PID 4242
@@ -381,6 +384,85 @@ static void test_convert_detail_output_passes_the_validator(void **state)
 	rf_expect_valid(w->pid_dir);
 }
 
+/* Thread 0's events as the views read them (src_next), decoded here or
+ * ahead: whether each had registers, and their first. */
+struct seen {
+	int open, end;       /* src_open's and the last src_next's results */
+	size_t n;
+	bool regs[NSTEPS + 2];
+	uint64_t reg0[NSTEPS + 2];
+};
+
+static void read_src(bool async, struct seen *out)
+{
+	struct src_process *p;
+	struct src_stream *st;
+	const struct src_event *ev;
+
+	memset(out, 0, sizeof(*out));
+	if ((out->open = src_open(w->pid_dir, &p)))
+		return;
+	st = async ? src_stream_open_async(p, 0) : src_stream_open(p, 0);
+	while (st && (out->end = src_next(st, &ev)) > 0 && out->n < NSTEPS + 2) {
+		out->regs[out->n] = ev->regs != NULL;
+		if (ev->regs)
+			out->reg0[out->n] = ev->regs[0];
+		out->n++;
+	}
+	src_stream_close(st);
+	src_close(p);
+}
+
+/* Each step's registers exactly where it had a detail, NULL elsewhere (no
+ * detail, the frames closed at the end). */
+static void expect_src_regs(const struct seen *got)
+{
+	struct ada_raw_detail want;
+	uint8_t stack[ADA_STACK_MAX];
+
+	assert_int_equal(got->open, 0);
+	assert_int_equal(got->end, 0);
+	assert_int_equal(got->n, NSTEPS + 2);
+	for (size_t i = 0; i < NSTEPS + 2; i++) {
+		unsigned seed = i < NSTEPS ? thread0[i].seed : 0;
+
+		assert_int_equal(got->regs[i], seed != 0);
+		if (seed) {
+			rf_make_detail(seed, 0, &want, stack);
+			assert_int_equal(got->reg0[i], want.regs[0]);
+		}
+	}
+}
+
+static void test_convert_detail_views_see_the_registers_of_the_raw_trace(void **state)
+{
+	struct seen got;
+
+	(void)state;
+	read_src(false, &got);
+	expect_src_regs(&got);
+	read_src(true, &got);
+	expect_src_regs(&got);
+}
+
+/* With raw/ gone, the views read the ATF: the same registers, also for the
+ * events after one without a detail (the record that links back to an
+ * event by its index position, not by its detail_seq). */
+static void test_convert_detail_views_see_the_registers_of_the_atf(void **state)
+{
+	struct seen sync, async;
+	char away[256];
+
+	(void)state;
+	snprintf(away, sizeof(away), "%s.away", w->raw);
+	assert_int_equal(rename(w->raw, away), 0);
+	read_src(false, &sync);
+	read_src(true, &async);
+	assert_int_equal(rename(away, w->raw), 0);
+	expect_src_regs(&sync);
+	expect_src_regs(&async);
+}
+
 /* Converting again gives the same files, and none stale. */
 static void test_convert_detail_converting_again_gives_the_same_detail(void **state)
 {
@@ -430,6 +512,8 @@ int main(void)
 		T(test_convert_detail_thread_without_details_has_no_file),
 		T(test_convert_detail_manifest_tells_which_threads_have_detail),
 		T(test_convert_detail_output_passes_the_validator),
+		T(test_convert_detail_views_see_the_registers_of_the_raw_trace),
+		T(test_convert_detail_views_see_the_registers_of_the_atf),
 		T(test_convert_detail_converting_again_gives_the_same_detail),
 		T(test_convert_detail_summary_tells_detail_full_from_lost_events),
 	};
