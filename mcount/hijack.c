@@ -78,6 +78,7 @@ _Static_assert(offsetof(struct ada_ring_header, dropped[ADA_DROP_DETAIL_FULL]) =
 _Static_assert(ADA_DREC_OFF_LR == ADA_DREC_LR * 8 && ADA_DREC_OFF_FP == ADA_DREC_FP * 8 &&
 	       ADA_DREC_OFF_SP == ADA_DREC_SP * 8 &&
 	       ADA_DREC_OFF_STACK_SIZE == ADA_DREC_STACK_SIZE * 8 &&
+	       ADA_DREC_OFF_FREGS == ADA_DREC_FREGS * 8 &&
 	       ADA_DREC_OFF_STACK == ADA_DREC_STACK * 8, "detail record words");
 _Static_assert(ADA_SLOT_DETAIL == 1ull << ADA_SLOT_DETAIL_BIT, "detail bit");
 _Static_assert((uint64_t)ADA_RAW_RETURN << 62 == 1ull << ADA_SLOT_RETURN_BIT && ADA_RAW_CALL == 0,
@@ -139,8 +140,8 @@ static inline __attribute__((always_inline)) void put_words(uint64_t *dst, const
  * The record goes to the ring's place for that position: in window mode
  * over whatever was there; with ADA_DETAIL=all only once the writer has
  * consumed the record that was. */
-static uint64_t detail_put(struct ada_thread *td, const uint64_t regs[8], uintptr_t lr,
-			   uintptr_t fp, uintptr_t sp)
+static uint64_t detail_put(struct ada_thread *td, const uint64_t regs[8], const uint64_t fregs[8],
+			   uintptr_t lr, uintptr_t fp, uintptr_t sp)
 {
 	uint64_t pos = td->rh->head, *w;
 	uint32_t stack, i;
@@ -156,6 +157,8 @@ static uint64_t detail_put(struct ada_thread *td, const uint64_t regs[8], uintpt
 			regs[0], regs[1], regs[2], regs[3], regs[4], regs[5], regs[6], regs[7],
 			[ADA_DREC_LR] = lr, [ADA_DREC_FP] = fp, [ADA_DREC_SP] = sp,
 			[ADA_DREC_STACK_SIZE] = stack,
+			[ADA_DREC_FREGS] = fregs[0], fregs[1], fregs[2], fregs[3], fregs[4],
+			fregs[5], fregs[6], fregs[7],
 		};
 
 		put_words(w, head, ADA_DREC_STACK);
@@ -201,13 +204,14 @@ static uintptr_t real_return(const struct ada_thread *td, uint32_t depth, uintpt
 static inline void record_call(struct ada_thread *td, uint32_t depth, uintptr_t fn,
 			       const struct ada_entry_regs *r, uintptr_t ret, uintptr_t sp)
 {
-	uint64_t word = fn | (uint64_t)ADA_RAW_CALL << 62, regs[8];
+	uint64_t word = fn | (uint64_t)ADA_RAW_CALL << 62, regs[8], fregs[8];
 
 	if (!ada_call_room(td, depth))
 		return;
 	if (ada_rt.cfg.detail) {
 		ada_arch_call_args(r, regs);
-		word |= detail_put(td, regs, ret, r->rbp, sp);
+		ada_arch_call_fregs(r, fregs);
+		word |= detail_put(td, regs, fregs, ret, r->rbp, sp);
 	}
 	ada_ring_put(td, ada_arch_ticks(), word);
 }
@@ -216,7 +220,7 @@ static inline void record_call(struct ada_thread *td, uint32_t depth, uintptr_t 
 static inline void record_return(struct ada_thread *td, uint32_t depth, uintptr_t fn,
 				 const struct ada_return_regs *r, uintptr_t real, uintptr_t sp)
 {
-	uint64_t word = fn | (uint64_t)ADA_RAW_RETURN << 62, regs[8];
+	uint64_t word = fn | (uint64_t)ADA_RAW_RETURN << 62, regs[8], fregs[8];
 
 	if (unlikely(depth > td->record_limit)) {
 		ada_exit_skipped_slow(td, depth);
@@ -224,7 +228,8 @@ static inline void record_return(struct ada_thread *td, uint32_t depth, uintptr_
 	}
 	if (ada_rt.cfg.detail) {
 		ada_arch_return_values(r, regs);
-		word |= detail_put(td, regs, real, r->rbp, sp);
+		ada_arch_return_fregs(r, fregs);
+		word |= detail_put(td, regs, fregs, real, r->rbp, sp);
 	}
 	ada_ring_put(td, ada_arch_ticks(), word);
 }
@@ -563,7 +568,9 @@ void ada_return_hook(struct ada_return_regs *regs, uintptr_t *slot)
 /* The same before a tail call's jump: the registers as they are then. */
 void ada_return_hook_tail(struct ada_entry_regs *regs, uintptr_t *slot)
 {
-	struct ada_return_regs r = { .rax = regs->rax, .rdx = regs->rdx, .rbp = regs->rbp };
+	struct ada_return_regs r = { .rax = regs->rax, .rdx = regs->rdx, .rbp = regs->rbp,
+				     .xmm0 = { regs->xmm[0][0], regs->xmm[0][1] },
+				     .xmm1 = { regs->xmm[1][0], regs->xmm[1][1] } };
 
 	ada_return_hook(&r, slot);
 }

@@ -231,7 +231,7 @@ static bool detail_wanted(struct ada_enc_detail *dl, uint64_t pos, struct ada_en
 	return true;
 }
 
-/* DETAIL for position pos from its record; 0 bytes if the record is gone. In
+/* DETAIL and FREGS for position pos from its record; 0 bytes if the record is gone. In
  * window mode the thread may be writing over it as we copy: once copied,
  * the record was intact if the thread had not reached position pos +
  * records (the slot it writes a record for is its head, published after the
@@ -256,6 +256,11 @@ static size_t encode_detail(struct ada_enc_detail *dl, uint64_t pos, uint8_t *ou
 	p += 2;
 	for (i = 0; i < stack / 8; i++, p += 8) {
 		v = get_word(&w[ADA_DREC_STACK + i]);
+		memcpy(p, &v, 8);
+	}
+	*p++ = ADA_RAW_CONTROL | ADA_CTL_FREGS << 2;
+	for (i = 0; i < ADA_RAW_FREGS_SIZE / 8; i++, p += 8) {
+		v = get_word(&w[ADA_DREC_FREGS + i]);
 		memcpy(p, &v, 8);
 	}
 	if (dl->head) {

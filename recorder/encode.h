@@ -75,7 +75,7 @@ struct ada_enc_detail {
 #define ADA_ENC_MAX_EVENT 16 /* tag + 10-byte delta varint + 5-byte fid varint */
 #define ADA_ENC_LOST_MAX 12
 #define ADA_ENC_SKIP_MAX 11
-#define ADA_ENC_DETAIL_MAX (1 + ADA_RAW_DETAIL_SIZE + ADA_STACK_MAX)
+#define ADA_ENC_DETAIL_MAX (1 + ADA_RAW_DETAIL_SIZE + ADA_STACK_MAX + 1 + ADA_RAW_FREGS_SIZE)
 static inline size_t ada_encode_bound(size_t n)
 {
 	return ADA_ENC_SYNC_BYTES + n * ADA_ENC_MAX_EVENT;

@@ -173,8 +173,8 @@ void ada_config_warn_unknown(char *const *env)
  * the thread learns of at once (ada_mark, ada_snapshot, signals, a crash:
  * marks.c holds each thread back from the window's records from then on, a
  * quarter of its ring later at most) and both rolls are counts, twice a
- * window's events are enough: 8192 records, 2 MiB, for the default 2000 +
- * 2000. A ring that small stays in the caches, where 16 MiB streamed the
+ * window's events are enough: 8192 records of 288 bytes, 2.25 MiB (of
+ * ADA_DETAIL_KB's 4096, a power of two), for the default 2000 + 2000. A ring that small stays in the caches, where 16 MiB streamed the
  * records through memory and took the program's data out of them (same-run
  * trials: micro's default mode ×0.76-0.83 of the CPU, Lua's ×0.85). A func:
  * trigger is found by the writer, late, and a time roll can span any

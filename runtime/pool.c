@@ -39,7 +39,7 @@ int ada_ring_map(struct ada_thread *td)
 		return -ENOMEM;
 	memset(rh, 0, sizeof(*rh));
 	memcpy(rh->magic, ADA_RING_MAGIC, sizeof(rh->magic));
-	rh->version = ADA_RAW_VERSION;
+	rh->version = ADA_RING_VERSION;
 	rh->ordinal = ADA_RING_UNOWNED;
 	rh->pid = ada_rt.pid;
 	rh->slots = (len - HEADER_BYTES) / sizeof(struct ada_slot);

@@ -12,8 +12,11 @@
 
 #include <stdint.h>
 
-#define ADA_RAW_VERSION 3 /* 2: the detail lane (DETAIL records, detail_full);
-			     * 3: POS in every frame, ring files, CRASH, waits */
+#define ADA_RAW_VERSION 4 /* 2: the detail lane (DETAIL records, detail_full);
+			     * 3: POS in every frame, ring files, CRASH, waits;
+			     * 4: FREGS after a DETAIL (the FP registers) */
+#define ADA_RING_VERSION 3 /* ring files (struct ada_ring_header): unchanged
+			      * since version 3 of the format */
 
 /* ---- process.meta: a 16-byte file header, then records ---------------------- */
 
@@ -336,7 +339,7 @@ struct ada_meta_recovered {
 struct ada_ring_header {
 	/* set at creation */
 	char magic[8];
-	uint32_t version;      /* ADA_RAW_VERSION */
+	uint32_t version;      /* ADA_RING_VERSION */
 	uint32_t ordinal;
 	uint32_t os_tid;
 	uint32_t pid;
@@ -386,6 +389,9 @@ enum ada_raw_control {
 			     * event; every frame has one, after its SYNC */
 	ADA_CTL_SKIP = 4,   /* then varint n: n ring positions of this frame hold
 			     * no event (a close with nothing open, dropped) */
+	ADA_CTL_FREGS = 5,  /* version 4: then ADA_RAW_FREGS_SIZE bytes, u64
+			     * fregs[8]: the FP registers of the DETAIL just
+			     * before it (same event); only there */
 };
 
 /* The detail record of one event (fentry/mcount modes), little-endian, packed:
@@ -399,6 +405,9 @@ struct ada_raw_detail {
 	uint16_t stack_size; /* 0..ADA_STACK_MAX; the bytes follow */
 } __attribute__((packed));
 #define ADA_RAW_DETAIL_SIZE 90
+/* FREGS' words: a CALL's FP argument registers (x86_64: xmm0..xmm7, their low
+ * 64 bits), a RETURN's FP return registers (xmm0, xmm1, then zeros). */
+#define ADA_RAW_FREGS_SIZE 64
 #define ADA_STACK_MAX 512
 
 #endif

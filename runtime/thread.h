@@ -51,7 +51,12 @@ enum {
 	ADA_DREC_FP = 9,
 	ADA_DREC_SP = 10,    /* the address of the return-address slot */
 	ADA_DREC_STACK_SIZE = 11, /* bytes of stack that follow, a multiple of 8 */
-	ADA_DREC_STACK = 12, /* then the stack window, from sp up */
+	/* 8 words: the FP argument registers at a CALL (x86_64: xmm0..xmm7,
+	 * their low 64 bits), the FP return registers at a RETURN (xmm0,
+	 * xmm1, then zeros). After the words the encoder copies into DETAIL
+	 * as they are, so that one loop still copies those. */
+	ADA_DREC_FREGS = 12,
+	ADA_DREC_STACK = 20, /* then the stack window, from sp up */
 };
 
 /* A frame the thread is in, recorded or not: what its exit must match. */

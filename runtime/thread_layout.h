@@ -56,7 +56,8 @@
 #define ADA_DREC_OFF_FP 72
 #define ADA_DREC_OFF_SP 80
 #define ADA_DREC_OFF_STACK_SIZE 88
-#define ADA_DREC_OFF_STACK 96
+#define ADA_DREC_OFF_FREGS 96 /* 8 words: x86_64 xmm0..7's low 64 bits */
+#define ADA_DREC_OFF_STACK 160
 
 /* struct ada_runtime (ada_internal.h): cfg.detail (ADA_DETAIL is not off),
  * cfg.detail_window (ADA_DETAIL=window), cfg.ring_mode (ADA_RECORD=ring) */

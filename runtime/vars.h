@@ -57,7 +57,7 @@ static const struct ada_var ada_vars[] __attribute__((unused)) = {
 	{ ADA_VAR_RUNTIME, "ADA_STACK_BYTES", "0..512, rounded down to 8", "128",
 	  "stack window copied with each detail record" },
 	{ ADA_VAR_RUNTIME, "ADA_DETAIL_KB", "64..1048576, rounded up to a power of two",
-	  "twice a window (2048) in window mode with counted rolls and no func: trigger, else 16384",
+	  "twice a window (4096) in window mode with counted rolls and no func: trigger, else 16384",
 	  "each thread's detail ring, KiB" },
 	{ ADA_VAR_RUNTIME, "ADA_FILTER", "function-name globs, comma-separated", "all",
 	  "patchable mode: trace only these functions" },

@@ -25,6 +25,11 @@
 #define ATF_DETAIL_MAX_STACK 512  /* bytes of stack a detail event may carry */
 #define ATF_ARCH_X86_64 1
 #define ATF_ARCH_ARM64 2
+/* ada's extension of the detail event (docs/atf-extensions.md): flags bit 0
+ * says fregs[8] follow its stack bytes, 64 more bytes in total_length.
+ * No other bit is defined. */
+#define ATF_DETAIL_FLAG_FREGS 0x1
+#define ATF_DETAIL_FREGS_SIZE 64
 
 enum atf_kind { ATF_CALL = 1, ATF_RETURN = 2, ATF_EXCEPTION = 3 };
 enum atf_detail_type { ATF_DETAIL_CALL = 3, ATF_DETAIL_RETURN = 4 };
@@ -50,7 +55,18 @@ struct atf_detail {
 	uint64_t lr, fp, sp;
 	uint16_t stack_size;
 	const uint8_t *stack; /* stack_size bytes */
+	/* flags & ATF_DETAIL_FLAG_FREGS: the FP registers, x86_64 xmm0..xmm7's
+	 * low 64 bits at a call, xmm0 and xmm1 at a return (the rest 0) */
+	uint64_t fregs[8];
 };
+
+/* A detail event's total_length: the header, the payload, its stack, and
+ * fregs with ATF_DETAIL_FLAG_FREGS. */
+static inline uint32_t atf_detail_total(uint16_t flags, uint32_t stack_size)
+{
+	return ATF_DETAIL_HEADER_SIZE + ATF_DETAIL_PAYLOAD_SIZE + stack_size +
+	       (flags & ATF_DETAIL_FLAG_FREGS ? ATF_DETAIL_FREGS_SIZE : 0);
+}
 
 /* ---- writer ------------------------------------------------------------------ */
 
@@ -129,7 +145,8 @@ struct atf_detail_file {
 };
 
 /* Maps and checks a detail file like atf_index_map, and walks its record chain
- * once: every total_length = 124 + stack_size, stack_size <= 512, every
+ * once: every total_length = 124 + stack_size (+ 64 with ATF_DETAIL_FLAG_FREGS,
+ * no other flag bit), stack_size <= 512, every
  * thread_id = the header's, the chain fills bytes_length exactly, and the
  * header's count and index_seq range and the footer's times match the records.
  * Links to the index are the caller's to check. */

@@ -274,19 +274,25 @@ static int check_detail_record(const struct atf_detail_file *f, uint64_t pos, ui
 			       char *err, size_t errlen)
 {
 	const uint8_t *p = f->events + pos;
-	uint32_t total, stack;
+	uint32_t total, stack, flags;
 
 	if (f->bytes_length - pos < ATF_DETAIL_FIXED)
 		return bad(err, errlen, "detail event #%" PRIu64 " at byte %" PRIu64 ": %" PRIu64
 			   " bytes left, less than a 124-byte record", nth, pos, f->bytes_length - pos);
 	total = get_le32(p);
+	flags = get_le16(p + 6);
 	stack = get_le16(p + ATF_DETAIL_HEADER_SIZE + 96);
 	if (stack > ATF_DETAIL_MAX_STACK)
 		return bad(err, errlen, "detail event #%" PRIu64 ": stack_size %" PRIu32 " > 512",
 			   nth, stack);
-	if (total != ATF_DETAIL_FIXED + stack)
+	/* A bit nobody defined may mean bytes nobody can skip. */
+	if (flags & ~(uint32_t)ATF_DETAIL_FLAG_FREGS)
+		return bad(err, errlen, "detail event #%" PRIu64 ": flags 0x%" PRIx32
+			   " set undefined bits", nth, flags);
+	if (total != atf_detail_total((uint16_t)flags, stack))
 		return bad(err, errlen, "detail event #%" PRIu64 ": total_length %" PRIu32
-			   " != 124 + stack_size %" PRIu32, nth, total, stack);
+			   " != 124 + stack_size %" PRIu32 "%s", nth, total, stack,
+			   flags & ATF_DETAIL_FLAG_FREGS ? " + fregs 64" : "");
 	if (total > f->bytes_length - pos)
 		return bad(err, errlen, "detail event #%" PRIu64 ": total_length %" PRIu32
 			   " runs past the events section", nth, total);
@@ -394,6 +400,9 @@ bool atf_detail_next(const struct atf_detail_file *f, uint64_t *pos, struct atf_
 	d->sp = get_le64(pl + 88);
 	d->stack_size = get_le16(pl + 96);
 	d->stack = pl + ATF_DETAIL_PAYLOAD_SIZE;
+	for (int i = 0; i < 8; i++)
+		d->fregs[i] = d->flags & ATF_DETAIL_FLAG_FREGS
+				      ? get_le64(d->stack + d->stack_size + 8 * i) : 0;
 	*pos += get_le32(p);
 	return true;
 }

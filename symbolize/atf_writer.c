@@ -21,7 +21,8 @@ _Static_assert(ATF_HEADER_SIZE == 64 && ATF_FOOTER_SIZE == 64, "ATF v2 header/fo
 _Static_assert(ATF_INDEX_EVENT_SIZE == 32, "ATF v2 index event");
 _Static_assert(ATF_DETAIL_FIXED == 124, "ATF v2 detail event without stack");
 _Static_assert(ATF_SINK_BUF % ATF_INDEX_EVENT_SIZE == 0, "index events fill a buffer exactly");
-_Static_assert(ATF_SINK_BUF >= ATF_DETAIL_FIXED + ATF_DETAIL_MAX_STACK, "a detail event fits");
+_Static_assert(ATF_SINK_BUF >= ATF_DETAIL_FIXED + ATF_DETAIL_MAX_STACK + ATF_DETAIL_FREGS_SIZE,
+	       "a detail event fits");
 
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
@@ -187,7 +188,7 @@ struct atf_detail_writer *atf_detail_open(const char *path, uint32_t thread_id, 
 static void detail_record(const struct atf_detail_writer *w, const struct atf_detail *d,
 			  uint8_t *p)
 {
-	uint32_t total = ATF_DETAIL_FIXED + d->stack_size;
+	uint32_t total = atf_detail_total(d->flags, d->stack_size);
 	uint8_t *pl = p + ATF_DETAIL_HEADER_SIZE;
 
 	put_le32(p, total);
@@ -206,15 +207,18 @@ static void detail_record(const struct atf_detail_writer *w, const struct atf_de
 	put_le16(pl + 98, 0);
 	if (d->stack_size)
 		memcpy(pl + ATF_DETAIL_PAYLOAD_SIZE, d->stack, d->stack_size);
+	if (d->flags & ATF_DETAIL_FLAG_FREGS)
+		for (int i = 0; i < 8; i++)
+			put_le64(pl + ATF_DETAIL_PAYLOAD_SIZE + d->stack_size + 8 * i, d->fregs[i]);
 }
 
 int atf_detail_append(struct atf_detail_writer *w, const struct atf_detail *d)
 {
 	struct atf_sink *s = w->sink;
-	size_t total = ATF_DETAIL_FIXED + (size_t)d->stack_size;
+	size_t total = atf_detail_total(d->flags, d->stack_size);
 	int err;
 
-	if (d->stack_size > ATF_DETAIL_MAX_STACK)
+	if (d->stack_size > ATF_DETAIL_MAX_STACK || d->flags & ~ATF_DETAIL_FLAG_FREGS)
 		return atf_sink_fail(s, -EINVAL);
 	err = atf_sink_reserve(s, total);
 	if (err)

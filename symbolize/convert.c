@@ -129,6 +129,10 @@ static int emit_detail(struct thread_conv *tc, struct atf_event *ev, const struc
 			return -EIO;
 	}
 	memcpy(d.regs, rd->regs, sizeof(d.regs));
+	if (sev->fregs) {
+		d.flags = ATF_DETAIL_FLAG_FREGS;
+		memcpy(d.fregs, sev->fregs, sizeof(d.fregs));
+	}
 	ev->detail_seq = (uint32_t)atf_detail_count(tc->dw);
 	err = atf_detail_append(tc->dw, &d);
 	if (!err)

@@ -69,7 +69,7 @@ struct raw_window_edges {
 
 struct raw_process {
 	char *dir;                   /* the raw/ directory */
-	uint32_t version;            /* 2 or 3 (ADA_RAW_VERSION) */
+	uint32_t version;            /* 2 to 4 (ADA_RAW_VERSION) */
 	uint8_t arch;
 	struct ada_meta_process proc;
 	char *exe;
@@ -125,6 +125,9 @@ struct raw_event {
 	 * `stack`. Both stay valid until the next raw_stream_next call. */
 	const struct ada_raw_detail *detail;
 	const uint8_t *stack;
+	/* Its FREGS words (version 4: 8 u64, ADA_CTL_FREGS), NULL if it has
+	 * none (no DETAIL, or a trace from before them); valid as long. */
+	const uint64_t *fregs;
 };
 
 struct raw_stream;

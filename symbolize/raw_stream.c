@@ -54,6 +54,7 @@ struct raw_stream {
 	size_t nfids;
 	uint64_t lost[ADA_DROP_NREASONS];
 	struct ada_raw_detail detail; /* the last event's, copied out of the frame */
+	uint64_t fregs[8];            /* its FREGS (version 4), copied out too */
 	struct stream_window *win;    /* the thread's detail windows, by first_pos */
 	size_t nwin, win_lo;          /* windows below win_lo ended before the last detail */
 	struct stream_window **by_last; /* the same, by last_pos */
@@ -75,6 +76,7 @@ _Static_assert(sizeof(struct ada_raw_detail) == ADA_RAW_DETAIL_SIZE, "raw DETAIL
 #define DETAIL_TAG (ADA_RAW_CONTROL | ADA_CTL_DETAIL << 2)
 #define SYNC_TAG (ADA_RAW_CONTROL | ADA_CTL_SYNC << 2)
 #define POS_TAG (ADA_RAW_CONTROL | ADA_CTL_POS << 2)
+#define FREGS_TAG (ADA_RAW_CONTROL | ADA_CTL_FREGS << 2)
 
 static int bad(struct raw_stream *s, const char *what)
 {
@@ -265,6 +267,10 @@ static int control(struct raw_stream *s, unsigned c)
 		s->next_pos += count;
 		s->positions += count;
 		return 0;
+	case ADA_CTL_FREGS: /* version 4; read with its DETAIL (attach_detail) */
+		if (s->version >= 4)
+			return bad(s, "FREGS record that follows no DETAIL");
+		break;
 	}
 	return bad(s, "unknown control record");
 }
@@ -318,6 +324,7 @@ static int attach_detail(struct raw_stream *s, struct raw_event *ev)
 
 	ev->detail = NULL;
 	ev->stack = NULL;
+	ev->fregs = NULL;
 	if (s->pos == s->frame_len || s->frame[s->pos] != DETAIL_TAG)
 		return 0;
 	left = s->frame_len - s->pos - 1;
@@ -337,6 +344,13 @@ static int attach_detail(struct raw_stream *s, struct raw_event *ev)
 	ev->detail = &s->detail;
 	ev->stack = s->frame + s->pos;
 	s->pos += s->detail.stack_size;
+	if (s->version >= 4 && s->pos < s->frame_len && s->frame[s->pos] == FREGS_TAG) {
+		if (s->frame_len - s->pos - 1 < ADA_RAW_FREGS_SIZE)
+			return bad(s, "FREGS record cut short inside a frame");
+		memcpy(s->fregs, s->frame + s->pos + 1, ADA_RAW_FREGS_SIZE);
+		s->pos += 1 + ADA_RAW_FREGS_SIZE;
+		ev->fregs = s->fregs;
+	}
 	if (s->nwin)
 		count_window_detail(s, s->next_pos - 1); /* the event's: counted already */
 	return 0;

@@ -195,9 +195,9 @@ static int ring_check(struct ring *r)
 		return ring_refused(r, "cannot read a 256-byte ring header");
 	if (memcmp(r->h.magic, ADA_RING_MAGIC, 8))
 		return ring_refused(r, "not a ring file (magic is not " ADA_RING_MAGIC ")");
-	if (r->h.version != ADA_RAW_VERSION || r->h.ordinal != r->ordinal) {
+	if (r->h.version != ADA_RING_VERSION || r->h.ordinal != r->ordinal) {
 		snprintf(what, sizeof(what), "ring version %u of thread %u, expected version %u of thread %u",
-			 r->h.version, r->h.ordinal, ADA_RAW_VERSION, r->ordinal);
+			 r->h.version, r->h.ordinal, ADA_RING_VERSION, r->ordinal);
 		return ring_refused(r, what);
 	}
 	if (!r->h.slots || (r->h.slots & (r->h.slots - 1)) || r->h.slots > (1ull << 40)) {

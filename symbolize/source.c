@@ -29,7 +29,7 @@ struct src_stream {
 	uint32_t open_cap;
 	bool closing;             /* the stream ended: closing the frames left open */
 	uint64_t close_ns;
-	uint64_t regs[8];
+	uint64_t regs[8], fregs[8];
 	struct src_atf_stream *atf; /* when the process has ATF only */
 	struct src_async *async;    /* decoded by a thread of its own */
 	struct src_event cur;       /* src_next's event, decoded here */
@@ -407,6 +407,10 @@ int src_next_sync(struct src_stream *s, struct src_event *ev)
 		memcpy(&ev->sp, &re.detail->sp, sizeof(ev->sp));
 		memcpy(&ev->stack_size, &re.detail->stack_size, sizeof(ev->stack_size));
 		ev->stack = re.stack;
+	}
+	if (re.fregs) {
+		memcpy(s->fregs, re.fregs, sizeof(s->fregs));
+		ev->fregs = s->fregs;
 	}
 	return 1;
 }

@@ -23,7 +23,7 @@ struct src_atf_stream {
 	bool has_detail;
 	uint64_t det_pos;
 	uint64_t next, open_from;      /* events from open_from on are OPEN_AT_END */
-	uint64_t regs[8];
+	uint64_t regs[8], fregs[8];
 };
 
 static int by_id(const void *a, const void *b)
@@ -335,6 +335,10 @@ static void detail_of(struct src_atf_stream *s, uint32_t seq, struct src_event *
 			ev->sp = d.sp;
 			ev->stack = d.stack_size ? d.stack : NULL; /* in the mapped file */
 			ev->stack_size = d.stack_size;
+			if (d.flags & ATF_DETAIL_FLAG_FREGS) {
+				memcpy(s->fregs, d.fregs, sizeof(s->fregs));
+				ev->fregs = s->fregs;
+			}
 			return;
 		}
 	}

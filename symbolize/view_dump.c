@@ -79,6 +79,19 @@ static void put_call_regs(struct dump *dp, uint8_t arch, const struct atf_detail
 		fprintf(dp->out, "%s%s=0x%" PRIx64, r ? " " : "", names[r], d->regs[r]);
 }
 
+/* "    xmm0=.. xmm1=.." (ATF_DETAIL_FLAG_FREGS): the FP registers, as hex
+ * words: a CALL's eight, a RETURN's two (the rest are 0 by definition). */
+static void put_fregs(struct dump *dp, uint8_t arch, const struct atf_detail *d)
+{
+	const char *name = arch == ATF_ARCH_ARM64 ? "d" : "xmm";
+	unsigned n = d->event_type == ATF_DETAIL_CALL ? 8 : 2;
+
+	fputs("   ", dp->out);
+	for (unsigned r = 0; r < n; r++)
+		fprintf(dp->out, " %s%u=0x%" PRIx64, name, r, d->fregs[r]);
+	fputc('\n', dp->out);
+}
+
 /* "    sp=.. fp=.. lr=..", then the stack window 16 bytes a line. */
 static void put_stack(struct dump *dp, const struct atf_detail *d)
 {
@@ -117,6 +130,8 @@ static void put_event(struct dump *dp, uint8_t arch, const struct atf_event *ev,
 	} else {
 		fprintf(dp->out, " %s\n", mark);
 	}
+	if (d && d->flags & ATF_DETAIL_FLAG_FREGS && ev->kind != ATF_EXCEPTION)
+		put_fregs(dp, arch, d);
 	if (d && dp->o->stack)
 		put_stack(dp, d);
 }

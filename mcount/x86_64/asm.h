@@ -43,7 +43,9 @@
 
 /* The entry trampolines' register save area: struct ada_entry_regs (arch.h)
  * at (%rsp), which must be 16-byte aligned for movaps. rbp is saved by the
- * caller of the macro: where the caller's frame pointer is differs. */
+ * caller of the macro: where the caller's frame pointer is differs. The C
+ * side takes the detail record's FP registers from the xmm saves
+ * (arch.h's ada_arch_call_fregs), as RETURN_THROUGH_C's for a return. */
 .macro SAVE_ENTRY_REGS
 	mov	%rdi, ADA_REG_RDI(%rsp)
 	mov	%rsi, ADA_REG_RSI(%rsp)

@@ -156,10 +156,25 @@
 3:
 .endm
 
+/* A CALL's FP argument registers into the record at \rec: xmm0..xmm7's
+ * low 64 bits, what a scalar float or double argument uses. The stores
+ * leave the registers as they are: they are the function's arguments. */
+.macro FAST_CALL_FREGS rec
+	movq	%xmm0, ADA_DREC_OFF_FREGS+0(\rec)
+	movq	%xmm1, ADA_DREC_OFF_FREGS+8(\rec)
+	movq	%xmm2, ADA_DREC_OFF_FREGS+16(\rec)
+	movq	%xmm3, ADA_DREC_OFF_FREGS+24(\rec)
+	movq	%xmm4, ADA_DREC_OFF_FREGS+32(\rec)
+	movq	%xmm5, ADA_DREC_OFF_FREGS+40(\rec)
+	movq	%xmm6, ADA_DREC_OFF_FREGS+48(\rec)
+	movq	%xmm7, ADA_DREC_OFF_FREGS+56(\rec)
+.endm
+
 /* A RETURN's detail record at \rec: the return values \v0 and \v1 (rax
- * and rdx, in registers or memory) and six zeros, the real return address
- * (r9), the caller's frame pointer (restored by the function), the slot,
- * the stack window. */
+ * and rdx, in registers or memory) and six zeros, the FP return values
+ * (xmm0 and xmm1's low 64 bits, untouched until the function's caller has
+ * them) and six zeros, the real return address (r9), the caller's frame
+ * pointer (restored by the function), the slot, the stack window. */
 .macro FAST_RETURN_DETAIL rec, v0, v1, hijacked=1
 	mov	\v0, %rsi
 	mov	%rsi, ADA_DREC_OFF_REGS+0(\rec)
@@ -169,6 +184,11 @@
 	movdqu	%xmm8, ADA_DREC_OFF_REGS+16(\rec)
 	movdqu	%xmm8, ADA_DREC_OFF_REGS+32(\rec)
 	movdqu	%xmm8, ADA_DREC_OFF_REGS+48(\rec)
+	movq	%xmm0, ADA_DREC_OFF_FREGS+0(\rec)
+	movq	%xmm1, ADA_DREC_OFF_FREGS+8(\rec)
+	movdqu	%xmm8, ADA_DREC_OFF_FREGS+16(\rec)
+	movdqu	%xmm8, ADA_DREC_OFF_FREGS+32(\rec)
+	movdqu	%xmm8, ADA_DREC_OFF_FREGS+48(\rec)
 	mov	%r9, ADA_DREC_OFF_LR(\rec)
 	mov	%rbp, ADA_DREC_OFF_FP(\rec)
 	mov	%rcx, ADA_DREC_OFF_SP(\rec)
@@ -328,8 +348,9 @@
 	mov	%rcx, ADA_FRAME_SP(%rax)
 
 	/* The detail record (rax): argument registers in ATF v2's order (rdi
-	 * rsi rdx rcx from their saves, r8 r9, two zeros), the real return
-	 * address, the caller's frame pointer, the slot, the stack window. */
+	 * rsi rdx rcx from their saves, r8 r9, two zeros), the FP argument
+	 * registers, the real return address, the caller's frame pointer, the
+	 * slot, the stack window. */
 	FAST_DETAIL_CHECK %rdi, .Lput\@, .Lfull\@, .Lslow_guarded\@
 	FAST_DETAIL_RECORD %rax
 	movdqu	F_RDI(%rsp), %xmm8
@@ -340,6 +361,7 @@
 	mov	%r8, ADA_DREC_OFF_REGS+32(%rax)
 	mov	%r9, ADA_DREC_OFF_REGS+40(%rax)
 	movdqu	%xmm10, ADA_DREC_OFF_REGS+48(%rax)
+	FAST_CALL_FREGS %rax
 .ifc \kind,nohijack
 	mov	\slot+F_SLOT(%rsp), %rsi	/* the real return address */
 	mov	%rsi, ADA_DREC_OFF_LR(%rax)

@@ -23,15 +23,17 @@
  * stack and the ring, and a detail record that needs no set-up. It saves
  * the five registers it uses and nothing else, and does exactly what
  * mcount/hijack.c's hijack_enter does then: push the frame, write the
- * detail record (argument registers, real return address, frame pointer,
- * slot, 128 bytes of stack), store the slot (tsc, word) and the new head,
+ * detail record (argument registers, the FP argument registers xmm0-7's low
+ * halves, real return address, frame pointer, slot, 128 bytes of stack),
+ * store the slot (tsc, word) and the new head,
  * and hijack the return (fast.h's FAST_ENTRY, which the PLT hooks'
  * entry in dynhook.S expands too). Anything else jumps to the C path below,
  * which saves every caller-saved register and calls ada_fentry_enter with
  * them; it decides the same case the same way, so the two never disagree.
  *
  * The stack window is copied in xmm8-15: at a function's entry they are
- * dead (caller-saved, and neither arguments nor return values).
+ * dead (caller-saved, and neither arguments nor return values). xmm0-7 are
+ * only stored from (movq), never written: they are the arguments.
  *
  * The C path's stack pointer is not necessarily 16-byte aligned: gcc calls
  * a function it knows needs no alignment (a leaf in the same unit) with rsp

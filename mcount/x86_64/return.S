@@ -17,7 +17,8 @@
  * frame is on this slot, alone or with the one frame that tail-called it
  * (no frame abandoned below), recorded, and not leaving the ADA_GRAPH function's call. It does what mcount/hijack.c's
  * ada_fentry_return does then, for each frame on the slot: write the detail
- * record (rax, rdx; the real return address; the stack window from the
+ * record (rax, rdx; xmm0 and xmm1's low halves, only read; the real return
+ * address; the stack window from the
  * slot, whose first word is given the real return address back), store the
  * slot and the head, pop the frame; then it jumps to the real address. Its
  * scratch is the red zone: the returned function's frame is gone. Until it

@@ -41,7 +41,8 @@
  * own stack, outside any hook, whose innermost frame is this function's (a
  * function that calls __return__, on this slot), recorded. It does
  * what hijack.c's ada_return_hook does then: the detail record (return
- * registers, real return address, frame pointer, slot, stack window), the
+ * registers, xmm0 and xmm1's low halves, real return address, frame
+ * pointer, slot, stack window), the
  * ring slot and head, the frame popped. Its scratch is the dead registers
  * and the red zone (a leaf); rax and rdx are kept there across rdtsc.
  * Everything else goes to C, which closes the frames abandoned below the

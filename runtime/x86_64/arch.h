@@ -98,12 +98,13 @@ static inline void ada_arch_relax(void)
 struct ada_entry_regs {
 	uint64_t rdi, rsi, rdx, rcx, r8, r9;
 	uint64_t rax, r10, r11, rbp;
-	uint8_t xmm[8][16];
+	uint64_t xmm[8][2]; /* low and high 64 bits: words, which C built with
+			     * -mgeneral-regs-only reads without memcpy */
 };
 
 struct ada_return_regs {
 	uint64_t rax, rdx;
-	uint8_t xmm0[16], xmm1[16];
+	uint64_t xmm0[2], xmm1[2];
 	uint64_t rbp, pad;
 };
 
@@ -139,6 +140,21 @@ static inline void ada_arch_call_args(const struct ada_entry_regs *r, uint64_t o
 static inline void ada_arch_return_values(const struct ada_return_regs *r, uint64_t out[8])
 {
 	out[0] = r->rax, out[1] = r->rdx;
+	out[2] = out[3] = out[4] = out[5] = out[6] = out[7] = 0;
+}
+
+/* The detail record's FP registers (docs/atf-extensions.md): a CALL's
+ * xmm0..xmm7, a RETURN's xmm0 and xmm1, their low 64 bits (a double's, or a
+ * float's in the low 32): what a scalar argument or return value uses. */
+static inline void ada_arch_call_fregs(const struct ada_entry_regs *r, uint64_t out[8])
+{
+	for (int i = 0; i < 8; i++)
+		out[i] = r->xmm[i][0];
+}
+
+static inline void ada_arch_return_fregs(const struct ada_return_regs *r, uint64_t out[8])
+{
+	out[0] = r->xmm0[0], out[1] = r->xmm1[0];
 	out[2] = out[3] = out[4] = out[5] = out[6] = out[7] = 0;
 }
 

@@ -17,7 +17,8 @@
  *   - the registers: a CALL's regs are rdi rsi rdx rcx r8 r9 0 0 with the
  *     exact argument values (the low 32 bits for int arguments, whose upper
  *     halves the ABI leaves undefined; doubles go in xmm and take no
- *     integer register), a RETURN's are rax rdx 0 ... with the exact result;
+ *     integer register: they are xmm0 and xmm1 of the record's FP
+ *     registers), a RETURN's are rax rdx 0 ... with the exact result;
  *   - lr is the return address of the call (the instruction before it, in
  *     objdump, calls the function), sp is 8-aligned, the same for the CALL
  *     and its RETURN, and below the caller's; at -O0 fp is the caller's
@@ -378,8 +379,10 @@ static void check_links(struct run *r, bool with_detail)
 				 " thread %u; index event %u: %" PRIu64 " 0x%016" PRIx64 " %u",
 				 ev->detail_seq, d->timestamp_ns, d->function_id, d->thread_id, i,
 				 ev->timestamp_ns, ev->function_id, ev->thread_id);
-		if (d->flags || d->reserved)
-			fail_msg("detail record %u: flags 0x%x reserved 0x%x, expected 0",
+		/* x86_64 records the FP registers with every record
+		 * (docs/atf-extensions.md): flag bit 0, and no other. */
+		if (d->flags != ATFR_FLAG_FREGS || d->reserved)
+			fail_msg("detail record %u: flags 0x%x reserved 0x%x, expected 0x1 and 0",
 				 ev->detail_seq, d->flags, d->reserved);
 		if (ev->kind == ATFR_CALL)
 			r->call[f] = d;
@@ -522,6 +525,8 @@ static void check_values(const struct run *r, const char *disasm, uint32_t stack
 	expect_reg(MIXED, "CALL", 1, c->regs[1], r->addr[A_MIXED_BUF]);
 	expect_reg32(MIXED, 2, c->regs[2], 0x7fffffffu);
 	expect_reg(MIXED, "CALL", 3, c->regs[3], 0xfedcba9876543210);
+	expect_reg(MIXED, "CALL fregs", 0, c->fregs[0], 0x3ff8000000000000); /* 1.5 */
+	expect_reg(MIXED, "CALL fregs", 1, c->fregs[1], 0x4002000000000000); /* 2.25 */
 	expect_reg(MIXED, "RETURN", 0, r->ret[MIXED]->regs[0], 0x5eed);
 
 	/* struct pair { long a, b; } in rax:rdx. */
@@ -609,6 +614,15 @@ static void expect_plain_line(const char *line, const char *want)
 			 line ? (int)strcspn(line, "\n") : 6, line ? line : "(none)");
 }
 
+/* A CALL's FP registers, the line after its event line. */
+static void fregs_line(char *buf, size_t size, const struct atfr_detail_rec *d)
+{
+	int n = snprintf(buf, size, "   ");
+
+	for (unsigned r = 0; r < 8 && n > 0 && (size_t)n < size; r++)
+		n += snprintf(buf + n, size - (size_t)n, " xmm%u=0x%" PRIx64, r, d->fregs[r]);
+}
+
 static void sp_line(char *buf, size_t size, const struct atfr_detail_rec *d)
 {
 	snprintf(buf, size, "    sp=0x%" PRIx64 " fp=0x%" PRIx64 " lr=0x%" PRIx64, d->sp, d->fp,
@@ -640,8 +654,10 @@ static void check_dump(struct tr_case *tc, const struct run *r)
 			      "  six(rdi=0x1111111111111111 rsi=0x2222222222222222 "
 			      "rdx=0x3333333333333333 rcx=0x4444444444444444 "
 			      "r8=0x5555555555555555 r9=0x6666666666666666)");
-	sp_line(want, sizeof(want), r->call[SIX]);
+	fregs_line(want, sizeof(want), r->call[SIX]);
 	expect_plain_line(l, want);
+	sp_line(want, sizeof(want), r->call[SIX]);
+	expect_plain_line(next_line(l), want);
 	snprintf(want, sizeof(want), "  six = 0x123456789abcdef (rdx=0x%" PRIx64 ")",
 		 r->ret[SIX]->regs[1]);
 	expect_event_line(res->out, want);
@@ -652,6 +668,9 @@ static void check_dump(struct tr_case *tc, const struct run *r)
 			      "  nine(rdi=0x1010101010101010 rsi=0x2020202020202020 "
 			      "rdx=0x3030303030303030 rcx=0x4040404040404040 "
 			      "r8=0x5050505050505050 r9=0x6060606060606060)");
+	fregs_line(want, sizeof(want), c);
+	expect_plain_line(l, want);
+	l = next_line(l);
 	sp_line(want, sizeof(want), c);
 	expect_plain_line(l, want);
 	l = next_line(l);

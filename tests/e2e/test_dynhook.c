@@ -105,7 +105,10 @@ static void expect_app_dump(struct tr_case *tc, const char *trace)
 
 	dump_next(&pos, "plain_len(", line, sizeof(line));
 	s = dump_hex(line, "rdi=0x");
-	/* The next line: the call plain_len's tail call made. */
+	/* The next event's line (past plain_len's FP registers, indented):
+	 * the call plain_len's tail call made. */
+	while (*pos == ' ')
+		pos += strcspn(pos, "\n") + 1;
 	{
 		const char *name = pos + strcspn(pos, " ");
 

@@ -158,6 +158,7 @@ static int read_rec(const uint8_t *b, uint64_t off, uint64_t end, struct atfr_de
 		    char *err, size_t errlen, const char *path)
 {
 	const uint8_t *r = b + off, *p;
+	uint32_t fregs;
 
 	if (end - off < ATFR_DETAIL_FIXED)
 		return bad(err, errlen, path, "record at %llu: %llu bytes left, less than %u",
@@ -173,12 +174,19 @@ static int read_rec(const uint8_t *b, uint64_t off, uint64_t end, struct atfr_de
 	};
 	for (int i = 0; i < 8; i++)
 		d->regs[i] = atfr_u64(p + 8 + 8 * i);
-	if (d->stack_size > MAX_STACK || d->total_length != ATFR_DETAIL_FIXED + d->stack_size ||
+	fregs = d->flags & ATFR_FLAG_FREGS ? 64 : 0;
+	if (d->flags & ~ATFR_FLAG_FREGS)
+		return bad(err, errlen, path, "record at %llu: flags 0x%x", (unsigned long long)off,
+			   d->flags);
+	if (d->stack_size > MAX_STACK ||
+	    d->total_length != ATFR_DETAIL_FIXED + d->stack_size + fregs ||
 	    d->total_length > end - off)
 		return bad(err, errlen, path,
-			   "record at %llu: total_length %u, stack_size %u, %llu bytes left",
-			   (unsigned long long)off, d->total_length, d->stack_size,
+			   "record at %llu: total_length %u, stack_size %u, flags 0x%x, %llu bytes left",
+			   (unsigned long long)off, d->total_length, d->stack_size, d->flags,
 			   (unsigned long long)(end - off));
+	for (int i = 0; fregs && i < 8; i++)
+		d->fregs[i] = atfr_u64(d->stack + d->stack_size + 8 * i);
 	return 0;
 }
 

@@ -4,7 +4,9 @@
  * It reads a whole index.atf or detail.atf into memory, byte by byte as
  * ATF_V2.md §2 and §4 lay them out (little-endian, packed), and checks the
  * structure while it does: magics, endian and version bytes, offsets, sizes,
- * the record chain, counts, reserved bytes and the footer's CRC-32. What the
+ * the record chain, counts, reserved bytes and the footer's CRC-32, and
+ * ada's extension of the detail record (docs/atf-extensions.md: flags bit
+ * 0, fregs[8] after the stack, no other bit). What the
  * records mean, and the links between the two files, are the tests' to
  * check.
  */
@@ -16,6 +18,7 @@
 
 #define ATFR_NO_DETAIL 0xFFFFFFFFu
 #define ATFR_DETAIL_FIXED 124u /* detail record header (24) + payload (100) */
+#define ATFR_FLAG_FREGS 0x1u    /* fregs[8] (64 bytes) after the stack bytes */
 
 enum { ATFR_CALL = 1, ATFR_RETURN = 2, ATFR_EXCEPTION = 3 };
 enum { ATFR_DETAIL_CALL = 3, ATFR_DETAIL_RETURN = 4 };
@@ -41,6 +44,7 @@ struct atfr_detail_rec {
 	uint64_t lr, fp, sp;
 	uint16_t stack_size, reserved;
 	const uint8_t *stack;      /* stack_size bytes, inside the file image */
+	uint64_t fregs[8];         /* with ATFR_FLAG_FREGS, else 0 */
 };
 
 struct atfr_detail {

@@ -429,14 +429,19 @@ static void test_encode_fdict_continues_numbering_after_pending_is_flushed(void 
 /* ---- detail records ---------------------------------------------------------- */
 
 /* A detail ring of `records` records (no stack window) for positions
- * 0..records-1: position p's record at p, its first register 0x100 + p. */
+ * 0..records-1: position p's record at p, its first register 0x100 + p,
+ * its FP register k 0xf000 + 16 * p + k. */
 #define DREC_BYTES (ADA_DREC_STACK * 8)
+#define DETAIL_BYTES (1 + ADA_RAW_DETAIL_SIZE + 1 + ADA_RAW_FREGS_SIZE) /* no stack */
 static void detail_ring(uint64_t *ring, size_t records, struct ada_enc_detail *dl)
 {
 	memset(dl, 0, sizeof(*dl));
 	memset(ring, 0, records * DREC_BYTES);
-	for (size_t p = 0; p < records; p++)
+	for (size_t p = 0; p < records; p++) {
 		ring[p * ADA_DREC_STACK + ADA_DREC_REGS] = 0x100 + p;
+		for (size_t k = 0; k < 8; k++)
+			ring[p * ADA_DREC_STACK + ADA_DREC_FREGS + k] = 0xf000 + 16 * p + k;
+	}
 	dl->ring = (const uint8_t *)ring;
 	dl->mask = records - 1;
 	dl->rec_bytes = DREC_BYTES;
@@ -453,7 +458,7 @@ static size_t details_in(const uint8_t *out, size_t len, const struct ada_slot *
 		at += ADA_SLOT_KIND(slots[i].word) == ADA_RAW_CALL ? 2 : 1;
 		if (at < len && out[at] == (ADA_RAW_CONTROL | ADA_CTL_DETAIL << 2)) {
 			memcpy(&regs[n++], out + at + 1, 8);
-			at += 1 + ADA_RAW_DETAIL_SIZE;
+			at += DETAIL_BYTES;
 		}
 	}
 	return n;
@@ -478,7 +483,7 @@ static void test_encode_skipped_details_are_counted_and_not_written(void **state
 	fx->s.last_tsc = 1000;
 	detail_ring(ring, 4, &dl);
 	with = ada_encode_slots(&fx->s, &fx->d, slots, 2, fx->out, &dl);
-	assert_int_equal(with, 2 + 1 + 2 * (1 + ADA_RAW_DETAIL_SIZE));
+	assert_int_equal(with, 2 + 1 + 2 * DETAIL_BYTES);
 	assert_int_equal(details_in(fx->out, with, slots, regs), 2);
 	assert_int_equal(regs[0], 0x100);
 	assert_int_equal(regs[1], 0x101);
@@ -496,7 +501,42 @@ static void test_encode_skipped_details_are_counted_and_not_written(void **state
 	assert_int_equal(dl.lost, 0);
 	/* The same CALL and RETURN: tag + fid, then the close. */
 	assert_memory_equal(fx->out, kept, 2);
-	assert_int_equal(fx->out[2], kept[2 + 1 + ADA_RAW_DETAIL_SIZE]);
+	assert_int_equal(fx->out[2], kept[2 + DETAIL_BYTES]);
+}
+
+/* A DETAIL is followed by FREGS (format version 4): its tag and the
+ * record's eight FP words as they are, after the stack bytes (none here). */
+static void test_encode_detail_is_followed_by_its_fp_registers(void **state)
+{
+	static uint64_t ring[4 * ADA_DREC_STACK];
+	const struct ada_slot slots[] = {
+		{ 1000, (0x4000 | (uint64_t)ADA_RAW_CALL << 62) | ADA_SLOT_DETAIL },
+		{ 1001, (0x4000 | (uint64_t)ADA_RAW_RETURN << 62) | ADA_SLOT_DETAIL },
+	};
+	const uint8_t *f;
+	struct ada_enc_detail dl;
+	uint64_t w;
+	size_t len;
+
+	(void)state;
+	fx->s.last_tsc = 1000;
+	detail_ring(ring, 4, &dl);
+	len = ada_encode_slots(&fx->s, &fx->d, slots, 2, fx->out, &dl);
+	assert_int_equal(len, 2 + DETAIL_BYTES + 1 + DETAIL_BYTES);
+	/* The CALL's (position 0): DETAIL, stack_size 0, then FREGS. */
+	assert_int_equal(fx->out[2], ADA_RAW_CONTROL | ADA_CTL_DETAIL << 2);
+	assert_int_equal(fx->out[2 + 1 + 88] | fx->out[2 + 1 + 89], 0);
+	f = fx->out + 2 + 1 + ADA_RAW_DETAIL_SIZE;
+	assert_int_equal(f[0], ADA_RAW_CONTROL | ADA_CTL_FREGS << 2);
+	for (unsigned k = 0; k < 8; k++) {
+		memcpy(&w, f + 1 + 8 * k, 8);
+		assert_int_equal(w, 0xf000 + k);
+	}
+	/* The RETURN's (position 1), after its one-byte close. */
+	f = fx->out + 2 + DETAIL_BYTES + 1 + 1 + ADA_RAW_DETAIL_SIZE;
+	assert_int_equal(f[0], ADA_RAW_CONTROL | ADA_CTL_FREGS << 2);
+	memcpy(&w, f + 1 + 8 * 7, 8);
+	assert_int_equal(w, 0xf000 + 16 + 7);
 }
 
 /* Window mode: 8 flagged slots at positions 0..7, windows [1, 2] and [5, 5]:
@@ -594,6 +634,7 @@ int main(void)
 		T(test_encode_fdict_grows_past_its_initial_capacity),
 		T(test_encode_fdict_continues_numbering_after_pending_is_flushed),
 		T(test_encode_skipped_details_are_counted_and_not_written),
+		T(test_encode_detail_is_followed_by_its_fp_registers),
 		T(test_encode_window_mode_writes_only_the_windows_records),
 		T(test_encode_window_mode_record_written_over_is_lost),
 	};

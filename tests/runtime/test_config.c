@@ -86,7 +86,7 @@ static void assert_defaults(const struct ada_config *c)
 	assert_int_equal(c->trigger.post.n, 2000);
 	assert_false(c->trigger.post.time);
 	assert_int_equal(c->stack_bytes, 128);
-	assert_int_equal(c->detail_bytes, 2048ull * 1024); /* twice a window: config.c */
+	assert_int_equal(c->detail_bytes, 4096ull * 1024); /* twice a window: config.c */
 	assert_true(c->dynhook);
 	assert_string_equal(c->exclude, "");
 }
@@ -437,13 +437,13 @@ static void test_config_detail_ring_holds_twice_a_window(void **state)
 		const char *var[3], *val[3];
 		uint64_t kb;
 	} cases[] = {
-		{ { NULL }, { NULL }, 2048 },                            /* 2 * 4000 * 224 B: 1750 KiB */
-		{ { "ADA_PRE", "ADA_POST" }, { "100", "100" }, 128 },    /* 87.5 KiB */
+		{ { NULL }, { NULL }, 4096 },                            /* 2 * 4000 * 288 B: 2250 KiB */
+		{ { "ADA_PRE", "ADA_POST" }, { "100", "100" }, 128 },    /* 112.5 KiB */
 		{ { "ADA_PRE", "ADA_POST" }, { "10", "10" }, 64 },       /* the least */
-		{ { "ADA_STACK_BYTES" }, { "512" }, 8192 },              /* 608-byte records */
+		{ { "ADA_STACK_BYTES" }, { "512" }, 8192 },              /* 672-byte records */
 		{ { "ADA_PRE" }, { "2000000" }, 16384 },                 /* the most */
 		{ { "ADA_TRIGGER" }, { "func:parse" }, 16384 },
-		{ { "ADA_TRIGGER" }, { "signal:SIGUSR1" }, 2048 },
+		{ { "ADA_TRIGGER" }, { "signal:SIGUSR1" }, 4096 },
 		{ { "ADA_PRE" }, { "5ms" }, 16384 },
 		{ { "ADA_POST" }, { "1ms" }, 16384 },
 		{ { "ADA_DETAIL" }, { "all" }, 16384 },
@@ -526,7 +526,7 @@ static void test_config_format_lists_the_settings_in_use(void **state)
 	int n;
 	const char want[] = "output=ada-trace\0ring_kb=16384\0depth=4294967295\0"
 			    "shadow_depth=65536\0flush_ms=10\0detail=window\0stack_bytes=128\0"
-			    "detail_kb=2048\0dynhook=on\0exclude=\0on_full=wait\0record=stream\0trace=on\0filter=\0notrace=\0graph=\0"
+			    "detail_kb=4096\0dynhook=on\0exclude=\0on_full=wait\0record=stream\0trace=on\0filter=\0notrace=\0graph=\0"
 			    "pre=2000ev\0post=2000ev\0trigger=crash";
 
 	(void)state;

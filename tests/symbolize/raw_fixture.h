@@ -35,6 +35,7 @@
 #include "raw_format.h"
 
 #define RF_DETAIL_TAG (ADA_RAW_CONTROL | ADA_CTL_DETAIL << 2)
+#define RF_FREGS_TAG (ADA_RAW_CONTROL | ADA_CTL_FREGS << 2)
 
 #define RF_POS_TAG (ADA_RAW_CONTROL | ADA_CTL_POS << 2)
 
@@ -91,6 +92,24 @@ static inline void rf_detail(struct rf_frame *f, const struct ada_raw_detail *d,
 	rf_put(f, d, ADA_RAW_DETAIL_SIZE);
 	if (d->stack_size)
 		rf_put(f, stack, d->stack_size);
+}
+
+/* A FREGS record (format version 4, right after a DETAIL): the tag, then
+ * the eight words rf_make_fregs(seed) makes. */
+static inline void rf_make_fregs(unsigned seed, uint64_t fregs[8])
+{
+	for (unsigned r = 0; r < 8; r++)
+		fregs[r] = 0x4000000000000000ull | (uint64_t)seed << 16 | r;
+}
+
+static inline void rf_fregs(struct rf_frame *f, unsigned seed)
+{
+	const uint8_t tag = RF_FREGS_TAG;
+	uint64_t fregs[8];
+
+	rf_make_fregs(seed, fregs);
+	rf_put(f, &tag, 1);
+	rf_put(f, fregs, ADA_RAW_FREGS_SIZE);
 }
 
 /* A detail whose every field says which it is (seed) and where it sits. */

@@ -1,5 +1,7 @@
-/* test_atf.c - the ATF v2 writer produces the exact bytes of the spec, and the
- * reader takes back what the writer wrote and refuses damaged files. */
+/* test_atf.c - the ATF v2 writer produces the exact bytes of the spec, and of
+ * ada's extension (docs/atf-extensions.md: fregs after a detail event's
+ * stack, flags bit 0), and the reader takes back what the writer wrote and
+ * refuses damaged files and undefined flag bits. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -379,7 +381,21 @@ static void test_detail_writer_refuses_oversized_stack(void **state)
 	assert_int_equal(access(path, F_OK), -1); /* the partial file is gone */
 }
 
-static void test_detail_reader_rejects_bad_total_length(void **state)
+/* The detail file b (len bytes) written back with its footer's CRC made
+ * right again, so that what is wrong is what a test changed. */
+static void spill_with_crc(uint8_t *b, size_t len)
+{
+	uint32_t crc = atf_crc32(0, b + 64, len - 128);
+
+	for (int i = 0; i < 4; i++)
+		b[len - 64 + 4 + i] = (uint8_t)(crc >> 8 * i);
+	spill(path, b, len);
+	free(b);
+}
+
+/* write_details' file with byte `off` of it set to `value`, the CRC made
+ * right again: the reader refuses it, saying `what`. */
+static void expect_detail_refused(size_t off, uint8_t value, const char *what)
 {
 	uint8_t stack[512] = { 0 };
 	struct atf_detail_file f;
@@ -387,18 +403,113 @@ static void test_detail_reader_rejects_bad_total_length(void **state)
 	size_t len;
 	uint8_t *b;
 
-	(void)state;
 	write_details(stack);
 	b = slurp(path, &len);
-	b[64] += 1; /* first total_length */
-	/* keep the CRC right so that the chain check is what fails */
-	uint32_t crc = atf_crc32(0, b + 64, len - 128);
-	for (int i = 0; i < 4; i++)
-		b[len - 64 + 4 + i] = (uint8_t)(crc >> 8 * i);
-	spill(path, b, len);
-	free(b);
+	b[off] = value;
+	spill_with_crc(b, len);
 	assert_int_equal(atf_detail_map(path, &f, err, sizeof(err)), -EBADMSG);
-	assert_non_null(strstr(err, "total_length"));
+	if (!strstr(err, what))
+		fail_msg("refused with \"%s\", expected \"%s\"", err, what);
+}
+
+static void test_detail_reader_rejects_bad_total_length(void **state)
+{
+	(void)state;
+	expect_detail_refused(64, 124 + 16 + 1, "total_length 141"); /* first total_length */
+}
+
+/* ---- ada's extension: the FP registers (flags bit 0) ----------------------- */
+
+/* A call with fregs and 16 bytes of stack, then a return without. */
+static void write_fregs_details(const uint8_t *stack)
+{
+	struct atf_detail_writer *w = atf_detail_open(path, 2, ATF_ARCH_X86_64);
+	struct atf_detail d;
+
+	assert_non_null(w);
+	d = detail(1, ATF_DETAIL_CALL, 16, stack);
+	d.flags = ATF_DETAIL_FLAG_FREGS;
+	for (int i = 0; i < 8; i++)
+		d.fregs[i] = 0x3ff0000000000000ull + (uint64_t)i;
+	assert_int_equal(atf_detail_append(w, &d), 0);
+	d = detail(2, ATF_DETAIL_RETURN, 0, NULL);
+	assert_int_equal(atf_detail_append(w, &d), 0);
+	assert_int_equal(atf_detail_close(w), 0);
+}
+
+static void test_detail_fregs_follow_the_stack_with_their_flag(void **state)
+{
+	uint8_t stack[16];
+	const uint8_t *e;
+	size_t len;
+	uint8_t *b;
+
+	(void)state;
+	for (int i = 0; i < 16; i++)
+		stack[i] = (uint8_t)(0xA0 + i);
+	write_fregs_details(stack);
+	b = slurp(path, &len);
+	assert_int_equal(len, 64 + (124 + 16 + 64) + 124 + 64);
+	e = b + 64;
+	assert_int_equal(le(e, 4), 24 + 100 + 16 + 64); /* total_length */
+	assert_int_equal(le(e + 6, 2), 1);               /* flags */
+	assert_memory_equal(e + 124, stack, 16);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(le(e + 124 + 16 + 8 * i, 8), 0x3ff0000000000000ull + (uint64_t)i);
+	e += 124 + 16 + 64;
+	assert_int_equal(le(e, 4), 124);                 /* the return: no extension */
+	assert_int_equal(le(e + 6, 2), 0);
+	free(b);
+}
+
+static void test_detail_fregs_read_back_and_none_read_as_zero(void **state)
+{
+	uint8_t stack[16] = { 0 };
+	struct atf_detail_file f;
+	struct atf_detail d;
+	uint64_t pos = 0;
+	char err[256];
+
+	(void)state;
+	write_fregs_details(stack);
+	assert_int_equal(atf_detail_map(path, &f, err, sizeof(err)), 0);
+	assert_true(atf_detail_next(&f, &pos, &d));
+	assert_int_equal(d.flags, ATF_DETAIL_FLAG_FREGS);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(d.fregs[i], 0x3ff0000000000000ull + (uint64_t)i);
+	assert_int_equal(d.sp, 0x7ffc0000);
+	assert_true(atf_detail_next(&f, &pos, &d));
+	assert_int_equal(d.flags, 0);
+	assert_int_equal(d.index_seq, 2);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(d.fregs[i], 0);
+	assert_false(atf_detail_next(&f, &pos, &d));
+	atf_detail_unmap(&f);
+}
+
+/* The flag without its 64 bytes: total_length is then 64 short. */
+static void test_detail_reader_rejects_the_fregs_flag_without_its_bytes(void **state)
+{
+	(void)state;
+	expect_detail_refused(64 + 6, ATF_DETAIL_FLAG_FREGS,
+			      "total_length 140 != 124 + stack_size 16 + fregs 64");
+}
+
+/* A bit nobody defined may mean bytes a reader cannot skip: refused, by
+ * the reader and by the writer. */
+static void test_detail_undefined_flag_bits_are_refused(void **state)
+{
+	struct atf_detail_writer *w;
+	struct atf_detail d;
+
+	(void)state;
+	expect_detail_refused(64 + 7, 0x80, "flags 0x8000 set undefined bits"); /* bit 15 */
+	w = atf_detail_open(path, 0, ATF_ARCH_X86_64);
+	assert_non_null(w);
+	d = detail(0, ATF_DETAIL_CALL, 0, NULL);
+	d.flags = 2;
+	assert_int_equal(atf_detail_append(w, &d), -EINVAL);
+	assert_int_equal(atf_detail_close(w), -EINVAL);
 }
 
 static int setup(void **state)
@@ -435,6 +546,10 @@ int main(void)
 		cmocka_unit_test(test_detail_round_trip_keeps_registers_and_stack),
 		cmocka_unit_test(test_detail_writer_refuses_oversized_stack),
 		cmocka_unit_test(test_detail_reader_rejects_bad_total_length),
+		cmocka_unit_test(test_detail_fregs_follow_the_stack_with_their_flag),
+		cmocka_unit_test(test_detail_fregs_read_back_and_none_read_as_zero),
+		cmocka_unit_test(test_detail_reader_rejects_the_fregs_flag_without_its_bytes),
+		cmocka_unit_test(test_detail_undefined_flag_bits_are_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

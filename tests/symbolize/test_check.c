@@ -48,8 +48,10 @@ static size_t setup_thread(struct fixture *fx, const char *script, struct atf_ev
 	return fx_events(script, 0, ev);
 }
 
-static void write_detail(const struct fixture *fx, uint32_t tid, const struct atf_event *ev,
-			 const uint32_t *seqs, size_t n)
+/* Detail records for the events ev[seqs[i]], with `flags` (their fregs, if
+ * ATF_DETAIL_FLAG_FREGS, are 1.0 and 2.0). */
+static void write_detail_flags(const struct fixture *fx, uint32_t tid, const struct atf_event *ev,
+			       const uint32_t *seqs, size_t n, uint16_t flags)
 {
 	char path[300];
 	struct atf_detail_writer *w;
@@ -62,11 +64,47 @@ static void write_detail(const struct fixture *fx, uint32_t tid, const struct at
 		struct atf_detail d = { .index_seq = seqs[i], .timestamp_ns = e->timestamp_ns,
 					.function_id = e->function_id,
 					.event_type = e->kind == ATF_CALL ? ATF_DETAIL_CALL
-									 : ATF_DETAIL_RETURN };
+									 : ATF_DETAIL_RETURN,
+					.flags = flags,
+					.fregs = { 0x3ff0000000000000ull, 0x4000000000000000ull } };
 
 		assert_int_equal(atf_detail_append(w, &d), 0);
 	}
 	assert_int_equal(atf_detail_close(w), 0);
+}
+
+static void write_detail(const struct fixture *fx, uint32_t tid, const struct atf_event *ev,
+			 const uint32_t *seqs, size_t n)
+{
+	write_detail_flags(fx, tid, ev, seqs, n, 0);
+}
+
+/* Thread 0's detail.atf with byte `off` of its events section set to v and
+ * the footer's CRC made right again: what the check finds is that byte. */
+static void patch_detail(const struct fixture *fx, size_t off, uint8_t v)
+{
+	char path[300];
+	uint8_t *b;
+	size_t len;
+	uint32_t crc;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/thread_0/detail.atf", fx->pid_dir);
+	f = fopen(path, "r+b");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	len = (size_t)ftell(f);
+	b = malloc(len);
+	rewind(f);
+	assert_int_equal(fread(b, 1, len, f), len);
+	b[64 + off] = v;
+	crc = atf_crc32(0, b + 64, len - 128);
+	for (int i = 0; i < 4; i++)
+		b[len - 64 + 4 + i] = (uint8_t)(crc >> 8 * i);
+	rewind(f);
+	assert_int_equal(fwrite(b, 1, len, f), len);
+	fclose(f);
+	free(b);
 }
 
 static void test_check_passes_a_valid_trace_from_any_path_form(void **state)
@@ -90,7 +128,9 @@ static void test_check_passes_a_valid_trace_from_any_path_form(void **state)
 	fx_cleanup(&fx);
 }
 
-static void test_check_passes_linked_detail_file(void **state)
+/* Thread 0's "+1 +2 - -" with the middle two events' detail records, of
+ * `flags`: the check passes. */
+static void expect_linked_detail_passes(uint16_t flags)
 {
 	struct atf_event ev[FX_MAX_EVENTS];
 	static const uint32_t seqs[] = { 1, 2 };
@@ -98,18 +138,72 @@ static void test_check_passes_linked_detail_file(void **state)
 	size_t n;
 	struct result r;
 
-	(void)state;
 	fx_init(&fx);
 	fx_manifest(&fx, "{\"id\": 0, \"os_tid\": 1, \"has_detail\": true}", names, 3);
 	n = fx_events("+1 +2 - -", 0, ev);
 	ev[1].detail_seq = 0;
 	ev[2].detail_seq = 1;
 	fx_write_index(&fx, 0, ev, n, true);
-	write_detail(&fx, 0, ev, seqs, 2);
+	write_detail_flags(&fx, 0, ev, seqs, 2, flags);
 	r = check(fx.pid_dir);
 	assert_string_equal(r.text, "checked 3 files, 4 events: OK\n");
 	free(r.text);
 	fx_cleanup(&fx);
+}
+
+static void test_check_passes_linked_detail_file(void **state)
+{
+	(void)state;
+	expect_linked_detail_passes(0);
+}
+
+/* ada's extension (docs/atf-extensions.md): detail events with the FP
+ * registers, 64 bytes more each. */
+static void test_check_passes_detail_with_fp_registers(void **state)
+{
+	(void)state;
+	expect_linked_detail_passes(ATF_DETAIL_FLAG_FREGS);
+}
+
+/* A detail event's flags (offset 6) with the FP registers' bit and no
+ * bytes for them, and with a bit nobody defined. */
+static void expect_detail_flags_violation(uint16_t written, uint8_t patched, const char *what)
+{
+	struct atf_event ev[FX_MAX_EVENTS];
+	static const uint32_t seqs[] = { 1 };
+	struct fixture fx;
+	size_t n;
+
+	fx_init(&fx);
+	fx_manifest(&fx, "{\"id\": 0, \"os_tid\": 1, \"has_detail\": true}", names, 3);
+	n = fx_events("+1 +2 - -", 0, ev);
+	ev[1].detail_seq = 0;
+	fx_write_index(&fx, 0, ev, n, true);
+	write_detail_flags(&fx, 0, ev, seqs, 1, written);
+	patch_detail(&fx, 6, patched);
+	/* and the index's link, to a record the file cannot be read for */
+	expect_violation(&fx, 2, what);
+}
+
+static void test_check_detects_fp_registers_flag_without_their_bytes(void **state)
+{
+	(void)state;
+	expect_detail_flags_violation(0, ATF_DETAIL_FLAG_FREGS,
+				      "detail event #0: total_length 124 != 124 + stack_size 0 + fregs 64");
+}
+
+static void test_check_detects_fp_registers_without_their_flag(void **state)
+{
+	(void)state;
+	expect_detail_flags_violation(ATF_DETAIL_FLAG_FREGS, 0,
+				      "detail event #0: total_length 188 != 124 + stack_size 0");
+}
+
+static void test_check_detects_undefined_detail_flag(void **state)
+{
+	(void)state;
+	expect_detail_flags_violation(ATF_DETAIL_FLAG_FREGS, 0x3,
+				      "detail event #0: flags 0x3 set undefined bits");
 }
 
 static void test_check_detects_frame_left_open(void **state)
@@ -309,6 +403,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_check_passes_a_valid_trace_from_any_path_form),
 		cmocka_unit_test(test_check_passes_linked_detail_file),
+		cmocka_unit_test(test_check_passes_detail_with_fp_registers),
+		cmocka_unit_test(test_check_detects_fp_registers_flag_without_their_bytes),
+		cmocka_unit_test(test_check_detects_fp_registers_without_their_flag),
+		cmocka_unit_test(test_check_detects_undefined_detail_flag),
 		cmocka_unit_test(test_check_detects_frame_left_open),
 		cmocka_unit_test(test_check_detects_wrong_call_depth),
 		cmocka_unit_test(test_check_detects_return_of_another_function),

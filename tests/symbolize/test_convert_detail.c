@@ -3,8 +3,10 @@
  * index event and repeats its timestamp and function id, carries the
  * registers and stack bytes recorded, and the index event names the record;
  * a thread without details gets no detail.atf; the validator finds nothing.
- * The views' events (src_event.regs) carry the registers from the raw trace,
- * decoded here or ahead, and from the ATF alike.
+ * FREGS (the FP registers) become the detail event's fregs with flags bit 0
+ * (docs/atf-extensions.md). The views' events (src_event.regs, .fregs)
+ * carry the registers and FP registers from the raw trace, decoded here or
+ * ahead, and from the ATF alike.
  *
  * The trace is built by hand around a real ELF compiled here, so that its
  * functions resolve: process.meta as the runtime writes it, thread files
@@ -133,18 +135,19 @@ struct step {
 	int fn;          /* F_* */
 	unsigned seed;   /* 0: no detail */
 	uint16_t stack;
+	unsigned fseed;  /* FREGS rf_make_fregs(fseed) made after it; 0: none */
 };
 
 static const struct step thread0[] = {
-	{ 100, ADA_RAW_CALL, F_MAIN, 1, 32 },
-	{ 110, ADA_RAW_CALL, F_MUL, 0, 0 },       /* no detail: detail_full, counted */
-	{ 120, ADA_RAW_RETURN, F_MUL, 2, 0 },
-	{ 130, ADA_RAW_CALL, F_ADD, 3, ADA_STACK_MAX },
-	{ 140, ADA_RAW_RETURN, F_ADD, 0, 0 },
+	{ 100, ADA_RAW_CALL, F_MAIN, 1, 32, 11 },
+	{ 110, ADA_RAW_CALL, F_MUL, 0, 0, 0 },       /* no detail: detail_full, counted */
+	{ 120, ADA_RAW_RETURN, F_MUL, 2, 0, 12 },
+	{ 130, ADA_RAW_CALL, F_ADD, 3, ADA_STACK_MAX, 0 }, /* a detail without FREGS */
+	{ 140, ADA_RAW_RETURN, F_ADD, 0, 0, 0 },
 	/* second frame */
-	{ 300, ADA_RAW_CALL, F_MUL, 4, 8 },
-	{ 310, ADA_RAW_EXCEPTION, F_MUL, 5, 16 }, /* a return record (type 4) */
-	{ 320, ADA_RAW_CALL, F_ADD, 6, 0 },       /* left open: closed at the end */
+	{ 300, ADA_RAW_CALL, F_MUL, 4, 8, 14 },
+	{ 310, ADA_RAW_EXCEPTION, F_MUL, 5, 16, 15 }, /* a return record (type 4) */
+	{ 320, ADA_RAW_CALL, F_ADD, 6, 0, 16 },       /* left open: closed at the end */
 };
 #define NSTEPS (sizeof(thread0) / sizeof(thread0[0]))
 #define SECOND_FRAME 5
@@ -178,6 +181,8 @@ static void write_thread0(void)
 
 			rf_make_detail(s->seed, s->stack, &d, stack);
 			rf_detail(f, &d, stack);
+			if (s->fseed)
+				rf_fregs(f, s->fseed);
 		}
 	}
 	rf_append(path, f);
@@ -263,11 +268,15 @@ static void expect_record(const struct atf_detail *d, const struct atf_event *ev
 {
 	struct ada_raw_detail want;
 	uint8_t stack[ADA_STACK_MAX];
+	uint64_t fregs[8];
 
 	rf_make_detail(s->seed, s->stack, &want, stack);
 	assert_int_equal(d->index_seq, i);
 	assert_int_equal(d->event_type, s->kind == ADA_RAW_CALL ? ATF_DETAIL_CALL : ATF_DETAIL_RETURN);
-	assert_int_equal(d->flags, 0);
+	assert_int_equal(d->flags, s->fseed ? ATF_DETAIL_FLAG_FREGS : 0);
+	rf_make_fregs(s->fseed, fregs);
+	for (int r = 0; r < 8; r++)
+		assert_int_equal(d->fregs[r], s->fseed ? fregs[r] : 0);
 	assert_int_equal(d->timestamp_ns, ev->timestamp_ns);
 	assert_int_equal(d->function_id, ev->function_id);
 	for (int r = 0; r < 8; r++)
@@ -385,12 +394,13 @@ static void test_convert_detail_output_passes_the_validator(void **state)
 }
 
 /* Thread 0's events as the views read them (src_next), decoded here or
- * ahead: whether each had registers, and their first. */
+ * ahead: whether each had registers, and their first; whether it had FP
+ * registers, and them. */
 struct seen {
 	int open, end;       /* src_open's and the last src_next's results */
 	size_t n;
-	bool regs[NSTEPS + 2];
-	uint64_t reg0[NSTEPS + 2];
+	bool regs[NSTEPS + 2], has_fregs[NSTEPS + 2];
+	uint64_t reg0[NSTEPS + 2], fregs[NSTEPS + 2][8];
 };
 
 static void read_src(bool async, struct seen *out)
@@ -407,29 +417,39 @@ static void read_src(bool async, struct seen *out)
 		out->regs[out->n] = ev->regs != NULL;
 		if (ev->regs)
 			out->reg0[out->n] = ev->regs[0];
+		out->has_fregs[out->n] = ev->fregs != NULL;
+		if (ev->fregs)
+			memcpy(out->fregs[out->n], ev->fregs, sizeof(out->fregs[0]));
 		out->n++;
 	}
 	src_stream_close(st);
 	src_close(p);
 }
 
-/* Each step's registers exactly where it had a detail, NULL elsewhere (no
- * detail, the frames closed at the end). */
+/* Each step's registers exactly where it had a detail, and its FP
+ * registers where it had a FREGS; NULL elsewhere (no detail, a detail
+ * without FREGS, the frames closed at the end). */
 static void expect_src_regs(const struct seen *got)
 {
 	struct ada_raw_detail want;
 	uint8_t stack[ADA_STACK_MAX];
+	uint64_t fregs[8];
 
 	assert_int_equal(got->open, 0);
 	assert_int_equal(got->end, 0);
 	assert_int_equal(got->n, NSTEPS + 2);
 	for (size_t i = 0; i < NSTEPS + 2; i++) {
-		unsigned seed = i < NSTEPS ? thread0[i].seed : 0;
+		unsigned seed = i < NSTEPS ? thread0[i].seed : 0, fseed = i < NSTEPS ? thread0[i].fseed : 0;
 
 		assert_int_equal(got->regs[i], seed != 0);
 		if (seed) {
 			rf_make_detail(seed, 0, &want, stack);
 			assert_int_equal(got->reg0[i], want.regs[0]);
+		}
+		assert_int_equal(got->has_fregs[i], fseed != 0);
+		if (fseed) {
+			rf_make_fregs(fseed, fregs);
+			assert_memory_equal(got->fregs[i], fregs, sizeof(fregs));
 		}
 	}
 }
@@ -445,8 +465,9 @@ static void test_convert_detail_views_see_the_registers_of_the_raw_trace(void **
 	expect_src_regs(&got);
 }
 
-/* With raw/ gone, the views read the ATF: the same registers, also for the
- * events after one without a detail (the record that links back to an
+/* With raw/ gone, the views read the ATF: the same registers and FP
+ * registers (ATF_DETAIL_FLAG_FREGS), also for the events after one without
+ * a detail (the record that links back to an
  * event by its index position, not by its detail_seq). */
 static void test_convert_detail_views_see_the_registers_of_the_atf(void **state)
 {

@@ -1,7 +1,8 @@
 /* test_dump.c - the dump view prints every event with its registers in the
  * exact format views.h states: arguments of calls, return values, frames
  * left by EXCEPTION, events without a detail record, x86_64 and arm64
- * register names, the stack window, and --limit. */
+ * register names, the FP registers (ada's ATF extension) where a record
+ * has them, the stack window, and --limit. */
 #include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
@@ -26,6 +27,8 @@ static const char script[] = "+1 +2 - +3 - +4 ! -";
 struct rec {
 	uint64_t regs[8];
 	uint16_t stack_size;
+	bool has_fregs;
+	uint64_t fregs[8];
 };
 
 /* The detail of index event i, or NULL for events 3 and 4 (helper). */
@@ -33,8 +36,10 @@ static const struct rec *detail_of(size_t i)
 {
 	static const struct rec recs[] = {
 		[0] = { { 0x1, 0x7ffd5c1e2a38, 0x7ffd5c1e2a48, 0, 0, 0x7f1c00001000, 0, 0 }, 0 },
-		[1] = { { 0x2a, 0x7, 0, 0, 0, 0, 0, 0 }, 0 },
-		[2] = { { 0x54, 0, 0, 0, 0, 0, 0, 0 }, 0 },
+		/* compute(42, 7, 1.5, 2.25f) = 84, 6.25 */
+		[1] = { { 0x2a, 0x7, 0, 0, 0, 0, 0, 0 }, 0, true,
+			{ 0x3ff8000000000000, 0x40100000, 0, 0, 0, 0, 0, 0x7 } },
+		[2] = { { 0x54, 0, 0, 0, 0, 0, 0, 0 }, 0, true, { 0x4019000000000000, 0 } },
 		[5] = { { 0x5, 0x1, 0x2, 0x3, 0x4, 0x5, 0x6, 0x7 }, 20 },
 		[6] = { { 0xdead, 0xbeef, 0, 0, 0, 0, 0, 0 }, 0 },
 		[7] = { { 0, 0x10, 0, 0, 0, 0, 0, 0 }, 0 },
@@ -80,6 +85,10 @@ static void write_thread(const struct fixture *fx, uint32_t tid, uint8_t arch, b
 			};
 
 			memcpy(d.regs, r->regs, sizeof(d.regs));
+			if (r->has_fregs) {
+				d.flags = ATF_DETAIL_FLAG_FREGS;
+				memcpy(d.fregs, r->fregs, sizeof(d.fregs));
+			}
 			ev[i].detail_seq = (uint32_t)atf_detail_count(dw);
 			assert_int_equal(atf_detail_append(dw, &d), 0);
 		}
@@ -163,7 +172,9 @@ static void test_dump_x86_64_arguments_and_return_values(void **state)
 		    "# pid 4242 thread 1 tid 4243\n"
 		    "12.345678 main(rdi=0x1 rsi=0x7ffd5c1e2a38 rdx=0x7ffd5c1e2a48 rcx=0x0 r8=0x0 r9=0x7f1c00001000)\n"
 		    "12.345690   compute(rdi=0x2a rsi=0x7 rdx=0x0 rcx=0x0 r8=0x0 r9=0x0)\n"
+		    "    xmm0=0x3ff8000000000000 xmm1=0x40100000 xmm2=0x0 xmm3=0x0 xmm4=0x0 xmm5=0x0 xmm6=0x0 xmm7=0x7\n"
 		    "12.345691   compute = 0x54 (rdx=0x0)\n"
+		    "    xmm0=0x4019000000000000 xmm1=0x0\n"
 		    "12.345692   helper()\n"
 		    "12.345693   helper returns\n"
 		    "12.345694   foo(int)(rdi=0x5 rsi=0x1 rdx=0x2 rcx=0x3 r8=0x4 r9=0x5)\n"
@@ -179,7 +190,9 @@ static void test_dump_arm64_register_names(void **state)
 		    "# pid 4242 thread 1 tid 4243\n"
 		    "12.345678 main(x0=0x1 x1=0x7ffd5c1e2a38 x2=0x7ffd5c1e2a48 x3=0x0 x4=0x0 x5=0x7f1c00001000 x6=0x0 x7=0x0)\n"
 		    "12.345690   compute(x0=0x2a x1=0x7 x2=0x0 x3=0x0 x4=0x0 x5=0x0 x6=0x0 x7=0x0)\n"
+		    "    d0=0x3ff8000000000000 d1=0x40100000 d2=0x0 d3=0x0 d4=0x0 d5=0x0 d6=0x0 d7=0x7\n"
 		    "12.345691   compute = 0x54 (x1=0x0)\n"
+		    "    d0=0x4019000000000000 d1=0x0\n"
 		    "12.345692   helper()\n"
 		    "12.345693   helper returns\n"
 		    "12.345694   foo(int)(x0=0x5 x1=0x1 x2=0x2 x3=0x3 x4=0x4 x5=0x5 x6=0x6 x7=0x7)\n"
@@ -204,8 +217,10 @@ static void test_dump_stack_windows_and_limit(void **state)
 		    "12.345678 main(rdi=0x1 rsi=0x7ffd5c1e2a38 rdx=0x7ffd5c1e2a48 rcx=0x0 r8=0x0 r9=0x7f1c00001000)\n"
 		    "    sp=0x7ffd5c1e2a28 fp=0x7ffd5c1e2a50 lr=0x5555555551a0\n"
 		    "12.345690   compute(rdi=0x2a rsi=0x7 rdx=0x0 rcx=0x0 r8=0x0 r9=0x0)\n"
+		    "    xmm0=0x3ff8000000000000 xmm1=0x40100000 xmm2=0x0 xmm3=0x0 xmm4=0x0 xmm5=0x0 xmm6=0x0 xmm7=0x7\n"
 		    "    sp=0x7ffd5c1e2a08 fp=0x7ffd5c1e2a50 lr=0x5555555551a1\n"
 		    "12.345691   compute = 0x54 (rdx=0x0)\n"
+		    "    xmm0=0x4019000000000000 xmm1=0x0\n"
 		    "    sp=0x7ffd5c1e29e8 fp=0x7ffd5c1e2a50 lr=0x5555555551a2\n"
 		    "12.345692   helper()\n"
 		    "12.345693   helper returns\n"
@@ -248,14 +263,17 @@ static void test_dump_limit_reads_no_further(void **state)
 	write_manifest(&fx, "{\"id\": 1, \"os_tid\": 4243, \"has_detail\": true}");
 	write_thread(&fx, 1, ATF_ARCH_X86_64, true);
 	damage(&fx, 1, "index.atf", 64 + 32 * 7, 0x77);     /* event 7's time */
-	damage(&fx, 1, "detail.atf", 64 + 3 * 124, 0x01);   /* the 4th record's length */
+	damage(&fx, 1, "detail.atf", 64 + 3 * 124 + 2 * 64, 0x01); /* the 4th record's length
+								   * (the 2nd and 3rd have fregs) */
 	out = open_memstream(&text, &len);
 	assert_int_equal(ada_view_dump(fx.pid_dir, &three, out), 0);
 	fclose(out);
 	assert_string_equal(text, "# pid 4242 thread 1 tid 4243\n"
 		"12.345678 main(rdi=0x1 rsi=0x7ffd5c1e2a38 rdx=0x7ffd5c1e2a48 rcx=0x0 r8=0x0 r9=0x7f1c00001000)\n"
 		"12.345690   compute(rdi=0x2a rsi=0x7 rdx=0x0 rcx=0x0 r8=0x0 r9=0x0)\n"
+		"    xmm0=0x3ff8000000000000 xmm1=0x40100000 xmm2=0x0 xmm3=0x0 xmm4=0x0 xmm5=0x0 xmm6=0x0 xmm7=0x7\n"
 		"12.345691   compute = 0x54 (rdx=0x0)\n"
+		"    xmm0=0x4019000000000000 xmm1=0x0\n"
 		"# 5 more events not shown\n");
 	free(text);
 

@@ -1,7 +1,9 @@
 /* test_raw_detail.c - DETAIL records (fentry/mcount modes) decode onto the
- * event just before them, byte for byte; a DETAIL that is cut short, claims
- * more than ADA_STACK_MAX bytes of stack, or follows no event is refused with
- * one line naming the file. */
+ * event just before them, byte for byte, with the FREGS that follows one
+ * (format version 4) and without it (version 3: no FP registers); a DETAIL
+ * that is cut short, claims more than ADA_STACK_MAX bytes of stack, or
+ * follows no event, and a FREGS cut short or after no DETAIL, are refused
+ * with one line naming the file. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -83,12 +85,17 @@ static void end_frame(void)
 
 /* ---- reading ------------------------------------------------------------------ */
 
-static struct raw_stream *open_stream(void)
+static struct raw_stream *open_stream_version(uint32_t version)
 {
-	struct raw_stream *s = raw_stream_open(tf->loc.raw, 0, 3, ADA_RAW_VERSION);
+	struct raw_stream *s = raw_stream_open(tf->loc.raw, 0, 3, version);
 
 	assert_non_null(s);
 	return s;
+}
+
+static struct raw_stream *open_stream(void)
+{
+	return open_stream_version(ADA_RAW_VERSION);
 }
 
 /* The next event is (tsc, fid, kind, depth) and carries no detail. */
@@ -105,14 +112,17 @@ static void expect_plain(struct raw_stream *s, uint64_t tsc, uint32_t fid, unsig
 	assert_int_equal(ev.depth, depth);
 	assert_null(ev.detail);
 	assert_null(ev.stack);
+	assert_null(ev.fregs);
 }
 
-/* The next event is (tsc, fid, kind, depth) with exactly detail `seed`. */
-static void expect_detail(struct raw_stream *s, uint64_t tsc, uint32_t fid, unsigned kind,
-			  uint32_t depth, unsigned seed, uint16_t stack_size)
+/* The next event is (tsc, fid, kind, depth) with exactly detail `seed`, and
+ * the FP registers rf_make_fregs(fseed) makes, or none if fseed is 0. */
+static void expect_detail_fregs(struct raw_stream *s, uint64_t tsc, uint32_t fid, unsigned kind,
+				uint32_t depth, unsigned seed, uint16_t stack_size, unsigned fseed)
 {
 	struct ada_raw_detail want;
 	uint8_t stack[ADA_STACK_MAX];
+	uint64_t fregs[8];
 	struct raw_event ev;
 
 	rf_make_detail(seed, stack_size, &want, stack);
@@ -131,6 +141,20 @@ static void expect_detail(struct raw_stream *s, uint64_t tsc, uint32_t fid, unsi
 		assert_non_null(ev.stack);
 		assert_memory_equal(ev.stack, stack, stack_size);
 	}
+	if (!fseed) {
+		assert_null(ev.fregs);
+		return;
+	}
+	rf_make_fregs(fseed, fregs);
+	assert_non_null(ev.fregs);
+	for (unsigned r = 0; r < 8; r++)
+		assert_int_equal(ev.fregs[r], fregs[r]);
+}
+
+static void expect_detail(struct raw_stream *s, uint64_t tsc, uint32_t fid, unsigned kind,
+			  uint32_t depth, unsigned seed, uint16_t stack_size)
+{
+	expect_detail_fregs(s, tsc, fid, kind, depth, seed, stack_size, 0);
 }
 
 static void expect_end(struct raw_stream *s)
@@ -248,6 +272,110 @@ static void test_raw_detail_at_unaligned_offsets_reads_the_same(void **state)
 	expect_plain(s, 9, 4, ADA_RAW_RETURN, 2);
 	expect_plain(s, 9, 1, ADA_RAW_RETURN, 1);
 	expect_end(s);
+	raw_stream_close(s);
+}
+
+/* ---- the FP registers (FREGS, version 4) ---------------------------------------- */
+
+/* FREGS after a DETAIL's stack bytes belongs to the same event; a DETAIL
+ * without one has none (NULL), also next to one that has. */
+static void test_raw_detail_fp_registers_decode_onto_the_same_event(void **state)
+{
+	struct raw_stream *s;
+
+	(void)state;
+	sync_at(1000);
+	event(1000, ADA_RAW_CALL, FA);
+	detail(1, 16);
+	rf_fregs(&tf->f, 21);
+	event(1010, ADA_RAW_CALL, FB);
+	detail(2, 0);
+	event(1020, ADA_RAW_RETURN, FB);
+	detail(3, 0);
+	rf_fregs(&tf->f, 23);
+	event(1030, ADA_RAW_RETURN, FA);
+	end_frame();
+
+	s = open_stream();
+	expect_detail_fregs(s, 1000, 1, ADA_RAW_CALL, 1, 1, 16, 21);
+	expect_detail(s, 1010, 2, ADA_RAW_CALL, 2, 2, 0);
+	expect_detail_fregs(s, 1020, 2, ADA_RAW_RETURN, 2, 3, 0, 23);
+	expect_plain(s, 1030, 1, ADA_RAW_RETURN, 1);
+	expect_end(s);
+	raw_stream_close(s);
+}
+
+/* A version 3 trace (before the FP registers) reads as it always did: its
+ * details, no FP registers. */
+static void test_raw_detail_version_3_has_no_fp_registers(void **state)
+{
+	struct raw_stream *s;
+
+	(void)state;
+	sync_at(100);
+	event(100, ADA_RAW_CALL, FA);
+	detail(1, 8);
+	event(110, ADA_RAW_RETURN, FA);
+	detail(2, 0);
+	end_frame();
+
+	s = open_stream_version(3);
+	expect_detail(s, 100, 1, ADA_RAW_CALL, 1, 1, 8);
+	expect_detail(s, 110, 1, ADA_RAW_RETURN, 1, 2, 0);
+	expect_end(s);
+	raw_stream_close(s);
+}
+
+/* Version 3 has no FREGS: there the tag is an unknown control record. */
+static void test_raw_detail_fp_registers_in_version_3_are_refused(void **state)
+{
+	struct raw_stream *s;
+
+	(void)state;
+	sync_at(100);
+	event(100, ADA_RAW_CALL, FA);
+	detail(1, 0);
+	rf_fregs(&tf->f, 1);
+	end_frame();
+
+	s = open_stream_version(3);
+	expect_detail(s, 100, 1, ADA_RAW_CALL, 1, 1, 0);
+	expect_refused(s, "unknown control record");
+	raw_stream_close(s);
+}
+
+static void test_raw_detail_fp_registers_after_no_detail_are_refused(void **state)
+{
+	struct raw_stream *s;
+
+	(void)state;
+	sync_at(100);
+	event(100, ADA_RAW_CALL, FA);
+	rf_fregs(&tf->f, 1);
+	end_frame();
+
+	s = open_stream();
+	expect_plain(s, 100, 1, ADA_RAW_CALL, 1);
+	expect_refused(s, "FREGS record that follows no DETAIL");
+	raw_stream_close(s);
+}
+
+static void test_raw_detail_fp_registers_cut_short_are_refused(void **state)
+{
+	const uint8_t tag = RF_FREGS_TAG;
+	uint64_t fregs[8] = { 0 };
+	struct raw_stream *s;
+
+	(void)state;
+	sync_at(100);
+	event(100, ADA_RAW_CALL, FA);
+	detail(1, 0);
+	put_bytes(&tag, 1);
+	put_bytes(fregs, ADA_RAW_FREGS_SIZE - 1);
+	end_frame();
+
+	s = open_stream();
+	expect_refused(s, "FREGS record cut short");
 	raw_stream_close(s);
 }
 
@@ -382,6 +510,11 @@ int main(void)
 		T(test_raw_detail_attaches_to_the_event_before_it),
 		T(test_raw_detail_at_the_end_of_a_frame_and_before_lost),
 		T(test_raw_detail_at_unaligned_offsets_reads_the_same),
+		T(test_raw_detail_fp_registers_decode_onto_the_same_event),
+		T(test_raw_detail_version_3_has_no_fp_registers),
+		T(test_raw_detail_fp_registers_in_version_3_are_refused),
+		T(test_raw_detail_fp_registers_after_no_detail_are_refused),
+		T(test_raw_detail_fp_registers_cut_short_are_refused),
 		T(test_raw_detail_cut_inside_the_struct_is_refused),
 		T(test_raw_detail_cut_inside_the_stack_is_refused),
 		T(test_raw_detail_stack_larger_than_max_is_refused),

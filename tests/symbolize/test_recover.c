@@ -140,7 +140,7 @@ static void write_ring(uint64_t slots, uint64_t head)
 {
 	size_t size = ADA_RING_SLOTS_OFFSET + 16 * slots;
 	uint8_t *file = calloc(1, size);
-	struct ada_ring_header h = { .version = ADA_RAW_VERSION, .ordinal = 0, .os_tid = TID,
+	struct ada_ring_header h = { .version = ADA_RING_VERSION, .ordinal = 0, .os_tid = TID,
 				     .pid = PID, .slots = slots, .start_tsc = 90, .base = 0,
 				     .head = head, .tail = head };
 	struct ada_slot *slot = (struct ada_slot *)(file + ADA_RING_SLOTS_OFFSET);
@@ -452,7 +452,7 @@ static void test_recover_finds_a_pool_rings_thread_in_its_header(void **state)
 	struct ada_meta_funcs fs = { 1, 2 };
 	struct ada_meta_thread t0 = { .ordinal = 0, .os_tid = TID, .start_tsc = 90, .name = "prog" };
 	struct ada_meta_ring unowned = { .ordinal = ADA_RING_UNOWNED };
-	struct ada_ring_header spare = { .version = ADA_RAW_VERSION, .ordinal = ADA_RING_UNOWNED,
+	struct ada_ring_header spare = { .version = ADA_RING_VERSION, .ordinal = ADA_RING_UNOWNED,
 					 .pid = PID, .slots = 16, .ring_no = 1 };
 	uint8_t spare_file[ADA_RING_SLOTS_OFFSET + 16 * 16] = { 0 };
 	char spare_path[300];
