@@ -69,8 +69,9 @@
  * stands still for thousands of calls gets there). */
 #define HELD_MAX 65536
 /* The longest X event without its names: the prefix, ts and dur, eight
- * registers, ret and exit keys with their values. */
-#define EVENT_FIXED 512
+ * registers, eight FP registers, ret, ret_xmm0 and exit keys with their
+ * values. */
+#define EVENT_FIXED 1024
 
 struct chrome_fn {          /* a function's JSON, escaped on first use */
 	char *head;         /* "name":"..","cat":"..","args":{ */
@@ -102,6 +103,7 @@ struct chrome {
 	const struct key *reg_keys;
 	bool x86;                    /* the process's: DWARF's parameters are placed for x86_64 */
 	struct src_process *proc;    /* the process's: its read-only data (src_read_const) */
+	const struct key *freg_keys, *fret_key;
 	const struct src_func *funcs;
 	struct chrome_fn *fns;            /* per dense id, built on first use */
 	size_t nfns;
@@ -127,6 +129,13 @@ static const struct key x86_keys[] = { KEY("rdi"), KEY("rsi"), KEY("rdx"),
 static const struct key arm_keys[] = { KEY("x0"), KEY("x1"), KEY("x2"), KEY("x3"),
 				       KEY("x4"), KEY("x5"), KEY("x6"), KEY("x7") };
 static const struct key ret_key = KEY("ret");
+/* The FP registers, where the trace has them: x86_64's xmm0..7 (their low
+ * 64 bits), arm64's d0..7; the return value's first. */
+static const struct key x86_fkeys[] = { KEY("xmm0"), KEY("xmm1"), KEY("xmm2"), KEY("xmm3"),
+					KEY("xmm4"), KEY("xmm5"), KEY("xmm6"), KEY("xmm7") };
+static const struct key arm_fkeys[] = { KEY("d0"), KEY("d1"), KEY("d2"), KEY("d3"),
+					KEY("d4"), KEY("d5"), KEY("d6"), KEY("d7") };
+static const struct key x86_fret_key = KEY("ret_xmm0"), arm_fret_key = KEY("ret_d0");
 
 /* ---- JSON text built once ---------------------------------------------------- */
 
@@ -254,17 +263,20 @@ static char *detail_json(struct chrome *c, const struct walk_event *ev)
 	size_t n = 0;
 	FILE *m;
 
-	if (!sig) {
-		p = buf = malloc(ev->type == WALK_ENTER ? c->nregs * 32 + 1 : 32);
+	if (!sig) { /* the registers, the FP ones where the trace has them */
+		p = buf = malloc((c->nregs + 8) * 32 + 1);
 		if (!p) {
 			c->out.err = -ENOMEM;
 			return NULL;
 		}
-		if (ev->type == WALK_ENTER)
-			for (unsigned i = 0; i < c->nregs; i++)
-				p = put_reg(p, &c->reg_keys[i], ev->regs[i]);
-		else
+		for (unsigned i = 0; ev->type == WALK_ENTER && i < c->nregs; i++)
+			p = put_reg(p, &c->reg_keys[i], ev->regs[i]);
+		for (unsigned i = 0; ev->type == WALK_ENTER && ev->fregs && i < 8; i++)
+			p = put_reg(p, &c->freg_keys[i], ev->fregs[i]);
+		if (ev->type != WALK_ENTER)
 			p = put_reg(p, &ret_key, ev->regs[0]);
+		if (ev->type != WALK_ENTER && ev->fregs)
+			p = put_reg(p, c->fret_key, ev->fregs[0]);
 		*p = '\0';
 		return buf;
 	}
@@ -467,6 +479,8 @@ static int on_process_begin(void *ctx, struct src_process *p)
 	c->reg_keys = p->arch == ADA_ARCH_ARM64 ? arm_keys : x86_keys;
 	c->x86 = p->arch == ADA_ARCH_X86_64;
 	c->proc = p;
+	c->freg_keys = p->arch == ADA_ARCH_ARM64 ? arm_fkeys : x86_fkeys;
+	c->fret_key = p->arch == ADA_ARCH_ARM64 ? &arm_fret_key : &x86_fret_key;
 	put_name_event(c, "process_name", p->pid, export_process_name(name, p));
 	c->processes++;
 	return c->out.err;
