@@ -82,9 +82,11 @@ static void expect_word(const char *where, const char *fn, const char *reg, uint
 static void build(const struct tr_case *tc, const char *mode, const char *returns)
 {
 	char libdir[PATH_MAX + 8], rpath[PATH_MAX + 16], ada_mode[48];
-	const char *const lib_flags[] = { "-O2", "-shared", "-fPIC", NULL };
+	const char *const lib_flags[] = { "-O2", "-g0", "-shared", "-fPIC", NULL };
 	const char *const plain_flags[] = { "-O2", libdir, rpath, "-lfplib", NULL };
-	const char *const traced_flags[] = { "-O2", libdir, rpath, "-lfplib", ada_mode, returns, NULL };
+	/* -g0: chrome --args then gives the registers themselves (with the
+	 * DWARF, the parameters' values: test_view_args) */
+	const char *const traced_flags[] = { "-O2", "-g0", libdir, rpath, "-lfplib", ada_mode, returns, NULL };
 
 	snprintf(libdir, sizeof(libdir), "-L%s", tc->dir);
 	snprintf(rpath, sizeof(rpath), "-Wl,-rpath,%s", tc->dir);

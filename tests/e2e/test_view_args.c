@@ -44,6 +44,7 @@ static const char typed[] =
 	"  sum(n=3, ...) = 60;\n"
 	"  upper(c='q') = 'Q';\n"
 	"  greet(whom=\"hello, \\\"world\\\"\\n\") = 15;\n"
+	"  scale(x=0.1, f=2.5, n=4, y=-0.25) = 0.75;\n"
 	"} = 0; /* main */\n";
 
 /* chrome --args: the same values, a key each, in the parameters' order,

@@ -1,7 +1,7 @@
 /* typed_args.c - calls whose parameters the views show by name and type
  * from the DWARF (test_view_args.c): integers of each size and signedness,
  * bool, char, an enum, a string in the caller's stack frame and one in the
- * binary (a literal), aggregates in
+ * binary (a literal), float and double from the SSE registers, aggregates in
  * registers and in memory ahead of a scalar (whose register the aggregates'
  * placement decides), arguments on the stack, a return in memory (its
  * hidden pointer takes rdi), a void function, a variadic one, and a gcc
@@ -61,6 +61,11 @@ TRACED int sum(int n, ...)
 	return s;
 }
 
+TRACED double scale(double x, float f, int n, double y)
+{
+	return x * f * n + y;
+}
+
 TRACED int greet(const char *whom)
 {
 	return (int)strlen(whom);
@@ -88,6 +93,7 @@ int main(void)
 	total += sum(3, 10, 20, 30);
 	total += upper('q');
 	total += greet("hello, \"world\"\n");
+	total += (long)scale(0.1, 2.5f, 4, -0.25);
 	printf("%ld\n", total);
 	return 0;
 }
