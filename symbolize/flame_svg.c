@@ -397,7 +397,13 @@ static void header(struct svg *g, int height)
 		"height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans Mono, monospace\" "
 		"font-size=\"%d\">\n", SVG_WIDTH, height, SVG_WIDTH, height, FONT_SIZE);
 	fputs("<style>g.f { cursor: pointer; } g.f:hover rect { stroke: #222; stroke-width: 1; }"
-	      " text { fill: #000; } #reset { cursor: pointer; fill: #06c; }</style>\n", out);
+	      " text { fill: #000; } #reset { cursor: pointer; fill: #06c; }", out);
+	/* A differential graph paints an unchanged frame white: without an
+	 * outline it melts into the background and into its white neighbours
+	 * (one white band of names). The hover rule above stays the stronger. */
+	if (g->o->diff)
+		fputs(" g.f rect { stroke: #aaa; stroke-width: 0.5; }", out);
+	fputs("</style>\n", out);
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f4\"/>\n",
 		SVG_WIDTH, height);
 	fprintf(out, "<text x=\"%d\" y=\"24\" font-size=\"17\" text-anchor=\"middle\">",

@@ -414,6 +414,8 @@ static void diff_says_what_changed(void **state)
 	for (const char *f = same; (f = strstr(f, "fill=\"rgb(")); f++)
 		if (strncmp(f, "fill=\"rgb(255,255,255)\"", strlen("fill=\"rgb(255,255,255)\"")))
 			fail_msg("a frame of a trace against itself is not white: %.40s", f);
+	/* White frames on the near-white page: every frame outlined. */
+	assert_non_null(strstr(same, " g.f rect { stroke: #aaa;"));
 	assert_non_null(strstr(other, "data-n=\"parent_work\""));
 	assert_non_null(strstr(other, ", new</title>"));
 	assert_null(strstr(other, "data-n=\"fib\""));
