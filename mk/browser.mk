@@ -3,9 +3,11 @@
 # tests/browser/install.sh installs Chromium (Debian's, with apt-get as root)
 # and speedscope (npm, into build/browser/); tests/browser/run.py traces
 # examples/demo.c and opens, in headless Chromium, the SVG flame graph as a
-# file and ada's Chrome JSON export and folded stacks in speedscope served on
-# 127.0.0.1, checking what lands in the DOM; the screenshots stay in
-# build/browser/*.png (build artefacts). About half a minute.
+# file (zoomed too), a differential flame graph of two runs of
+# tests/browser/diffwork.c, and ada's Chrome JSON export and folded stacks
+# in speedscope served on 127.0.0.1, checking what lands in the DOM; the
+# screenshots stay in build/browser/*.png (build artefacts). About ten
+# seconds once installed.
 #
 # make check runs the short part (no screenshots) where Chromium is already
 # installed, fetching speedscope from npm if it is missing; it installs

@@ -96,9 +96,13 @@ class Browser:
                     raise RuntimeError(f'{method}: {m["error"].get("message")}')
                 return m.get('result', {})
 
+    def evaluate(self, expression):
+        """The value of a JavaScript expression in the page (JSON-able)."""
+        return self.call('Runtime.evaluate', {'expression': expression, 'returnByValue': True},
+                         session=True)['result'].get('value')
+
     def dom(self):
-        return self.call('Runtime.evaluate', {'expression': DOM, 'returnByValue': True},
-                         session=True)['result'].get('value', '')
+        return self.evaluate(DOM) or ''
 
     def open(self, url, ready, timeout=30):
         """Loads url (from a blank page, so that a new #fragment reloads it)

@@ -6,7 +6,17 @@ read again until what a check looks for is there, or 30 s passed):
   - opens the SVG flame graph (`ada-symbolize flame --format svg`) as a
     file:// URL: the DOM holds a frame of each of demo.c's functions and no
     XML parse error; with the URL hash #zoom=evaluate the inline script
-    zooms into that frame (its rectangle spans the graph);
+    zooms into that frame (its rectangle spans the graph), and zoomed
+    deeper, into parse_term, each ancestor (all, evaluate, parse_expr)
+    keeps its row, faded;
+  - builds tests/browser/diffwork.c and traces it twice, A and B, where
+    grow() does ten times the work in B and shrink() a tenth, and opens
+    the differential flame graph (`ada-symbolize diff --format svg A B`)
+    next to B's own flame graph: from the rectangles' computed fills and
+    widths, weighed by calls (--count), grow is deep red, shrink deep blue,
+    steady and main (the same calls) white and outlined, every width is
+    B's; weighed by time (not with --short: a busy machine's noise), grow
+    is red, shrink blue, the widths B's;
   - serves speedscope's built files (npm package, tests/browser/install.sh)
     on 127.0.0.1 and loads ada's Chrome JSON export (`ada-symbolize chrome`)
     through speedscope's #profileURL=, in its sandwich view, whose table of
@@ -21,9 +31,9 @@ Screenshots go to BUILD_DIR/*.png (build artefacts, not in git).
 
   tests/browser/run.py [--short] [BUILD_DIR]     (default build/browser)
 
---short (make check): no screenshots, no folded stacks; skipped, with a
-message, where Chromium or speedscope is not installed. Ends with the
-line "N passed, N failed"; exit status 1 if a check failed.
+--short (make check): no screenshots, no folded stacks, no diff by time;
+skipped, with a message, where Chromium or speedscope is not installed.
+Ends with the line "N passed, N failed"; exit status 1 if a check failed.
 """
 import argparse
 import functools
@@ -96,9 +106,15 @@ class Server:
         self.httpd.server_close()
 
 
+def ada_env():
+    """The environment without ADA_* settings, so that a run traces as
+    the test asks, whatever the caller's shell set."""
+    return {k: v for k, v in os.environ.items() if not k.startswith('ADA_')}
+
+
 def trace_demo(build):
     """Builds and runs examples/demo.c traced (fentry, library calls too)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith('ADA_')}
+    env = ada_env()
     exe = os.path.join(build, 'demo')
     trace = os.path.join(build, 'trace')
     shutil.rmtree(trace, ignore_errors=True)
@@ -146,6 +162,111 @@ def svg_checks(c, browser, build, trace, short):
         png = os.path.join(build, 'flame-zoom.png')
         browser.screenshot(png)
         print(f'screenshot {png}')
+
+
+# tests/browser/diffwork.c's arguments (units of work of grow, shrink,
+# steady) for trace A and trace B.
+DIFF_RUNS = (('diff-a', ['4', '40', '8']), ('diff-b', ['40', '4', '8']))
+
+# Each frame of a flame graph as the browser has it: its name, the fill it
+# paints (computed style, "rgb(R, G, B)"), its rectangle's width and the
+# outline it draws ("none" or a colour).
+FRAMES = """Array.from(document.querySelectorAll('g.f')).map(function (g) {
+  var r = g.querySelector('rect'), s = getComputedStyle(r);
+  return [g.getAttribute('data-n'), s.fill, +r.getAttribute('width'), s.stroke];
+})"""
+
+
+def trace_diffwork(build):
+    """Traces A and B of diffwork.c: grow does ten times the work in B, shrink
+    a tenth, steady the same."""
+    env = ada_env()
+    exe = os.path.join(build, 'diffwork')
+    run([ADACC, '-g', '-O0', '-o', exe, os.path.join(ROOT, 'tests', 'browser', 'diffwork.c')], env)
+    traces = []
+    for name, units in DIFF_RUNS:
+        trace = os.path.join(build, name)
+        shutil.rmtree(trace, ignore_errors=True)
+        run([exe] + units, dict(env, ADA_OUTPUT=trace), cwd=build)
+        traces.append(trace)
+    return traces
+
+
+def tint(fill):
+    """A differential frame's fill, rgb(255, 255-k, 255-k) for a frame that
+    grew, rgb(255-k, 255-k, 255) for one that shrank (flame_svg.c's
+    diff_colour): ('red', k), ('blue', k), or ('white', 0)."""
+    r, _, b = (int(v) for v in re.findall(r'\d+', fill)[:3])
+    return ('red', r - b) if r > b else ('blue', b - r) if b > r else ('white', 0)
+
+
+def svg_frames(c, browser, svg, what):
+    """{name: [(fill, width, stroke), ...]} of the SVG as Chromium draws it,
+    or None."""
+    _, err = browser.open('file://' + svg, lambda d: 'data-n="all"' in d or 'parsererror' in d)
+    frames = browser.evaluate(FRAMES) if err is None else None
+    if not c.check(bool(frames), f'Chromium opens {what}', err):
+        return None
+    out = {}
+    for name, fill, width, stroke in frames:
+        out.setdefault(name, []).append((fill, width, stroke))
+    return out
+
+
+def diff_checks(c, browser, build, short):
+    """The differential flame graph: B's widths, grow red, shrink blue,
+    steady neither. Weighed by calls (--count) the colours are exact (the
+    calls of steady and main are the same in A and B); by time, which the
+    machine's other work makes vary by a half between runs, only the
+    direction of grow's and shrink's tenfold changes is sure, and --short
+    (make check, on a busy machine too) leaves it out."""
+    a, b = trace_diffwork(build)
+    for weigh, png in (['--count'], 'diff-count.png'), ([], 'diff.png'):
+        if short and not weigh:
+            continue
+        by = 'calls' if weigh else 'time'
+        diff = os.path.join(build, f'diff-{by}.svg')
+        flame_b = os.path.join(build, f'flame-b-{by}.svg')
+        run([SYM, 'diff', '--format', 'svg'] + weigh + ['-o', diff, a, b])
+        run([SYM, 'flame', '--format', 'svg'] + weigh + ['-o', flame_b, b])
+        fb = svg_frames(c, browser, flame_b, f"trace B's flame graph ({by})")
+        fd = svg_frames(c, browser, diff, f'the differential flame graph ({by})')
+        if fb is None or fd is None:
+            continue
+        if not short:
+            browser.screenshot(os.path.join(build, png))
+            print(f'screenshot {os.path.join(build, png)}')
+        # The frames of one call each (unit() has three, one under each).
+        for name in ('main', 'grow', 'shrink', 'steady'):
+            got, want = [f[1] for f in fd.get(name, [])], [f[1] for f in fb.get(name, [])]
+            c.check(len(got) == 1 and got == want,
+                    f"the diff ({by}) draws {name} as wide as B's flame graph does",
+                    f'diff {got}, B {want}')
+        fill = {name: fd[name][0][0] for name in ('main', 'grow', 'shrink', 'steady')
+                if name in fd}
+        # B's shape: grow 41 calls, shrink 5; by time grow is the wider
+        # (by less than ten times on a busy machine).
+        width = {name: fd[name][0][1] for name in ('grow', 'shrink') if name in fd}
+        c.check(width.get('grow', 0) > (5 if weigh else 1) * width.get('shrink', 1e9),
+                f"the diff ({by}) has B's shape: grow (x10 work in B) wider than shrink", width)
+        # By calls the largest change, grow's and shrink's, is the deepest
+        # colour, 200 of 255; by time either may be the smaller.
+        deep = 150 if weigh else 1
+        hue, k = tint(fill.get('grow', ''))
+        c.check(hue == 'red' and k >= deep, f'the diff ({by}) fills grow, which grew, red',
+                fill.get('grow'))
+        hue, k = tint(fill.get('shrink', ''))
+        c.check(hue == 'blue' and k >= deep, f'the diff ({by}) fills shrink, which shrank, blue',
+                fill.get('shrink'))
+        if weigh:
+            for name in ('steady', 'main'):
+                c.check(tint(fill.get(name, '')) == ('white', 0),
+                        f'the diff ({by}) fills {name}, the same calls in A and B, white',
+                        fill.get(name))
+            # White on the near-white background: an outline shows the frame.
+            stroke = fd['steady'][0][2] if 'steady' in fd else 'none'
+            c.check(stroke not in ('none', ''), f'the diff ({by}) outlines steady, a white frame',
+                    stroke)
 
 
 def speedscope_checks(c, browser, build, trace, short):
@@ -220,6 +341,7 @@ def main():
     try:
         trace = trace_demo(build)
         svg_checks(c, browser, build, trace, args.short)
+        diff_checks(c, browser, build, args.short)
         if have_speedscope:
             speedscope_checks(c, browser, build, trace, args.short)
         elif args.short:
