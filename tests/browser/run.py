@@ -195,8 +195,12 @@ def trace_diffwork(build):
 def tint(fill):
     """A differential frame's fill, rgb(255, 255-k, 255-k) for a frame that
     grew, rgb(255-k, 255-k, 255) for one that shrank (flame_svg.c's
-    diff_colour): ('red', k), ('blue', k), or ('white', 0)."""
-    r, _, b = (int(v) for v in re.findall(r'\d+', fill)[:3])
+    diff_colour): ('red', k), ('blue', k), ('white', 0), or ('none', 0) for
+    no colour (a frame that is not there)."""
+    rgb = [int(v) for v in re.findall(r'\d+', fill or '')[:3]]
+    if len(rgb) < 3:
+        return 'none', 0
+    r, _, b = rgb
     return ('red', r - b) if r > b else ('blue', b - r) if b > r else ('white', 0)
 
 
