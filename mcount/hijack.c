@@ -216,9 +216,13 @@ static inline void record_call(struct ada_thread *td, uint32_t depth, uintptr_t 
 	ada_ring_put(td, ada_arch_ticks(), word);
 }
 
-/* RETURN with the return registers; its slot was reserved by its CALL. */
+/* RETURN with the return registers (values: they hold the function's
+ * value; not before a tail call's jump, where the callee has yet to make
+ * it: the record then says so, ADA_RAW_RET_TAIL, and holds no register);
+ * its slot was reserved by its CALL. */
 static inline void record_return(struct ada_thread *td, uint32_t depth, uintptr_t fn,
-				 const struct ada_return_regs *r, uintptr_t real, uintptr_t sp)
+				 const struct ada_return_regs *r, uintptr_t real, uintptr_t sp,
+				 bool values)
 {
 	uint64_t word = fn | (uint64_t)ADA_RAW_RETURN << 62, regs[8], fregs[8];
 
@@ -229,6 +233,11 @@ static inline void record_return(struct ada_thread *td, uint32_t depth, uintptr_
 	if (ada_rt.cfg.detail) {
 		ada_arch_return_values(r, regs);
 		ada_arch_return_fregs(r, fregs);
+		if (!values) {
+			for (int i = 0; i < 8; i++)
+				regs[i] = fregs[i] = 0;
+			regs[7] = ADA_RAW_RET_TAIL;
+		}
 		word |= detail_put(td, regs, fregs, real, r->rbp, sp);
 	}
 	ada_ring_put(td, ada_arch_ticks(), word);
@@ -492,7 +501,7 @@ static uintptr_t __attribute__((noinline)) return_slow(struct ada_thread *td,
 		return real;
 	}
 	while (td->depth > d) {
-		record_return(td, td->depth, td->shadow[td->depth - 1].fn, regs, real, sp);
+		record_return(td, td->depth, td->shadow[td->depth - 1].fn, regs, real, sp, true);
 		td->depth--;
 	}
 	return real;
@@ -531,7 +540,7 @@ uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
 	f = return_frame(td, (uintptr_t)slot);
 	if (likely(f)) {
 		real = f->site;
-		record_return(td, td->depth, f->fn, regs, real, (uintptr_t)slot);
+		record_return(td, td->depth, f->fn, regs, real, (uintptr_t)slot, true);
 		td->depth--;
 	} else {
 		real = return_slow(td, regs, slot);
@@ -546,8 +555,9 @@ uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
  * a longjmp) and are closed; the innermost frame, if it is on the slot and
  * is such a function's, is this return. Anything else was not recorded (its
  * entry fell inside a hook, outside the graph function, past the shadow
- * stack, while recording was off): nothing to do, as nothing depends on it. */
-void ada_return_hook(struct ada_return_regs *regs, uintptr_t *slot)
+ * stack, while recording was off): nothing to do, as nothing depends on it.
+ * values: regs hold the function's return value (a `ret` follows). */
+static void return_hook(const struct ada_return_regs *regs, uintptr_t *slot, bool values)
 {
 	uintptr_t sp = (uintptr_t)slot;
 	struct ada_thread *td = ada_hook_begin(sp, 0);
@@ -558,19 +568,24 @@ void ada_return_hook(struct ada_return_regs *regs, uintptr_t *slot)
 	close_below(td, sp);
 	f = td->depth > 0 && td->depth <= td->shadow_cap ? &td->shadow[td->depth - 1] : NULL;
 	if (f && f->sp == sp && ada_site_nohijack(f->site)) {
-		record_return(td, td->depth, f->fn, regs, f->site & ~ADA_SITE_NOHIJACK, sp);
+		record_return(td, td->depth, f->fn, regs, f->site & ~ADA_SITE_NOHIJACK, sp, values);
 		td->depth--;
 		ada_graph_left(td);
 	}
 	ada_hook_end(td);
 }
 
-/* The same before a tail call's jump: the registers as they are then. */
+void ada_return_hook(struct ada_return_regs *regs, uintptr_t *slot)
+{
+	return_hook(regs, slot, true);
+}
+
+/* The same before a tail call's jump. The function's value is the callee's,
+ * not made yet: its RETURN's record says so instead of showing whatever the
+ * registers hold (the callee's arguments). */
 void ada_return_hook_tail(struct ada_entry_regs *regs, uintptr_t *slot)
 {
-	struct ada_return_regs r = { .rax = regs->rax, .rdx = regs->rdx, .rbp = regs->rbp,
-				     .xmm0 = { regs->xmm[0][0], regs->xmm[0][1] },
-				     .xmm1 = { regs->xmm[1][0], regs->xmm[1][1] } };
+	struct ada_return_regs r = { .rbp = regs->rbp };
 
-	ada_return_hook(&r, slot);
+	return_hook(&r, slot, false);
 }

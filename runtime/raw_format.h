@@ -399,6 +399,13 @@ enum ada_raw_control {
  * argument registers, a RETURN's return registers), the caller's resume
  * address, the frame pointer, the stack pointer at entry (the address of the
  * return-address slot) and stack_size bytes copied from sp upward. */
+/* A RETURN's regs[7] (x86_64, where a return's are rax rdx and six 0): this
+ * value says the function left by a tail call's jump, before which
+ * __return__ ran (fentry mode with gcc): its value is its callee's, not made
+ * yet, so regs hold none of it (all else 0). ada-symbolize writes ATF's
+ * ATF_DETAIL_FLAG_NOVALUE for it (docs/atf-extensions.md). */
+#define ADA_RAW_RET_TAIL 1
+
 struct ada_raw_detail {
 	uint64_t regs[8];
 	uint64_t lr, fp, sp;

@@ -25,10 +25,13 @@
 #define ATF_DETAIL_MAX_STACK 512  /* bytes of stack a detail event may carry */
 #define ATF_ARCH_X86_64 1
 #define ATF_ARCH_ARM64 2
-/* ada's extension of the detail event (docs/atf-extensions.md): flags bit 0
- * says fregs[8] follow its stack bytes, 64 more bytes in total_length.
- * No other bit is defined. */
+/* ada's extensions of the detail event (docs/atf-extensions.md): flags bit 0
+ * says fregs[8] follow its stack bytes, 64 more bytes in total_length; bit 1
+ * (a return's only) that the function left by a tail call's jump, so its
+ * registers hold no value of it (all 0). No other bit is defined. */
 #define ATF_DETAIL_FLAG_FREGS 0x1
+#define ATF_DETAIL_FLAG_NOVALUE 0x2
+#define ATF_DETAIL_FLAGS (ATF_DETAIL_FLAG_FREGS | ATF_DETAIL_FLAG_NOVALUE)
 #define ATF_DETAIL_FREGS_SIZE 64
 
 enum atf_kind { ATF_CALL = 1, ATF_RETURN = 2, ATF_EXCEPTION = 3 };

@@ -286,9 +286,12 @@ static int check_detail_record(const struct atf_detail_file *f, uint64_t pos, ui
 		return bad(err, errlen, "detail event #%" PRIu64 ": stack_size %" PRIu32 " > 512",
 			   nth, stack);
 	/* A bit nobody defined may mean bytes nobody can skip. */
-	if (flags & ~(uint32_t)ATF_DETAIL_FLAG_FREGS)
+	if (flags & ~(uint32_t)ATF_DETAIL_FLAGS)
 		return bad(err, errlen, "detail event #%" PRIu64 ": flags 0x%" PRIx32
 			   " set undefined bits", nth, flags);
+	if (flags & ATF_DETAIL_FLAG_NOVALUE && get_le16(p + 4) != ATF_DETAIL_RETURN)
+		return bad(err, errlen, "detail event #%" PRIu64 ": flags 0x%" PRIx32
+			   " say a call has no return value (bit 1 is a return's)", nth, flags);
 	if (total != atf_detail_total((uint16_t)flags, stack))
 		return bad(err, errlen, "detail event #%" PRIu64 ": total_length %" PRIu32
 			   " != 124 + stack_size %" PRIu32 "%s", nth, total, stack,

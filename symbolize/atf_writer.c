@@ -218,7 +218,8 @@ int atf_detail_append(struct atf_detail_writer *w, const struct atf_detail *d)
 	size_t total = atf_detail_total(d->flags, d->stack_size);
 	int err;
 
-	if (d->stack_size > ATF_DETAIL_MAX_STACK || d->flags & ~ATF_DETAIL_FLAG_FREGS)
+	if (d->stack_size > ATF_DETAIL_MAX_STACK || d->flags & ~ATF_DETAIL_FLAGS ||
+	    (d->flags & ATF_DETAIL_FLAG_NOVALUE && d->event_type != ATF_DETAIL_RETURN))
 		return atf_sink_fail(s, -EINVAL);
 	err = atf_sink_reserve(s, total);
 	if (err)

@@ -133,6 +133,10 @@ static int emit_detail(struct thread_conv *tc, struct atf_event *ev, const struc
 		d.flags = ATF_DETAIL_FLAG_FREGS;
 		memcpy(d.fregs, sev->fregs, sizeof(d.fregs));
 	}
+	if (sev->no_value && ev->kind == ATF_RETURN) { /* the raw marker: a flag in ATF */
+		d.flags |= ATF_DETAIL_FLAG_NOVALUE;
+		d.regs[7] = 0;
+	}
 	ev->detail_seq = (uint32_t)atf_detail_count(tc->dw);
 	err = atf_detail_append(tc->dw, &d);
 	if (!err)

@@ -418,7 +418,7 @@ static int on_event(void *ctx, struct walk *w, const struct walk_event *ev)
 	}
 	fr->end = ev->end_ns;
 	fr->how = ev->how;
-	if (regs && ev->how == SRC_RETURN)
+	if (regs && ev->how == SRC_RETURN && !ev->no_value)
 		fr->ret = detail_json(c, ev);
 	if (ev->depth > 1 && c->stack[ev->depth - 2].start == fr->start)
 		return hold(c, fr);

@@ -327,7 +327,7 @@ static size_t typed_values(const struct pf *f, const struct walk_event *ev, char
 	if (!sig)
 		return 0;
 	if (ev->type != WALK_ENTER) {
-		if (sig->ret.kind == SIG_VOID || ev->how != SRC_RETURN)
+		if (sig->ret.kind == SIG_VOID || ev->how != SRC_RETURN || ev->no_value)
 			return 0;
 		n = (size_t)snprintf(out, len, "ret") + 1;
 		return n + sig_format_ret(sig, &fr, out + n, len - n) + 1;
@@ -403,7 +403,7 @@ static void slice_end(struct pf *f, const struct walk_event *ev)
 	p = pb_uint(p, TE_TYPE, TYPE_SLICE_END);
 	if (nvals)
 		p = typed_annotations(p, vals, nvals, true);
-	else if (ev->regs && !f->a->no_args && !(f->x86 && f->funcs[ev->func].sig))
+	else if (ev->regs && !f->a->no_args && !ev->no_value && !(f->x86 && f->funcs[ev->func].sig))
 		p = pointer_annotation(p, DA_RET, ev->regs[0]); /* a void function's: none */
 	if (ev->how != SRC_RETURN) {
 		p = pb_open(p, TE_DEBUG_ANNOTATIONS, &da);

@@ -401,9 +401,15 @@ int src_next_sync(struct src_stream *s, struct src_event *ev)
 	ev->stack = NULL;
 	ev->stack_size = 0;
 	ev->sp = 0;
+	ev->no_value = false;
 	if (re.detail) {
 		memcpy(s->regs, re.detail->regs, sizeof(s->regs)); /* packed: not aligned */
 		ev->regs = s->regs;
+		if (re.kind != ADA_RAW_CALL && s->cp->raw.arch == ADA_ARCH_X86_64 &&
+		    s->regs[7] == ADA_RAW_RET_TAIL) {
+			ev->no_value = true;
+			s->regs[7] = 0;
+		}
 		memcpy(&ev->sp, &re.detail->sp, sizeof(ev->sp));
 		memcpy(&ev->stack_size, &re.detail->stack_size, sizeof(ev->stack_size));
 		ev->stack = re.stack;

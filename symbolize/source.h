@@ -64,7 +64,7 @@ struct src_process {
 
 /* const_read.c: up to len bytes of the process's memory at addr where a
  * read-only segment of a module's file held them (a string literal), the
- * file being the run's own; 0 if none did (ATF traces: never). */
+ * file being the run's own; 0 if none did. */
 size_t src_read_const(struct src_process *p, uint64_t addr, void *buf, size_t len);
 
 /* Opens the process in pid_dir: raw/ if present, else the ATF. Returns 0,
@@ -98,6 +98,10 @@ struct src_event {
 	uint64_t sp;
 	const uint8_t *stack;
 	uint16_t stack_size;
+	/* With regs at a RETURN: the function left by a tail call's jump, and
+	 * regs and fregs hold no value of it (runtime/raw_format.h's
+	 * ADA_RAW_RET_TAIL, ATF's ATF_DETAIL_FLAG_NOVALUE). */
+	bool no_value;
 	/* Raw traces, streams not opened async: what the conversion needs. */
 	uint32_t choice;      /* the load-by-load choice its CALL made (resolve.c) */
 	const struct ada_raw_detail *detail; /* the DETAIL record, NULL if none */

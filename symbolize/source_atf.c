@@ -335,6 +335,7 @@ static void detail_of(struct src_atf_stream *s, uint32_t seq, struct src_event *
 			ev->sp = d.sp;
 			ev->stack = d.stack_size ? d.stack : NULL; /* in the mapped file */
 			ev->stack_size = d.stack_size;
+			ev->no_value = d.flags & ATF_DETAIL_FLAG_NOVALUE;
 			if (d.flags & ATF_DETAIL_FLAG_FREGS) {
 				memcpy(s->fregs, d.fregs, sizeof(s->fregs));
 				ev->fregs = s->fregs;
@@ -368,6 +369,7 @@ int src_atf_next(struct src_atf_stream *s, struct src_event *ev)
 	ev->fregs = NULL;
 	ev->sp = 0;
 	ev->stack_size = 0;
+	ev->no_value = false;
 	/* The record links back to its index event by index_seq: the event's
 	 * own ordinal, not its detail_seq (equal only while every event has a
 	 * record). */

@@ -218,7 +218,8 @@ static void shown_make(const struct replay *r, const struct walk_event *x, struc
 				.read_const = read_const, .ctx = r->p };
 	char *p = sh->text;
 
-	sh->has = x->regs && !r->a->no_args && (x->type == WALK_ENTER || x->how == SRC_RETURN);
+	sh->has = x->regs && !r->a->no_args &&
+		  (x->type == WALK_ENTER || (x->how == SRC_RETURN && !x->no_value));
 	sh->none = false;
 	if (!sh->has)
 		return;

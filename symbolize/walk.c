@@ -296,6 +296,7 @@ static void keep_detail(struct walk *w, const struct src_event *ev, struct walk_
 		out->fregs = w->fregs;
 	}
 	out->sp = ev->sp;
+	out->no_value = ev->no_value;
 	if (ev->stack && ev->stack_size <= sizeof(w->window)) {
 		memcpy(w->window, ev->stack, ev->stack_size);
 		out->stack = w->window;

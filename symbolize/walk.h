@@ -116,6 +116,7 @@ struct walk_event {
 	uint64_t sp;           /* with regs: the stack window (src_event's) */
 	const uint8_t *stack;
 	uint16_t stack_size;
+	bool no_value;         /* with regs at an EXIT: src_event's (a tail call's jump) */
 };
 
 struct walk;

@@ -814,12 +814,15 @@ static void call_window_starts_with_return_address(void **state)
 
 /* A tail-called function enters on its caller's slot, hijacked already
  * (hijack_tail.c at -O2: f ends with `jmp g`): its CALL record's lr must
- * still be the real return address, where g returns, in main. */
+ * still be the real return address, where g returns, in main. f's return:
+ * where returns are hijacked, after g's with g's value; where __return__
+ * sees it (fentry with gcc), before the jump, where it has no value yet:
+ * its record says so (flags bit 1) and holds no register. */
 static void tail_call_records_the_real_return_address(void **state)
 {
 	struct tr_case *tc = *state;
 	char pid_dir[PATH_MAX], path[PATH_MAX + 96], err[PATH_MAX + 256];
-	const struct atfr_detail_rec *f_call = NULL, *g_call = NULL;
+	const struct atfr_detail_rec *f_call = NULL, *g_call = NULL, *f_ret = NULL;
 	uint64_t f_fid, g_fid;
 
 	hj_build(tc, "hijack_tail", "-O2");
@@ -839,6 +842,8 @@ static void tail_call_records_the_real_return_address(void **state)
 			f_call = d;
 		if (d->event_type == ATFR_DETAIL_CALL && d->function_id == g_fid && !g_call)
 			g_call = d;
+		if (d->event_type == ATFR_DETAIL_RETURN && d->function_id == f_fid && !f_ret)
+			f_ret = d;
 	}
 	if (!f_call || !g_call)
 		fail_msg("no CALL record of f or g in %s", path);
@@ -846,6 +851,17 @@ static void tail_call_records_the_real_return_address(void **state)
 		fail_msg("g, tail-called by f on its slot: sp 0x%" PRIx64 " lr 0x%" PRIx64
 			 ", expected f's sp 0x%" PRIx64 " and lr 0x%" PRIx64 " (in main)",
 			 g_call->sp, g_call->lr, f_call->sp, f_call->lr);
+	if (!f_ret)
+		fail_msg("no RETURN record of f in %s", path);
+	if (!(f_ret->flags & ATFR_FLAG_NOVALUE) != hj_hijacks())
+		fail_msg("f's return record has flags 0x%x: %s", f_ret->flags,
+			 hj_hijacks() ? "a value (g's) was expected" : "no value (bit 1) was expected");
+	for (int i = 0; !hj_hijacks() && i < 8; i++)
+		if (f_ret->regs[i] || f_ret->fregs[i])
+			fail_msg("f's return without a value holds regs[%d] 0x%" PRIx64 ", fregs[%d] 0x%" PRIx64,
+				 i, f_ret->regs[i], i, f_ret->fregs[i]);
+	if (f_ret->sp != f_call->sp)
+		fail_msg("f's return record: sp 0x%" PRIx64 ", its call's 0x%" PRIx64, f_ret->sp, f_call->sp);
 	tr_pass(tc);
 }
 

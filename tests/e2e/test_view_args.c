@@ -16,6 +16,7 @@
  * has its record), ADA_DYNHOOK=off (only its own functions), in fentry and
  * mcount modes.
  */
+#include <glob.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -31,7 +32,7 @@
 #include "lib/tracerun.h"
 
 #define PROG "tests/e2e/progs/typed_args.c"
-#define SUM "2087724334\n"
+#define SUM "2087724346\n"
 
 static const char typed[] =
 	"main() {\n"
@@ -44,7 +45,20 @@ static const char typed[] =
 	"  sum(n=3, ...) = 60;\n"
 	"  upper(c='q') = 'Q';\n"
 	"  greet(whom=\"hello, \\\"world\\\"\\n\") = 15;\n"
-	"  scale(x=0.1, f=2.5, n=4, y=-0.25) = 0.75;\n"
+	"  scale(x=0.1, f=2.5, n=4, y=-0.25) = 0.75;\n";
+
+/* via's tail call: in fentry mode (gcc's __return__ before the jump) two
+ * frames one after the other, via's without a value (twice has yet to make
+ * it); in mcount mode (returns hijacked) twice's frame inside via's, and
+ * via's value twice's. */
+static const char tail_fentry[] =
+	"  via(x=5);\n"
+	"  twice(x=6) = 12;\n"
+	"} = 0; /* main */\n";
+static const char tail_mcount[] =
+	"  via(x=5) {\n"
+	"    twice(x=6) = 12;\n"
+	"  } = 12; /* via */\n"
 	"} = 0; /* main */\n";
 
 /* chrome --args: the same values, a key each, in the parameters' order,
@@ -105,6 +119,29 @@ static void expect_perfetto(struct tr_case *tc)
 	proc_result_free(&res);
 }
 
+/* The trace converted to ATF and its raw/ moved away: replay reads the ATF
+ * (the FP registers, the tail call's flag) and shows the same. */
+static void expect_same_from_atf(struct tr_case *tc, const char *col)
+{
+	char raw[4400], moved[4400], *out, *again;
+	glob_t g;
+
+	free(view_ok((const char *[]){ "-q", "--check", tc->trace, NULL }));
+	pid_dirs(tc->trace, &g);
+	assert_int_equal(g.gl_pathc, 1);
+	snprintf(raw, sizeof(raw), "%s/raw", g.gl_pathv[0]);
+	snprintf(moved, sizeof(moved), "%s/raw.moved", g.gl_pathv[0]);
+	assert_int_equal(rename(raw, moved), 0);
+	out = view_ok((const char *[]){ "replay", "--ns", "-F", "main", g.gl_pathv[0], NULL });
+	again = function_column(out);
+	if (strcmp(again, col))
+		fail_msg("replay from the ATF:\n%s\nfrom the raw trace:\n%s", again, col);
+	assert_int_equal(rename(moved, raw), 0);
+	free(out);
+	free(again);
+	globfree(&g);
+}
+
 /* PROG built in mode with flags, run with every detail record (and the
  * dynamic hooks off unless hooks), and replayed with opt (or none): the
  * function column. */
@@ -132,6 +169,7 @@ static char *replayed_with(const char *mode, const char *const flags[], const ch
 				fail_msg("chrome --args has no %s in:\n%s", typed_json[i], out);
 		free(out);
 		expect_perfetto(tc);
+		expect_same_from_atf(tc, col);
 	}
 	tc->passed = true;
 	tr_teardown(&s);
@@ -143,24 +181,25 @@ static char *replayed(const char *mode, const char *const flags[], const char *o
 	return replayed_with(mode, flags, opt, false);
 }
 
-static void typed_in_mode(const char *mode)
+static void typed_in_mode(const char *mode, const char *tail)
 {
-	char *got = replayed(mode, (const char *[]){ "-O2", "-g", NULL }, NULL);
+	char *got = replayed(mode, (const char *[]){ "-O2", "-g", NULL }, NULL), want[2048];
 
-	assert_string_equal(got, typed);
+	snprintf(want, sizeof(want), "%s%s", typed, tail);
+	assert_string_equal(got, want);
 	free(got);
 }
 
 static void fentry_shows_the_parameters_by_type(void **state)
 {
 	(void)state;
-	typed_in_mode("fentry");
+	typed_in_mode("fentry", tail_fentry);
 }
 
 static void mcount_shows_the_parameters_by_type(void **state)
 {
 	(void)state;
-	typed_in_mode("mcount");
+	typed_in_mode("mcount", tail_mcount);
 }
 
 /* The registers as they were: rdi..r9 in hex, rax for the value. */

@@ -175,7 +175,8 @@ static int read_rec(const uint8_t *b, uint64_t off, uint64_t end, struct atfr_de
 	for (int i = 0; i < 8; i++)
 		d->regs[i] = atfr_u64(p + 8 + 8 * i);
 	fregs = d->flags & ATFR_FLAG_FREGS ? 64 : 0;
-	if (d->flags & ~ATFR_FLAG_FREGS)
+	if (d->flags & ~(ATFR_FLAG_FREGS | ATFR_FLAG_NOVALUE) ||
+	    (d->flags & ATFR_FLAG_NOVALUE && d->event_type != ATFR_DETAIL_RETURN))
 		return bad(err, errlen, path, "record at %llu: flags 0x%x", (unsigned long long)off,
 			   d->flags);
 	if (d->stack_size > MAX_STACK ||

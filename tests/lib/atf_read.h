@@ -5,8 +5,9 @@
  * ATF_V2.md §2 and §4 lay them out (little-endian, packed), and checks the
  * structure while it does: magics, endian and version bytes, offsets, sizes,
  * the record chain, counts, reserved bytes and the footer's CRC-32, and
- * ada's extension of the detail record (docs/atf-extensions.md: flags bit
- * 0, fregs[8] after the stack, no other bit). What the
+ * ada's extensions of the detail record (docs/atf-extensions.md: flags bit
+ * 0, fregs[8] after the stack; bit 1, a return's only, no value: a tail
+ * call's jump; no other bit). What the
  * records mean, and the links between the two files, are the tests' to
  * check.
  */
@@ -19,6 +20,7 @@
 #define ATFR_NO_DETAIL 0xFFFFFFFFu
 #define ATFR_DETAIL_FIXED 124u /* detail record header (24) + payload (100) */
 #define ATFR_FLAG_FREGS 0x1u    /* fregs[8] (64 bytes) after the stack bytes */
+#define ATFR_FLAG_NOVALUE 0x2u  /* a return left by a tail call's jump: no value */
 
 enum { ATFR_CALL = 1, ATFR_RETURN = 2, ATFR_EXCEPTION = 3 };
 enum { ATFR_DETAIL_CALL = 3, ATFR_DETAIL_RETURN = 4 };

@@ -512,6 +512,46 @@ static void test_detail_undefined_flag_bits_are_refused(void **state)
 	assert_int_equal(atf_detail_close(w), -EINVAL);
 }
 
+/* ---- ada's extension: a return without a value (flags bit 1) --------------- */
+
+/* A return left by a tail call's jump: bit 1 written, read back, no bytes of
+ * its own; on a call refused by the reader (write_details' first event is
+ * a call) and by the writer. */
+static void test_detail_novalue_flag_is_a_returns(void **state)
+{
+	struct atf_detail_writer *w = atf_detail_open(path, 2, ATF_ARCH_X86_64);
+	struct atf_detail_file f;
+	struct atf_detail d;
+	uint64_t pos = 0;
+	char err[256];
+	size_t len;
+	uint8_t *b;
+
+	(void)state;
+	assert_non_null(w);
+	d = detail(1, ATF_DETAIL_RETURN, 0, NULL);
+	d.flags = ATF_DETAIL_FLAG_NOVALUE;
+	assert_int_equal(atf_detail_append(w, &d), 0);
+	assert_int_equal(atf_detail_close(w), 0);
+	b = slurp(path, &len);
+	assert_int_equal(len, 64 + 124 + 64);
+	assert_int_equal(le(b + 64 + 6, 2), ATF_DETAIL_FLAG_NOVALUE);
+	free(b);
+	assert_int_equal(atf_detail_map(path, &f, err, sizeof(err)), 0);
+	assert_true(atf_detail_next(&f, &pos, &d));
+	assert_int_equal(d.flags, ATF_DETAIL_FLAG_NOVALUE);
+	atf_detail_unmap(&f);
+
+	expect_detail_refused(64 + 6, ATF_DETAIL_FLAG_NOVALUE,
+			      "flags 0x2 say a call has no return value (bit 1 is a return's)");
+	w = atf_detail_open(path, 0, ATF_ARCH_X86_64);
+	assert_non_null(w);
+	d = detail(0, ATF_DETAIL_CALL, 0, NULL);
+	d.flags = ATF_DETAIL_FLAG_NOVALUE;
+	assert_int_equal(atf_detail_append(w, &d), -EINVAL);
+	assert_int_equal(atf_detail_close(w), -EINVAL);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -550,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_detail_fregs_read_back_and_none_read_as_zero),
 		cmocka_unit_test(test_detail_reader_rejects_the_fregs_flag_without_its_bytes),
 		cmocka_unit_test(test_detail_undefined_flag_bits_are_refused),
+		cmocka_unit_test(test_detail_novalue_flag_is_a_returns),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,7 +1,8 @@
 /* typed_args.c - calls whose parameters the views show by name and type
  * from the DWARF (test_view_args.c): integers of each size and signedness,
  * bool, char, an enum, a string in the caller's stack frame and one in the
- * binary (a literal), float and double from the SSE registers, aggregates in
+ * binary (a literal), float and double from the SSE registers, a tail call,
+ * aggregates in
  * registers and in memory ahead of a scalar (whose register the aggregates'
  * placement decides), arguments on the stack, a return in memory (its
  * hidden pointer takes rdi), a void function, a variadic one, and a gcc
@@ -66,6 +67,18 @@ TRACED double scale(double x, float f, int n, double y)
 	return x * f * n + y;
 }
 
+TRACED int twice(int x)
+{
+	return 2 * x;
+}
+
+/* A tail call (gcc -O2: jmp twice). In fentry mode __return__ runs before
+ * the jump, when twice has yet to make the value: via has none to show. */
+TRACED int via(int x)
+{
+	return twice(x + 1);
+}
+
 TRACED int greet(const char *whom)
 {
 	return (int)strlen(whom);
@@ -94,6 +107,7 @@ int main(void)
 	total += upper('q');
 	total += greet("hello, \"world\"\n");
 	total += (long)scale(0.1, 2.5f, 4, -0.25);
+	total += via(5);
 	printf("%ld\n", total);
 	return 0;
 }
