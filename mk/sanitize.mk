@@ -85,7 +85,7 @@ $(SAN_ROOT)/bin/ada-ctl: $(CTL_OBJS:$(B)/%=$(B)/san/%)
 
 # What the tests read from ADA_ROOT besides bin/ and lib/ (runtime/: ada.h,
 # which test programs include).
-SAN_ROOT_LINKS := $(addprefix $(SAN_ROOT)/,examples tests mcount cc-wrapper runtime recorder)
+SAN_ROOT_LINKS := $(addprefix $(SAN_ROOT)/,examples tests mcount cc-wrapper runtime recorder bench)
 $(SAN_ROOT_LINKS):
 	$(Q)mkdir -p $(@D) && ln -sfn $(CURDIR)/$(@F) $@
 

@@ -283,6 +283,23 @@ static bool shown(struct walk *w, const struct src_event *ev)
 	return fl & F_MODULE;
 }
 
+/* out's fields, one by one: a compound literal's zeroing of the whole
+ * event (rep stos) was a sixth of a replay's time. */
+static inline void set_event(struct walk_event *out, uint8_t type, uint8_t how, uint32_t func,
+			     uint32_t depth)
+{
+	out->type = type;
+	out->how = how;
+	out->func = func;
+	out->depth = depth;
+	out->start_ns = out->end_ns = out->total_ns = out->self_ns = 0;
+	out->regs = out->fregs = NULL;
+	out->sp = 0;
+	out->stack = NULL;
+	out->stack_size = 0;
+	out->no_value = false;
+}
+
 /* ev's detail record into out, copied: the source's is gone at its next
  * event, and a view may read ahead. */
 static void keep_detail(struct walk *w, const struct src_event *ev, struct walk_event *out)
@@ -331,9 +348,8 @@ static int step(struct walk *w, struct walk_event *out)
 			w->shown_raw[fr->shown] = ev->depth;
 			w->stack[fr->shown - 1] = ev->func;
 			w->stack_n = fr->shown;
-			*out = (struct walk_event){ .type = WALK_ENTER, .func = ev->func,
-						    .depth = fr->shown,
-						    .start_ns = ev->ns - w->p->t0_ns };
+			set_event(out, WALK_ENTER, 0, ev->func, fr->shown);
+			out->start_ns = ev->ns - w->p->t0_ns;
 			keep_detail(w, ev, out);
 			return 1;
 		}
@@ -350,10 +366,10 @@ static int step(struct walk *w, struct walk_event *out)
 			continue;
 		w->cur_shown = fr->shown - 1;
 		w->stack_n = fr->shown;
-		*out = (struct walk_event){ .type = WALK_EXIT, .how = ev->kind, .func = fr->func,
-					    .depth = fr->shown, .start_ns = fr->start_ns - w->p->t0_ns,
-					    .end_ns = ev->ns - w->p->t0_ns,
-					    .total_ns = ev->ns - fr->start_ns };
+		set_event(out, WALK_EXIT, ev->kind, fr->func, fr->shown);
+		out->start_ns = fr->start_ns - w->p->t0_ns;
+		out->end_ns = ev->ns - w->p->t0_ns;
+		out->total_ns = ev->ns - fr->start_ns;
 		out->self_ns = out->total_ns - (fr->child_ns < out->total_ns ? fr->child_ns : out->total_ns);
 		if (fr->shown > 1)
 			w->frames[w->shown_raw[fr->shown - 1] - 1].child_ns += out->total_ns;
