@@ -1,14 +1,18 @@
 /* elf_check.c - whether a program runs libada, before `ada record` runs
  * it: its executable holds the runtime (linked statically: its shared
  * section, "ada_shared") or names libada.so among the libraries it needs
- * (DT_NEEDED). Read from the file's section headers alone; uftrace, too,
+ * (DT_NEEDED), read from the file's section headers; else, a dynamic
+ * executable whose only traced code is in a library it links, its loader
+ * lists libada.so among what it would load (ldd's way). uftrace, too,
  * refuses a binary without its instrumentation before running it.
  */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "launcher.h"
@@ -43,8 +47,44 @@ static int needs_libada(int fd, const Elf64_Shdr *dyn, const Elf64_Shdr *str)
 	return found;
 }
 
-static int scan(int fd, const char **why)
+/* The dynamic loader's list of the libraries path would load, in list
+ * mode (LD_TRACE_LOADED_OBJECTS, what ldd sets): the program itself does
+ * not run. Only for an executable with an interpreter: a static one would
+ * run. Whether libada.so is in it. */
+static int loader_lists_libada(const char *path)
 {
+	char buf[65536];
+	size_t n = 0;
+	ssize_t r;
+	int fd[2], status;
+	pid_t pid;
+
+	if (pipe2(fd, O_CLOEXEC) < 0)
+		return 0;
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (dup2(fd[1], STDOUT_FILENO) < 0 || null < 0 || dup2(null, STDERR_FILENO) < 0 ||
+		    setenv("LD_TRACE_LOADED_OBJECTS", "1", 1) < 0)
+			_exit(127);
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	while (pid > 0 && n < sizeof(buf) - 1 &&
+	       ((r = read(fd[0], buf + n, sizeof(buf) - 1 - n)) > 0 || (r < 0 && errno == EINTR)))
+		n += r > 0 ? (size_t)r : 0;
+	close(fd[0]);
+	buf[n] = '\0';
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	return strstr(buf, "libada.so") != NULL;
+}
+
+static int scan(int fd, const char *path, const char **why)
+{
+	bool dynamic = false;
 	Elf64_Ehdr eh;
 	Elf64_Shdr *sh = NULL, *names;
 	char *strs = NULL;
@@ -70,11 +110,14 @@ static int scan(int fd, const char **why)
 	for (unsigned i = 0; i < eh.e_shnum && !found; i++) {
 		if (sh[i].sh_name >= names->sh_size)
 			continue;
+		dynamic |= !strcmp(strs + sh[i].sh_name, ".interp");
 		if (!strcmp(strs + sh[i].sh_name, "ada_shared"))
 			found = 1;
 		else if (sh[i].sh_type == SHT_DYNAMIC && sh[i].sh_link < eh.e_shnum)
 			found = needs_libada(fd, &sh[i], &sh[sh[i].sh_link]);
 	}
+	if (!found && dynamic)
+		found = loader_lists_libada(path);
 	if (!found)
 		*why = "was not built with adacc (no libada)";
 out:
@@ -89,7 +132,7 @@ int ada_cli_has_libada(const char *path, const char **why)
 
 	if (fd < 0)
 		return -errno;
-	r = scan(fd, why);
+	r = scan(fd, path, why);
 	close(fd);
 	return r;
 }

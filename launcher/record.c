@@ -52,6 +52,8 @@ struct run {
 	uint32_t ended;         /* the program has ended (atomic) */
 };
 
+#define RECORDER_STACK (8u << 20) /* the writer's loop wants more than a default */
+
 static int usage_error(const char *fmt, const char *arg)
 {
 	fputs("ada record: ", stderr);
@@ -164,14 +166,15 @@ static int find(const char *prog, char *path, size_t len)
 
 /* ---- the recorder ---------------------------------------------------------------- */
 
-/* The launcher's thread: the program's answer, then (ADOPTED) the
- * recorder's loop, the pid directory locked meanwhile as a forked
- * recorder locks it (ada-symbolize waits on it). */
+/* The launcher's thread, started before the program (a program that
+ * adopted the memory must find its recorder): the program's answer, then
+ * (ADOPTED) the recorder's loop, the pid directory locked meanwhile as a
+ * forked recorder locks it (ada-symbolize waits on it). */
 static void *recorder_thread(void *arg)
 {
 	struct run *r = arg;
 	struct ada_launch *h = r->mem.hdr;
-	int dir;
+	int dir, pidfd;
 
 	while (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == ADA_LAUNCH_WAITING &&
 	       !__atomic_load_n(&r->ended, __ATOMIC_ACQUIRE))
@@ -181,7 +184,10 @@ static void *recorder_thread(void *arg)
 	dir = open(h->pid_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir >= 0)
 		flock(dir, LOCK_EX);
-	ada_recorder_run_launched(h->program_pid, r->pidfd);
+	/* Its own (-1: the recorder looks in /proc): the main thread may
+	 * reap the program meanwhile. */
+	pidfd = (int)syscall(SYS_pidfd_open, h->program_pid, 0);
+	ada_recorder_run_launched(h->program_pid, pidfd);
 	if (dir >= 0)
 		close(dir);
 	return NULL;
@@ -255,7 +261,8 @@ static void forward(const struct run *r, const struct signalfd_siginfo *si)
 	kill(r->pid, (int)si->ssi_signo);
 }
 
-/* Until the program ends: forwards signals; its status as a shell's. */
+/* Until the program ends: forwards signals; its status as a shell's.
+ * Woken by its pidfd, or (none) by SIGCHLD. */
 static int program_wait(struct run *r, int sfd)
 {
 	for (;;) {
@@ -267,29 +274,25 @@ static int program_wait(struct run *r, int sfd)
 			return 1;
 		if (p[0].revents & POLLIN && read(sfd, &si, sizeof(si)) == sizeof(si))
 			forward(r, &si);
-		if (!(p[1].revents & POLLIN))
-			continue;
 		memset(&st, 0, sizeof(st));
-		if (waitid(P_PID, (id_t)r->pid, &st, WEXITED) < 0)
+		if (waitid(P_PID, (id_t)r->pid, &st, WEXITED | WNOHANG) < 0)
 			return 1;
-		return st.si_code == CLD_EXITED ? st.si_status & 0xff : 128 + st.si_status;
+		if (st.si_pid == r->pid)
+			return st.si_code == CLD_EXITED ? st.si_status & 0xff : 128 + st.si_status;
 	}
 }
 
 /* ---- the run ---------------------------------------------------------------------- */
 
+/* The child: async-signal-safe calls only (the recorder's thread runs). */
 static void child_exec(const struct run *r, const sigset_t *mask, const char *path, char **argv)
 {
-	char fd[16];
 	int err;
 
 	sigprocmask(SIG_SETMASK, mask, NULL);
-	if (r->mem.fd >= 0) {
-		snprintf(fd, sizeof(fd), "%d", r->mem.fd);
-		/* Inherited by the program alone: its start-up closes it. */
-		if (fcntl(r->mem.fd, F_SETFD, 0) < 0 || setenv(ADA_LAUNCH_ENV, fd, 1) < 0)
-			unsetenv(ADA_LAUNCH_ENV);
-	}
+	/* Inherited by the program alone: its start-up closes it. */
+	if (r->mem.fd >= 0)
+		fcntl(r->mem.fd, F_SETFD, 0);
 	execv(path, argv);
 	err = errno;
 	fprintf(stderr, "ada record: cannot run %s: %s\n", argv[0], strerror(err));
@@ -300,30 +303,43 @@ static int run(const char *path, char **argv, const char *out)
 {
 	struct run r = { .pidfd = -1, .mem = { .fd = -1 } };
 	sigset_t fwd, old;
+	pthread_attr_t a;
 	pthread_t rec;
 	bool rec_started = false;
+	char fd[16];
 	int sfd, status;
 
 	/* A second early: a session made in the second the run began. */
 	started = time(NULL) - 1;
-	if (ada_cli_mem_make(&r.mem) < 0)
-		r.mem.fd = -1; /* the program forks its own recorder */
 	sigemptyset(&fwd);
 	for (int s = 0, sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD }; s < 5; s++)
 		sigaddset(&fwd, sigs[s]);
+	/* Before the recorder's thread starts: it inherits the mask. */
 	pthread_sigmask(SIG_BLOCK, &fwd, &old);
 	sfd = signalfd(-1, &fwd, SFD_CLOEXEC);
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, RECORDER_STACK);
+	if (ada_cli_mem_make(&r.mem) == 0)
+		rec_started = pthread_create(&rec, &a, recorder_thread, &r) == 0;
+	pthread_attr_destroy(&a);
+	if (!rec_started && r.mem.fd >= 0) {
+		close(r.mem.fd); /* the program forks its own recorder */
+		r.mem.fd = -1;
+		r.mem.hdr = NULL;
+	}
+	snprintf(fd, sizeof(fd), "%d", r.mem.fd);
+	if (rec_started && setenv(ADA_LAUNCH_ENV, fd, 1) < 0)
+		unsetenv(ADA_LAUNCH_ENV);
 	fflush(NULL);
 	r.pid = fork();
 	if (r.pid == 0)
 		child_exec(&r, &old, path, argv);
+	unsetenv(ADA_LAUNCH_ENV);
 	if (r.pid < 0) {
 		fprintf(stderr, "ada record: cannot start %s: %s\n", argv[0], strerror(errno));
 		return 126;
 	}
 	r.pidfd = (int)syscall(SYS_pidfd_open, r.pid, 0);
-	if (r.mem.fd >= 0 && r.pidfd >= 0)
-		rec_started = pthread_create(&rec, NULL, recorder_thread, &r) == 0;
 	status = program_wait(&r, sfd);
 	if (r.mem.hdr) {
 		__atomic_store_n(&r.ended, 1, __ATOMIC_RELEASE);

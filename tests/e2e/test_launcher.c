@@ -10,7 +10,8 @@
  * directory still locked by a recorder), symbolize and pass --check, and
  * hold the exact call tree. info says whose recorder made it: the
  * launcher's, or (the arena's address taken in the program) the
- * program's own, the fallback. Usage errors: their exact lines.
+ * program's own, the fallback. A gcc-built executable that links a
+ * library built with adacc is recorded; usage errors: their exact lines.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -242,6 +243,35 @@ static void a_taken_address_falls_back_to_the_programs_recorder(void **state)
 	tr_pass(tc);
 }
 
+/* An executable built with gcc whose library (progs/shlib.c) was built
+ * with adacc: its loader lists libada.so, and ada record records the
+ * library's calls. */
+static void a_plain_executable_linking_a_traced_library_is_recorded(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const lib_flags[] = { "-O2", "-shared", "-fPIC", "-Wl,-soname,libshape.so", NULL };
+	char lib_dir[PATH_MAX], ldir[PATH_MAX + 8], rpath[PATH_MAX + 16], prog[PATH_MAX];
+	struct proc_result res = { 0 };
+
+	tr_build_lib_pair(tc, "shlib", "libshape.so", NULL, lib_flags, lib_flags);
+	tr_path(tc, "traced", lib_dir);
+	snprintf(ldir, sizeof(ldir), "-L%s", lib_dir);
+	snprintf(rpath, sizeof(rpath), "-Wl,-rpath,%s", lib_dir);
+	tr_build(tc, NULL, "gcc", "shlib_main", "linked", (const char *const[]){ ldir, "-lshape", rpath, NULL });
+	const char *const argv[] = { ADA, "record", "-o", tc->trace, tr_path(tc, "linked", prog), NULL };
+	assert_int_equal(proc_run(argv, NULL, tc->dir, TR_RUN_TIMEOUT_MS, &res), 0);
+	assert_int_equal(proc_exit_code(&res), 0);
+	assert_string_equal(res.out, "area 24\n");
+	assert_string_equal(res.err, "");
+	proc_result_free(&res);
+	trace_complete(tc->trace);
+	tr_symbolize(tc, NULL);
+	assert_int_equal(tr_count_lines(tc->replay.out, (const char *const[]){ "lib_area", NULL }), 1);
+	assert_int_equal(tr_count_lines(tc->replay.out, (const char *const[]){ "  lib_square x2", NULL }), 1);
+	recorded_by(tc, BY_LAUNCHER);
+	tr_pass(tc);
+}
+
 static void says(struct tr_case *tc, const char *const argv[], int status, const char *line)
 {
 	struct proc_result res = { 0 };
@@ -293,6 +323,7 @@ int main(void)
 		T(exit_statuses_and_deaths_pass_through),
 		T(signals_to_the_launcher_reach_the_program),
 		T(a_taken_address_falls_back_to_the_programs_recorder),
+		T(a_plain_executable_linking_a_traced_library_is_recorded),
 		T(usage_errors_say_what_was_expected),
 	};
 
