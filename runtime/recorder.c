@@ -273,6 +273,19 @@ int ada_writer_start(void)
  * recorder's memory; the child forks a recorder of its own. */
 void ada_writer_after_fork(void)
 {
+	struct ada_thread *self = ada_self.td;
+
+	/* The forking thread's own first: the walk below may not reach it.
+	 * The other threads' states are zero pages in the child (the arena
+	 * was made its own), and the first of them ends the list. Its
+	 * windows kept would be the parent's recorder's pointer, which the
+	 * child's recorder follows: into memory it does not have when that
+	 * recorder was `ada record`'s (a SIGSEGV, the child's trace left
+	 * without its threads and its end), or into a stale copy. */
+	if (self) {
+		self->ws = NULL;
+		self->windows = NULL;
+	}
 	for (struct ada_thread *td = ada_rt.threads; td; td = td->next) {
 		td->ws = NULL;
 		td->windows = NULL;
