@@ -1,6 +1,6 @@
 # ada — one Makefile for the whole tree.
 #
-#   make            build bin/adacc, bin/adac++, bin/ada-symbolize, bin/ada-ctl, lib/libada.so, lib/libada.a
+#   make            build bin/ada, bin/adacc, bin/adac++, bin/ada-symbolize, bin/ada-ctl, lib/libada.so, lib/libada.a
 #   make check      build and run every test (unit + end-to-end)
 #   make demo       build, trace an example, symbolize it, show the result
 #   make bench      the benchmark (not a test: prints medians and ratios)
@@ -64,6 +64,7 @@ SYM_OBJS   := $(SYM_SRCS:%.c=$(B)/%.o) $(SYM_RT_SRCS:%.c=$(B)/tool/%.o)
 CCW_SRCS   := $(wildcard cc-wrapper/*.c)
 CCW_OBJS   := $(CCW_SRCS:%.c=$(B)/%.o)
 CTL_OBJS   := $(patsubst %.c,$(B)/%.o,$(wildcard ctl/*.c))
+LAUNCH_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard launcher/*.c))
 
 # Unit tests mirror the tree: tests/<component>/test_*.c links that component's
 # objects (rebuilt with sanitizers), except the file holding main() or, for the
@@ -89,7 +90,7 @@ TEST_EXTRA_symbolize := recorder/encode.c runtime/drop.c runtime/util.c
 TEST_EXTRA_runtime := $(wildcard recorder/*.c)
 TEST_EXTRA_recorder := $(filter-out runtime/init.c runtime/cyg.c,$(wildcard runtime/*.c))
 
-TOOLS := bin/adacc bin/adac++ bin/ada-symbolize bin/ada-ctl
+TOOLS := bin/adacc bin/adac++ bin/ada-symbolize bin/ada-ctl bin/ada
 LIBS  := lib/libada.so lib/libada.a
 
 .PHONY: all deps check unit e2e demo bench realworld clean install fuzz
@@ -165,6 +166,14 @@ bin/adacc: $(CCW_OBJS)
 
 bin/ada-ctl: $(CTL_OBJS)
 	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) -o $@ $^
+
+# ada record's recorder is libada's (launcher/record.c): the whole static
+# runtime, so that its shared section is laid out as the program's.
+$(B)/launcher/%.o: launcher/%.c
+	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(RT_CFLAGS) -c $< -o $@
+bin/ada: $(LAUNCH_OBJS) lib/libada.a
+	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) -o $@ $(LAUNCH_OBJS) -Wl,--whole-archive lib/libada.a \
+		-Wl,--no-whole-archive $(RT_LIBS)
 
 # The C++ twin is the same program; it picks g++/clang++ from its own name.
 bin/adac++: bin/adacc

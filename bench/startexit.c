@@ -16,11 +16,16 @@
  * final flush). That wait is the fourth figure, *tail*: from waitpid's
  * return to the recorder's end (0 without one).
  *
+ * A PROG written NAME:CMD,ARG,... runs CMD with those arguments and is
+ * named NAME (ada-record:ada,record,./ada-fentry: the program under `ada
+ * record`, whose start and wait for the trace count as the program's).
+ *
  * Prints one line a program: "PROG start_ns exit_ns total_ns tail_ns". */
 #include <sys/prctl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,10 +51,24 @@ static uint64_t median(uint64_t *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* PROG's command line into argv (at most 15 words): itself, or the
+ * words after NAME: split at commas (buf holds them). */
+static void command(const char *prog, char *buf, size_t len, char **argv)
+{
+	const char *colon = strchr(prog, ':');
+	int n = 0;
+
+	snprintf(buf, len, "%s", colon ? colon + 1 : prog);
+	for (char *w = strtok(buf, colon ? "," : ""); w && n < 15; w = strtok(NULL, ","))
+		argv[n++] = w;
+	argv[n] = NULL;
+}
+
 /* One process of prog: its start-up, exit and whole time, and its
  * recorder's tail; -1 if it failed. */
 static int one(const char *prog, uint64_t out[4])
 {
+	char buf[4096], *argv[16];
 	uint64_t stamp[2], t0, t3;
 	int fd[2], status;
 	pid_t pid;
@@ -64,7 +83,8 @@ static int one(const char *prog, uint64_t out[4])
 			_exit(126);
 		if (fd[1] != 3)
 			close(fd[1]);
-		execl(prog, prog, (char *)NULL);
+		command(prog, buf, sizeof(buf), argv);
+		execv(argv[0], argv);
 		_exit(127);
 	}
 	close(fd[1]);
@@ -113,7 +133,8 @@ int main(int argc, char **argv)
 			v[2 * reps + i] = t[2];
 			v[3 * reps + i] = t[3];
 		}
-		printf("%s %llu %llu %llu %llu\n", argv[p], (unsigned long long)median(v, reps),
+		printf("%.*s %llu %llu %llu %llu\n", (int)strcspn(argv[p], ":"), argv[p],
+		       (unsigned long long)median(v, reps),
 		       (unsigned long long)median(v + reps, reps), (unsigned long long)median(v + 2 * reps, reps),
 		       (unsigned long long)median(v + 3 * reps, reps));
 		free(v);

@@ -14,8 +14,10 @@
 # BENCH_SE_REPS processes each (default 40), one after another: per program
 # the median start-up (fork to main's first stamp), exit (main's last stamp
 # to waitpid's return) and whole process. A round's traced figure less the
-# same round's plain one is what tracing added; the report gives the
-# median [min–max] of that over the rounds. The loaded rounds run the same
+# same round's plain one is what tracing added (ada-record: the fentry
+# build run by `ada record`, the launcher's start and its wait for the
+# complete trace included); the report gives the median [min–max] of that
+# over the rounds. The loaded rounds run the same
 # with nproc bench/spin.c processes busy meanwhile.
 # Budgets (issue 23): start-up added <= 2 ms, exit added <= 1 ms, idle, for
 # every traced row.
@@ -51,15 +53,18 @@ for cond in idle loaded; do
 		# Each program into an empty output directory, in an order
 		# rotated each round: the processes of one job share a session
 		# directory, and a directory that grows costs each later one more.
-		case $((r % 3)) in
-		0) order="plain ada-fentry ada-cyg" ;;
-		1) order="ada-fentry ada-cyg plain" ;;
-		*) order="ada-cyg plain ada-fentry" ;;
+		case $((r % 4)) in
+		0) order="plain ada-fentry ada-cyg ada-record" ;;
+		1) order="ada-fentry ada-cyg ada-record plain" ;;
+		2) order="ada-cyg ada-record plain ada-fentry" ;;
+		*) order="ada-record plain ada-fentry ada-cyg" ;;
 		esac
 		: >round.txt
 		for p in $order; do
 			rm -rf trace
-			ADA_OUTPUT=$OUT/trace ./startexit "$REPS" "./$p" >>round.txt ||
+			cmd=./$p
+			[ "$p" = ada-record ] && cmd="ada-record:$ROOT/bin/ada,record,./ada-fentry"
+			ADA_OUTPUT=$OUT/trace ./startexit "$REPS" "$cmd" >>round.txt ||
 				{ spin_stop; die "startexit failed (round $r, $cond, $p)"; }
 		done
 		spin_stop

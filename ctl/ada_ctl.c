@@ -139,8 +139,9 @@ static bool finder_in(FILE *maps, const char *suffix, char *dir, size_t len)
 	return found;
 }
 
-/* A recorder process (ada-recorder, runtime/recorder.c) that maps the
- * process's raw/process.meta: it made the trace's files, not the program. */
+/* A recorder process (ada-recorder, runtime/recorder.c, or `ada record`,
+ * launcher/) that maps the process's raw/process.meta: it made the
+ * trace's files, not the program. */
 static bool recorder_finder(const char *pid, char *dir, size_t len)
 {
 	char suffix[64], path[300], comm[32];
@@ -156,7 +157,8 @@ static bool recorder_finder(const char *pid, char *dir, size_t len)
 		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
 		if (!(f = fopen(path, "re")))
 			continue;
-		found = fgets(comm, sizeof(comm), f) && !strcmp(comm, "ada-recorder\n");
+		found = fgets(comm, sizeof(comm), f) &&
+			(!strcmp(comm, "ada-recorder\n") || !strcmp(comm, "ada\n"));
 		fclose(f);
 		snprintf(path, sizeof(path), "/proc/%s/maps", e->d_name);
 		if (found && (f = fopen(path, "re"))) {

@@ -114,14 +114,14 @@ static bool targets_find(struct module *m)
 		stubs = (uintptr_t)ada_patch_stubs(m->lo, m->hi);
 	} else if (!ada_page_find(m->base, &stubs, &nopped) || !stubs) {
 		for (unsigned k = PATCH_PLAIN; k < PATCH_KINDS; k++) {
-			intptr_t far = (intptr_t)(ada_patch_entry_of(k) - m->lo),
-				 near = (intptr_t)(ada_patch_entry_of(k) - m->hi);
+			intptr_t far = (intptr_t)(ada_patch_entry_program(k) - m->lo),
+				 near = (intptr_t)(ada_patch_entry_program(k) - m->hi);
 
 			if (far != (int32_t)far || near != (int32_t)near)
 				return false;
 		}
 		for (unsigned k = PATCH_PLAIN; k < PATCH_KINDS; k++)
-			m->to[k] = ada_patch_entry_of(k);
+			m->to[k] = ada_patch_entry_program(k);
 		return true;
 	}
 	if (!stubs)
@@ -577,6 +577,7 @@ void ada_patch_modules(void)
 		warn_unmatched(&P.c.graph);
 		warn_unmatched(&P.c.trace_on);
 		warn_unmatched(&P.c.trace_off);
+		ada_patch_entries_share();
 		__atomic_store_n(&PS.ready, 1, __ATOMIC_RELEASE);
 	}
 	/* The counts as they were before the walk: a module loaded during it

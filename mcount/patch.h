@@ -66,6 +66,10 @@ ADA_HIDDEN bool ada_code_read(uintptr_t a, void *buf, size_t len);
 ADA_HIDDEN uint8_t *ada_patch_stubs(uintptr_t lo, uintptr_t hi);
 /* The kind's entry in patch.S, which a stub jumps to. */
 ADA_HIDDEN uintptr_t ada_patch_entry_of(unsigned kind);
+/* The program, at its start-up pass: its entries into the shared section.
+ * A recorder: each kind's entry in the program (patch_share.c). */
+ADA_HIDDEN void ada_patch_entries_share(void);
+ADA_HIDDEN uintptr_t ada_patch_entry_program(unsigned kind);
 /* Patches site a with a call to target (its kind's stub or entry), then its
  * entry: the jump, or a 2-byte NOP while recording is off; false if a holds
  * neither the compiler's NOPs nor that call. */
@@ -86,6 +90,10 @@ struct patch_shared {
 	uint32_t filter_gen; /* a refilter's: filter and notrace below are new */
 	char filter[1024], notrace[1024];
 	struct ada_meta_patched stats; /* what process.meta is told */
+	/* Each kind's entry in the program's libada, set with ready: a
+	 * recorder that is no fork of the program (`ada record`'s) has its
+	 * own elsewhere. */
+	uint64_t entry[PATCH_KINDS];
 	uint32_t npages;
 	struct {
 		uint64_t base;  /* a module the program patched */

@@ -85,3 +85,16 @@ void ada_page_forget(uintptr_t base, uintptr_t stubs)
 		}
 }
 
+
+/* A forked recorder's entries are the program's; `ada record`'s recorder
+ * runs another image of libada, so the program says where its own are. */
+void ada_patch_entries_share(void)
+{
+	for (unsigned k = PATCH_PLAIN; k < PATCH_KINDS; k++)
+		PS.entry[k] = ada_patch_entry_of(k);
+}
+
+uintptr_t ada_patch_entry_program(unsigned kind)
+{
+	return PS.entry[kind] ? (uintptr_t)PS.entry[kind] : ada_patch_entry_of(kind);
+}

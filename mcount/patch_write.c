@@ -83,8 +83,8 @@ static bool remote_write(uintptr_t a, const void *buf, size_t len)
 	return n == (ssize_t)len;
 }
 
-/* Each kind's entry in mcount/<arch>/patch.S (a recorder's are where the
- * program's are: it is a fork of it). */
+/* Each kind's entry in mcount/<arch>/patch.S (a forked recorder's are
+ * where the program's are; `ada record`'s are not: patch_share.c). */
 static void (*const kind_entry[PATCH_KINDS])(void) = {
 	[PATCH_PLAIN] = ada_patch_entry,
 	[PATCH_GRAPH] = ada_patch_graph_entry,

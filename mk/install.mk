@@ -1,6 +1,6 @@
 # mk/install.mk - make install, make uninstall (PREFIX, DESTDIR).
 #
-#   PREFIX/bin/          adacc, adac++ (a link to adacc), ada-symbolize: every tool in TOOLS
+#   PREFIX/bin/          ada, adacc, adac++ (a link to adacc), ada-symbolize: every tool in TOOLS
 #   PREFIX/lib/          libada.so, libada.a; pkgconfig/ada.pc; cmake/ada/ (find_package(ada))
 #   PREFIX/include/      ada.h
 #   PREFIX/share/ada/    ada.cmake (the toolchain file), ada-unwind.py (gdb)
@@ -21,8 +21,9 @@ DEST := $(DESTDIR)$(PREFIX)
 # and uninstalled with no edit here); adac++ is a link, made below.
 INSTALL_BINS := $(filter-out bin/adac++,$(TOOLS))
 # Every tool has its man page: a tool added to TOOLS without one stops make
-# install ("No rule to make target 'packaging/<tool>.1.in'").
-INSTALL_MANS := $(INSTALL_BINS:bin/%=share/man/man1/%.1)
+# install ("No rule to make target 'packaging/<tool>.1.in'"); bin/ada's is
+# the overview, docs/ada.1.
+INSTALL_MANS := $(filter-out share/man/man1/ada.1,$(INSTALL_BINS:bin/%=share/man/man1/%.1))
 INSTALL_FILES := $(INSTALL_BINS) bin/adac++ \
 	lib/libada.so lib/libada.a lib/pkgconfig/ada.pc \
 	lib/cmake/ada/ada-config.cmake lib/cmake/ada/ada-config-version.cmake \
@@ -37,7 +38,7 @@ INSTALL_DIRS := lib/cmake/ada lib/cmake lib/pkgconfig lib include share/ada shar
 fill_file = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $(1) > $(DEST)/$(2)
 fill = $(call fill_file,packaging/$(1).in,$(2))
 
-install: all $(INSTALL_BINS:bin/%=packaging/%.1.in) docs/ada.1
+install: all $(INSTALL_MANS:share/man/man1/%=packaging/%.in) docs/ada.1
 	$(call msg,INSTALL,$(DEST))install -d $(DEST)/bin $(DEST)/lib/pkgconfig $(DEST)/lib/cmake/ada $(DEST)/include \
 		$(DEST)/share/ada $(DEST)/share/man/man1
 	$(Q)install -m 755 $(INSTALL_BINS) $(DEST)/bin/

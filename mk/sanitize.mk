@@ -83,13 +83,21 @@ $(B)/san/ctl/%.o: ctl/%.c
 $(SAN_ROOT)/bin/ada-ctl: $(CTL_OBJS:$(B)/%=$(B)/san/%)
 	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) $(SAN) -o $@ $^
 
+# ada record: its recorder is the sanitized static runtime's, as bin/ada's is
+# lib/libada.a's (Makefile).
+$(B)/san/launcher/%.o: launcher/%.c
+	$(call msg,CC,$@)mkdir -p $(@D) && $(CC) $(RT_CFLAGS) $(SAN_UBSAN_TRAP) -c $< -o $@
+$(SAN_ROOT)/bin/ada: $(LAUNCH_OBJS:$(B)/%=$(B)/san/%) $(SAN_ROOT)/lib/libada.a
+	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) $(SAN_UBSAN_TRAP) -o $@ $(LAUNCH_OBJS:$(B)/%=$(B)/san/%) \
+		-Wl,--whole-archive $(SAN_ROOT)/lib/libada.a -Wl,--no-whole-archive $(RT_LIBS)
+
 # What the tests read from ADA_ROOT besides bin/ and lib/ (runtime/: ada.h,
 # which test programs include).
 SAN_ROOT_LINKS := $(addprefix $(SAN_ROOT)/,examples tests mcount cc-wrapper runtime recorder bench)
 $(SAN_ROOT_LINKS):
 	$(Q)mkdir -p $(@D) && ln -sfn $(CURDIR)/$(@F) $@
 
-SAN_ROOT_ALL := $(addprefix $(SAN_ROOT)/bin/,adacc adac++ ada-symbolize ada-ctl) \
+SAN_ROOT_ALL := $(addprefix $(SAN_ROOT)/bin/,adacc adac++ ada-symbolize ada-ctl ada) \
                 $(SAN_ROOT)/lib/libada.so $(SAN_ROOT)/lib/libada.a $(SAN_ROOT_LINKS)
 
 # ---- the end-to-end tests against the sanitized tree ----------------------------

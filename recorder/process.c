@@ -150,6 +150,18 @@ static void close_all_but(int keep)
 			close(fd);
 }
 
+/* The recorder's set-up done, the rest of it, then the writer's loop
+ * until the program's trace is finished. */
+static void recorder_loop(void)
+{
+	mem_open();
+	ada_thread_untraced();
+	ada_meta_queue_reader = ada_modmap_note_records;
+	ada_warn_all_pending();
+	watchdog_start();
+	ada_writer_loop();
+}
+
 /* The recorder's set-up, then the writer's loop; never returns. */
 static __attribute__((noreturn)) void recorder_run(const struct ada_recorder_start *start)
 {
@@ -179,13 +191,30 @@ static __attribute__((noreturn)) void recorder_run(const struct ada_recorder_sta
 		/* the trace's paths are absolute */
 	}
 	program_fd = (int)syscall(SYS_pidfd_open, ada_rt.pid, 0);
-	mem_open();
-	ada_thread_untraced();
-	ada_meta_queue_reader = ada_modmap_note_records;
-	ada_warn_all_pending();
-	watchdog_start();
-	ada_writer_loop();
+	recorder_loop();
 	_exit(0);
+}
+
+/* `ada record`'s (launcher/): a thread of the launcher, whose memory the
+ * program adopted at its start (runtime/launch.c). What a fork of the
+ * program would have inherited it learns otherwise: the modules from the
+ * program's queued records, as a forked recorder follows later ones; the
+ * program's name from /proc; its stderr's identity from the launcher's
+ * own, which the program inherited. The launcher's session, descriptors
+ * and directory are its own to keep. */
+void ada_recorder_run_launched(uint32_t program_pid, int pidfd)
+{
+	uint64_t all = ~0ull;
+
+	ada_in_recorder = true;
+	pthread_mutex_lock(&ada_rt.recorder_life);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, sizeof(all));
+	ada_proc_read(program_pid, "comm", program_name, sizeof(program_name));
+	program_name[strcspn(program_name, "\n")] = '\0';
+	ada_stderr_remember();
+	ada_meta_name(ada_rt.raw_dir);
+	program_fd = pidfd;
+	recorder_loop();
 }
 
 void ada_recorder_end_asked(uint32_t req)

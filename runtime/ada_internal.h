@@ -50,6 +50,8 @@ struct ada_config {
 				   * this long ends (recorder.c) */
 	bool test_hang;           /* ADA_TEST_RECORDER_HANG: it blocks at the final flush */
 	bool test_refused;        /* ADA_TEST_RECORDER_REFUSED: its fork fails */
+	bool test_launch_taken;   /* ADA_TEST_LAUNCH_TAKEN: `ada record`'s arena address
+				   * is taken in the program (launch.c) */
 	bool verbose;             /* ADA_VERBOSE=1: the recording's summary at exit, even
 				   * when nothing was lost */
 };
@@ -167,6 +169,11 @@ ADA_HIDDEN size_t ada_thread_kit_bytes(void);
 /* Start-up: reserves the address space of a few threads' states, each
  * kit_bytes (a sum of ada_arena_piece's). */
 ADA_HIDDEN int ada_arena_start(size_t kit_bytes, bool shared);
+/* The length ada_arena_start reserves (RLIMIT_AS taken into account). */
+ADA_HIDDEN size_t ada_arena_len(size_t kit_bytes, bool shared);
+/* `ada record`'s (runtime/launch.c): the reservation is [base, base+len),
+ * mapped shared by the caller. */
+ADA_HIDDEN void ada_arena_adopt(void *base, size_t len);
 /* A thread's state could not be cut from the shared reservation: waits
  * for the recorder to give pieces back; false if none will come soon. */
 ADA_HIDDEN bool ada_arena_wait_room(void);
@@ -311,6 +318,24 @@ ADA_HIDDEN extern void (*ada_recorder_entry)(const struct ada_recorder_start *)
 	__attribute__((noreturn));
 /* Set in the recorder process, at its start. */
 ADA_HIDDEN extern bool ada_in_recorder;
+/* `ada record`'s recorder (launch.c, launch.h). take: start-up takes the
+ * launcher's descriptor out of the environment; map: the arena
+ * (arena_len bytes) and the section onto the launcher's memory, the
+ * descriptor closed either way: whether it worked (adopted, until the hand
+ * over). hand_over: the recorder's spawn, the launcher's recorder named
+ * the program's; done: the end of start-up, the launcher told what came of
+ * it if not yet (tracing: the program forked its own recorder). layout: the
+ * shared structs' shape, which the two libadas must agree on. */
+ADA_HIDDEN void ada_launch_take(void);
+ADA_HIDDEN bool ada_launch_map(size_t arena_len);
+ADA_HIDDEN bool ada_launch_adopted(void);
+ADA_HIDDEN int ada_launch_hand_over(void);
+ADA_HIDDEN void ada_launch_done(bool tracing);
+ADA_HIDDEN uint64_t ada_launch_layout(void);
+/* The launcher's thread that runs the recorder (recorder/process.c): the
+ * writer's loop on the program's shared memory, mapped by the caller, until
+ * the program's trace is finished; pidfd: the program's. */
+ADA_HIDDEN void ada_recorder_run_launched(uint32_t program_pid, int pidfd);
 /* Start-up: forks the recorder; 0 once it is forked, -errno if not. */
 ADA_HIDDEN int ada_recorder_spawn(void);
 /* Whether this process is a recorder. */

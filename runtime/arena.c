@@ -68,15 +68,29 @@ size_t ada_arena_piece(size_t len)
 	return page_round(len);
 }
 
-int ada_arena_start(size_t kit_bytes, bool shared)
+size_t ada_arena_len(size_t kit_bytes, bool shared)
 {
 	size_t len = (shared ? ARENA_KITS_SHARED : ARENA_KITS) * kit_bytes;
 	struct rlimit rl;
-	void *p;
 
 	/* A limit set before start: take an eighth of it at most. */
 	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && len > rl.rlim_cur / 8)
 		len = page_round(rl.rlim_cur / 8);
+	return len;
+}
+
+void ada_arena_adopt(void *base, size_t len)
+{
+	A.base = A.next = (uintptr_t)base;
+	A.end = A.base + len;
+	A.shared = true;
+}
+
+int ada_arena_start(size_t kit_bytes, bool shared)
+{
+	size_t len = ada_arena_len(kit_bytes, shared);
+	void *p;
+
 	p = len ? mmap(NULL, len, PROT_READ | PROT_WRITE,
 		       (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
 		: MAP_FAILED;

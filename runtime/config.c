@@ -239,6 +239,7 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	c->watchdog_s = (uint32_t)get_int(&WATCHDOG_S, getenv_fn("ADA_TEST_WATCHDOG_S"));
 	c->test_hang = get_bool("ADA_TEST_RECORDER_HANG", getenv_fn("ADA_TEST_RECORDER_HANG"));
 	c->test_refused = get_bool("ADA_TEST_RECORDER_REFUSED", getenv_fn("ADA_TEST_RECORDER_REFUSED"));
+	c->test_launch_taken = get_bool("ADA_TEST_LAUNCH_TAKEN", getenv_fn("ADA_TEST_LAUNCH_TAKEN"));
 	get_exclude(getenv_fn("ADA_EXCLUDE"), c->exclude, sizeof(c->exclude));
 	get_globs("ADA_FILTER", getenv_fn("ADA_FILTER"), c->filter, sizeof(c->filter));
 	get_globs("ADA_NOTRACE", getenv_fn("ADA_NOTRACE"), c->notrace, sizeof(c->notrace));

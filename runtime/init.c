@@ -240,7 +240,8 @@ static void process_records(const struct ada_meta_clock *c)
 	p.pid = ada_rt.pid;
 	p.ppid = (uint32_t)getppid();
 	p.parent_pid = ada_rt.parent_pid;
-	p.flags = ada_arch_ticks_invariant() ? ADA_PROC_TSC_INVARIANT : 0;
+	p.flags = (ada_arch_ticks_invariant() ? ADA_PROC_TSC_INVARIANT : 0) |
+		  (ada_launch_adopted() ? ADA_PROC_LAUNCHED : 0);
 	p.start_tsc = c->tsc;
 	p.start_boottime_ns = c->boottime_ns;
 	p.start_realtime_ns = (uint64_t)time(NULL) * 1000000000ull;
@@ -498,13 +499,12 @@ static bool secondary_copy(void)
 	return true;
 }
 
-__attribute__((constructor(102))) static void ada_start(void)
+/* Start-up proper: whether the process is traced. */
+static bool start(void)
 {
 	extern char **environ;
 	ssize_t n;
 
-	if (secondary_copy())
-		return;
 	ada_stderr_remember();
 	/* Read once: the process record, the module map and the hooks name the
 	 * executable by it (dl_iterate_phdr gives it no name). */
@@ -513,17 +513,20 @@ __attribute__((constructor(102))) static void ada_start(void)
 	ada_config_load(&ada_rt.cfg, env_get);
 	ada_config_warn_unknown(environ);
 	if (ada_rt.cfg.disabled)
-		return;
+		return false;
 	if (pthread_key_create(&ada_rt.exit_key, ada_thread_exit) != 0)
-		return;
+		return false;
 	/* ADA_TRACE=off: before the first patch, which then leaves entries
 	 * NOPs, be it this thread's below or the writer's, which starts now. */
 	if (ada_rt.cfg.start_off)
 		__atomic_store_n(&ada_recording_off, 1, __ATOMIC_RELAXED);
 	make_session_dir();
 	/* A recorder reads what the threads write: the shared section and the
-	 * arena mapped shared before it is forked. */
-	if (ada_shared_start() < 0 || ada_arena_start(ada_thread_kit_bytes(), true) < 0) {
+	 * arena mapped shared before it is forked, or `ada record`'s, whose
+	 * recorder runs already. */
+	if (ada_launch_map(ada_arena_len(ada_thread_kit_bytes(), true))) {
+		/* the launcher's memory, mapped shared */
+	} else if (ada_shared_start() < 0 || ada_arena_start(ada_thread_kit_bytes(), true) < 0) {
 		ada_warn("cannot map memory to share with a recorder process (%s): recording "
 			 "in ring mode, each thread's last %llu KiB written when the program ends",
 			 strerror(errno), (unsigned long long)(ada_rt.cfg.ring_bytes / 1024));
@@ -532,7 +535,7 @@ __attribute__((constructor(102))) static void ada_start(void)
 			ada_arena_start(ada_thread_kit_bytes(), false);
 	}
 	if (process_begin(0) < 0)
-		return;
+		return false;
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	/* Release: a thread that sees active sees the configuration too. */
 	__atomic_store_n(&ada_rt.active, true, __ATOMIC_RELEASE);
@@ -542,6 +545,18 @@ __attribute__((constructor(102))) static void ada_start(void)
 		ada_passes.start();
 	/* The program's own constructors and threads run from here. */
 	ada_apart_needed = true;
+	return true;
+}
+
+__attribute__((constructor(102))) static void ada_start(void)
+{
+	/* bin/ada links the runtime for its recorder, and traces nothing. */
+	if (secondary_copy() || ada_recorder_self())
+		return;
+	/* First: whatever happens, the launcher's descriptor is closed and
+	 * the launcher answered before the program runs. */
+	ada_launch_take();
+	ada_launch_done(start());
 }
 
 __attribute__((destructor(101))) static void ada_finish(void)
@@ -550,8 +565,8 @@ __attribute__((destructor(101))) static void ada_finish(void)
 
 	/* A vfork child calling exit(): the writer and the rings are the
 	 * parent's, which goes on tracing. */
-	if (ada_in_vfork_child())
-		return;
+	if (ada_in_vfork_child() || ada_recorder_self())
+		return; /* bin/ada's exit: the program's trace is not its to end */
 	/* The flush's own library calls (lz4's) are not the program's. */
 	ada_runtime_begin(&w);
 	/* New threads stay untraced from here; running ones write into rings

@@ -483,6 +483,10 @@ void ada_modmap_add_recorded(const struct ada_meta_module *m, const char *path)
 {
 	if (!live_has(m->module_no))
 		live_add(m, path, hash_str(path), m->module_no);
+	/* `ada record`'s recorder learns every module so: the numbers it
+	 * gives follow the program's. */
+	if (m->module_no != NOT_MODULE && m->module_no >= M.next_no)
+		M.next_no = m->module_no + 1;
 }
 
 void ada_modmap_drop(uint32_t module_no)

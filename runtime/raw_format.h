@@ -100,7 +100,9 @@ struct ada_meta_process {
 	/* then: exe path\0, then the command line as argv strings each \0-terminated */
 };
 
-enum { ADA_PROC_TSC_INVARIANT = 1 };
+/* LAUNCHED: the recorder was `ada record`'s (launch.h), not one the
+ * program forked. */
+enum { ADA_PROC_TSC_INVARIANT = 1, ADA_PROC_LAUNCHED = 2 };
 
 /* One calibration point: `tsc` was read at the midpoint of a clock_gettime
  * (CLOCK_BOOTTIME) call that returned `boottime_ns`; `window` is how many ticks

@@ -183,6 +183,8 @@ int ada_recorder_spawn(void)
 	ada_rt.say_at_end = false;
 	ada_rt.modules_late = ada_rt.modules_kept = 0;
 	life_init();
+	if (ada_launch_adopted())
+		return ada_launch_hand_over(); /* `ada record`'s recorder runs already */
 	if (!ada_recorder_entry)
 		return -ENOSYS; /* libada without recorder/ (never: built together) */
 	start.program_cpu = sched_getcpu();

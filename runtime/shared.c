@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/types.h>
 
 #include "shared.h"
 
@@ -25,10 +26,11 @@ static bool page_zero(const uint8_t *p, size_t page)
 }
 
 /* The section's pages replaced by fresh shared ones with the same
- * contents: a shared mapping made elsewhere, the pages that hold anything
- * copied into it (most are padding, zero: left untouched, they cost no
- * page until used), then moved onto the section in one step. */
-static int remap(void)
+ * contents: a shared mapping made elsewhere (anonymous, or fd's pages at
+ * off: `ada record`'s), the pages that hold anything copied into it (most
+ * are padding, zero: left untouched, they cost no page until used), then
+ * moved onto the section in one step. */
+static int remap(int fd, off_t off)
 {
 	size_t len = (size_t)(__stop_ada_shared - __start_ada_shared), page = ADA_SHARED_PAGE;
 	uint8_t *fresh;
@@ -36,7 +38,8 @@ static int remap(void)
 
 	if (!len)
 		return 0;
-	fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	fresh = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		     MAP_SHARED | (fd < 0 ? MAP_ANONYMOUS : 0), fd, off);
 	if (fresh == MAP_FAILED)
 		return -errno;
 	for (size_t at = 0; at < len; at += page)
@@ -54,7 +57,7 @@ static int remap(void)
 
 int ada_shared_start(void)
 {
-	int err = remap();
+	int err = remap(-1, 0);
 
 	ada_shared_on = !err;
 	return err;
@@ -65,5 +68,35 @@ int ada_shared_rehome(void)
 	if (!ada_shared_on)
 		return 0;
 	/* Shared again, the child's own: its recorder will map it. */
-	return remap();
+	return remap(-1, 0);
+}
+
+uintptr_t ada_shared_base(void)
+{
+	return (uintptr_t)__start_ada_shared;
+}
+
+size_t ada_shared_len(void)
+{
+	return (size_t)(__stop_ada_shared - __start_ada_shared);
+}
+
+int ada_shared_adopt(int fd, off_t off)
+{
+	int err = remap(fd, off);
+
+	ada_shared_on = !err;
+	return err;
+}
+
+int ada_shared_map_over(int fd, off_t off)
+{
+	size_t len = ada_shared_len();
+
+	/* Its own contents do not matter: the program's replace them. */
+	if (len && mmap(__start_ada_shared, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+			off) == MAP_FAILED)
+		return -errno;
+	ada_shared_on = 1;
+	return 0;
 }

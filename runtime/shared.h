@@ -14,7 +14,9 @@
 #ifndef ADA_SHARED_H
 #define ADA_SHARED_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define ADA_SHARED_PAGE 4096u
 #define ADA_SHARED_PAGES(n) (((n) + ADA_SHARED_PAGE - 1) / ADA_SHARED_PAGE * ADA_SHARED_PAGE)
@@ -37,6 +39,14 @@ __attribute__((visibility("hidden"))) int ada_shared_start(void);
  * now, with the contents it had (the parent's recorder must not see the
  * child's writes). */
 __attribute__((visibility("hidden"))) int ada_shared_rehome(void);
+/* `ada record` (launch.h): the section's length; the program moves its
+ * section onto fd's pages at off (as ada_shared_start, the launcher's
+ * memory instead of fresh pages); the launcher maps them over its own
+ * section, whose contents the program's then replace. 0 or -errno. */
+__attribute__((visibility("hidden"))) size_t ada_shared_len(void);
+__attribute__((visibility("hidden"))) uintptr_t ada_shared_base(void);
+__attribute__((visibility("hidden"))) int ada_shared_adopt(int fd, off_t off);
+__attribute__((visibility("hidden"))) int ada_shared_map_over(int fd, off_t off);
 /* Whether the section is mapped shared (a recorder may be reading it). */
 __attribute__((visibility("hidden"))) extern int ada_shared_on;
 

@@ -86,6 +86,8 @@ static const struct ada_var ada_vars[] __attribute__((unused)) = {
 	  "as --ada-verbose; a traced program prints its recording's summary at exit" },
 	{ ADA_VAR_ADACC, "ADA_LIBDIR", "a directory", "../lib from adacc's own directory",
 	  "where libada.so and libada.a are" },
+	{ ADA_VAR_RUNTIME, "ADA_LAUNCHER", "set by ada record", "unset",
+	  "ada record's memory, which the program it starts adopts (never set by hand)" },
 	{ ADA_VAR_TEST, "ADA_TEST_WRITER_DELAY_US", "0..5000000", "0",
 	  "the writer sleeps after each pass (tests that need full rings)" },
 	{ ADA_VAR_TEST, "ADA_TEST_RECORDER_LATE_MS", "0..10000", "0",
@@ -94,6 +96,9 @@ static const struct ada_var ada_vars[] __attribute__((unused)) = {
 	  "a recorder that makes no progress this long ends (its watchdog)" },
 	{ ADA_VAR_TEST, "ADA_TEST_RECORDER_HANG", ADA_BOOL_WORDS, "0",
 	  "the recorder blocks for good at the final flush (the watchdog's test)" },
+	{ ADA_VAR_TEST, "ADA_TEST_LAUNCH_TAKEN", ADA_BOOL_WORDS, "0",
+	  "ada record's memory cannot be mapped where the launcher has it (the program forks its "
+	  "own recorder)" },
 	{ ADA_VAR_TEST, "ADA_TEST_RECORDER_REFUSED", ADA_BOOL_WORDS, "0",
 	  "the recorder cannot be forked, as where fork is refused (the rings-only fallback)" },
 };

@@ -480,6 +480,8 @@ static void put_process(struct json_writer *w, const struct conv_process *cp)
 	json_put_str(w, "config", p->config ? p->config : "");
 	json_put_bool(w, "clean_exit", p->clean_end);
 	json_put_bool(w, "tsc_invariant", p->proc.flags & ADA_PROC_TSC_INVARIANT);
+	if (p->proc.flags & ADA_PROC_LAUNCHED) /* RAW_FORMAT.md: `ada record` recorded it */
+		json_put_str(w, "recorder", "ada record");
 	json_put_u64(w, "clock_type", ATF_CLOCK_BOOTTIME);
 	json_put_u64(w, "time_start_ns", cp->time_start_ns);
 	json_put_u64(w, "time_end_ns", cp->time_end_ns);

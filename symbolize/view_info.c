@@ -156,7 +156,8 @@ static int one_process(FILE *out, const char *pid_dir)
 	fputc('\n', out);
 	ended(out, &p);
 	instrumented(out, &p);
-	fprintf(out, "  recorded by    ada %s\n", p.producer ? p.producer : "(before 0.15.0)");
+	fprintf(out, "  recorded by    ada %s%s\n", p.producer ? p.producer : "(before 0.15.0)",
+		p.proc.flags & ADA_PROC_LAUNCHED ? ", the recorder of ada record" : "");
 	fprintf(out, "  configuration  %s\n", p.config ? p.config : "?");
 	threads(out, &p, &events, dropped, &waits, &wait_ns);
 	fprintf(out, "  events         %" PRIu64 "\n", events);

@@ -32,7 +32,8 @@ files_under() {
 
 # What make install puts in a prefix (a tool added to the Makefile's TOOLS
 # joins bin/ and this list).
-# Each tool has its man page (adac++'s is adacc's); ada.1 is the overview.
+# Each tool has its man page (adac++'s is adacc's); ada.1 is the overview,
+# and bin/ada's.
 expected_files() {
 	for t in $(ls "$ROOT/bin"); do echo "bin/$t"; echo "share/man/man1/$t.1"; done
 	printf '%s\n' include/ada.h lib/cmake/ada/ada-config-version.cmake \
@@ -42,14 +43,14 @@ expected_files() {
 
 installs_exactly_its_files() {
 	run_make install PREFIX="$P" || return 1
-	expected_files | LC_ALL=C sort >"$TMP/want"
+	expected_files | LC_ALL=C sort -u >"$TMP/want"
 	files_under "$P" >"$TMP/got"
 	diff "$TMP/want" "$TMP/got"
 }
 
 destdir_stages_under_prefix() {
 	run_make install DESTDIR="$TMP/stage" PREFIX=/opt/ada || return 1
-	expected_files | LC_ALL=C sort >"$TMP/want"
+	expected_files | LC_ALL=C sort -u >"$TMP/want"
 	files_under "$TMP/stage/opt/ada" >"$TMP/got"
 	diff "$TMP/want" "$TMP/got" &&
 		grep -qx 'prefix=/opt/ada' "$TMP/stage/opt/ada/lib/pkgconfig/ada.pc" &&
@@ -61,6 +62,7 @@ version_lines() {
 	[ "$("$P/bin/adacc" --ada-version)" = "adacc (ada) $VERSION" ] &&
 		[ "$("$P/bin/adac++" --ada-version)" = "adac++ (ada) $VERSION" ] &&
 		[ "$("$P/bin/ada-symbolize" --version)" = "ada-symbolize (ada) $VERSION" ] &&
+		[ "$("$P/bin/ada" --version)" = "ada (ada) $VERSION" ] &&
 		[ "$(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --modversion ada)" = "$VERSION" ] &&
 		grep -q "^\.TH ADACC 1 \"\" \"ada $VERSION\"" "$P/share/man/man1/adacc.1" &&
 		grep -q "^\.TH ADA 1 \"\" \"ada $VERSION\"" "$P/share/man/man1/ada.1"
@@ -154,6 +156,15 @@ plain_cc_links_the_runtime() {
 	[ "$(ADA_OUTPUT="$TMP/plain-trace" "$TMP/plain/app")" = "sum 6" ]
 }
 
+# The installed front command: ada record makes the trace with its own
+# recorder, ada info (ada-symbolize's view, found beside it) says so.
+ada_record_and_a_view() {
+	out=$(cd "$TMP/make" && "$P/bin/ada" record -o "$TMP/record-trace" ./app) &&
+		[ "$out" = "sum 6" ] || { echo "ada record printed '$out'"; return 1; }
+	"$P/bin/ada" info "$TMP/record-trace" >"$TMP/info" &&
+		grep -q "the recorder of ada record" "$TMP/info" || { cat "$TMP/info"; return 1; }
+}
+
 # ADA_DISABLE=yes means what it says: no trace at all.
 disable_yes_traces_nothing() {
 	[ "$(ADA_DISABLE=yes ADA_OUTPUT="$TMP/off" "$TMP/make/app")" = "sum 6" ] &&
@@ -176,6 +187,7 @@ else
 fi
 check "make: CC=adacc, pkg-config --cflags --libs ada" make_pkg_config
 check "cc \$(pkg-config --cflags --libs ada) links the runtime" plain_cc_links_the_runtime
+check "ada record ./app, then ada info: the launcher's recorder" ada_record_and_a_view
 check "ADA_DISABLE=yes: no trace" disable_yes_traces_nothing
 check "make uninstall leaves the prefix empty" uninstall_leaves_the_prefix_empty
 

@@ -1,0 +1,376 @@
+/* record.c - `ada record [-o DIR] [--] PROG [ARGS...]`: runs PROG, its
+ * trace made by this process's recorder (uftrace record's habit).
+ *
+ * The launcher makes the memory the recorder and the program share
+ * (launch_mem.c), starts the program with its descriptor, and waits for
+ * the program's start-up to answer (runtime/launch.c): ADOPTED, and a
+ * thread of the launcher runs libada's recorder loop on it
+ * (recorder/process.c) until the trace is finished; OWN (the address was
+ * taken, the runtimes differ), and the program's own recorder makes the
+ * trace, as without the launcher. The program is the launcher's child;
+ * the recorder is no process, thread or descriptor of the program's.
+ *
+ * Everything else passes through: the program's standard streams are the
+ * launcher's, its exit status is the launcher's (128+N for a death by
+ * signal N, as a shell says it), and SIGINT, SIGTERM, SIGHUP and SIGQUIT
+ * sent to the launcher go to the program (a terminal's reach the
+ * program by themselves: its process group is the launcher's). It
+ * returns once the trace is complete: its own recorder has ended, and
+ * so have the other recorders of the sessions the run wrote into (the
+ * program's fork children's, an exec'd image's), waited for as
+ * ada-symbolize waits (a pid directory's lock, 30 s at most after the
+ * program ended).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ada_internal.h"
+#include "launcher.h"
+
+#define USAGE "ada record [-o DIR] [--] PROG [ARGS...]"
+#define SESSION_WAIT_NS 30000000000ull
+
+struct run {
+	pid_t pid;
+	int pidfd;
+	struct ada_cli_mem mem; /* fd -1: the program forks its own recorder */
+	uint32_t ended;         /* the program has ended (atomic) */
+};
+
+#define RECORDER_STACK (8u << 20) /* the writer's loop wants more than a default */
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("ada record: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	return 2;
+}
+
+/* ---- the command line ----------------------------------------------------------- */
+
+/* The options before the program; *prog its index, *out -o's value. */
+static int parse(int argc, char **argv, int *prog, const char **out)
+{
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			printf("usage: " USAGE "\n"
+			       "Runs PROG (found in PATH) with ARGS, its trace recorded into DIR\n"
+			       "(default $ADA_OUTPUT, else ./ada-trace); the other settings are the ADA_*\n"
+			       "variables. Its output, input and exit status are the program's own.\n"
+			       "  -o, --output DIR   where the trace goes\n");
+			exit(0);
+		}
+		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			if (i + 1 >= argc)
+				return usage_error("%s needs a directory (" USAGE ")", a);
+			*out = argv[++i];
+		} else if (!strncmp(a, "--output=", 9)) {
+			*out = a + 9;
+		} else if (!strncmp(a, "-o", 2)) {
+			*out = a + 2;
+		} else {
+			return usage_error("unknown option '%s' (expected -o DIR, or the program: " USAGE ")",
+					   a);
+		}
+		if (!**out)
+			return usage_error("%s needs a directory (" USAGE ")", a);
+	}
+	if (i >= argc)
+		return usage_error("%sno program to run (usage: " USAGE ")", "");
+	*prog = i;
+	return 0;
+}
+
+/* The trace's directory, made and writable: 0, or the usage error's status. */
+static int output_check(const char **outp)
+{
+	const char *out = *outp;
+	struct stat st;
+	int err;
+
+	if (!out) {
+		out = getenv("ADA_OUTPUT");
+		if (!out || !*out)
+			out = "./ada-trace";
+	} else if (setenv("ADA_OUTPUT", out, 1) < 0) {
+		return usage_error("cannot set ADA_OUTPUT to '%s'", out);
+	}
+	err = ada_mkdirs(out);
+	if (!err && stat(out, &st) == 0 && !S_ISDIR(st.st_mode))
+		err = -ENOTDIR;
+	if (err < 0 || access(out, W_OK | X_OK) < 0) {
+		fprintf(stderr, "ada record: cannot write the trace to '%s': %s (expected a writable directory)\n",
+			out, strerror(err < 0 ? -err : errno));
+		return 2;
+	}
+	*outp = out;
+	return 0;
+}
+
+/* PROG as execvp finds it: a path if it has a slash, else the first
+ * executable file of that name in PATH. 0, or the shell's status (127 not
+ * found, 126 not runnable) with its line said. */
+static int find(const char *prog, char *path, size_t len)
+{
+	const char *dirs = getenv("PATH");
+	int denied = 0;
+
+	if (strchr(prog, '/')) {
+		snprintf(path, len, "%s", prog);
+		if (access(path, X_OK) == 0)
+			return 0;
+		fprintf(stderr, "ada record: %s: %s\n", prog, strerror(errno));
+		return errno == ENOENT ? 127 : 126;
+	}
+	for (dirs = dirs ? dirs : "/usr/local/bin:/usr/bin:/bin"; ; dirs++) {
+		size_t n = strcspn(dirs, ":");
+		struct stat st;
+
+		snprintf(path, len, "%.*s%s%s", (int)n, n ? dirs : ".", "/", prog);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(path, X_OK) == 0)
+				return 0;
+			denied = 1;
+		}
+		dirs += n;
+		if (!*dirs)
+			break;
+	}
+	fprintf(stderr, "ada record: %s: %s\n", prog, denied ? strerror(EACCES) : "command not found");
+	return denied ? 126 : 127;
+}
+
+/* ---- the recorder ---------------------------------------------------------------- */
+
+/* The launcher's thread, started before the program (a program that
+ * adopted the memory must find its recorder): the program's answer, then
+ * (ADOPTED) the recorder's loop, the pid directory locked meanwhile as a
+ * forked recorder locks it (ada-symbolize waits on it). */
+static void *recorder_thread(void *arg)
+{
+	struct run *r = arg;
+	struct ada_launch *h = r->mem.hdr;
+	int dir, pidfd;
+
+	while (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == ADA_LAUNCH_WAITING &&
+	       !__atomic_load_n(&r->ended, __ATOMIC_ACQUIRE))
+		ada_futex_wait(&h->state, ADA_LAUNCH_WAITING, 10000000);
+	if (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != ADA_LAUNCH_ADOPTED)
+		return NULL;
+	dir = open(h->pid_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir >= 0)
+		flock(dir, LOCK_EX);
+	/* Its own (-1: the recorder looks in /proc): the main thread may
+	 * reap the program meanwhile. */
+	pidfd = (int)syscall(SYS_pidfd_open, h->program_pid, 0);
+	ada_recorder_run_launched(h->program_pid, pidfd);
+	if (dir >= 0)
+		close(dir);
+	return NULL;
+}
+
+/* ---- the end --------------------------------------------------------------------- */
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* The entries of dir whose names start with prefix and that changed
+ * since `since` (seconds), each given to fn. */
+static void each_new(const char *dir, const char *prefix, time_t since,
+		     void (*fn)(const char *path, uint64_t until), uint64_t until)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	struct stat st;
+	DIR *d = opendir(dir);
+
+	while (d && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (!strncmp(e->d_name, prefix, strlen(prefix)) && stat(path, &st) == 0 &&
+		    S_ISDIR(st.st_mode) && st.st_mtime >= since)
+			fn(path, until);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* A pid directory's lock, held by its recorder until the trace is
+ * complete (ada-symbolize waits on it too). */
+static void pid_wait(const char *path, uint64_t until)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	while (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) < 0 && now_ns() < until)
+		usleep(2000);
+	if (fd >= 0)
+		close(fd);
+}
+
+static time_t started;
+
+static void session_wait(const char *path, uint64_t until)
+{
+	each_new(path, "pid_", started, pid_wait, until);
+}
+
+/* Every recorder of the sessions the run made or wrote into ended: the
+ * program's, its fork children's, an exec'd image's (a session of its
+ * own when it keeps the pid), or the deadline. */
+static void trace_wait(const char *out)
+{
+	each_new(out, "session_", started, session_wait, now_ns() + SESSION_WAIT_NS);
+}
+
+/* A signal the launcher got goes to the program, but a terminal's, which
+ * reached the program already if it is still in the launcher's group. */
+static void forward(const struct run *r, const struct signalfd_siginfo *si)
+{
+	if (si->ssi_signo == SIGCHLD)
+		return;
+	if (si->ssi_code == SI_KERNEL && getpgid(r->pid) == getpgrp())
+		return;
+	kill(r->pid, (int)si->ssi_signo);
+}
+
+/* Until the program ends: forwards signals; its status as a shell's.
+ * Woken by its pidfd, or (none) by SIGCHLD. */
+static int program_wait(struct run *r, int sfd)
+{
+	for (;;) {
+		struct pollfd p[2] = { { sfd, POLLIN, 0 }, { r->pidfd, POLLIN, 0 } };
+		struct signalfd_siginfo si;
+		siginfo_t st;
+
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			return 1;
+		if (p[0].revents & POLLIN && read(sfd, &si, sizeof(si)) == sizeof(si))
+			forward(r, &si);
+		memset(&st, 0, sizeof(st));
+		if (waitid(P_PID, (id_t)r->pid, &st, WEXITED | WNOHANG) < 0)
+			return 1;
+		if (st.si_pid == r->pid)
+			return st.si_code == CLD_EXITED ? st.si_status & 0xff : 128 + st.si_status;
+	}
+}
+
+/* ---- the run ---------------------------------------------------------------------- */
+
+/* The child: async-signal-safe calls only (the recorder's thread runs). */
+static void child_exec(const struct run *r, const sigset_t *mask, const char *path, char **argv)
+{
+	int err;
+
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	/* Inherited by the program alone: its start-up closes it. */
+	if (r->mem.fd >= 0)
+		fcntl(r->mem.fd, F_SETFD, 0);
+	execv(path, argv);
+	err = errno;
+	fprintf(stderr, "ada record: cannot run %s: %s\n", argv[0], strerror(err));
+	_exit(err == ENOENT ? 127 : 126);
+}
+
+static int run(const char *path, char **argv, const char *out)
+{
+	struct run r = { .pidfd = -1, .mem = { .fd = -1 } };
+	sigset_t fwd, old;
+	pthread_attr_t a;
+	pthread_t rec;
+	bool rec_started = false;
+	char fd[16];
+	int sfd, status;
+
+	/* A second early: a session made in the second the run began. */
+	started = time(NULL) - 1;
+	sigemptyset(&fwd);
+	for (int s = 0, sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD }; s < 5; s++)
+		sigaddset(&fwd, sigs[s]);
+	/* Before the recorder's thread starts: it inherits the mask. */
+	pthread_sigmask(SIG_BLOCK, &fwd, &old);
+	sfd = signalfd(-1, &fwd, SFD_CLOEXEC);
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, RECORDER_STACK);
+	if (ada_cli_mem_make(&r.mem) == 0)
+		rec_started = pthread_create(&rec, &a, recorder_thread, &r) == 0;
+	pthread_attr_destroy(&a);
+	if (!rec_started && r.mem.fd >= 0) {
+		close(r.mem.fd); /* the program forks its own recorder */
+		r.mem.fd = -1;
+		r.mem.hdr = NULL;
+	}
+	snprintf(fd, sizeof(fd), "%d", r.mem.fd);
+	if (rec_started && setenv(ADA_LAUNCH_ENV, fd, 1) < 0)
+		unsetenv(ADA_LAUNCH_ENV);
+	fflush(NULL);
+	r.pid = fork();
+	if (r.pid == 0)
+		child_exec(&r, &old, path, argv);
+	unsetenv(ADA_LAUNCH_ENV);
+	if (r.pid < 0) {
+		fprintf(stderr, "ada record: cannot start %s: %s\n", argv[0], strerror(errno));
+		return 126;
+	}
+	r.pidfd = (int)syscall(SYS_pidfd_open, r.pid, 0);
+	status = program_wait(&r, sfd);
+	if (r.mem.hdr) {
+		__atomic_store_n(&r.ended, 1, __ATOMIC_RELEASE);
+		ada_futex_wake(&r.mem.hdr->state);
+		if (rec_started)
+			pthread_join(rec, NULL);
+		if (__atomic_load_n(&r.mem.hdr->state, __ATOMIC_ACQUIRE) == ADA_LAUNCH_OFF)
+			return status;
+	}
+	trace_wait(out);
+	return status;
+}
+
+int ada_cli_record(int argc, char **argv)
+{
+	char path[4096];
+	const char *out = NULL, *why = NULL;
+	int prog, err;
+
+	if ((err = parse(argc, argv, &prog, &out)) || (err = output_check(&out)) ||
+	    (err = find(argv[prog], path, sizeof(path))))
+		return err;
+	err = ada_cli_has_libada(path, &why);
+	if (err < 0) {
+		fprintf(stderr, "ada record: cannot read %s: %s\n", argv[prog], strerror(-err));
+		return 126;
+	}
+	if (!err) {
+		fprintf(stderr, "ada record: %s %s: nothing recorded (build it with adacc, or run it "
+				"directly)\n", argv[prog], why);
+		return 2;
+	}
+	return run(path, argv + prog, out);
+}
