@@ -19,7 +19,9 @@
  * so have the other recorders of the sessions the run wrote into (the
  * program's fork children's, an exec'd image's), waited for as
  * ada-symbolize waits (a pid directory's lock, 30 s at most after the
- * program ended).
+ * program ended). Its own recorder gets 10 s after the program's end: one
+ * still running then is stuck, said in one line, and ada record returns
+ * the program's status all the same (the program's end ends it).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -50,9 +52,15 @@ struct run {
 	int pidfd;
 	struct ada_cli_mem mem; /* fd -1: the program forks its own recorder */
 	uint32_t ended;         /* the program has ended (atomic) */
+	uint32_t rec_done;      /* futex word: the recorder's thread is done */
 };
 
 #define RECORDER_STACK (8u << 20) /* the writer's loop wants more than a default */
+/* How long the recorder's thread may take, once the program has ended, to
+ * finish its trace (drain the rings, write the ends): seconds of a busy
+ * machine at most. A recorder still running then is stuck; ada record
+ * ends anyway, with the program's status. */
+#define RECORDER_END_WAIT_NS 10000000000ull
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -166,6 +174,14 @@ static int find(const char *prog, char *path, size_t len)
 
 /* ---- the recorder ---------------------------------------------------------------- */
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
 /* The launcher's thread, started before the program (a program that
  * adopted the memory must find its recorder): the program's answer, then
  * (ADOPTED) the recorder's loop, the pid directory locked meanwhile as a
@@ -180,7 +196,7 @@ static void *recorder_thread(void *arg)
 	       !__atomic_load_n(&r->ended, __ATOMIC_ACQUIRE))
 		ada_futex_wait(&h->state, ADA_LAUNCH_WAITING, 10000000);
 	if (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != ADA_LAUNCH_ADOPTED)
-		return NULL;
+		goto done;
 	dir = open(h->pid_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir >= 0)
 		flock(dir, LOCK_EX);
@@ -190,18 +206,31 @@ static void *recorder_thread(void *arg)
 	ada_recorder_run_launched(h->program_pid, pidfd);
 	if (dir >= 0)
 		close(dir);
+done:
+	__atomic_store_n(&r->rec_done, 1, __ATOMIC_RELEASE);
+	ada_futex_wake(&r->rec_done);
 	return NULL;
 }
 
-/* ---- the end --------------------------------------------------------------------- */
-
-static uint64_t now_ns(void)
+/* The recorder's thread joined, RECORDER_END_WAIT_NS after the program's
+ * end at most: false (said in one line) if it had not finished by then. */
+static bool recorder_join(struct run *r, pthread_t rec)
 {
-	struct timespec t;
+	uint64_t until = now_ns() + RECORDER_END_WAIT_NS, now;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+	while (!__atomic_load_n(&r->rec_done, __ATOMIC_ACQUIRE) && (now = now_ns()) < until)
+		ada_futex_wait(&r->rec_done, 0, until - now);
+	if (!__atomic_load_n(&r->rec_done, __ATOMIC_ACQUIRE)) {
+		fprintf(stderr, "ada record: the recorder did not finish the trace %llu s after the "
+				"program ended; the trace may be incomplete\n",
+			(unsigned long long)(RECORDER_END_WAIT_NS / 1000000000ull));
+		return false;
+	}
+	pthread_join(rec, NULL);
+	return true;
 }
+
+/* ---- the end --------------------------------------------------------------------- */
 
 /* The entries of dir whose names start with prefix and that changed
  * since `since` (seconds), each given to fn. */
@@ -344,8 +373,10 @@ static int run(const char *path, char **argv, const char *out)
 	if (r.mem.hdr) {
 		__atomic_store_n(&r.ended, 1, __ATOMIC_RELEASE);
 		ada_futex_wake(&r.mem.hdr->state);
-		if (rec_started)
-			pthread_join(rec, NULL);
+		/* Not finished: its pid directory stays locked by this process,
+		 * and the other sessions' recorders are not waited for either. */
+		if (rec_started && !recorder_join(&r, rec))
+			return status;
 		if (__atomic_load_n(&r.mem.hdr->state, __ATOMIC_ACQUIRE) == ADA_LAUNCH_OFF)
 			return status;
 	}

@@ -38,6 +38,7 @@ static const char *const O2[] = { "-O2", NULL };
 static const char *const O0[] = { "-O0", NULL };
 static const char *const NO_HOOKS[] = { "ADA_DYNHOOK=off", NULL };
 #define THREADS "--- thread\nworker\n  work\n    leaf x10\n--- thread\nworker\n  work\n    leaf x20\n"
+#define EXPECT_FORK_TREE "blocked\n  work\n--- thread\nmain\n  work\n--- thread\nmain\n  work x10\n"
 #define BY_LAUNCHER "recorded by    ada " ADA_VERSION ", the recorder of ada record\n"
 #define BY_PROGRAM "recorded by    ada " ADA_VERSION "\n"
 
@@ -191,6 +192,25 @@ static void exit_statuses_and_deaths_pass_through(void **state)
 	tr_pass(tc);
 }
 
+/* A fork while a thread newer than main is alive, both drained: the
+ * child's registry (the other thread's state zero pages there) ends before
+ * main's state, whose writer pointers, the launcher's recorder's memory,
+ * the child's own recorder once followed (a SIGSEGV: the child's trace
+ * had no thread and no end, one run in four under load before this fork
+ * was made certain). Both traces complete. */
+static void a_fork_beside_a_thread_has_the_childs_trace(void **state)
+{
+	struct tr_case *tc = *state;
+	char out[64];
+
+	tr_build_mode_pair(tc, "launch_end", "fentry", out, sizeof(out), O0);
+	fresh_trace(tc);
+	launch_pair(tc, out, "fork", NO_HOOKS, 0);
+	assert_string_equal(tc->traced.out, "out line\n");
+	tr_expect_tree(tc->replay.out, EXPECT_FORK_TREE, 2);
+	tr_pass(tc);
+}
+
 /* SIGTERM and SIGHUP sent to `ada record` reach the program: its handler
  * runs (exit 5), or it dies of it (129). */
 static void signals_to_the_launcher_reach_the_program(void **state)
@@ -322,6 +342,7 @@ int main(void)
 		T(a_launched_program_is_recorded_by_the_launcher),
 		T(exit_statuses_and_deaths_pass_through),
 		T(signals_to_the_launcher_reach_the_program),
+		T(a_fork_beside_a_thread_has_the_childs_trace),
 		T(a_taken_address_falls_back_to_the_programs_recorder),
 		T(a_plain_executable_linking_a_traced_library_is_recorded),
 		T(usage_errors_say_what_was_expected),
