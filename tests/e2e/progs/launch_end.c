@@ -81,6 +81,10 @@ int main(int argc, char **argv)
 		FILE *f;
 
 		signal(SIGTERM, on_term);
+		/* SIGHUP's default (death) whatever it inherited: under nohup, or
+		 * a make run by one, it comes ignored, and the forwarded SIGHUP
+		 * would leave it waiting (as it should: nohup's meaning). */
+		signal(SIGHUP, SIG_DFL);
 		f = fopen("ready", "w");
 		if (f)
 			fclose(f);
