@@ -75,9 +75,7 @@ void src_const_free(struct const_files *cf)
 	free(cf);
 }
 
-/* An ATF module's file is the run's where its build-id is the manifest's
- * uuid (a module without one is not trusted: nothing says it is the same). */
-static bool same_build(const char *path, const char *uuid)
+bool src_same_build(const char *path, const char *uuid)
 {
 	uint8_t id[32];
 	char hex[65] = "";
@@ -124,7 +122,7 @@ static struct const_files *list_files(struct src_raw *r)
 			json_u64(json_get(m, "size"), &size);
 			f->lo = base - f->bias;
 			f->hi = f->lo + size;
-			f->runs = f->path && same_build(f->path, json_string(json_get(m, "uuid")));
+			f->runs = f->path && src_same_build(f->path, json_string(json_get(m, "uuid")));
 		}
 		cf->n++;
 	}

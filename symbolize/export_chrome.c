@@ -101,8 +101,7 @@ struct chrome {
 	uint32_t pid;
 	unsigned nregs;
 	const struct key *reg_keys;
-	bool x86;                    /* the process's: DWARF's parameters are placed for x86_64 */
-	struct src_process *proc;    /* the process's: its read-only data (src_read_const) */
+	struct src_process *proc;    /* the process's: its signatures and read-only data */
 	const struct key *freg_keys, *fret_key;
 	const struct src_func *funcs;
 	struct chrome_fn *fns;            /* per dense id, built on first use */
@@ -235,11 +234,6 @@ static char *put_reg(char *p, const struct key *key, uint64_t v)
 	return fmt_lit(p, "\",");
 }
 
-static size_t read_const(void *p, uint64_t addr, void *buf, size_t len)
-{
-	return src_read_const(p, addr, buf, len);
-}
-
 /* One "key":"value", entry of a detail record's, value as sig_format made it. */
 static void typed_entry(FILE *m, const char *key, const char *value)
 {
@@ -255,10 +249,8 @@ static void typed_entry(FILE *m, const char *key, const char *value)
  * rax. malloc'd; NULL for none or if out of memory (then c->out.err). */
 static char *detail_json(struct chrome *c, const struct walk_event *ev)
 {
-	const struct ada_sig *sig = c->x86 ? c->funcs[ev->func].sig : NULL;
-	struct sig_frame fr = { .regs = ev->regs, .fregs = ev->fregs, .sp = ev->sp,
-				.stack = ev->stack, .stack_size = ev->stack_size,
-				.read_const = read_const, .ctx = c->proc };
+	const struct ada_sig *sig = walk_sig(c->proc, ev->func);
+	struct sig_frame fr = walk_sig_frame(ev, c->proc);
 	char *buf = NULL, text[480], *p;
 	size_t n = 0;
 	FILE *m;
@@ -477,7 +469,6 @@ static int on_process_begin(void *ctx, struct src_process *p)
 		return -ENOMEM;
 	c->nregs = p->arch == ADA_ARCH_ARM64 ? 8 : 6;
 	c->reg_keys = p->arch == ADA_ARCH_ARM64 ? arm_keys : x86_keys;
-	c->x86 = p->arch == ADA_ARCH_X86_64;
 	c->proc = p;
 	c->freg_keys = p->arch == ADA_ARCH_ARM64 ? arm_fkeys : x86_fkeys;
 	c->fret_key = p->arch == ADA_ARCH_ARM64 ? &arm_fret_key : &x86_fret_key;

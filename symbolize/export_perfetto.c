@@ -155,9 +155,7 @@ struct pf {
 	size_t nmodules, modules_cap;
 	unsigned nregs;
 	const char *const *reg_names;
-	struct src_process *proc;         /* the process's: signatures placed for x86_64 (x86),
-					   * its read-only data (src_read_const) */
-	bool x86;
+	struct src_process *proc;         /* the process's: its signatures and read-only data */
 	uint64_t t0;                      /* the process's CLOCK_BOOTTIME start */
 	uint64_t last_ns;                 /* the sequence's last timestamp, absolute */
 	uint32_t pid;
@@ -307,21 +305,14 @@ static char *pointer_annotation(char *p, uint64_t name_iid, uint64_t v)
 	return pb_close(len_at, p);
 }
 
-static size_t read_const(void *p, uint64_t addr, void *buf, size_t len)
-{
-	return src_read_const(p, addr, buf, len);
-}
-
 /* ev's values by the function's DWARF (sig.h), where it has them and the
  * view shows arguments: "name\0text\0" a parameter at a call ("arg<N>" if
  * unnamed), "ret\0text\0" at a return of a value; their bytes (0: none,
  * the registers go as pointers). */
 static size_t typed_values(const struct pf *f, const struct walk_event *ev, char *out, size_t len)
 {
-	const struct ada_sig *sig = f->x86 && ev->regs && !f->a->no_args ? f->funcs[ev->func].sig : NULL;
-	struct sig_frame fr = { .regs = ev->regs, .fregs = ev->fregs, .sp = ev->sp,
-				.stack = ev->stack, .stack_size = ev->stack_size,
-				.read_const = read_const, .ctx = f->proc };
+	const struct ada_sig *sig = ev->regs && !f->a->no_args ? walk_sig(f->proc, ev->func) : NULL;
+	struct sig_frame fr = walk_sig_frame(ev, f->proc);
 	size_t n = 0;
 
 	if (!sig)
@@ -403,7 +394,7 @@ static void slice_end(struct pf *f, const struct walk_event *ev)
 	p = pb_uint(p, TE_TYPE, TYPE_SLICE_END);
 	if (nvals)
 		p = typed_annotations(p, vals, nvals, true);
-	else if (ev->regs && !f->a->no_args && !ev->no_value && !(f->x86 && f->funcs[ev->func].sig))
+	else if (ev->regs && !f->a->no_args && !ev->no_value && !walk_sig(f->proc, ev->func))
 		p = pointer_annotation(p, DA_RET, ev->regs[0]); /* a void function's: none */
 	if (ev->how != SRC_RETURN) {
 		p = pb_open(p, TE_DEBUG_ANNOTATIONS, &da);
@@ -443,7 +434,6 @@ static int on_process_begin(void *ctx, struct src_process *p)
 		return -ENOMEM;
 	f->nmodules = 0;
 	f->nregs = p->arch == ADA_ARCH_ARM64 ? 8 : 6;
-	f->x86 = p->arch == ADA_ARCH_X86_64;
 	f->proc = p;
 	f->reg_names = p->arch == ADA_ARCH_ARM64 ? arm_regs : x86_regs;
 	f->t0 = p->t0_ns;

@@ -222,16 +222,24 @@ static void add_value(struct text *t, const struct sig_value *v, const struct si
 	}
 }
 
-size_t sig_format_param(const struct ada_sig *sig, uint32_t i, const struct sig_frame *fr,
-			char *out, size_t len)
+/* v's text alone into out; its length (an empty out for none). */
+static size_t format_value(const struct sig_value *v, const struct sig_frame *fr, char *out,
+			   size_t len)
 {
 	struct text t = { out, 0, len };
 
 	if (!len)
 		return 0;
 	out[0] = '\0';
-	add_value(&t, &sig->params[i], fr);
+	if (v)
+		add_value(&t, v, fr);
 	return t.n;
+}
+
+size_t sig_format_param(const struct ada_sig *sig, uint32_t i, const struct sig_frame *fr,
+			char *out, size_t len)
+{
+	return format_value(&sig->params[i], fr, out, len);
 }
 
 size_t sig_format_args(const struct ada_sig *sig, const struct sig_frame *fr, char *out, size_t len)
@@ -259,12 +267,5 @@ size_t sig_format_args(const struct ada_sig *sig, const struct sig_frame *fr, ch
 
 size_t sig_format_ret(const struct ada_sig *sig, const struct sig_frame *fr, char *out, size_t len)
 {
-	struct text t = { out, 0, len };
-
-	if (!len)
-		return 0;
-	out[0] = '\0';
-	if (sig->ret.kind != SIG_VOID)
-		add_value(&t, &sig->ret, fr);
-	return t.n;
+	return format_value(sig->ret.kind != SIG_VOID ? &sig->ret : NULL, fr, out, len);
 }

@@ -59,15 +59,10 @@ static void module_sigs(struct src_raw *r, const struct json_value *m, const uin
 	const char *path = json_string(json_get(m, "path")), *uuid = json_string(json_get(m, "uuid"));
 	uint64_t id = 0, *want = malloc((r->nfuncs ? r->nfuncs : 1) * sizeof(*want));
 	struct ada_symtab *st = NULL;
-	char hex[65] = "";
 	size_t n = 0;
 
-	if (!want || !path || !uuid || !*uuid || !json_u64(json_get(m, "module_id"), &id) ||
-	    access(path, R_OK) || ada_symtab_load(path, &st))
-		goto out;
-	for (uint32_t b = 0; b < st->build_id_len && b < 32; b++)
-		sprintf(hex + 2 * b, "%02x", st->build_id[b]);
-	if (strcmp(hex, uuid))
+	if (!want || !path || !json_u64(json_get(m, "module_id"), &id) ||
+	    !src_same_build(path, uuid) || ada_symtab_load(path, &st))
 		goto out;
 	for (size_t i = 0; i < r->nfuncs; i++)
 		if (r->func_ids[i] >> 32 == id)

@@ -28,6 +28,10 @@ struct src_raw {
 
 /* const_read.c */
 void src_const_free(struct const_files *cf);
+/* Whether the file at path is the run's build of an ATF module: its
+ * build-id is the manifest's uuid (hex; a module without one is not
+ * trusted: nothing says it is the same). */
+bool src_same_build(const char *path, const char *uuid);
 
 struct src_atf_stream;
 struct src_async;

@@ -202,20 +202,12 @@ static void shown_copy(struct shown *to, const struct shown *from)
 		memcpy(to->text, from->text, strlen(from->text) + 1);
 }
 
-static size_t read_const(void *p, uint64_t addr, void *buf, size_t len)
-{
-	return src_read_const(p, addr, buf, len);
-}
-
 /* x's detail as text into sh: by the function's DWARF parameters where the
  * trace has them (sig.h; x86_64), else the raw registers in hex. */
 static void shown_make(const struct replay *r, const struct walk_event *x, struct shown *sh)
 {
-	const struct ada_sig *sig = r->p->arch == ADA_ARCH_X86_64 && !r->a->raw_args ?
-					    r->p->funcs[x->func].sig : NULL;
-	struct sig_frame fr = { .regs = x->regs, .fregs = x->fregs, .sp = x->sp,
-				.stack = x->stack, .stack_size = x->stack_size,
-				.read_const = read_const, .ctx = r->p };
+	const struct ada_sig *sig = r->a->raw_args ? NULL : walk_sig(r->p, x->func);
+	struct sig_frame fr = walk_sig_frame(x, r->p);
 	char *p = sh->text;
 
 	sh->has = x->regs && !r->a->no_args &&

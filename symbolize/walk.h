@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sig.h"
 #include "source.h"
 
 struct view_filter {
@@ -120,6 +121,14 @@ struct walk_event {
 };
 
 struct walk;
+
+/* The signature the views read function func's values by: its DWARF's
+ * (or sig_libc's), placed as x86_64 passes them; NULL on another
+ * architecture or without one. */
+const struct ada_sig *walk_sig(const struct src_process *p, uint32_t func);
+/* x's detail record as sig_format reads it (read-only data from p's
+ * modules: src_read_const). */
+struct sig_frame walk_sig_frame(const struct walk_event *x, struct src_process *p);
 
 /* Frames of thread p->threads[i] through f. NULL (message printed) on error. */
 struct walk *walk_open(struct src_process *p, size_t i, const struct view_filter *f);
