@@ -191,7 +191,9 @@ static int fn_build(struct chrome *c, const struct src_func *f, struct chrome_fn
 
 static void element_begin(struct chrome *c, char **p)
 {
-	*p = fmt_mem(*p, c->first ? "\n" : ",\n", c->first ? 1 : 2);
+	if (!c->first)
+		*(*p)++ = ',';
+	*(*p)++ = '\n';
 	c->first = false;
 }
 
@@ -312,13 +314,13 @@ static int write_slice(struct chrome *c, struct chrome_frame *fr)
 	p = outbuf_reserve(&c->out, EVENT_FIXED + cf->head_len + cf->tail_len +
 				    (fr->args ? strlen(fr->args) : 0) + (fr->ret ? strlen(fr->ret) : 0));
 	element_begin(c, &p);
-	p = fmt_mem(p, c->prefix, c->prefix_len);
+	p = fmt_str(p, c->prefix, c->prefix_len);
 	p = fmt_lit(p, "\"ts\":");
 	p = put_time(p, c->offset + (int64_t)fr->start);
 	p = fmt_lit(p, ",\"dur\":");
 	p = fmt_us(p, fr->end - fr->start);
 	*p++ = ',';
-	p = fmt_mem(p, cf->head, cf->head_len);
+	p = fmt_str(p, cf->head, cf->head_len);
 	if (fr->args)
 		p = fmt_mem(p, fr->args, strlen(fr->args));
 	if (fr->ret)
@@ -333,7 +335,7 @@ static int write_slice(struct chrome *c, struct chrome_frame *fr)
 		p = fmt_mem(p, mark, strlen(mark));
 		p = fmt_lit(p, "\",");
 	}
-	p = fmt_mem(p, cf->tail, cf->tail_len);
+	p = fmt_str(p, cf->tail, cf->tail_len);
 	outbuf_commit(&c->out, p);
 	c->slices++;
 	return 0;

@@ -287,10 +287,12 @@ static char *intern_func(struct pf *f, char *p, uint32_t func, uint32_t module)
 	return pb_close(len_at, p);
 }
 
-static size_t intern_size(const struct pf *f, uint32_t func)
+static size_t intern_size(const struct pf *f, uint32_t func, uint32_t module)
 {
 	const struct src_func *sf = &f->funcs[func];
 
+	if (f->fns[func].seq == f->seq && f->module_seq[module - 1] == f->seq)
+		return 0; /* intern_func writes nothing */
 	return 2 * strlen(func_name(f, func)) + strlen(sf->module) +
 	       (sf->file ? strlen(sf->file) : 0) + 128;
 }
@@ -312,11 +314,12 @@ static char *pointer_annotation(char *p, uint64_t name_iid, uint64_t v)
 static size_t typed_values(const struct pf *f, const struct walk_event *ev, char *out, size_t len)
 {
 	const struct ada_sig *sig = ev->regs && !f->a->no_args ? walk_sig(f->proc, ev->func) : NULL;
-	struct sig_frame fr = walk_sig_frame(ev, f->proc);
+	struct sig_frame fr;
 	size_t n = 0;
 
 	if (!sig)
 		return 0;
+	fr = walk_sig_frame(ev, f->proc);
 	if (ev->type != WALK_ENTER) {
 		if (sig->ret.kind == SIG_VOID || ev->how != SRC_RETURN || ev->no_value)
 			return 0;
@@ -358,11 +361,12 @@ static int slice_begin(struct pf *f, const struct walk_event *ev)
 	char *len_at, *te, *p, vals[16384];
 	uint32_t module;
 	int err = func_module(f, ev->func, &module);
-	size_t nvals = typed_values(f, ev, vals, sizeof(vals));
+	size_t nvals;
 
 	if (err)
 		return err;
-	p = packet_open(f, PACKET_FIXED + intern_size(f, ev->func) + 2 * nvals, &len_at);
+	nvals = typed_values(f, ev, vals, sizeof(vals));
+	p = packet_open(f, PACKET_FIXED + intern_size(f, ev->func, module) + 2 * nvals, &len_at);
 	p = timestamp(f, p, ev->start_ns);
 	p = sequence(f, p, SEQ_NEEDS_INCREMENTAL_STATE);
 	p = intern_func(f, p, ev->func, module);

@@ -59,14 +59,77 @@ static inline char *fmt_mem(char *p, const void *s, size_t n)
 /* A string literal, its length known at compile time. */
 #define fmt_lit(p, s) fmt_mem(p, "" s, sizeof(s) - 1)
 
-/* Decimal, at most 20 digits. */
+/* n bytes of a name or a record's fixed text, n known only at run time:
+ * up to 64 by overlapping loads and stores of 16 or 8 bytes, with no call
+ * into the C library's memcpy, whose dispatch costs more than such a copy. */
+static inline char *fmt_str(char *p, const char *s, size_t n)
+{
+	char a[16], b[16], c[16], d[16];
+
+	if (n >= 16 && n <= 32) {
+		memcpy(a, s, 16);
+		memcpy(b, s + n - 16, 16);
+		memcpy(p, a, 16);
+		memcpy(p + n - 16, b, 16);
+	} else if (n > 32 && n <= 64) {
+		memcpy(a, s, 16);
+		memcpy(b, s + 16, 16);
+		memcpy(c, s + n - 32, 16);
+		memcpy(d, s + n - 16, 16);
+		memcpy(p, a, 16);
+		memcpy(p + 16, b, 16);
+		memcpy(p + n - 32, c, 16);
+		memcpy(p + n - 16, d, 16);
+	} else if (n >= 8 && n < 16) {
+		memcpy(a, s, 8);
+		memcpy(b, s + n - 8, 8);
+		memcpy(p, a, 8);
+		memcpy(p + n - 8, b, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(a, s, 4);
+		memcpy(b, s + n - 4, 4);
+		memcpy(p, a, 4);
+		memcpy(p + n - 4, b, 4);
+	} else if (n < 4) {
+		for (size_t i = 0; i < n; i++)
+			p[i] = s[i];
+	} else {
+		memcpy(p, s, n);
+	}
+	return p + n;
+}
+
+/* The number of decimal digits of v. */
+static inline unsigned fmt_digits(uint64_t v)
+{
+	unsigned n = 1;
+
+	for (;;) {
+		if (v < 10)
+			return n;
+		if (v < 100)
+			return n + 1;
+		if (v < 1000)
+			return n + 2;
+		if (v < 10000)
+			return n + 3;
+		v /= 10000;
+		n += 4;
+	}
+}
+
+/* "00" to "99": two digits at a time. */
+static const char fmt_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Decimal, at most 20 digits, written in place from its last digit: no
+ * copy from a scratch buffer. */
 static inline char *fmt_u64(char *p, uint64_t v)
 {
-	static const char pairs[] =
-		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
-	char tmp[20], *t = tmp + sizeof(tmp);
+	const char *pairs = fmt_pairs;
+	char *end = p + fmt_digits(v), *t = end;
 
 	while (v >= 100) {
 		unsigned d = (unsigned)(v % 100) * 2;
@@ -81,20 +144,21 @@ static inline char *fmt_u64(char *p, uint64_t v)
 	} else {
 		*--t = (char)('0' + v);
 	}
-	return fmt_mem(p, t, (size_t)(tmp + sizeof(tmp) - t));
+	return end;
 }
 
 /* Nanoseconds as microseconds with three decimals: 12345 → "12.345",
  * 7 → "0.007" (the Trace Event Format's unit, exact to the nanosecond). */
 static inline char *fmt_us(char *p, uint64_t ns)
 {
-	unsigned frac = (unsigned)(ns % 1000);
+	uint64_t us = ns / 1000;
+	unsigned frac = (unsigned)(ns - us * 1000), hi = frac / 100, lo = frac - hi * 100;
 
-	p = fmt_u64(p, ns / 1000);
+	p = fmt_u64(p, us);
 	p[0] = '.';
-	p[1] = (char)('0' + frac / 100);
-	p[2] = (char)('0' + frac / 10 % 10);
-	p[3] = (char)('0' + frac % 10);
+	p[1] = (char)('0' + hi);
+	p[2] = fmt_pairs[2 * lo];
+	p[3] = fmt_pairs[2 * lo + 1];
 	return p + 4;
 }
 
@@ -111,6 +175,16 @@ static inline char *fmt_hex(char *p, uint64_t v)
 	for (int i = 0; i < n; i++)
 		p[2 + i] = digits[(v >> (4 * (n - 1 - i))) & 15];
 	return p + 2 + n;
+}
+
+/* n bytes of any length, the short ones inline. */
+static inline void outbuf_put(struct outbuf *o, const char *s, size_t n)
+{
+	if ((size_t)(o->end - o->pos) < n) {
+		outbuf_write(o, s, n);
+		return;
+	}
+	o->pos = fmt_str(o->pos, s, n);
 }
 
 #endif

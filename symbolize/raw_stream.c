@@ -61,6 +61,8 @@ struct raw_stream {
 	size_t first_cur, last_cur;   /* the next window edges to reach, in each order */
 	uint64_t next_edge;           /* the lower of their positions */
 	uint64_t events;              /* CALL, RETURN and EXCEPTION events returned */
+	bool ended;                   /* raw_stream_read met the end or an error after a batch: */
+	int end;                      /* its value, for the next call */
 };
 
 /* A detail window of the thread, the DETAIL records read inside it and the
@@ -440,6 +442,95 @@ int raw_stream_next(struct raw_stream *s, struct raw_event *ev)
 		ev->kind = tag & 3;
 		return attach_detail(s, ev) ? -EINVAL : 1;
 	}
+}
+
+/* raw_stream_read's loop: the plain events (a CALL with its function in
+ * the tag and a delta of at most two bytes, a RETURN or EXCEPTION with its
+ * delta in the tag, no DETAIL after it, no window edge at its position,
+ * not within a varint's reach of the frame's end) decoded with the
+ * stream's state in registers. Anything else is left to raw_stream_next. */
+static size_t read_plain(struct raw_stream *s, struct raw_event *ev, size_t max)
+{
+	const uint8_t *f = s->frame;
+	size_t pos = s->pos, depth = s->depth, n = 0;
+	uint64_t tsc = s->tsc, first = s->next_pos, last = first + max;
+
+	if (last > s->next_edge)
+		last = s->next_edge;
+	while (first + n < last && pos + 12 <= s->frame_len) {
+		uint8_t tag = f[pos];
+		uint64_t delta;
+		uint32_t fid;
+		size_t next;
+
+		if ((tag & 3) == ADA_RAW_CALL) {
+			fid = tag >> 2;
+			if (!fid || fid == ADA_RAW_INLINE_MAX || fid > s->nfids || depth == s->open_cap)
+				break;
+			if (!(f[pos + 1] & 0x80)) {
+				delta = f[pos + 1];
+				next = pos + 2;
+			} else if (!(f[pos + 2] & 0x80)) {
+				delta = (uint64_t)(f[pos + 1] & 0x7f) | (uint64_t)f[pos + 2] << 7;
+				next = pos + 3;
+			} else {
+				break;
+			}
+			if (f[next] == DETAIL_TAG)
+				break;
+			s->open[depth++] = fid;
+			ev[n].depth = (uint32_t)depth;
+		} else if ((tag & 3) != ADA_RAW_CONTROL) {
+			delta = tag >> 2;
+			next = pos + 1;
+			if (delta == ADA_RAW_INLINE_MAX || !depth || f[next] == DETAIL_TAG)
+				break;
+			ev[n].depth = (uint32_t)depth;
+			fid = s->open[--depth];
+		} else {
+			break;
+		}
+		pos = next;
+		tsc += delta;
+		ev[n].tsc = tsc;
+		ev[n].fid = fid;
+		ev[n].kind = tag & 3;
+		ev[n].detail = NULL;
+		ev[n].stack = NULL;
+		ev[n].fregs = NULL;
+		n++;
+	}
+	s->pos = pos;
+	s->depth = depth;
+	s->tsc = tsc;
+	s->next_pos += n;
+	s->positions += n;
+	s->events += n;
+	return n;
+}
+
+int raw_stream_read(struct raw_stream *s, struct raw_event *ev, size_t max)
+{
+	size_t n = 0;
+	int r;
+
+	if (s->ended)
+		return s->end;
+	while (n < max) {
+		n += read_plain(s, ev + n, max - n);
+		if (n == max)
+			break;
+		if ((r = raw_stream_next(s, &ev[n])) <= 0) {
+			if (!n)
+				return r;
+			s->ended = true;
+			s->end = r;
+			break;
+		}
+		if (ev[n++].detail) /* the stream's copy: the last of the batch */
+			break;
+	}
+	return (int)n;
 }
 
 /* A thread file cut inside a frame lost events only a crash or a kill can

@@ -19,6 +19,7 @@
 #include "source_priv.h"
 
 struct src_stream {
+	struct src_cursor cursor;   /* first: src_next reads it (source.h) */
 	struct conv_process *cp;
 	const uint32_t *dense_of_choice; /* NULL: dense ids are not wanted */
 	const struct raw_thread *rt;
@@ -33,6 +34,8 @@ struct src_stream {
 	struct src_atf_stream *atf; /* when the process has ATF only */
 	struct src_async *async;    /* decoded by a thread of its own */
 	struct src_event cur;       /* src_next's event, decoded here */
+	struct raw_event raw[64];   /* raw_stream_read's batch, [raw_pos, raw_n) still to convert */
+	unsigned raw_pos, raw_n;
 };
 
 static const char *const open_marks[] = {
@@ -354,12 +357,24 @@ static int next_closing(struct src_stream *s, struct src_event *ev)
 	return 1;
 }
 
-int src_next(struct src_stream *s, const struct src_event **ev)
+/* src_next's slow path: the next batch of an async stream, or one event
+ * decoded here. */
+int src_next_refill(struct src_stream *s, const struct src_event **ev)
 {
-	if (s->async)
-		return src_async_next(s->async, ev);
-	*ev = &s->cur;
-	return src_next_sync(s, &s->cur);
+	const struct src_event *first;
+	size_t n;
+	int r;
+
+	if (!s->async) {
+		*ev = &s->cur;
+		return src_next_sync(s, &s->cur);
+	}
+	if ((r = src_async_batch(s->async, &first, &n)) <= 0)
+		return r;
+	*ev = first;
+	s->cursor.next = first + 1;
+	s->cursor.end = first + n;
+	return 1;
 }
 
 struct src_stream *src_stream_open_async(struct src_process *p, size_t i)
@@ -371,54 +386,88 @@ struct src_stream *src_stream_open_async(struct src_process *p, size_t i)
 	return s;
 }
 
-int src_next_sync(struct src_stream *s, struct src_event *ev)
+/* The next raw event as the views see it. */
+_Static_assert((int)SRC_CALL == (int)ADA_RAW_CALL && (int)SRC_RETURN == (int)ADA_RAW_RETURN &&
+	       (int)SRC_UNWIND == (int)ADA_RAW_EXCEPTION, "a raw event's kind is its source kind");
+
+/* The next raw event as the views see it: inlined into both callers, with
+ * the stream's fields read once into locals (the event's stores could
+ * alias them). */
+static inline __attribute__((always_inline)) int src_next_inline(struct src_stream *s,
+								  struct src_event *ev)
 {
-	struct raw_event re;
+	const struct raw_event *re;
+	uint32_t choice;
 	int r;
 
 	if (s->atf)
 		return src_atf_next(s->atf, ev);
-	if (s->closing || (r = raw_stream_next(s->rs, &re)) == 0)
-		return next_closing(s, ev);
-	if (r < 0)
-		return r;
-	if (!room_for(s, re.depth)) {
+	if (s->raw_pos == s->raw_n) {
+		if (s->closing || (r = raw_stream_read(s->rs, s->raw, sizeof(s->raw) / sizeof(s->raw[0]))) == 0)
+			return next_closing(s, ev);
+		if (r < 0)
+			return r;
+		s->raw_pos = 0;
+		s->raw_n = (unsigned)r;
+	}
+	re = &s->raw[s->raw_pos++];
+	if (!room_for(s, re->depth)) {
 		fprintf(stderr, "ada-symbolize: %s: out of memory\n", s->cp->raw.dir);
 		return -ENOMEM;
 	}
 	/* A RETURN names what its CALL named, whatever was loaded since. */
-	if (re.kind == ADA_RAW_CALL)
-		s->open_choice[re.depth - 1] = (uint32_t)resolve_choice(s->cp, re.fid, re.tsc);
-	ev->ns = ns_of(s, re.tsc);
-	ev->choice = s->open_choice[re.depth - 1];
-	ev->func = s->dense_of_choice ? s->dense_of_choice[ev->choice] : 0;
-	ev->depth = re.depth;
-	ev->kind = re.kind == ADA_RAW_CALL ? SRC_CALL : re.kind == ADA_RAW_RETURN ? SRC_RETURN
-										   : SRC_UNWIND;
+	if (re->kind == ADA_RAW_CALL)
+		s->open_choice[re->depth - 1] = choice = (uint32_t)resolve_choice(s->cp, re->fid, re->tsc);
+	else
+		choice = s->open_choice[re->depth - 1];
+	ev->ns = ns_of(s, re->tsc);
+	ev->choice = choice;
+	ev->func = s->dense_of_choice ? s->dense_of_choice[choice] : 0;
+	ev->depth = re->depth;
+	ev->kind = re->kind;
 	ev->regs = NULL;
 	ev->fregs = NULL;
-	ev->detail = re.detail;
+	ev->detail = re->detail;
 	ev->stack = NULL;
 	ev->stack_size = 0;
 	ev->sp = 0;
 	ev->no_value = false;
-	if (re.detail) {
-		memcpy(s->regs, re.detail->regs, sizeof(s->regs)); /* packed: not aligned */
+	if (re->detail) {
+		memcpy(s->regs, re->detail->regs, sizeof(s->regs)); /* packed: not aligned */
 		ev->regs = s->regs;
-		if (re.kind != ADA_RAW_CALL && s->cp->raw.arch == ADA_ARCH_X86_64 &&
+		if (re->kind != ADA_RAW_CALL && s->cp->raw.arch == ADA_ARCH_X86_64 &&
 		    s->regs[7] == ADA_RAW_RET_TAIL) {
 			ev->no_value = true;
 			s->regs[7] = 0;
 		}
-		memcpy(&ev->sp, &re.detail->sp, sizeof(ev->sp));
-		memcpy(&ev->stack_size, &re.detail->stack_size, sizeof(ev->stack_size));
-		ev->stack = re.stack;
+		memcpy(&ev->sp, &re->detail->sp, sizeof(ev->sp));
+		memcpy(&ev->stack_size, &re->detail->stack_size, sizeof(ev->stack_size));
+		ev->stack = re->stack;
 	}
-	if (re.fregs) {
-		memcpy(s->fregs, re.fregs, sizeof(s->fregs));
+	if (re->fregs) {
+		memcpy(s->fregs, re->fregs, sizeof(s->fregs));
 		ev->fregs = s->fregs;
 	}
 	return 1;
+}
+
+int src_next_sync(struct src_stream *s, struct src_event *ev)
+{
+	return src_next_inline(s, ev);
+}
+
+int src_fill(struct src_stream *s, struct src_event *ev, size_t max)
+{
+	size_t n = 0;
+	int r;
+
+	while (n < max) {
+		if ((r = src_next_inline(s, &ev[n])) <= 0)
+			return n ? (int)n : r; /* an error again at the next call */
+		if (ev[n++].regs)
+			break;
+	}
+	return (int)n;
 }
 
 void src_stream_close(struct src_stream *s)

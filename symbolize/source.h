@@ -109,6 +109,12 @@ struct src_event {
 
 struct src_stream;
 
+/* A stream's first member: the events decoded ahead and not yet handed
+ * out, [next, end), so that src_next costs no call while a batch lasts. */
+struct src_cursor {
+	const struct src_event *next, *end;
+};
+
 /* The events of thread p->threads[i], in order; every frame opened is
  * closed (RETURN, UNWIND or OPEN_AT_END). NULL (message printed) on error. */
 struct src_stream *src_stream_open(struct src_process *p, size_t i);
@@ -117,7 +123,17 @@ struct src_stream *src_stream_open(struct src_process *p, size_t i);
 struct src_stream *src_stream_open_async(struct src_process *p, size_t i);
 /* 1 and *ev pointing at the next event (valid until the next call), 0 at
  * the end, negative errno on an error (message printed). */
-int src_next(struct src_stream *s, const struct src_event **ev);
+int src_next_refill(struct src_stream *s, const struct src_event **ev); /* its slow path */
+static inline int src_next(struct src_stream *s, const struct src_event **ev)
+{
+	struct src_cursor *c = (struct src_cursor *)s;
+
+	if (c->next < c->end) {
+		*ev = c->next++;
+		return 1;
+	}
+	return src_next_refill(s, ev);
+}
 void src_stream_close(struct src_stream *s);
 
 /* names.c: the simple form of a demangled C++ name, "ns::Foo<int>::bar" for

@@ -30,7 +30,7 @@ struct batch {
 };
 
 struct src_async {
-	struct src_stream *s;      /* decoded by the thread with src_next_sync */
+	struct src_stream *s;      /* decoded by the thread with src_fill */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -38,8 +38,7 @@ struct src_async {
 	size_t full;               /* batches filled and not yet handed out */
 	size_t head, tail;         /* next to hand out, next to fill */
 	bool stop;                 /* the reader closed the stream */
-	struct batch *cur;         /* the batch being handed out, */
-	size_t pos;                /* and the next event in it */
+	struct batch *cur;         /* the batch being handed out */
 	bool done;
 };
 
@@ -86,17 +85,20 @@ static void *decode(void *arg)
 		}
 		b = &a->b[a->tail];
 		pthread_mutex_unlock(&a->lock);
-		for (b->n = 0, used = 0; b->n < BATCH && (r = src_next_sync(a->s, &b->ev[b->n])) > 0; b->n++) {
-			struct src_event *ev = &b->ev[b->n];
+		for (b->n = 0, used = 0; b->n < BATCH && (r = src_fill(a->s, &b->ev[b->n], BATCH - b->n)) > 0;) {
+			/* Only a batch's last event may have a detail record. */
+			size_t k = b->n + (size_t)r - 1;
+			struct src_event *ev = &b->ev[k];
 
+			b->n += (size_t)r;
 			ev->detail = NULL; /* not kept: gone with the next frame */
 			if (ev->regs) {
-				memcpy(b->regs[b->n], ev->regs, sizeof(b->regs[0]));
-				ev->regs = b->regs[b->n];
+				memcpy(b->regs[k], ev->regs, sizeof(b->regs[0]));
+				ev->regs = b->regs[k];
 			}
 			if (ev->fregs) {
-				memcpy(b->fregs[b->n], ev->fregs, sizeof(b->fregs[0]));
-				ev->fregs = b->fregs[b->n];
+				memcpy(b->fregs[k], ev->fregs, sizeof(b->fregs[0]));
+				ev->fregs = b->fregs[k];
 			}
 			if (ev->stack && !keep_stack(b, &used, ev)) {
 				fprintf(stderr, "ada-symbolize: out of memory\n");
@@ -140,11 +142,11 @@ struct src_async *src_async_start(struct src_stream *s)
 	return a;
 }
 
-int src_async_next(struct src_async *a, const struct src_event **ev)
+int src_async_batch(struct src_async *a, const struct src_event **first, size_t *n)
 {
 	int end;
 
-	while (!a->cur || a->pos == a->cur->n) {
+	for (;;) {
 		if (a->cur) { /* hand the batch back */
 			end = a->cur->end;
 			pthread_mutex_lock(&a->lock);
@@ -164,11 +166,13 @@ int src_async_next(struct src_async *a, const struct src_event **ev)
 		while (!a->full)
 			pthread_cond_wait(&a->cond, &a->lock);
 		a->cur = &a->b[a->head];
-		a->pos = 0;
 		pthread_mutex_unlock(&a->lock);
+		if (a->cur->n) {
+			*first = a->cur->ev; /* handed back at the next call */
+			*n = a->cur->n;
+			return 1;
+		}
 	}
-	*ev = &a->cur->ev[a->pos++]; /* handed back at the next call */
-	return 1;
 }
 
 void src_async_stop(struct src_async *a)

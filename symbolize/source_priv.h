@@ -44,11 +44,18 @@ struct src_stream *src_raw_stream_open(struct conv_process *cp, const struct raw
 struct raw_stream *src_stream_raw(const struct src_stream *s);
 /* source.c: the next event, decoded in the caller's thread. */
 int src_next_sync(struct src_stream *s, struct src_event *ev);
+/* Up to max events into ev[] as src_next_sync gives them: the number, 0 at
+ * the end, negative errno. An event with registers ends the batch (they
+ * are the stream's until the next call). */
+int src_fill(struct src_stream *s, struct src_event *ev, size_t max);
 
 /* source_async.c: s decoded by a thread of its own (NULL if none could be
  * started: decode in the caller's then); src_next takes from it. */
 struct src_async *src_async_start(struct src_stream *s);
-int src_async_next(struct src_async *a, const struct src_event **ev);
+/* 1 and the next batch of events, [*first, *first + *n) with *n > 0 (the
+ * one before is handed back: valid until the next call), 0 at the end,
+ * negative errno on an error. */
+int src_async_batch(struct src_async *a, const struct src_event **first, size_t *n);
 void src_async_stop(struct src_async *a);
 
 /* source_atf.c */

@@ -45,10 +45,13 @@ struct rthread {
 	struct walk *w;
 	const struct src_thread *t;
 	uint64_t last_at;        /* -f delta: the time of its line before */
-	struct walk_event ev;    /* the next event to print (has_ev) */
-	struct walk_event nx;    /* and the one after it (has_nx): is ev a leaf? */
-	struct shown shown[2];   /* ev's and nx's, swapped as nx becomes ev */
-	bool nx_second;          /* nx's is shown[1] */
+	/* The next event to print (ev, has_ev) and the one after it (nx, has_nx:
+	 * is ev a leaf?), with their text (ev_s, nx_s): each points into the
+	 * pair below, and nx becomes ev by a swap of pointers, not a copy. */
+	struct walk_event *ev, *nx;
+	struct shown *ev_s, *nx_s;
+	struct walk_event evs[2];
+	struct shown shown[2];
 	bool has_ev, has_nx, started;
 	/* A leaf's ENTER waits for its EXIT; a run of them with --fold. */
 	bool leaf_open;
@@ -70,14 +73,18 @@ struct replay {
 	int fields[NFIELDS + 1]; /* -f's, in order, -1-terminated */
 	struct outbuf ob;       /* the lines: printf per call would be most of the time */
 	struct src_process *p;
+	uint32_t *name_len;     /* name_of(func)'s length, per function of p */
+	bool plain_lines;       /* the default columns, in microseconds, no --srcline */
 	unsigned nargs;
 	struct walk_counts walks; /* every walk's, for view_say_folded */
 };
 
 static void put(struct replay *r, const char *s)
 {
-	outbuf_write(&r->ob, s, strlen(s));
+	outbuf_put(&r->ob, s, strlen(s));
 }
+
+#define put_lit(r, s) outbuf_put(&(r)->ob, "" s, sizeof(s) - 1)
 
 /* "%10s": text of n bytes right-aligned in width w. */
 static char *column(char *p, const char *text, size_t n, size_t w)
@@ -96,14 +103,18 @@ static void prefix(struct replay *r, struct rthread *rt, uint64_t ns, bool has_d
 		   uint64_t at, uint32_t func, uint32_t depth)
 {
 	static const char spaces[] = "                                                                ";
-	char *p = outbuf_reserve(&r->ob, 160), d[40];
+	char *p = outbuf_reserve(&r->ob, 320), d[40];
 	size_t n;
 
 	for (const int *f = r->fields; *f >= 0; f++) {
 		switch (*f) {
-		case F_DURATION:
-			n = has_duration ? view_duration_fmt(d, ns, r->a->ns) : 0;
+		case F_DURATION: /* " %7s unit": ten wide but in ns (-n) */
 			*p++ = ' ';
+			if (has_duration && !r->a->ns) {
+				p += view_duration_fmt(p, ns, false);
+				break;
+			}
+			n = has_duration ? view_duration_fmt(d, ns, r->a->ns) : 0;
 			p = column(p, d, n, 10);
 			break;
 		case F_TIME: /* seconds, to the nanosecond */
@@ -135,6 +146,11 @@ static void prefix(struct replay *r, struct rthread *rt, uint64_t ns, bool has_d
 	}
 	rt->last_at = at;
 	p = fmt_lit(p, " | ");
+	if (depth <= 64) { /* the indentation in the same room: 128 bytes at most */
+		memset(p, ' ', 128);
+		outbuf_commit(&r->ob, p + 2 * (size_t)(depth - 1));
+		return;
+	}
 	outbuf_commit(&r->ob, p);
 	for (size_t left = 2 * (size_t)(depth - 1); left;) {
 		size_t k = left < sizeof(spaces) - 1 ? left : sizeof(spaces) - 1;
@@ -189,10 +205,11 @@ static const char *name_of(const struct replay *r, uint32_t func)
 	return r->a->full_names ? r->p->funcs[func].full : r->p->funcs[func].name;
 }
 
-static struct shown *ev_shown(struct rthread *rt)
+static void put_name(struct replay *r, uint32_t func)
 {
-	return &rt->shown[!rt->nx_second];
+	outbuf_put(&r->ob, name_of(r, func), r->name_len[func]);
 }
+
 
 static void shown_copy(struct shown *to, const struct shown *from)
 {
@@ -204,10 +221,11 @@ static void shown_copy(struct shown *to, const struct shown *from)
 
 /* x's detail as text into sh: by the function's DWARF parameters where the
  * trace has them (sig.h; x86_64), else the raw registers in hex. */
-static void shown_make(const struct replay *r, const struct walk_event *x, struct shown *sh)
+static __attribute__((noinline)) void shown_make(const struct replay *r, const struct walk_event *x,
+						 struct shown *sh)
 {
-	const struct ada_sig *sig = r->a->raw_args ? NULL : walk_sig(r->p, x->func);
-	struct sig_frame fr = walk_sig_frame(x, r->p);
+	const struct ada_sig *sig;
+	struct sig_frame fr;
 	char *p = sh->text;
 
 	sh->has = x->regs && !r->a->no_args &&
@@ -215,6 +233,8 @@ static void shown_make(const struct replay *r, const struct walk_event *x, struc
 	sh->none = false;
 	if (!sh->has)
 		return;
+	sig = r->a->raw_args ? NULL : walk_sig(r->p, x->func);
+	fr = walk_sig_frame(x, r->p);
 	if (sig && x->type == WALK_ENTER) {
 		sig_format_args(sig, &fr, sh->text, sizeof(sh->text));
 	} else if (sig) {
@@ -232,21 +252,24 @@ static void shown_make(const struct replay *r, const struct walk_event *x, struc
 
 static void call_part(struct replay *r, uint32_t func, const struct shown *args)
 {
-	put(r, name_of(r, func));
-	put(r, "(");
-	if (args->has)
-		put(r, args->text);
-	put(r, ")");
+	put_name(r, func);
+	if (!args->has) {
+		put_lit(r, "()");
+		return;
+	}
+	put_lit(r, "(");
+	put(r, args->text);
+	put_lit(r, ")");
 }
 
 /* " = <value>;" where the return has its value, else ";" or nothing. */
 static void ret_part(struct replay *r, const struct shown *ret, const char *plain)
 {
 	if (ret->has && !ret->none) {
-		put(r, " = ");
+		put_lit(r, " = ");
 		put(r, ret->text);
-		put(r, ";");
-	} else {
+		put_lit(r, ";");
+	} else if (*plain) {
 		put(r, plain);
 	}
 }
@@ -262,21 +285,47 @@ static void end_note(struct replay *r, const struct rthread *rt, const struct wa
 	}
 }
 
+/* The line most of a replay is, "  12.345 us |     name();": a leaf that
+ * returned, with no text of arguments or value, in the default columns,
+ * not deep, written in one piece. False where another line is due. */
+static bool plain_leaf_line(struct replay *r, struct rthread *rt, const struct walk_event *x,
+			    const struct shown *args, const struct shown *ret)
+{
+	size_t len = r->name_len[x->func];
+	char *p;
+
+	if (args->has || (ret->has && !ret->none) || x->how != SRC_RETURN || !r->plain_lines ||
+	    x->depth > 64 || len > 4096)
+		return false;
+	p = outbuf_reserve(&r->ob, 4096 + 256);
+	*p++ = ' ';
+	p += view_duration_fmt(p, x->total_ns, false);
+	p = fmt_lit(p, " | ");
+	memset(p, ' ', 128);
+	p += 2 * (size_t)(x->depth - 1);
+	p = fmt_str(p, name_of(r, x->func), len);
+	outbuf_commit(&r->ob, fmt_lit(p, "();\n"));
+	rt->last_at = x->start_ns;
+	return true;
+}
+
 /* A leaf's one line, at its EXIT, with its ENTER's arguments. */
 static void print_leaf_line(struct replay *r, struct rthread *rt, const struct walk_event *x,
 			    const struct shown *args, const struct shown *ret)
 {
+	if (plain_leaf_line(r, rt, x, args, ret))
+		return;
 	prefix(r, rt, x->total_ns, true, x->start_ns, x->func, x->depth);
 	call_part(r, x->func, args);
 	ret_part(r, ret, ";");
 	srcline(r, x->func);
 	if (x->how != SRC_RETURN) {
-		put(r, " /* ");
-		put(r, name_of(r, x->func));
+		put_lit(r, " /* ");
+		put_name(r, x->func);
 		end_note(r, rt, x);
-		put(r, " */");
+		put_lit(r, " */");
 	}
-	put(r, "\n");
+	put_lit(r, "\n");
 }
 
 /* --fold: the run so far, as one line (a run of one as its plain line). */
@@ -288,7 +337,7 @@ static void flush_run(struct replay *r, struct rthread *rt)
 		prefix(r, rt, rt->run_ns, true, rt->leaf.start_ns, rt->run_func, rt->run_depth);
 		char *p;
 
-		put(r, name_of(r, rt->run_func));
+		put_name(r, rt->run_func);
 		p = fmt_lit(outbuf_reserve(&r->ob, 32), " x");
 		p = fmt_u64(p, rt->run);
 		outbuf_commit(&r->ob, fmt_lit(p, ";\n"));
@@ -302,7 +351,7 @@ static void print_leaf(struct replay *r, struct rthread *rt, const struct walk_e
 			rt->run_depth != x->depth))
 		flush_run(r, rt);
 	if (!r->a->fold || x->how != SRC_RETURN) {
-		print_leaf_line(r, rt, x, &rt->leaf_s, ev_shown(rt));
+		print_leaf_line(r, rt, x, &rt->leaf_s, rt->ev_s);
 		return;
 	}
 	if (!rt->run++) { /* the first of a run: kept whole, in case none follows */
@@ -311,18 +360,18 @@ static void print_leaf(struct replay *r, struct rthread *rt, const struct walk_e
 		rt->run_ns = 0;
 		rt->leaf = *x;
 		shown_copy(&rt->run_s, &rt->leaf_s);
-		shown_copy(&rt->run_ret_s, ev_shown(rt));
+		shown_copy(&rt->run_ret_s, rt->ev_s);
 	}
 	rt->run_ns += x->total_ns;
 }
 
 static void print_event(struct replay *r, struct rthread *rt, const struct walk_event *x)
 {
-	bool leaf = x->type == WALK_ENTER && rt->has_nx && rt->nx.type == WALK_EXIT &&
-		    rt->nx.depth == x->depth;
+	bool leaf = x->type == WALK_ENTER && rt->has_nx && rt->nx->type == WALK_EXIT &&
+		    rt->nx->depth == x->depth;
 
 	if (leaf) {
-		shown_copy(&rt->leaf_s, ev_shown(rt));
+		shown_copy(&rt->leaf_s, rt->ev_s);
 		rt->leaf_open = true;
 		return;
 	}
@@ -334,47 +383,65 @@ static void print_event(struct replay *r, struct rthread *rt, const struct walk_
 	flush_run(r, rt);
 	if (x->type == WALK_ENTER) {
 		prefix(r, rt, 0, false, x->start_ns, x->func, x->depth);
-		call_part(r, x->func, ev_shown(rt));
-		put(r, " {");
+		call_part(r, x->func, rt->ev_s);
+		put_lit(r, " {");
 		srcline(r, x->func);
-		put(r, "\n");
+		put_lit(r, "\n");
 		return;
 	}
 	prefix(r, rt, x->total_ns, true, x->end_ns, x->func, x->depth);
-	put(r, "}");
-	ret_part(r, ev_shown(rt), "");
-	put(r, " /* ");
-	put(r, name_of(r, x->func));
+	put_lit(r, "}");
+	ret_part(r, rt->ev_s, "");
+	put_lit(r, " /* ");
+	put_name(r, x->func);
 	end_note(r, rt, x);
-	put(r, " */\n");
+	put_lit(r, " */\n");
 }
 
 /* Reads the event after ev into nx, its detail made text while the walk
  * has it. */
-static int fetch(struct replay *r, struct rthread *rt)
+static inline __attribute__((always_inline)) int fetch(struct replay *r, struct rthread *rt)
 {
-	int n = walk_next(rt->w, &rt->nx);
+	struct walk_event *nx = rt->nx;
+	int n = walk_next(rt->w, nx);
 
 	rt->has_nx = n > 0;
-	if (n > 0)
-		shown_make(r, &rt->nx, &rt->shown[rt->nx_second]);
-	rt->nx.regs = NULL; /* the walk's: gone at its next event */
-	rt->nx.fregs = NULL;
-	rt->nx.stack = NULL;
+	if (n > 0 && nx->regs) {
+		shown_make(r, nx, rt->nx_s);
+	} else {
+		rt->nx_s->has = false;
+		rt->nx_s->none = false;
+	}
+	nx->regs = NULL; /* the walk's: gone at its next event */
+	nx->fregs = NULL;
+	nx->stack = NULL;
 	return n;
 }
 
-static int advance(struct replay *r, struct rthread *rt)
+static inline __attribute__((always_inline)) int advance(struct replay *r, struct rthread *rt)
 {
+	struct walk_event *swap;
+	struct shown *swap_s;
 	int n;
 
-	if (!rt->started && (rt->started = true) && (n = fetch(r, rt)) < 0)
-		return n;
+	if (!rt->started) {
+		rt->started = true;
+		rt->ev = &rt->evs[0];
+		rt->nx = &rt->evs[1];
+		rt->ev_s = &rt->shown[0];
+		rt->nx_s = &rt->shown[1];
+		if ((n = fetch(r, rt)) < 0)
+			return n;
+	}
 	rt->has_ev = rt->has_nx;
 	if (!rt->has_ev)
 		return 0;
+	swap = rt->ev; /* nx is ev now; the next nx takes ev's old place */
 	rt->ev = rt->nx;
-	rt->nx_second = !rt->nx_second; /* nx's text is ev's now; the next nx takes ev's old */
+	rt->nx = swap;
+	swap_s = rt->ev_s;
+	rt->ev_s = rt->nx_s;
+	rt->nx_s = swap_s;
 	return fetch(r, rt) < 0 ? -EIO : 1;
 }
 
@@ -415,15 +482,20 @@ static int replay_threads(struct replay *r, struct rthread *ts, size_t n,
 	for (i = 0; i < n; i++)
 		if ((err = advance(r, &ts[i])) < 0)
 			return err;
+	while (n == 1 && ts->has_ev) { /* one thread: no merge */
+		print_event(r, ts, ts->ev);
+		if ((err = advance(r, ts)) < 0)
+			return err;
+	}
 	for (;;) {
 		struct rthread *best = NULL;
 
 		for (i = 0; i < n; i++)
-			if (ts[i].has_ev && (!best || time_of(&ts[i].ev) < time_of(&best->ev)))
+			if (ts[i].has_ev && (!best || time_of(ts[i].ev) < time_of(best->ev)))
 				best = &ts[i];
 		if (!best)
 			break;
-		print_event(r, best, &best->ev);
+		print_event(r, best, best->ev);
 		if ((err = advance(r, best)) < 0)
 			return err;
 	}
@@ -455,6 +527,13 @@ static int replay_process(struct replay *r, const char *dir, struct view_progres
 	if (!view_filter_wants_pid(f, r->p->pid))
 		goto out;
 	pg->total += f->min_ns || f->callers ? 2 * r->p->events : r->p->events; /* -t and -C read twice */
+	free(r->name_len);
+	if (!(r->name_len = malloc((r->p->nfuncs ? r->p->nfuncs : 1) * sizeof(*r->name_len)))) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < r->p->nfuncs; i++)
+		r->name_len[i] = (uint32_t)strlen(name_of(r, (uint32_t)i));
 	r->nargs = r->p->arch == ADA_ARCH_ARM64 ? 8 : 6;
 	if (!(ts = calloc(r->p->nthreads ? r->p->nthreads : 1, sizeof(*ts)))) {
 		err = -ENOMEM;
@@ -519,6 +598,7 @@ int view_replay_main(const struct view_args *a, FILE *out)
 	if (err)
 		return err;
 	parse_fields(&r, a->fields); /* checked by the command line */
+	r.plain_lines = r.fields[0] == F_DURATION && r.fields[1] < 0 && !a->ns && !a->srcline;
 	view_progress_init(&pg, 0);
 	for (int i = 0; i < a->npaths && !err; i++) {
 		struct ada_trace_pid *pids;
@@ -536,6 +616,7 @@ int view_replay_main(const struct view_args *a, FILE *out)
 	}
 	view_progress_end(&pg);
 	cerr = outbuf_close(&r.ob, "the replay");
+	free(r.name_len);
 	if (!err && !cerr)
 		view_say_folded(&a->filter, &r.walks);
 	return err ? err : cerr;

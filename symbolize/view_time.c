@@ -11,35 +11,33 @@
  * uftrace's way. Integers only: replay writes one per call. */
 size_t view_duration_fmt(char *out, uint64_t ns, bool as_ns)
 {
-	static const char *const units[] = { " ns", " us", " ms", "  s" };
-	uint64_t div = 1;
-	unsigned u = 0;
-	char num[32], *e;
-	size_t n;
+	static const char units[4][4] = { " ns", " us", " ms", "  s" };
+	uint64_t div = 1, q = ns;
+	unsigned u = 0, n;
+	char *e;
 
 	if (as_ns)
 		return (size_t)(fmt_u64(out, ns) - out);
-	if (ns < 1000) {
-		e = fmt_u64(num, ns);
-	} else {
-		uint64_t q;
-
+	if (ns >= 1000) {
 		for (u = 1; u < 3 && ns >= div * 1000000; u++)
 			div *= 1000;
 		q = (ns + div / 2) / div; /* thousandths of the unit */
-		e = fmt_u64(num, q / 1000);
+	}
+	/* "%7" of the number, then the unit: written in place */
+	n = fmt_digits(u ? q / 1000 : q) + (u ? 4 : 0);
+	memcpy(out, "       ", 7);
+	e = out + (n < 7 ? 7 - n : 0);
+	if (u) {
+		e = fmt_u64(e, q / 1000);
 		*e++ = '.';
 		*e++ = (char)('0' + q % 1000 / 100);
 		*e++ = (char)('0' + q % 100 / 10);
 		*e++ = (char)('0' + q % 10);
+	} else {
+		e = fmt_u64(e, q);
 	}
-	n = (size_t)(e - num);
-	/* "%7" of the number, then the unit */
-	memset(out, ' ', n < 7 ? 7 - n : 0);
-	memcpy(out + (n < 7 ? 7 - n : 0), num, n);
-	n = n < 7 ? 7 : n;
-	memcpy(out + n, units[u], 3);
-	return n + 3;
+	memcpy(e, units[u], 3);
+	return (size_t)(e + 3 - out);
 }
 
 char *view_duration(char *buf, size_t len, uint64_t ns, bool as_ns)

@@ -50,7 +50,9 @@ struct walk {
 	uint64_t folded_include; /* -F's calls the C++ runtime's folding hid */
 	uint64_t read;         /* events read, both passes */
 	size_t thread;
-	bool first_done;       /* -t, -C: the first pass has run */
+	bool first_done;       /* -t, -C: the first pass has run (or none is needed) */
+	bool simple;           /* no filter that follows open frames (-F -N -C -D -t -r): none of
+				* the *_at marks is ever set, and no call needs counting */
 	void (*progress)(void *ctx, uint64_t read);
 	void *progress_ctx;
 	uint64_t regs[8];      /* the last event's detail, for walk_event */
@@ -211,6 +213,9 @@ static struct walk *open_walk(struct src_process *p, size_t i, const struct view
 	if (f->hits)
 		f->hits->walked = true;
 	w->thread = i;
+	w->first_done = !f->min_ns && !f->callers;
+	w->simple = !f->include && !f->exclude && !f->callers && !f->max_depth && !f->min_ns &&
+		    !f->has_range;
 	if (!(w->s = async ? src_stream_open_async(p, i) : src_stream_open(p, i)))
 		goto fail;
 	return w;
@@ -237,14 +242,17 @@ static bool shown(struct walk *w, const struct src_event *ev)
 {
 	const struct view_filter *f = w->f;
 	uint16_t fl = w->flags[ev->func];
-	uint64_t call = w->calls++;
-	uint64_t t = ev->ns - w->p->t0_ns;
 	bool inside = ev->depth > 1 && w->frames[ev->depth - 2].in_runtime;
 	bool runtime = (fl & F_RUNTIME) || (inside && (fl & F_SYSTEM));
+	uint64_t call, t;
 
 	/* A C++ runtime frame shows where the program entered the runtime;
 	 * what it calls is hidden, but for the program called back. */
 	w->frames[ev->depth - 1].in_runtime = runtime;
+	if (w->simple) /* the checks below that can apply, in one */
+		return !(inside && runtime) && (fl & (F_INTERNAL | F_STARTUP | F_HIDE | F_MODULE)) == F_MODULE;
+	call = w->calls++;
+	t = ev->ns - w->p->t0_ns;
 	if ((inside && runtime) || (fl & F_INTERNAL)) {
 		w->folded_include += (fl & F_INCLUDE) && !w->include_at;
 		return false;
@@ -321,8 +329,6 @@ static inline void set_event(struct walk_event *out, uint8_t type, uint8_t how, 
  * event, and a view may read ahead. */
 static void keep_detail(struct walk *w, const struct src_event *ev, struct walk_event *out)
 {
-	if (!ev->regs)
-		return;
 	memcpy(w->regs, ev->regs, sizeof(w->regs));
 	out->regs = w->regs;
 	if (ev->fregs) {
@@ -367,18 +373,21 @@ static int step(struct walk *w, struct walk_event *out)
 			w->stack_n = fr->shown;
 			set_event(out, WALK_ENTER, 0, ev->func, fr->shown);
 			out->start_ns = ev->ns - w->p->t0_ns;
-			keep_detail(w, ev, out);
+			if (ev->regs)
+				keep_detail(w, ev, out);
 			return 1;
 		}
 		/* A frame closes: the subtree marks it set end with it. */
-		if (w->include_at == ev->depth)
-			w->include_at = 0;
-		if (w->exclude_at == ev->depth)
-			w->exclude_at = 0;
-		if (w->cut_at == ev->depth)
-			w->cut_at = 0;
-		if (w->caller_at == ev->depth)
-			w->caller_at = 0;
+		if (!w->simple) {
+			if (w->include_at == ev->depth)
+				w->include_at = 0;
+			if (w->exclude_at == ev->depth)
+				w->exclude_at = 0;
+			if (w->cut_at == ev->depth)
+				w->cut_at = 0;
+			if (w->caller_at == ev->depth)
+				w->caller_at = 0;
+		}
 		if (!fr->shown)
 			continue;
 		w->cur_shown = fr->shown - 1;
@@ -390,7 +399,8 @@ static int step(struct walk *w, struct walk_event *out)
 		out->self_ns = out->total_ns - (fr->child_ns < out->total_ns ? fr->child_ns : out->total_ns);
 		if (fr->shown > 1)
 			w->frames[w->shown_raw[fr->shown - 1] - 1].child_ns += out->total_ns;
-		keep_detail(w, ev, out);
+		if (ev->regs)
+			keep_detail(w, ev, out);
 		return 1;
 	}
 	return r;
@@ -402,7 +412,7 @@ int walk_next(struct walk *w, struct walk_event *ev)
 
 	/* -t's first pass runs at the first event asked for, so progress can
 	 * follow it. */
-	if ((w->f->min_ns || w->f->callers) && !w->first_done) {
+	if (!w->first_done) {
 		w->first_done = true;
 		if ((r = first_pass(w, w->thread)) < 0)
 			return r;
