@@ -233,6 +233,7 @@ static uintptr_t stub_for(uintptr_t fn, const char *name, bool dl)
 	c->used++;
 	cell->fn = fn;
 	cell->ret = dl ? ada_dl_return_stub : (uintptr_t)ada_return_trampoline;
+	cell->jump = dl ? fn : ada_alloc_jump(name, fn);
 	H.map[i] = cell;
 	H.ncells++;
 	return stub_of(cell);
@@ -607,6 +608,10 @@ static void pass_locked(bool startup)
 	if (!startup)
 		pin_modules(&p);
 	p.self = module_at(p.mods, p.n, (uintptr_t)pass_locked);
+	if (startup && ada_rt.cfg.alloc && p.n && p.self == &p.mods[0])
+		ada_warn("ADA_ALLOC=1 with the runtime linked into the executable (--ada-static): "
+			 "the executable's own calls are not hooked, so its allocations are not "
+			 "recorded; the libraries' are");
 	p.rtld = module_at(p.mods, p.n, (uintptr_t)&_r_debug);
 	for (i = 0; i < p.n; i++)
 		if (p.mods[i].parsed)

@@ -69,6 +69,7 @@ _Static_assert(sizeof(struct ada_frame) == 1u << ADA_FRAME_SHIFT, "frame shift")
 _Static_assert(offsetof(struct ada_ring_header, head) == ADA_RH_HEAD, "rh head");
 _Static_assert(offsetof(struct ada_dyn_cell, fn) == ADA_DYN_CELL_FN, "cell fn");
 _Static_assert(offsetof(struct ada_dyn_cell, ret) == ADA_DYN_CELL_RET, "cell ret");
+_Static_assert(offsetof(struct ada_dyn_cell, jump) == ADA_DYN_CELL_JUMP, "cell jump");
 _Static_assert(offsetof(struct ada_runtime, cfg.detail) == ADA_RT_CFG_DETAIL, "cfg.detail");
 _Static_assert(offsetof(struct ada_runtime, cfg.detail_window) == ADA_RT_CFG_DETAIL_WINDOW, "window");
 _Static_assert(offsetof(struct ada_runtime, cfg.ring_mode) == ADA_RT_CFG_RING_MODE, "ring mode");
@@ -442,7 +443,7 @@ uintptr_t ada_dynhook_enter(struct ada_entry_regs *regs, uintptr_t *slot,
 			    const struct ada_dyn_cell *cell)
 {
 	hijack_enter(regs, slot, cell->fn, cell->ret, false);
-	return cell->fn;
+	return cell->jump;
 }
 
 /* Nowhere to return to: neither the shadow stack nor the closed frames have

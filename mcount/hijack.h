@@ -44,14 +44,20 @@ static inline __attribute__((always_inline)) bool ada_site_nohijack(uintptr_t si
  * x86_64): one cell per distinct target function. Written once, before any
  * slot points at its stub, and never changed afterwards. */
 struct ada_dyn_cell {
-	uintptr_t fn;   /* the function: where the call goes */
+	uintptr_t fn;   /* the function: what the CALL names */
 	uintptr_t ret;  /* what its return-address slot is hijacked with */
 	const char *name;
-	uint64_t reserved;
+	uintptr_t jump; /* where the call goes: fn, or with ADA_ALLOC a wrapper
+			 * that calls fn and records its blocks (alloc.c) */
 };
 
 /* C side of the dynamic-hook entry trampoline: records the CALL, hijacks the
  * return, and gives back the address to jump to. */
+/* alloc.c: where a hooked call of function fn, named name, jumps: fn, or
+ * with ADA_ALLOC the wrapper that records the blocks of the malloc
+ * family's function of that name. Called by the hooking pass. */
+ADA_HIDDEN uintptr_t ada_alloc_jump(const char *name, uintptr_t fn);
+
 ADA_HIDDEN uintptr_t ada_dynhook_enter(struct ada_entry_regs *regs, uintptr_t *slot,
 				       const struct ada_dyn_cell *cell);
 ADA_HIDDEN uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot);

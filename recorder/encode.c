@@ -207,6 +207,21 @@ static inline __attribute__((always_inline)) size_t encode_close(unsigned kind, 
 	return 1 + ada_put_varint(out + 1, delta);
 }
 
+/* An ALLOC slot (ADA_ALLOC, mcount/alloc.c): its first word is the block's
+ * size, not a tick, and it opens or closes no frame. */
+static size_t encode_alloc(const struct ada_slot *slot, uint8_t *out)
+{
+	unsigned what = (unsigned)(slot->word >> ADA_ALLOC_WHAT_SHIFT) & 0x1f;
+	size_t n = 1;
+
+	out[0] = ADA_RAW_CONTROL | ADA_CTL_ALLOC << 2;
+	n += ada_put_varint(out + n, what);
+	n += ada_put_varint(out + n, slot->word & ADA_ALLOC_PTR_MASK);
+	if (!(what & ADA_ALLOC_FREED))
+		n += ada_put_varint(out + n, slot->tsc);
+	return n;
+}
+
 static inline uint64_t get_word(const uint64_t *w)
 {
 	return __atomic_load_n(w, __ATOMIC_RELAXED);
@@ -311,6 +326,10 @@ size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
 		bool detail = (slots[i].word & ADA_SLOT_DETAIL) && records;
 		uint64_t delta;
 
+		if (__builtin_expect(kind == ADA_SLOT_ALLOC_KIND, 0)) {
+			p += encode_alloc(&slots[i], p);
+			continue;
+		}
 		/* The producer keeps the stream balanced; a close with nothing
 		 * open would be a runtime bug, and is dropped, not written (and
 		 * takes no part in the timestamp deltas). */
@@ -365,6 +384,8 @@ void ada_cut_scan(struct ada_cut_scan *cs, const struct ada_slot *slots, size_t 
 	for (size_t i = 0; i < n; i++) {
 		uint64_t word = slots[i].word;
 
+		if (ADA_SLOT_KIND(word) == ADA_SLOT_ALLOC_KIND)
+			continue; /* inside a frame: opens and closes none */
 		if (ADA_SLOT_KIND(word) == ADA_RAW_CALL)
 			cs->depth++;
 		else if (cs->depth)

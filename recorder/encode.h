@@ -72,7 +72,9 @@ struct ada_enc_detail {
 
 /* Worst case bytes for n slots plus the SYNC and POS that start every frame. */
 #define ADA_ENC_SYNC_BYTES (9 + 1 + 10)
-#define ADA_ENC_MAX_EVENT 16 /* tag + 10-byte delta varint + 5-byte fid varint */
+/* tag + 10-byte delta varint + 5-byte fid varint; an ALLOC: tag + what +
+ * 8-byte address varint + 10-byte size varint */
+#define ADA_ENC_MAX_EVENT 20
 #define ADA_ENC_LOST_MAX 12
 #define ADA_ENC_SKIP_MAX 11
 #define ADA_ENC_DETAIL_MAX (1 + ADA_RAW_DETAIL_SIZE + ADA_STACK_MAX + 1 + ADA_RAW_FREGS_SIZE)

@@ -241,6 +241,8 @@ void ada_window_scan(struct ada_thread *td, struct ada_windows *w, uint64_t head
 		const struct ada_slot *s = &td->ring[pos & td->mask];
 		const struct ada_trigger_func *f;
 
+		if (ADA_SLOT_KIND(s->word) == ADA_SLOT_ALLOC_KIND)
+			continue; /* a block (ADA_ALLOC): no frame */
 		if (ADA_SLOT_KIND(s->word) != ADA_RAW_CALL) {
 			if (w->ncalls && w->calls[w->ncalls - 1].depth == w->depth)
 				duration_check(td, w, pos, s->tsc);

@@ -54,6 +54,8 @@ struct ada_config {
 				   * is taken in the program (launch.c) */
 	bool verbose;             /* ADA_VERBOSE=1: the recording's summary at exit, even
 				   * when nothing was lost */
+	bool alloc;               /* ADA_ALLOC=1: the malloc family's blocks (mcount/alloc.c);
+				   * last, so that the hooks' offsets into the struct hold */
 };
 
 /* Reads the ADA_* variables from `getenv_fn` (getenv, or a test's table). An

@@ -12,9 +12,10 @@
 
 #include <stdint.h>
 
-#define ADA_RAW_VERSION 4 /* 2: the detail lane (DETAIL records, detail_full);
+#define ADA_RAW_VERSION 5 /* 2: the detail lane (DETAIL records, detail_full);
 			     * 3: POS in every frame, ring files, CRASH, waits;
-			     * 4: FREGS after a DETAIL (the FP registers) */
+			     * 4: FREGS after a DETAIL (the FP registers);
+			     * 5: ALLOC records (ADA_ALLOC: the malloc family) */
 #define ADA_RING_VERSION 3 /* ring files (struct ada_ring_header): unchanged
 			      * since version 3 of the format */
 
@@ -330,7 +331,8 @@ struct ada_meta_recovered {
  *
  * Each thread's index ring is a shared mapping of a file: this header in the
  * first page, then `slots` 16-byte slots {u64 tsc, u64 addr | detail << 61 |
- * kind << 62} from offset ADA_RING_SLOTS_OFFSET. The producer release-stores
+ * kind << 62} from offset ADA_RING_SLOTS_OFFSET (kind 3: an ALLOC slot,
+ * below). The producer release-stores
  * head after each slot and the writer tail after each drain, so whatever the
  * process stored is in the page cache when it dies: positions [max(tail,
  * head - slots), head) are intact. A clean exit removes the file.
@@ -394,7 +396,39 @@ enum ada_raw_control {
 	ADA_CTL_FREGS = 5,  /* version 4: then ADA_RAW_FREGS_SIZE bytes, u64
 			     * fregs[8]: the FP registers of the DETAIL just
 			     * before it (same event); only there */
+	ADA_CTL_ALLOC = 6,  /* version 5: then varint what (ADA_ALLOC_OP_MASK's op |
+			     * ADA_ALLOC_FREED), varint block address, and for a
+			     * block allocated (no ADA_ALLOC_FREED) varint size:
+			     * one ring position, inside the frame of the malloc-
+			     * family call that did it (ADA_ALLOC=1) */
 };
+
+/* ---- ALLOC: the malloc family's blocks (ADA_ALLOC=1, mcount/alloc.c) -----------
+ *
+ * A call of the malloc family through a hooked PLT/GOT slot that was
+ * recorded (its CALL is in the ring) puts one ring slot of kind 3 between
+ * its CALL and its RETURN for each block it allocated or freed: realloc of
+ * a block to another size, two (the old block freed, then the new one).
+ * The slot's first word is the size asked for (0 for a block freed), not a
+ * tick: the event's time is its CALL's. Its second word: */
+#define ADA_SLOT_ALLOC_KIND 3ull       /* kind << 62 */
+#define ADA_ALLOC_WHAT_SHIFT 56        /* what << 56: op | ADA_ALLOC_FREED */
+#define ADA_ALLOC_FREED 0x10u          /* the block was freed (else allocated) */
+#define ADA_ALLOC_OP_MASK 0x0fu
+#define ADA_ALLOC_PTR_MASK ((1ull << ADA_ALLOC_WHAT_SHIFT) - 1)
+
+/* Which function did it: what views print for an ALLOC. */
+enum ada_alloc_op {
+	ADA_ALLOC_MALLOC = 1, ADA_ALLOC_CALLOC, ADA_ALLOC_REALLOC, ADA_ALLOC_REALLOCARRAY,
+	ADA_ALLOC_FREE, ADA_ALLOC_POSIX_MEMALIGN, ADA_ALLOC_ALIGNED_ALLOC, ADA_ALLOC_MEMALIGN,
+	ADA_ALLOC_VALLOC, ADA_ALLOC_PVALLOC, ADA_ALLOC_NEW, ADA_ALLOC_NEW_ARRAY,
+	ADA_ALLOC_DELETE, ADA_ALLOC_DELETE_ARRAY,
+	ADA_ALLOC_NOPS
+};
+#define ADA_ALLOC_OP_NAMES                                                                   \
+	{ "", "malloc", "calloc", "realloc", "reallocarray", "free", "posix_memalign",        \
+	  "aligned_alloc", "memalign", "valloc", "pvalloc", "new", "new[]", "delete",          \
+	  "delete[]" }
 
 /* The detail record of one event (fentry/mcount modes), little-endian, packed:
  * the registers as ATF v2 §4 lays them out for the event's kind (a CALL's

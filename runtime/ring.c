@@ -105,12 +105,13 @@ static bool ring_wait(struct ada_thread *td, uint64_t need)
 	return ok;
 }
 
-/* The cached limit ran out: look at the writer's real position. Below half
- * full, the next look is at half full; past it, the writer is woken and the
- * next look is when the ring is full. */
-int ada_ring_refresh_slow(struct ada_thread *td, uint32_t depth)
+/* The cached limit ran out: look at the writer's real position, for n
+ * slots more and the RETURNs of the depth frames open. Below half full, the
+ * next look is at half full; past it, the writer is woken and the next look
+ * is when the ring is full. */
+static bool fit(struct ada_thread *td, uint64_t n, uint32_t depth)
 {
-	uint64_t need = td->rh->head + depth + 1, slots = td->mask + 1;
+	uint64_t need = td->rh->head + depth + n, slots = td->mask + 1;
 
 	if (ada_rt.cfg.ring_mode) /* held by a snapshot: wait until it is written */
 		goto wait;
@@ -119,12 +120,22 @@ int ada_ring_refresh_slow(struct ada_thread *td, uint32_t depth)
 			__atomic_store_n(&td->limit, td->limit - slots / 2, __ATOMIC_RELAXED);
 		else if (!td->tsc_off) /* else it polls: see ring_wait */
 			ada_writer_kick();
-		return 1;
+		return true;
 	}
-	/* The frame and the RETURNs of every open frame must fit an empty
+	/* The slots and the RETURNs of every open frame must fit an empty
 	 * ring, or no wait can help. */
 wait:
-	if (depth + 1 <= slots && may_wait(td) && ring_wait(td, need))
+	return depth + n <= slots && may_wait(td) && ring_wait(td, need);
+}
+
+int ada_ring_fit_slow(struct ada_thread *td, uint32_t n, uint32_t depth)
+{
+	return fit(td, n, depth);
+}
+
+int ada_ring_refresh_slow(struct ada_thread *td, uint32_t depth)
+{
+	if (fit(td, 1, depth))
 		return 1;
 	/* Full: skip this frame and everything it calls. */
 	td->skip_from = depth;

@@ -194,6 +194,10 @@ static inline __attribute__((always_inline)) void ada_busy_set(uintptr_t busy)
 
 ADA_HIDDEN struct ada_thread *ada_thread_init_slow(void);
 ADA_HIDDEN int ada_ring_refresh_slow(struct ada_thread *td, uint32_t depth);
+/* Whether n slots more fit the ring with the RETURNs of the depth frames
+ * open, waiting for the writer as a CALL does; skips and counts nothing
+ * (mcount/alloc.c's ALLOC slots, written inside an open frame). */
+ADA_HIDDEN int ada_ring_fit_slow(struct ada_thread *td, uint32_t n, uint32_t depth);
 ADA_HIDDEN void ada_enter_skipped_slow(struct ada_thread *td, uint32_t depth);
 ADA_HIDDEN void ada_exit_skipped_slow(struct ada_thread *td, uint32_t depth);
 ADA_HIDDEN int ada_enter_resync_slow(struct ada_thread *td, uintptr_t sp, uintptr_t site);

@@ -43,6 +43,7 @@
 /* struct ada_dyn_cell (mcount/hijack.h): a PLT hook's target */
 #define ADA_DYN_CELL_FN 0
 #define ADA_DYN_CELL_RET 8
+#define ADA_DYN_CELL_JUMP 24
 
 /* struct ada_ring_header (raw_format.h): head, tail (the writer's), and
  * dropped[ADA_DROP_DETAIL_FULL] */

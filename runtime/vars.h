@@ -69,6 +69,8 @@ static const struct ada_var ada_vars[] __attribute__((unused)) = {
 	  "a signal that turns recording off and on" },
 	{ ADA_VAR_RUNTIME, "ADA_DYNHOOK", ADA_BOOL_WORDS, "on",
 	  "record calls into libraries not built with adacc (PLT/GOT hooks)" },
+	{ ADA_VAR_RUNTIME, "ADA_ALLOC", ADA_BOOL_WORDS, "off",
+	  "the malloc family's blocks (sizes, addresses) through the dynamic hooks" },
 	{ ADA_VAR_RUNTIME, "ADA_EXCLUDE", "MODULE[:SYMBOL] globs, comma-separated", "none",
 	  "library functions the dynamic hooks leave alone" },
 	{ ADA_VAR_RUNTIME, "ADA_ON_FULL", "wait, drop", "wait",

@@ -115,11 +115,25 @@ const char *raw_process_hooked_name(const struct raw_process *p, uint64_t addr);
 
 /* ---- one thread's event stream --------------------------------------------- */
 
+/* A block the malloc family allocated or freed (ADA_CTL_ALLOC). */
+struct raw_alloc {
+	uint64_t ptr;
+	uint64_t size;     /* asked for; 0 for a block freed */
+	uint8_t op;        /* enum ada_alloc_op: which function */
+	bool freed;
+};
+
+/* raw_event.kind of an ALLOC (raw_stream_want_allocs): no frame opens or
+ * closes; depth and fid are the innermost open frame's (0 if none), tsc
+ * the event's before it. */
+#define RAW_EV_ALLOC 4
+
 struct raw_event {
 	uint64_t tsc;
 	uint32_t fid;      /* CALL: the function; RETURN/EXCEPTION: the frame closed */
-	uint8_t kind;      /* ADA_RAW_CALL, ADA_RAW_RETURN, ADA_RAW_EXCEPTION */
+	uint8_t kind;      /* ADA_RAW_CALL, ADA_RAW_RETURN, ADA_RAW_EXCEPTION, RAW_EV_ALLOC */
 	uint32_t depth;    /* 1-based depth of the frame opened or closed */
+	struct raw_alloc alloc; /* RAW_EV_ALLOC */
 	/* The event's DETAIL record (fentry/mcount modes), NULL if it has none:
 	 * registers, lr, fp, sp, and detail->stack_size bytes of stack at
 	 * `stack`. Both stay valid until the next raw_stream_next call. */
@@ -190,6 +204,9 @@ const uint64_t *raw_stream_lost(const struct raw_stream *s);
  * unchecked: the views do, for speed (a quarter of their time); the
  * conversion and --check keep it. The structure is still checked. */
 void raw_stream_skip_checksums(struct raw_stream *s);
+/* ALLOC records (version 5, ADA_ALLOC) are returned as RAW_EV_ALLOC events;
+ * without this they are passed over (their positions counted). */
+void raw_stream_want_allocs(struct raw_stream *s);
 void raw_stream_close(struct raw_stream *s);
 
 /* ---- ticks → CLOCK_BOOTTIME ns --------------------------------------------- */

@@ -63,6 +63,8 @@ struct raw_stream {
 	uint64_t events;              /* CALL, RETURN and EXCEPTION events returned */
 	bool ended;                   /* raw_stream_read met the end or an error after a batch: */
 	int end;                      /* its value, for the next call */
+	bool want_allocs;             /* ALLOC records are returned as events */
+	struct raw_alloc alloc;       /* the last ALLOC read */
 };
 
 /* A detail window of the thread, the DETAIL records read inside it and the
@@ -234,6 +236,28 @@ static int push_fid(struct raw_stream *s, uint32_t fid)
 	return 0;
 }
 
+#define ALLOC_READY 1 /* control(): an ALLOC to return */
+
+static int read_alloc(struct raw_stream *s)
+{
+	struct raw_alloc *a = &s->alloc;
+	uint64_t what;
+
+	if (get_varint(s, &what) || get_varint(s, &a->ptr))
+		return -EINVAL;
+	a->size = 0;
+	if (what > (ADA_ALLOC_FREED | ADA_ALLOC_OP_MASK) || !(what & ADA_ALLOC_OP_MASK) ||
+	    (what & ADA_ALLOC_OP_MASK) >= ADA_ALLOC_NOPS)
+		return bad(s, "ALLOC record of an unknown kind");
+	if (!(what & ADA_ALLOC_FREED) && get_varint(s, &a->size))
+		return -EINVAL;
+	a->op = (uint8_t)(what & ADA_ALLOC_OP_MASK);
+	a->freed = what & ADA_ALLOC_FREED;
+	s->next_pos++;
+	s->positions++;
+	return s->want_allocs ? ALLOC_READY : 0;
+}
+
 static int control(struct raw_stream *s, unsigned c)
 {
 	uint64_t reason, count;
@@ -272,6 +296,10 @@ static int control(struct raw_stream *s, unsigned c)
 	case ADA_CTL_FREGS: /* version 4; read with its DETAIL (attach_detail) */
 		if (s->version >= 4)
 			return bad(s, "FREGS record that follows no DETAIL");
+		break;
+	case ADA_CTL_ALLOC: /* version 5: a block, a position of its own */
+		if (s->version >= 5)
+			return read_alloc(s);
 		break;
 	}
 	return bad(s, "unknown control record");
@@ -407,7 +435,18 @@ int raw_stream_next(struct raw_stream *s, struct raw_event *ev)
 		}
 		tag = s->frame[s->pos++];
 		if ((tag & 3) == ADA_RAW_CONTROL) {
-			if ((err = control(s, tag >> 2)))
+			if ((err = control(s, tag >> 2)) == ALLOC_READY) {
+				ev->kind = RAW_EV_ALLOC;
+				ev->tsc = s->tsc;
+				ev->depth = (uint32_t)s->depth;
+				ev->fid = s->depth ? s->open[s->depth - 1] : 0;
+				ev->alloc = s->alloc;
+				ev->detail = NULL;
+				ev->stack = NULL;
+				ev->fregs = NULL;
+				return 1;
+			}
+			if (err)
 				return err;
 			continue;
 		}
@@ -706,6 +745,11 @@ uint64_t raw_stream_last_tsc(const struct raw_stream *s)
 const uint64_t *raw_stream_lost(const struct raw_stream *s)
 {
 	return s->lost;
+}
+
+void raw_stream_want_allocs(struct raw_stream *s)
+{
+	s->want_allocs = true;
 }
 
 void raw_stream_skip_checksums(struct raw_stream *s)

@@ -250,7 +250,7 @@
  * __return__ before it returns (returncall.S): its return is not hijacked,
  * and its frame says so (ADA_SITE_NOHIJACK in its site); dyn: a PLT hook's
  * entry, r11 = its cell (struct ada_dyn_cell), the hook jumps to the cell's
- * function. Falls through to what follows, the C path, with every register
+ * jump (its function, or ADA_ALLOC's wrapper of it). Falls through to what follows, the C path, with every register
  * as it came. */
 .macro FAST_ENTRY kind, slot
 	push	%rax
@@ -390,7 +390,7 @@
 	POP_SAVES
 .ifc \kind,dyn
 	mov	F_CELL-40(%rsp), %r11
-	jmp	*ADA_DYN_CELL_FN(%r11)
+	jmp	*ADA_DYN_CELL_JUMP(%r11)
 .else
 	ret
 .endif

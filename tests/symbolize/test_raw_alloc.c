@@ -1,0 +1,176 @@
+/* test_raw_alloc.c - ALLOC slots (ADA_ALLOC, mcount/alloc.c) through the
+ * recorder's encoder and back through raw_stream: a block allocated keeps
+ * its address, size and function, one freed its address, each takes a
+ * ring position of its own (POS and THREAD_END's count see it), opens and
+ * closes no frame, and is passed over unless the reader asks for blocks.
+ * A ring-mode cut does not take one for a frame's close. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "encode.h"
+#include "raw.h"
+#include "raw_fixture.h"
+
+static struct rf_thread_file loc;
+static struct ada_enc_stream enc;
+static struct ada_fdict dict;
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&enc, 0, sizeof(enc));
+	rf_thread_file_make(&loc, "/tmp/ada_test_alloc_XXXXXX");
+	assert_int_equal(ada_fdict_init(&dict), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rf_thread_file_remove(&loc);
+	ada_enc_stream_free(&enc);
+	ada_fdict_free(&dict);
+	return 0;
+}
+
+enum { MAIN = 0x401000, MALLOC = 0x7f0000001000, FREE = 0x7f0000002000 };
+#define PTR 0x55550000a2a0ull
+
+static struct ada_slot frame_slot(uint64_t tsc, unsigned kind, uint64_t addr)
+{
+	return (struct ada_slot){ tsc, addr | (uint64_t)kind << 62 };
+}
+
+static struct ada_slot block(unsigned what, uint64_t ptr, uint64_t size)
+{
+	return (struct ada_slot){ size, ptr | (uint64_t)what << ADA_ALLOC_WHAT_SHIFT |
+						 ADA_SLOT_ALLOC_KIND << 62 };
+}
+
+/* main { malloc (a block of 64) ; free (that block) }: 7 positions. */
+static void write_one_frame(void)
+{
+	const struct ada_slot s[] = {
+		frame_slot(100, ADA_RAW_CALL, MAIN),
+		frame_slot(110, ADA_RAW_CALL, MALLOC),
+		block(ADA_ALLOC_MALLOC, PTR, 64),
+		frame_slot(120, ADA_RAW_RETURN, MALLOC),
+		frame_slot(130, ADA_RAW_CALL, FREE),
+		block(ADA_ALLOC_FREE | ADA_ALLOC_FREED, PTR, 0),
+		frame_slot(140, ADA_RAW_RETURN, FREE),
+		frame_slot(150, ADA_RAW_RETURN, MAIN),
+	};
+	uint8_t buf[512], *p = buf;
+	size_t n;
+
+	p += ada_encode_sync(&enc, s[0].tsc, 0, p);
+	n = ada_encode_slots(&enc, &dict, s, sizeof(s) / sizeof(s[0]), p, NULL);
+	assert_int_not_equal(n, (size_t)-1);
+	assert_true(n <= ada_encode_bound(sizeof(s) / sizeof(s[0])));
+	rf_append_bytes(loc.path, buf, (size_t)(p + n - buf));
+}
+
+static void expect(struct raw_stream *s, uint8_t kind, uint32_t depth, uint64_t tsc)
+{
+	struct raw_event ev;
+
+	assert_int_equal(raw_stream_next(s, &ev), 1);
+	assert_int_equal(ev.kind, kind);
+	assert_int_equal(ev.depth, depth);
+	assert_int_equal(ev.tsc, tsc);
+}
+
+static void test_raw_alloc_blocks_come_back_inside_their_frames(void **state)
+{
+	struct raw_stream *s;
+	struct raw_event ev;
+	uint64_t pos;
+
+	(void)state;
+	write_one_frame();
+	s = raw_stream_open(loc.raw, 0, dict.next_fid - 1, ADA_RAW_VERSION);
+	assert_non_null(s);
+	raw_stream_want_allocs(s);
+	expect(s, ADA_RAW_CALL, 1, 100);
+	expect(s, ADA_RAW_CALL, 2, 110);
+	assert_int_equal(raw_stream_next(s, &ev), 1);
+	assert_int_equal(ev.kind, RAW_EV_ALLOC);
+	assert_int_equal(ev.depth, 2);          /* in malloc's frame */
+	assert_int_equal(ev.fid, 2);
+	assert_int_equal(ev.tsc, 110);          /* its CALL's time */
+	assert_int_equal(ev.alloc.ptr, PTR);
+	assert_int_equal(ev.alloc.size, 64);
+	assert_int_equal(ev.alloc.op, ADA_ALLOC_MALLOC);
+	assert_false(ev.alloc.freed);
+	expect(s, ADA_RAW_RETURN, 2, 120);
+	expect(s, ADA_RAW_CALL, 2, 130);
+	assert_int_equal(raw_stream_next(s, &ev), 1);
+	assert_int_equal(ev.kind, RAW_EV_ALLOC);
+	assert_int_equal(ev.alloc.ptr, PTR);
+	assert_int_equal(ev.alloc.op, ADA_ALLOC_FREE);
+	assert_true(ev.alloc.freed);
+	expect(s, ADA_RAW_RETURN, 2, 140);
+	expect(s, ADA_RAW_RETURN, 1, 150);
+	assert_int_equal(raw_stream_next(s, &ev), 0);
+	assert_true(raw_stream_position(s, &pos));
+	assert_int_equal(pos, 8);               /* a position each */
+	raw_stream_close(s);
+}
+
+static void test_raw_alloc_blocks_are_passed_over_unless_asked_for(void **state)
+{
+	struct raw_stream *s;
+	struct raw_event ev;
+	uint64_t pos;
+	int n = 0;
+
+	(void)state;
+	write_one_frame();
+	s = raw_stream_open(loc.raw, 0, dict.next_fid - 1, ADA_RAW_VERSION);
+	assert_non_null(s);
+	while (raw_stream_next(s, &ev) == 1) {
+		assert_true(ev.kind != RAW_EV_ALLOC);
+		n++;
+	}
+	assert_int_equal(n, 6);
+	assert_true(raw_stream_position(s, &pos));
+	assert_int_equal(pos, 8);
+	raw_stream_close(s);
+}
+
+static void test_raw_alloc_takes_no_frame_in_a_ring_cut(void **state)
+{
+	const struct ada_slot s[] = {
+		block(ADA_ALLOC_MALLOC, PTR, 8),
+		frame_slot(10, ADA_RAW_RETURN, MALLOC),
+		frame_slot(20, ADA_RAW_RETURN, MAIN),
+	};
+	struct ada_cut_scan cs = { 0 };
+	uint64_t calls[4];
+
+	(void)state;
+	ada_cut_scan(&cs, s, 3, calls, 4);
+	assert_int_equal(cs.k, 2); /* malloc's and main's frames, not the block */
+	assert_int_equal(calls[0], MALLOC);
+	assert_int_equal(calls[1], MAIN);
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_raw_alloc_blocks_come_back_inside_their_frames),
+		T(test_raw_alloc_blocks_are_passed_over_unless_asked_for),
+		T(test_raw_alloc_takes_no_frame_in_a_ring_cut),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
