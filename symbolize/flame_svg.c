@@ -206,8 +206,8 @@ static void weight_share(const struct svg *g, uint64_t w, uint64_t total, char *
 {
 	double pct = total ? 100.0 * (double)w / (double)total : 0;
 
-	if (g->o->count)
-		snprintf(buf, size, "%" PRIu64 " call%s, %.2f%%", w, w == 1 ? "" : "s", pct);
+	if (g->o->unit)
+		snprintf(buf, size, "%" PRIu64 " %s%s, %.2f%%", w, g->o->unit, w == 1 ? "" : "s", pct);
 	else if (w < 1000)
 		snprintf(buf, size, "%" PRIu64 " ns, %.2f%%", w, pct);
 	else if (w < 1000000)

@@ -27,7 +27,8 @@
 struct flame_svg_opts {
 	const char *title;     /* the heading; NULL: "Flame graph" */
 	const char *subtitle;  /* a second line (what was traced), NULL: none */
-	bool count;            /* weights are calls; else nanoseconds */
+	const char *unit;      /* weights are counts of this ("call", "byte", "block");
+				* NULL: nanoseconds */
 	const char *main_module; /* gets the first (warm) colours; NULL: none */
 	bool diff;             /* a differential graph: widths by weight (trace B),
 				* colours by the change from base (trace A): red

@@ -289,8 +289,12 @@ struct src_stream *src_stream_open(struct src_process *p, size_t i)
 	struct src_raw *r = p->priv;
 	struct src_stream *s;
 
-	if (!r->atf_only)
-		return src_raw_stream_open(&r->cp, r->raw_of[i], r->dense_of_choice, false);
+	if (!r->atf_only) {
+		s = src_raw_stream_open(&r->cp, r->raw_of[i], r->dense_of_choice, false);
+		if (s && p->want_allocs)
+			raw_stream_want_allocs(s->rs);
+		return s;
+	}
 	if (!(s = calloc(1, sizeof(*s)))) {
 		fprintf(stderr, "ada-symbolize: %s: out of memory\n", p->dir);
 		return NULL;
@@ -357,6 +361,19 @@ static int next_closing(struct src_stream *s, struct src_event *ev)
 	return 1;
 }
 
+/* A block (RAW_EV_ALLOC), in the innermost open frame. */
+static int alloc_event(struct src_stream *s, const struct raw_event *re, struct src_event *ev)
+{
+	*ev = (struct src_event){ .ns = ns_of(s, re->tsc), .depth = re->depth, .kind = SRC_ALLOC,
+				  .alloc_ptr = re->alloc.ptr, .alloc_size = re->alloc.size,
+				  .alloc_op = re->alloc.op, .alloc_freed = re->alloc.freed };
+	if (re->depth) {
+		ev->choice = s->open_choice[re->depth - 1];
+		ev->func = s->dense_of_choice ? s->dense_of_choice[ev->choice] : 0;
+	}
+	return 1;
+}
+
 /* src_next's slow path: the next batch of an async stream, or one event
  * decoded here. */
 int src_next_refill(struct src_stream *s, const struct src_event **ev)
@@ -411,6 +428,8 @@ static inline __attribute__((always_inline)) int src_next_inline(struct src_stre
 		s->raw_n = (unsigned)r;
 	}
 	re = &s->raw[s->raw_pos++];
+	if (__builtin_expect(re->kind == RAW_EV_ALLOC, 0))
+		return alloc_event(s, re, ev);
 	if (!room_for(s, re->depth)) {
 		fprintf(stderr, "ada-symbolize: %s: out of memory\n", s->cp->raw.dir);
 		return -ENOMEM;

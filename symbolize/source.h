@@ -59,6 +59,9 @@ struct src_process {
 	size_t nfuncs;
 	const struct src_thread *threads; /* ascending id */
 	size_t nthreads;
+	/* Set by a view before it opens streams: they give SRC_ALLOC events
+	 * (a raw trace recorded with ADA_ALLOC=1); else those are passed over. */
+	bool want_allocs;
 	void *priv;
 };
 
@@ -77,6 +80,9 @@ enum src_kind {
 	SRC_RETURN,
 	SRC_UNWIND,       /* a frame left without a return (longjmp, exception) */
 	SRC_OPEN_AT_END,  /* a frame the thread's record ended inside (open_mark) */
+	SRC_ALLOC,        /* a block the malloc family allocated or freed (want_allocs):
+			   * inside the frame at depth (func), which it neither opens
+			   * nor closes; depth 0: outside every frame */
 };
 
 struct src_event {
@@ -102,6 +108,13 @@ struct src_event {
 	 * regs and fregs hold no value of it (runtime/raw_format.h's
 	 * ADA_RAW_RET_TAIL, ATF's ATF_DETAIL_FLAG_NOVALUE). */
 	bool no_value;
+	/* SRC_ALLOC: the block's address, the size asked for (0 when freed),
+	 * the function (enum ada_alloc_op), whether it was freed. ns is its
+	 * frame's last event's: a block freed was freed after it; one
+	 * allocated, before the thread's next event (its call's RETURN). */
+	uint64_t alloc_ptr, alloc_size;
+	uint8_t alloc_op;
+	bool alloc_freed;
 	/* Raw traces, streams not opened async: what the conversion needs. */
 	uint32_t choice;      /* the load-by-load choice its CALL made (resolve.c) */
 	const struct ada_raw_detail *detail; /* the DETAIL record, NULL if none */

@@ -96,12 +96,16 @@ static const struct {
 		    "                         each call for a function of its own)\n" },
 	{ V_CHROME, "  --large                written even above what the viewers load (512 MB:\n"
 		    "                         without it, such an export says what to do instead)\n" },
-	{ V_REPORT, "  -s, --sort KEY[,KEY]   total (default), self, calls, avg, min, max, name;\n"
+	{ V_REPORT, "  -s, --sort KEY[,KEY]   total (default), self, calls, avg, min, max,\n"
+		    "                         alloc-bytes, alloc-count (ADA_ALLOC=1), name;\n"
 		    "                         ties by the next key, then by name\n" },
 	{ V_REPORT, "  --threads              a table per thread\n" },
 	{ V_REPORT | V_GRAPH | V_DIFF, "  --ns                   durations in integer nanoseconds\n" },
 	{ ~0u & ~V_INFO, "  --full-names           names with their parameter lists\n" },
-	{ V_FLAME, "  --count                weights are calls, not time\n" },
+	{ V_FLAME, "  --count                weights are calls, not time (--weight calls)\n" },
+	{ V_FLAME, "  --weight WEIGHT        time (default), calls, or with a trace recorded\n"
+		   "                         with ADA_ALLOC=1 alloc-bytes or alloc-count: the\n"
+		   "                         bytes or blocks the malloc family allocated\n" },
 	{ V_FLAME, "  --format FORMAT        folded (default) or svg\n" },
 	{ V_DIFF, "  --format svg           a differential flame graph instead: B's widths,\n"
 		  "                         red where a frame grew from A, blue where it shrank\n" },
@@ -180,7 +184,7 @@ bool view_cli_is_view(const char *name)
 
 enum {
 	O_TID = 256, O_THREAD, O_PID, O_MERGE, O_FOLD, O_NO_ARGS, O_ARGS, O_LARGE, O_SRCLINE, O_THREADS, O_NS, O_FULL,
-	O_COUNT, O_FORMAT, O_ALL, O_ALL_FRAMES, O_RAW_ARGS,
+	O_COUNT, O_FORMAT, O_ALL, O_ALL_FRAMES, O_RAW_ARGS, O_WEIGHT,
 };
 
 static const struct option longopts[] = {
@@ -209,6 +213,7 @@ static const struct option longopts[] = {
 	{ "ns", no_argument, NULL, O_NS },
 	{ "full-names", no_argument, NULL, O_FULL },
 	{ "count", no_argument, NULL, O_COUNT },
+	{ "weight", required_argument, NULL, O_WEIGHT },
 	{ "format", required_argument, NULL, O_FORMAT },
 	{ "all", no_argument, NULL, O_ALL },
 	{ "all-frames", no_argument, NULL, O_ALL_FRAMES },
@@ -251,6 +256,7 @@ static int parse(int argc, char **argv, struct view_args *a, int view)
 		case O_NS: a->ns = true; break;
 		case O_FULL: a->full_names = true; break;
 		case O_COUNT: a->count = true; break;
+		case O_WEIGHT: a->weight = optarg; break;
 		case O_FORMAT: a->format = optarg; break;
 		case O_ALL: a->all_sessions = true; break;
 		case O_ALL_FRAMES: a->filter.all_frames = true; break;
@@ -261,8 +267,13 @@ static int parse(int argc, char **argv, struct view_args *a, int view)
 		}
 	}
 	if (a->sort && !view_report_sort_key(a->sort)) {
-		fprintf(stderr, "ada-symbolize: --sort %s: expected keys of total, self, calls, avg, min, max, name, separated by commas\n",
+		fprintf(stderr, "ada-symbolize: --sort %s: expected keys of total, self, calls, avg, min, max, alloc-bytes, alloc-count, name, separated by commas\n",
 			a->sort);
+		return 2;
+	}
+	if (a->weight && view_flame_weight(a->weight) < 0) {
+		fprintf(stderr, "ada-symbolize: --weight %s: expected time, calls, alloc-bytes or alloc-count\n",
+			a->weight);
 		return 2;
 	}
 	if (a->fields && !view_replay_fields_valid(a)) {

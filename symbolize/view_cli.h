@@ -35,6 +35,7 @@ struct view_args {
 	const char *function;    /* graph FUNCTION: its callers and callees */
 	/* flame */
 	bool count;              /* --count: weighted by calls, not time */
+	const char *weight;      /* flame --weight: time, calls, alloc-bytes, alloc-count */
 	const char *format;      /* flame: folded (default) or svg */
 	bool full_names;         /* --full-names: names with their parameters */
 };
@@ -64,6 +65,8 @@ int view_flame_diff(const struct view_args *a, const char *trace_a, const char *
 
 /* view_replay_timed.c: whether a->fields (-f) names known columns. */
 bool view_replay_fields_valid(const struct view_args *a);
+/* view_flame.c: --weight NAME's number, -1 if it is none. */
+int view_flame_weight(const char *name);
 /* view_report.c: the first sort key's number (1...) of "KEY[,KEY...]", 0 if
  * one is none. */
 int view_report_sort_key(const char *key);

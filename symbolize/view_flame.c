@@ -1,13 +1,18 @@
 /* view_flame.c - `ada-symbolize flame`: folded stacks and SVG flame graphs.
  *
- *   ada-symbolize flame [filters] [--count] [--full-names]
+ *   ada-symbolize flame [filters] [--count | --weight W] [--full-names]
  *                       [--format folded|svg] [-o FILE] TRACE_DIR...
  *
  * One line per distinct stack of shown frames (outermost first, as walk.h
  * shows them), "main;compute;fib 12345", the weight being the self time in
  * nanoseconds of the frames that ran at exactly that stack, or with
- * --count the number of those frames (calls). Stacks with no weight are
- * left out. Lines are in frame order (flame_tree.h): stable from run to run.
+ * --count (--weight calls) the number of those frames (calls); with
+ * --weight alloc-bytes or alloc-count (a trace recorded with ADA_ALLOC=1)
+ * the bytes or blocks the malloc family allocated with exactly that stack
+ * open, its innermost shown frame being the allocator's (malloc, new) or
+ * the frame that called it, where the allocator is not shown. Stacks with
+ * no weight are left out. Lines are in frame order (flame_tree.h): stable
+ * from run to run.
  *
  * There is no thread or process root frame: a stack starts at the thread's
  * own first frame (__libc_start_main or main for the main thread, the start
@@ -29,6 +34,21 @@
 #include "view_cli.h"
 #include "walk.h"
 
+enum flame_weight { W_TIME, W_CALLS, W_ALLOC_BYTES, W_ALLOC_COUNT };
+static const char *const weights[] = { "time", "calls", "alloc-bytes", "alloc-count" };
+/* What the SVG's widths count (NULL: time). */
+static const char *const units[] = { NULL, "call", "byte", "block" };
+static const char *const widths[] = { "total time", "calls", "bytes allocated",
+				      "blocks allocated" };
+
+int view_flame_weight(const char *name)
+{
+	for (int i = 0; i < (int)(sizeof(weights) / sizeof(*weights)); i++)
+		if (!strcmp(name, weights[i]))
+			return i;
+	return -1;
+}
+
 struct flame {
 	const struct view_args *a;
 	struct flame_tree tree;
@@ -36,7 +56,7 @@ struct flame {
 	uint32_t *names;       /* tree name id + 1 of each function of p, 0: not yet */
 	uint32_t *stack;       /* node of each open depth, stack[0] the root */
 	uint32_t depth, cap;
-	bool count;            /* --count: a call weighs 1, else its self time */
+	int weight;            /* enum flame_weight */
 	bool into_base;        /* diff: reading trace A, whose weights are the base */
 	size_t nprocs;
 	char *first_exe;       /* the first process's executable and command line */
@@ -53,6 +73,7 @@ static int process_begin(void *ctx, struct src_process *p)
 	if (!fl->names)
 		return -ENOMEM;
 	fl->p = p;
+	p->want_allocs = fl->weight >= W_ALLOC_BYTES;
 	if (fl->nprocs++ == 0) {
 		fl->first_exe = strdup(p->exe ? p->exe : "");
 		fl->first_cmdline = strdup(p->cmdline ? p->cmdline : "");
@@ -123,11 +144,32 @@ static __attribute__((noinline)) int resync(struct flame *fl, struct walk *w)
 	return ret;
 }
 
+/* What a frame's exit (or a block) adds to its stack. */
+static void add(struct flame *fl, uint32_t d, uint64_t v)
+{
+	if (fl->into_base)
+		fl->tree.nodes[fl->stack[d]].base += v;
+	else
+		fl->tree.nodes[fl->stack[d]].weight += v;
+}
+
 static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 {
 	struct flame *fl = ctx;
 	uint32_t d = ev->depth;
 
+	if (ev->type == WALK_ALLOC) {
+		/* A block weighs on the stack open when it was made. */
+		if (ev->alloc_freed || d == 0)
+			return 0;
+		if (d != fl->depth) {
+			int ret = resync(fl, w);
+			if (ret < 0)
+				return ret;
+		}
+		add(fl, d, fl->weight == W_ALLOC_BYTES ? ev->alloc_size : 1);
+		return 0;
+	}
 	if (ev->type == WALK_EXIT) {
 		/* The walk closes frames in the order it opened them: the frame at
 		 * the depth kept here is this one, unless the thread's record
@@ -139,10 +181,8 @@ static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 			if (d == 0 || d > fl->depth)  /* not a frame the walk has open */
 				return 0;
 		}
-		if (fl->into_base)
-			fl->tree.nodes[fl->stack[d]].base += fl->count ? 1 : ev->self_ns;
-		else
-			fl->tree.nodes[fl->stack[d]].weight += fl->count ? 1 : ev->self_ns;
+		if (fl->weight <= W_CALLS)
+			add(fl, d, fl->weight == W_CALLS ? 1 : ev->self_ns);
 		fl->depth = d - 1;
 		return 0;
 	}
@@ -160,8 +200,8 @@ static int write_svg(struct flame *fl, bool diff, FILE *out)
 {
 	char subtitle[512];
 	/* A frame is as wide as the weights of the stacks through it: its
-	 * total time (or calls), whatever each stack weighs by. */
-	const char *what = fl->count ? "calls" : "total time";
+	 * total time (or calls, or blocks), whatever each stack weighs by. */
+	const char *what = widths[fl->weight];
 	const char *cmd = fl->first_cmdline && *fl->first_cmdline ? fl->first_cmdline :
 			  fl->first_exe ? fl->first_exe : "";
 
@@ -176,7 +216,7 @@ static int write_svg(struct flame *fl, bool diff, FILE *out)
 				"Flame graph",
 		.diff = diff,
 		.subtitle = fl->nprocs ? subtitle : NULL,
-		.count = fl->count,
+		.unit = units[fl->weight],
 		.main_module = fl->first_exe ? src_basename(fl->first_exe) : NULL,
 	};
 	return flame_svg_write(&fl->tree, &o, out);
@@ -229,7 +269,8 @@ static int flame_of(const struct view_args *a, const char *base, const char *con
 		    int npaths, FILE *out)
 {
 	bool svg = a->format && strcmp(a->format, "svg") == 0; /* view_cli checked it */
-	struct flame fl = { .a = a, .cap = 256, .count = a->count };
+	struct flame fl = { .a = a, .cap = 256,
+			    .weight = a->weight ? view_flame_weight(a->weight) : a->count ? W_CALLS : W_TIME };
 	int ret;
 
 	fl.stack = malloc(fl.cap * sizeof(*fl.stack));

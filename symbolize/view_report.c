@@ -10,6 +10,13 @@
  * of them spent outside the shown calls they made, so per function
  * Self + its callees' Total from it = Total. One table per process, or per
  * thread with --threads; sorted by --sort (ties by name).
+ *
+ * A trace recorded with ADA_ALLOC=1 adds two columns: the bytes and the
+ * blocks the malloc family allocated during the function's shown calls,
+ * in them and in everything they called (inclusive, as Total: a block
+ * counts for every shown call open when it was made, a recursive
+ * function's included, so main's are the program's). A block made where
+ * no frame is shown counts for no function.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,8 +24,9 @@
 
 #include "view_cli.h"
 
-enum { K_TOTAL = 1, K_SELF, K_CALLS, K_AVG, K_MIN, K_MAX, K_NAME };
-static const char *const keys[] = { NULL, "total", "self", "calls", "avg", "min", "max", "name" };
+enum { K_TOTAL = 1, K_SELF, K_CALLS, K_AVG, K_MIN, K_MAX, K_ALLOC_BYTES, K_ALLOC_COUNT, K_NAME };
+static const char *const keys[] = { NULL,  "total", "self", "calls", "avg", "min", "max",
+				    "alloc-bytes", "alloc-count", "name" };
 
 #define MAX_KEYS 8
 
@@ -53,6 +61,12 @@ int view_report_sort_key(const char *spec)
 
 struct fstat {
 	uint64_t calls, total, self, min, max;
+	uint64_t alloc_bytes, allocs;
+};
+
+/* A shown frame's blocks so far, its callees' included: by shown depth. */
+struct facc {
+	uint64_t bytes, count;
 };
 
 struct report {
@@ -60,6 +74,9 @@ struct report {
 	FILE *out;
 	struct src_process *p;
 	struct fstat *st;
+	struct facc *acc;      /* by shown depth, 0: outside every shown frame */
+	uint32_t acc_cap;
+	bool allocs;           /* the process has ALLOC events: the columns */
 	size_t threads;
 	int key[MAX_KEYS];     /* --sort's, 0-terminated; then the name */
 };
@@ -88,6 +105,8 @@ static int by_key(const void *x, const void *y)
 		case K_AVG: c = cmp_u64(a->total / a->calls, b->total / b->calls); break;
 		case K_MIN: c = cmp_u64(a->min, b->min); break;
 		case K_MAX: c = cmp_u64(a->max, b->max); break;
+		case K_ALLOC_BYTES: c = cmp_u64(a->alloc_bytes, b->alloc_bytes); break;
+		case K_ALLOC_COUNT: c = cmp_u64(a->allocs, b->allocs); break;
 		case K_NAME: c = strcmp(na, nb); break;
 		}
 	if (!c)
@@ -109,20 +128,26 @@ static int print_table(struct report *r)
 			order[n++] = k;
 	sorting = r;
 	qsort(order, n, sizeof(*order), by_key);
-	fprintf(r->out, "  %10s  %10s  %9s  %10s  %10s  %10s  Function\n", "Total time", "Self time",
-		"Calls", "Average", "Min", "Max");
-	fprintf(r->out, "  ==========  ==========  =========  ==========  ==========  ==========  ========\n");
+	fprintf(r->out, "  %10s  %10s  %9s  %10s  %10s  %10s  ", "Total time", "Self time", "Calls",
+		"Average", "Min", "Max");
+	if (r->allocs)
+		fprintf(r->out, "%12s  %9s  ", "Alloc bytes", "Allocs");
+	fprintf(r->out, "Function\n  ==========  ==========  =========  ==========  ==========  ==========  %s========\n",
+		r->allocs ? "============  =========  " : "");
 	for (k = 0; k < n; k++) {
 		const struct fstat *s = &r->st[order[k]];
 		const struct src_func *f = &p->funcs[order[k]];
 
-		fprintf(r->out, "  %10s  %10s  %9llu  %10s  %10s  %10s  %s\n",
+		fprintf(r->out, "  %10s  %10s  %9llu  %10s  %10s  %10s  ",
 			view_duration(d[0], sizeof(d[0]), s->total, ns),
 			view_duration(d[1], sizeof(d[1]), s->self, ns), (unsigned long long)s->calls,
 			view_duration(d[2], sizeof(d[2]), s->total / s->calls, ns),
 			view_duration(d[3], sizeof(d[3]), s->min, ns),
-			view_duration(d[4], sizeof(d[4]), s->max, ns),
-			r->a->full_names ? f->full : f->name);
+			view_duration(d[4], sizeof(d[4]), s->max, ns));
+		if (r->allocs)
+			fprintf(r->out, "%12llu  %9llu  ", (unsigned long long)s->alloc_bytes,
+				(unsigned long long)s->allocs);
+		fprintf(r->out, "%s\n", r->a->full_names ? f->full : f->name);
 	}
 	free(order);
 	memset(r->st, 0, p->nfuncs * sizeof(*r->st));
@@ -135,6 +160,8 @@ static int process_begin(void *ctx, struct src_process *p)
 
 	r->p = p;
 	r->threads = 0;
+	r->allocs = false;
+	p->want_allocs = true;
 	free(r->st);
 	r->st = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*r->st));
 	return r->st ? 0 : -ENOMEM;
@@ -150,13 +177,56 @@ static int thread_begin(void *ctx, struct src_process *p, const struct src_threa
 	return 0;
 }
 
+/* The shown frame at depth d's accumulator, the table grown to hold it. */
+static struct facc *acc_at(struct report *r, uint32_t d)
+{
+	if (d >= r->acc_cap) {
+		uint32_t cap = d >= 2 * r->acc_cap ? d + 64 : 2 * r->acc_cap;
+		struct facc *a = realloc(r->acc, cap * sizeof(*a));
+
+		if (!a)
+			return NULL;
+		r->acc = a;
+		r->acc_cap = cap;
+	}
+	return &r->acc[d];
+}
+
+/* Blocks: counted in the innermost shown frame, then in each frame around
+ * it as the frames close. */
+static int alloc_event(struct report *r, const struct walk_event *ev)
+{
+	struct facc *a;
+
+	r->allocs = true;
+	if (ev->alloc_freed)
+		return 0;
+	if (!(a = acc_at(r, ev->depth)))
+		return -ENOMEM;
+	a->bytes += ev->alloc_size;
+	a->count++;
+	return 0;
+}
+
 static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 {
-	struct fstat *s = &((struct report *)ctx)->st[ev->func];
+	struct report *r = ctx;
+	struct fstat *s = &r->st[ev->func];
+	struct facc *a;
 
 	(void)w;
-	if (ev->type != WALK_EXIT)
+	if (ev->type == WALK_ALLOC)
+		return alloc_event(r, ev);
+	if (!(a = acc_at(r, ev->depth)))
+		return -ENOMEM;
+	if (ev->type == WALK_ENTER) {
+		*a = (struct facc){ 0 };
 		return 0;
+	}
+	s->alloc_bytes += a->bytes;
+	s->allocs += a->count;
+	a[-1].bytes += a->bytes;
+	a[-1].count += a->count;
 	if (!s->calls++ || ev->total_ns < s->min)
 		s->min = ev->total_ns;
 	if (ev->total_ns > s->max)
@@ -203,5 +273,6 @@ int view_report_main(const struct view_args *a, FILE *out)
 	for (int i = 0; i < a->npaths && !err; i++)
 		err = view_run(a->paths[i], &a->filter, &ops);
 	free(r.st);
+	free(r.acc);
 	return err;
 }

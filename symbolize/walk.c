@@ -153,6 +153,8 @@ static int first_pass(struct walk *w, size_t thread)
 
 		if (!(++w->read & 0xfffff) && w->progress)
 			w->progress(w->progress_ctx, w->read);
+		if (ev->kind == SRC_ALLOC)
+			continue;
 		if (ev->depth > cap) {
 			uint32_t c = ev->depth > 2 * cap ? ev->depth : 2 * cap;
 			uint64_t *a = realloc(start, c * sizeof(*a)), *b = a ? realloc(seq, c * sizeof(*b)) : NULL;
@@ -344,6 +346,19 @@ static void keep_detail(struct walk *w, const struct src_event *ev, struct walk_
 	}
 }
 
+/* A block, in the shown frames open now. */
+static int alloc_event(struct walk *w, const struct src_event *ev, struct walk_event *out)
+{
+	set_event(out, WALK_ALLOC, 0, ev->func, w->cur_shown);
+	out->start_ns = ev->ns > w->p->t0_ns ? ev->ns - w->p->t0_ns : 0;
+	out->alloc_ptr = ev->alloc_ptr;
+	out->alloc_size = ev->alloc_size;
+	out->alloc_op = ev->alloc_op;
+	out->alloc_freed = ev->alloc_freed;
+	w->stack_n = w->cur_shown;
+	return 1;
+}
+
 /* The next shown event. */
 static int step(struct walk *w, struct walk_event *out)
 {
@@ -355,6 +370,8 @@ static int step(struct walk *w, struct walk_event *out)
 
 		if (!(++w->read & 0xfffff) && w->progress)
 			w->progress(w->progress_ctx, w->read);
+		if (__builtin_expect(ev->kind == SRC_ALLOC, 0))
+			return alloc_event(w, ev, out);
 		if (ev->depth > w->cap && !grow(w, ev->depth)) {
 			fprintf(stderr, "ada-symbolize: %s: out of memory\n", w->p->dir);
 			return -ENOMEM;

@@ -100,7 +100,12 @@ bool view_glob_func(char *const *list, uint8_t *hit, const struct src_func *fn);
  * False if it does not parse. */
 bool view_parse_duration(const char *s, uint64_t *ns);
 
-enum walk_type { WALK_ENTER, WALK_EXIT };
+/* WALK_ALLOC only where the view asked for blocks (src_process.want_allocs):
+ * a block the malloc family allocated or freed, inside the shown frames
+ * open then (depth, walk_stack; 0: none is shown), which it neither opens
+ * nor closes. A block inside a frame that is not shown belongs to the shown
+ * frame around it, as the frame's time does. */
+enum walk_type { WALK_ENTER, WALK_EXIT, WALK_ALLOC };
 
 struct walk_event {
 	uint8_t type;          /* enum walk_type */
@@ -118,6 +123,10 @@ struct walk_event {
 	const uint8_t *stack;
 	uint16_t stack_size;
 	bool no_value;         /* with regs at an EXIT: src_event's (a tail call's jump) */
+	/* WALK_ALLOC (start_ns: src_event's ns): src_event's block */
+	uint64_t alloc_ptr, alloc_size;
+	uint8_t alloc_op;
+	bool alloc_freed;
 };
 
 struct walk;

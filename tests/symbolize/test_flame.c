@@ -140,7 +140,7 @@ static void test_tree_grows_and_finds_every_stack_again(void **state)
 
 static char *svg_of_tree(const struct flame_tree *t, bool count)
 {
-	struct flame_svg_opts o = { .title = "T", .subtitle = "S", .count = count,
+	struct flame_svg_opts o = { .title = "T", .subtitle = "S", .unit = count ? "call" : NULL,
 				    .main_module = "demo" };
 	char *out = NULL;
 	size_t len = 0;
