@@ -72,6 +72,12 @@ static const struct {
 	  "filters): total and self time and calls in A and in B, the change of the\n"
 	  "total and the ratio B/A (\"new\", \"gone\" for a function of one trace only),\n"
 	  "the largest change first.\n" },
+	{ "leaks", view_leaks_main, "blocks still allocated at the end, by call path (ADA_ALLOC=1)",
+	  "leaks [options] [TRACE_DIR...]",
+	  "Per process, the blocks the malloc family allocated and nothing freed by\n"
+	  "the end of the trace, grouped by the call path that allocated them (the\n"
+	  "shown frames open then), the most bytes first. Needs a trace recorded with\n"
+	  "ADA_ALLOC=1.\n" },
 };
 
 /* The options beyond the filters: which views take each. */

@@ -59,6 +59,7 @@ int view_perfetto_main(const struct view_args *a, FILE *out);
 int view_flame_main(const struct view_args *a, FILE *out);
 int view_info_main(const struct view_args *a, FILE *out);
 int view_diff_main(const struct view_args *a, FILE *out);
+int view_leaks_main(const struct view_args *a, FILE *out);
 /* view_flame.c: diff --format svg, trace B's flame graph coloured by the
  * change from trace A's. */
 int view_flame_diff(const struct view_args *a, const char *trace_a, const char *trace_b, FILE *out);
