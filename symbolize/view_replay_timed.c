@@ -285,27 +285,48 @@ static void end_note(struct replay *r, const struct rthread *rt, const struct wa
 	}
 }
 
-/* The line most of a replay is, "  12.345 us |     name();": a leaf that
- * returned, with no text of arguments or value, in the default columns,
- * not deep, written in one piece. False where another line is due. */
-static bool plain_leaf_line(struct replay *r, struct rthread *rt, const struct walk_event *x,
-			    const struct shown *args, const struct shown *ret)
+/* The lines most of a replay is, in the default columns, with no text of
+ * arguments or value and not deep, each written in one piece:
+ *   "  12.345 us |     name();"         PLAIN_LEAF, a leaf that returned
+ *   "            |     name() {"        PLAIN_ENTER, a call with callees
+ *   "  12.345 us |     } (* name *)"    PLAIN_EXIT, its return
+ * False where another line is due (args: the call's text, ret: the
+ * return's). */
+enum plain { PLAIN_LEAF, PLAIN_ENTER, PLAIN_EXIT };
+
+static inline __attribute__((always_inline)) bool
+plain_line(struct replay *r, struct rthread *rt, const struct walk_event *x, enum plain kind,
+	   const struct shown *args, const struct shown *ret)
 {
 	size_t len = r->name_len[x->func];
 	char *p;
 
-	if (args->has || (ret->has && !ret->none) || x->how != SRC_RETURN || !r->plain_lines ||
-	    x->depth > 64 || len > 4096)
+	if (!r->plain_lines || x->depth > 64 || len > 4096 ||
+	    (kind != PLAIN_EXIT && args->has) ||
+	    (kind != PLAIN_ENTER && ((ret->has && !ret->none) || x->how != SRC_RETURN)))
 		return false;
 	p = outbuf_reserve(&r->ob, 4096 + 256);
-	*p++ = ' ';
-	p += view_duration_fmt(p, x->total_ns, false);
-	p = fmt_lit(p, " | ");
+	if (kind == PLAIN_ENTER) {
+		p = fmt_lit(p, "            | "); /* the blank duration column */
+		rt->last_at = x->start_ns;
+	} else {
+		*p++ = ' ';
+		p += view_duration_fmt(p, x->total_ns, false);
+		p = fmt_lit(p, " | ");
+		rt->last_at = kind == PLAIN_LEAF ? x->start_ns : x->end_ns;
+	}
 	memset(p, ' ', 128);
 	p += 2 * (size_t)(x->depth - 1);
+	if (kind == PLAIN_EXIT)
+		p = fmt_lit(p, "} /* ");
 	p = fmt_str(p, name_of(r, x->func), len);
-	outbuf_commit(&r->ob, fmt_lit(p, "();\n"));
-	rt->last_at = x->start_ns;
+	if (kind == PLAIN_LEAF)
+		p = fmt_lit(p, "();\n");
+	else if (kind == PLAIN_ENTER)
+		p = fmt_lit(p, "() {\n");
+	else
+		p = fmt_lit(p, " */\n");
+	outbuf_commit(&r->ob, p);
 	return true;
 }
 
@@ -313,7 +334,7 @@ static bool plain_leaf_line(struct replay *r, struct rthread *rt, const struct w
 static void print_leaf_line(struct replay *r, struct rthread *rt, const struct walk_event *x,
 			    const struct shown *args, const struct shown *ret)
 {
-	if (plain_leaf_line(r, rt, x, args, ret))
+	if (plain_line(r, rt, x, PLAIN_LEAF, args, ret))
 		return;
 	prefix(r, rt, x->total_ns, true, x->start_ns, x->func, x->depth);
 	call_part(r, x->func, args);
@@ -381,6 +402,8 @@ static void print_event(struct replay *r, struct rthread *rt, const struct walk_
 		return;
 	}
 	flush_run(r, rt);
+	if (plain_line(r, rt, x, x->type == WALK_ENTER ? PLAIN_ENTER : PLAIN_EXIT, rt->ev_s, rt->ev_s))
+		return;
 	if (x->type == WALK_ENTER) {
 		prefix(r, rt, 0, false, x->start_ns, x->func, x->depth);
 		call_part(r, x->func, rt->ev_s);
