@@ -483,11 +483,37 @@ int raw_stream_next(struct raw_stream *s, struct raw_event *ev)
 	}
 }
 
-/* raw_stream_read's loop: the plain events (a CALL with its function in
- * the tag and a delta of at most two bytes, a RETURN or EXCEPTION with its
- * delta in the tag, no DETAIL after it, no window edge at its position,
- * not within a varint's reach of the frame's end) decoded with the
- * stream's state in registers. Anything else is left to raw_stream_next. */
+/* A varint of at most three bytes at f + *pos (read_plain has made sure
+ * they are in the frame): false, *pos unchanged, if it is longer. */
+static inline bool short_varint(const uint8_t *f, size_t *pos, uint64_t *v)
+{
+	uint64_t b0 = f[*pos], b1, b2;
+
+	if (!(b0 & 0x80)) {
+		*v = b0;
+		*pos += 1;
+		return true;
+	}
+	b1 = f[*pos + 1];
+	if (!(b1 & 0x80)) {
+		*v = (b0 & 0x7f) | b1 << 7;
+		*pos += 2;
+		return true;
+	}
+	b2 = f[*pos + 2];
+	if (!(b2 & 0x80)) {
+		*v = (b0 & 0x7f) | (b1 & 0x7f) << 7 | b2 << 14;
+		*pos += 3;
+		return true;
+	}
+	return false;
+}
+
+/* raw_stream_read's loop: the plain events (a CALL, RETURN or EXCEPTION
+ * whose varints take at most three bytes each, no DETAIL after it, no
+ * window edge at its position, not within reach of the frame's end)
+ * decoded with the stream's state in registers. Anything else is left to
+ * raw_stream_next. */
 static size_t read_plain(struct raw_stream *s, struct raw_event *ev, size_t max)
 {
 	const uint8_t *f = s->frame;
@@ -496,33 +522,26 @@ static size_t read_plain(struct raw_stream *s, struct raw_event *ev, size_t max)
 
 	if (last > s->next_edge)
 		last = s->next_edge;
+	/* 12 bytes: a tag, two varints of three and the next event's tag */
 	while (first + n < last && pos + 12 <= s->frame_len) {
 		uint8_t tag = f[pos];
-		uint64_t delta;
-		uint32_t fid;
-		size_t next;
+		uint64_t delta, fid;
+		size_t next = pos + 1;
 
 		if ((tag & 3) == ADA_RAW_CALL) {
-			fid = tag >> 2;
-			if (!fid || fid == ADA_RAW_INLINE_MAX || fid > s->nfids || depth == s->open_cap)
+			fid = tag >> 2; /* the delta first, then the function if not in the tag */
+			if (!short_varint(f, &next, &delta) ||
+			    (fid == ADA_RAW_INLINE_MAX && !short_varint(f, &next, &fid)))
 				break;
-			if (!(f[pos + 1] & 0x80)) {
-				delta = f[pos + 1];
-				next = pos + 2;
-			} else if (!(f[pos + 2] & 0x80)) {
-				delta = (uint64_t)(f[pos + 1] & 0x7f) | (uint64_t)f[pos + 2] << 7;
-				next = pos + 3;
-			} else {
+			if (!fid || fid > s->nfids || depth == s->open_cap || f[next] == DETAIL_TAG)
 				break;
-			}
-			if (f[next] == DETAIL_TAG)
-				break;
-			s->open[depth++] = fid;
+			s->open[depth++] = (uint32_t)fid;
 			ev[n].depth = (uint32_t)depth;
 		} else if ((tag & 3) != ADA_RAW_CONTROL) {
 			delta = tag >> 2;
-			next = pos + 1;
-			if (delta == ADA_RAW_INLINE_MAX || !depth || f[next] == DETAIL_TAG)
+			if (delta == ADA_RAW_INLINE_MAX && !short_varint(f, &next, &delta))
+				break;
+			if (!depth || f[next] == DETAIL_TAG)
 				break;
 			ev[n].depth = (uint32_t)depth;
 			fid = s->open[--depth];
@@ -532,7 +551,7 @@ static size_t read_plain(struct raw_stream *s, struct raw_event *ev, size_t max)
 		pos = next;
 		tsc += delta;
 		ev[n].tsc = tsc;
-		ev[n].fid = fid;
+		ev[n].fid = (uint32_t)fid;
 		ev[n].kind = tag & 3;
 		ev[n].detail = NULL;
 		ev[n].stack = NULL;
