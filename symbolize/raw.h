@@ -156,11 +156,12 @@ struct raw_stream *raw_stream_open(const char *raw_dir, uint32_t ordinal, size_t
  * A file cut short inside a frame is not an error: raw_stream_truncated()
  * tells, and the stream ends at the last whole frame. */
 int raw_stream_next(struct raw_stream *s, struct raw_event *ev);
-/* The same for up to max events at once (one call an event costs as much as
- * decoding it): the number read, 0 at the end, negative errno on an error
- * (after the events before it). An event with a DETAIL ends the batch: its
- * record is the stream's until the next call. Not to be mixed with
- * raw_stream_next on one stream. */
+/* The same for up to max events at once, at most RAW_READ_MAX (one call
+ * an event costs as much as decoding it): the number read, 0 at the end,
+ * negative errno on an error (after the events before it). The events'
+ * records and stack bytes stay valid until the next call. Not to be mixed
+ * with raw_stream_next on one stream. */
+#define RAW_READ_MAX 64
 int raw_stream_read(struct raw_stream *s, struct raw_event *ev, size_t max);
 /* Once the stream has ended (raw_stream_next returned 0): what the file
  * held against what process.meta says the writer wrote for thread t. A file

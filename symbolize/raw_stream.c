@@ -55,6 +55,8 @@ struct raw_stream {
 	uint64_t lost[ADA_DROP_NREASONS];
 	struct ada_raw_detail detail; /* the last event's, copied out of the frame */
 	uint64_t fregs[8];            /* its FREGS (version 4), copied out too */
+	struct ada_raw_detail batch_detail[RAW_READ_MAX]; /* raw_stream_read's, by batch slot */
+	uint64_t batch_fregs[RAW_READ_MAX][8];
 	struct stream_window *win;    /* the thread's detail windows, by first_pos */
 	size_t nwin, win_lo;          /* windows below win_lo ended before the last detail */
 	struct stream_window **by_last; /* the same, by last_pos */
@@ -509,12 +511,43 @@ static inline bool short_varint(const uint8_t *f, size_t *pos, uint64_t *v)
 	return false;
 }
 
-/* raw_stream_read's loop: the plain events (a CALL, RETURN or EXCEPTION
- * whose varints take at most three bytes each, no DETAIL after it, no
- * window edge at its position, not within reach of the frame's end)
- * decoded with the stream's state in registers. Anything else is left to
- * raw_stream_next. */
-static size_t read_plain(struct raw_stream *s, struct raw_event *ev, size_t max)
+/* The DETAIL record (and FREGS) at f + *pos for the event batch slot k,
+ * copied into the stream's slot k, its stack bytes left in the frame:
+ * false, nothing moved, if it is not whole inside the frame or its stack
+ * size is out of range (raw_stream_next then says which). */
+static inline bool plain_detail(struct raw_stream *s, size_t *pos, size_t k, struct raw_event *ev)
+{
+	const uint8_t *f = s->frame;
+	size_t at = *pos + 1, end;
+	uint16_t stack_size;
+
+	if (s->frame_len - at < ADA_RAW_DETAIL_SIZE)
+		return false;
+	memcpy(&stack_size, f + at + offsetof(struct ada_raw_detail, stack_size), sizeof(stack_size));
+	end = at + ADA_RAW_DETAIL_SIZE + stack_size;
+	if (stack_size > ADA_STACK_MAX || end > s->frame_len)
+		return false;
+	ev->fregs = NULL;
+	if (s->version >= 4 && end < s->frame_len && f[end] == FREGS_TAG) {
+		if (s->frame_len - end - 1 < ADA_RAW_FREGS_SIZE)
+			return false;
+		memcpy(s->batch_fregs[k], f + end + 1, ADA_RAW_FREGS_SIZE);
+		ev->fregs = s->batch_fregs[k];
+		end += 1 + ADA_RAW_FREGS_SIZE;
+	}
+	memcpy(&s->batch_detail[k], f + at, ADA_RAW_DETAIL_SIZE);
+	ev->detail = &s->batch_detail[k];
+	ev->stack = f + at + ADA_RAW_DETAIL_SIZE;
+	*pos = end;
+	return true;
+}
+
+/* raw_stream_read's loop, from batch slot k: the plain events (a CALL,
+ * RETURN or EXCEPTION whose varints take at most three bytes each, with
+ * or without a DETAIL (outside windows), no window edge at its position,
+ * not within reach of the frame's end) decoded with the stream's state in
+ * registers. Anything else is left to raw_stream_next. */
+static size_t read_plain(struct raw_stream *s, struct raw_event *ev, size_t k, size_t max)
 {
 	const uint8_t *f = s->frame;
 	size_t pos = s->pos, depth = s->depth, n = 0;
@@ -524,38 +557,42 @@ static size_t read_plain(struct raw_stream *s, struct raw_event *ev, size_t max)
 		last = s->next_edge;
 	/* 12 bytes: a tag, two varints of three and the next event's tag */
 	while (first + n < last && pos + 12 <= s->frame_len) {
+		struct raw_event *e = &ev[n];
 		uint8_t tag = f[pos];
 		uint64_t delta, fid;
 		size_t next = pos + 1;
 
+		e->detail = NULL;
+		e->stack = NULL;
+		e->fregs = NULL;
 		if ((tag & 3) == ADA_RAW_CALL) {
 			fid = tag >> 2; /* the delta first, then the function if not in the tag */
 			if (!short_varint(f, &next, &delta) ||
 			    (fid == ADA_RAW_INLINE_MAX && !short_varint(f, &next, &fid)))
 				break;
-			if (!fid || fid > s->nfids || depth == s->open_cap || f[next] == DETAIL_TAG)
+			if (!fid || fid > s->nfids || depth == s->open_cap)
 				break;
-			s->open[depth++] = (uint32_t)fid;
-			ev[n].depth = (uint32_t)depth;
 		} else if ((tag & 3) != ADA_RAW_CONTROL) {
 			delta = tag >> 2;
-			if (delta == ADA_RAW_INLINE_MAX && !short_varint(f, &next, &delta))
+			if ((delta == ADA_RAW_INLINE_MAX && !short_varint(f, &next, &delta)) || !depth)
 				break;
-			if (!depth || f[next] == DETAIL_TAG)
-				break;
-			ev[n].depth = (uint32_t)depth;
-			fid = s->open[--depth];
+			fid = s->open[depth - 1];
 		} else {
 			break;
 		}
+		if (f[next] == DETAIL_TAG && (s->nwin || !plain_detail(s, &next, k + n, e)))
+			break; /* a window counts its records: raw_stream_next */
+		if ((tag & 3) == ADA_RAW_CALL) {
+			s->open[depth++] = (uint32_t)fid;
+			e->depth = (uint32_t)depth;
+		} else {
+			e->depth = (uint32_t)depth--;
+		}
 		pos = next;
 		tsc += delta;
-		ev[n].tsc = tsc;
-		ev[n].fid = (uint32_t)fid;
-		ev[n].kind = tag & 3;
-		ev[n].detail = NULL;
-		ev[n].stack = NULL;
-		ev[n].fregs = NULL;
+		e->tsc = tsc;
+		e->fid = (uint32_t)fid;
+		e->kind = tag & 3;
 		n++;
 	}
 	s->pos = pos;
@@ -570,13 +607,23 @@ static size_t read_plain(struct raw_stream *s, struct raw_event *ev, size_t max)
 int raw_stream_read(struct raw_stream *s, struct raw_event *ev, size_t max)
 {
 	size_t n = 0;
+	bool stacks = false; /* the batch points into the frame: it ends with the frame */
 	int r;
 
 	if (s->ended)
 		return s->end;
+	if (max > RAW_READ_MAX)
+		max = RAW_READ_MAX;
 	while (n < max) {
-		n += read_plain(s, ev + n, max - n);
-		if (n == max)
+		size_t k = read_plain(s, ev + n, n, max - n);
+
+		for (size_t i = n; i < n + k; i++)
+			stacks |= ev[i].stack != NULL;
+		n += k;
+		/* What follows may load the next frame: a control record, the
+		 * frame's end. */
+		if (n == max || (stacks && (s->pos == s->frame_len ||
+					    (s->frame[s->pos] & 3) == ADA_RAW_CONTROL)))
 			break;
 		if ((r = raw_stream_next(s, &ev[n])) <= 0) {
 			if (!n)
@@ -585,8 +632,16 @@ int raw_stream_read(struct raw_stream *s, struct raw_event *ev, size_t max)
 			s->end = r;
 			break;
 		}
-		if (ev[n++].detail) /* the stream's copy: the last of the batch */
-			break;
+		if (ev[n].detail) { /* the stream's one copy, into the batch's slot */
+			s->batch_detail[n] = s->detail;
+			ev[n].detail = &s->batch_detail[n];
+			stacks |= ev[n].stack != NULL;
+			if (ev[n].fregs) {
+				memcpy(s->batch_fregs[n], ev[n].fregs, sizeof(s->batch_fregs[n]));
+				ev[n].fregs = s->batch_fregs[n];
+			}
+		}
+		n++;
 	}
 	return (int)n;
 }

@@ -411,14 +411,24 @@ _Static_assert((int)SRC_CALL == (int)ADA_RAW_CALL && (int)SRC_RETURN == (int)ADA
  * the stream's fields read once into locals (the event's stores could
  * alias them). */
 static inline __attribute__((always_inline)) int src_next_inline(struct src_stream *s,
-								  struct src_event *ev)
+								  struct src_event *ev,
+								  uint64_t *regs, uint64_t *fregs)
 {
 	const struct raw_event *re;
 	uint32_t choice;
 	int r;
 
-	if (s->atf)
-		return src_atf_next(s->atf, ev);
+	if (s->atf) { /* its registers into the caller's place too */
+		if ((r = src_atf_next(s->atf, ev)) > 0 && ev->regs) {
+			memcpy(regs, ev->regs, 8 * sizeof(*regs));
+			ev->regs = regs;
+		}
+		if (r > 0 && ev->fregs) {
+			memcpy(fregs, ev->fregs, 8 * sizeof(*fregs));
+			ev->fregs = fregs;
+		}
+		return r;
+	}
 	if (s->raw_pos == s->raw_n) {
 		if (s->closing || (r = raw_stream_read(s->rs, s->raw, sizeof(s->raw) / sizeof(s->raw[0]))) == 0)
 			return next_closing(s, ev);
@@ -452,39 +462,40 @@ static inline __attribute__((always_inline)) int src_next_inline(struct src_stre
 	ev->sp = 0;
 	ev->no_value = false;
 	if (re->detail) {
-		memcpy(s->regs, re->detail->regs, sizeof(s->regs)); /* packed: not aligned */
-		ev->regs = s->regs;
+		memcpy(regs, re->detail->regs, sizeof(re->detail->regs)); /* packed: not aligned */
+		ev->regs = regs;
 		if (re->kind != ADA_RAW_CALL && s->cp->raw.arch == ADA_ARCH_X86_64 &&
-		    s->regs[7] == ADA_RAW_RET_TAIL) {
+		    regs[7] == ADA_RAW_RET_TAIL) {
 			ev->no_value = true;
-			s->regs[7] = 0;
+			regs[7] = 0;
 		}
 		memcpy(&ev->sp, &re->detail->sp, sizeof(ev->sp));
 		memcpy(&ev->stack_size, &re->detail->stack_size, sizeof(ev->stack_size));
 		ev->stack = re->stack;
 	}
 	if (re->fregs) {
-		memcpy(s->fregs, re->fregs, sizeof(s->fregs));
-		ev->fregs = s->fregs;
+		memcpy(fregs, re->fregs, 8 * sizeof(*fregs));
+		ev->fregs = fregs;
 	}
 	return 1;
 }
 
 int src_next_sync(struct src_stream *s, struct src_event *ev)
 {
-	return src_next_inline(s, ev);
+	return src_next_inline(s, ev, s->regs, s->fregs);
 }
 
-int src_fill(struct src_stream *s, struct src_event *ev, size_t max)
+int src_fill(struct src_stream *s, struct src_event *ev, uint64_t (*regs)[8], uint64_t (*fregs)[8],
+	     size_t max)
 {
 	size_t n = 0;
 	int r;
 
-	while (n < max) {
-		if ((r = src_next_inline(s, &ev[n])) <= 0)
+	/* One raw batch at most: its events' stacks are in its frame. */
+	while (n < max && (!n || s->raw_pos < s->raw_n)) {
+		if ((r = src_next_inline(s, &ev[n], regs[n], fregs[n])) <= 0)
 			return n ? (int)n : r; /* an error again at the next call */
-		if (ev[n++].regs)
-			break;
+		n++;
 	}
 	return (int)n;
 }

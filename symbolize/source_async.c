@@ -85,26 +85,24 @@ static void *decode(void *arg)
 		}
 		b = &a->b[a->tail];
 		pthread_mutex_unlock(&a->lock);
-		for (b->n = 0, used = 0; b->n < BATCH && (r = src_fill(a->s, &b->ev[b->n], BATCH - b->n)) > 0;) {
-			/* Only a batch's last event may have a detail record. */
-			size_t k = b->n + (size_t)r - 1;
-			struct src_event *ev = &b->ev[k];
+		for (b->n = 0, used = 0; b->n < BATCH &&
+		     (r = src_fill(a->s, &b->ev[b->n], &b->regs[b->n], &b->fregs[b->n], BATCH - b->n)) > 0;) {
+			/* The registers are in the batch already; the stack
+			 * windows are the frame's until the next src_fill. */
+			size_t k = b->n, end = b->n + (size_t)r;
 
-			b->n += (size_t)r;
-			ev->detail = NULL; /* not kept: gone with the next frame */
-			if (ev->regs) {
-				memcpy(b->regs[k], ev->regs, sizeof(b->regs[0]));
-				ev->regs = b->regs[k];
+			for (b->n = end; k < end; k++) {
+				struct src_event *ev = &b->ev[k];
+
+				ev->detail = NULL; /* not kept: gone with the next frame */
+				if (ev->stack && !keep_stack(b, &used, ev)) {
+					fprintf(stderr, "ada-symbolize: out of memory\n");
+					r = -ENOMEM;
+					break;
+				}
 			}
-			if (ev->fregs) {
-				memcpy(b->fregs[k], ev->fregs, sizeof(b->fregs[0]));
-				ev->fregs = b->fregs[k];
-			}
-			if (ev->stack && !keep_stack(b, &used, ev)) {
-				fprintf(stderr, "ada-symbolize: out of memory\n");
-				r = -ENOMEM;
+			if (r < 0)
 				break;
-			}
 		}
 		/* The windows' bytes are in place now (the pool may have moved
 		 * while it grew): each event's offset becomes its pointer. */

@@ -22,8 +22,6 @@ struct wframe {
 	uint32_t func;
 	uint32_t shown;        /* its depth among shown frames; 0: not shown */
 	bool in_runtime;       /* the C++ runtime's frame, or the C library's under one */
-	uint64_t regs[8];
-	bool has_regs;
 };
 
 struct walk {
@@ -55,9 +53,6 @@ struct walk {
 				* the *_at marks is ever set, and no call needs counting */
 	void (*progress)(void *ctx, uint64_t read);
 	void *progress_ctx;
-	uint64_t regs[8];      /* the last event's detail, for walk_event */
-	uint64_t fregs[8];
-	uint8_t window[ADA_STACK_MAX];
 };
 
 static uint16_t func_flags(const struct view_filter *f, const struct src_func *fn)
@@ -327,21 +322,16 @@ static inline void set_event(struct walk_event *out, uint8_t type, uint8_t how, 
 	out->no_value = false;
 }
 
-/* ev's detail record into out, copied: the source's is gone at its next
- * event, and a view may read ahead. */
-static void keep_detail(struct walk *w, const struct src_event *ev, struct walk_event *out)
+/* ev's detail record into out, by reference: the source's, valid until
+ * the next walk_next (walk.h), which is as long as a view reads it. */
+static void keep_detail(const struct src_event *ev, struct walk_event *out)
 {
-	memcpy(w->regs, ev->regs, sizeof(w->regs));
-	out->regs = w->regs;
-	if (ev->fregs) {
-		memcpy(w->fregs, ev->fregs, sizeof(w->fregs));
-		out->fregs = w->fregs;
-	}
+	out->regs = ev->regs;
+	out->fregs = ev->fregs;
 	out->sp = ev->sp;
 	out->no_value = ev->no_value;
-	if (ev->stack && ev->stack_size <= sizeof(w->window)) {
-		memcpy(w->window, ev->stack, ev->stack_size);
-		out->stack = w->window;
+	if (ev->stack && ev->stack_size <= ADA_STACK_MAX) {
+		out->stack = ev->stack;
 		out->stack_size = ev->stack_size;
 	}
 }
@@ -391,7 +381,7 @@ static int step(struct walk *w, struct walk_event *out)
 			set_event(out, WALK_ENTER, 0, ev->func, fr->shown);
 			out->start_ns = ev->ns - w->p->t0_ns;
 			if (ev->regs)
-				keep_detail(w, ev, out);
+				keep_detail(ev, out);
 			return 1;
 		}
 		/* A frame closes: the subtree marks it set end with it. */
@@ -417,7 +407,7 @@ static int step(struct walk *w, struct walk_event *out)
 		if (fr->shown > 1)
 			w->frames[w->shown_raw[fr->shown - 1] - 1].child_ns += out->total_ns;
 		if (ev->regs)
-			keep_detail(w, ev, out);
+			keep_detail(ev, out);
 		return 1;
 	}
 	return r;

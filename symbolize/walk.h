@@ -117,7 +117,10 @@ struct walk_event {
 	uint64_t total_ns;     /* EXIT: end - start */
 	uint64_t self_ns;      /* EXIT: total minus the shown frames it called */
 	const uint64_t *regs;  /* ENTER: argument registers; EXIT: return registers;
-				* NULL without a detail record */
+				* NULL without a detail record. regs, fregs and
+				* stack are the source's: valid until the next
+				* walk_next, so a view that reads ahead makes what
+				* it needs of them first (replay's text) */
 	const uint64_t *fregs; /* with regs: the FP registers (src_event's), or NULL */
 	uint64_t sp;           /* with regs: the stack window (src_event's) */
 	const uint8_t *stack;
