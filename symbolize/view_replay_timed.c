@@ -38,6 +38,7 @@
 struct shown {
 	bool has;                /* the event has a detail record (and args are wanted) */
 	bool none;               /* a void function's return: no value */
+	uint32_t len;            /* text's */
 	char text[480];
 };
 
@@ -215,8 +216,9 @@ static void shown_copy(struct shown *to, const struct shown *from)
 {
 	to->has = from->has;
 	to->none = from->none;
+	to->len = from->len;
 	if (from->has)
-		memcpy(to->text, from->text, strlen(from->text) + 1);
+		memcpy(to->text, from->text, from->len + 1);
 }
 
 /* x's detail as text into sh: by the function's DWARF parameters where the
@@ -236,10 +238,10 @@ static __attribute__((noinline)) void shown_make(const struct replay *r, const s
 	sig = r->a->raw_args ? NULL : walk_sig(r->p, x->func);
 	fr = walk_sig_frame(x, r->p);
 	if (sig && x->type == WALK_ENTER) {
-		sig_format_args(sig, &fr, sh->text, sizeof(sh->text));
+		sh->len = (uint32_t)sig_format_args(sig, &fr, sh->text, sizeof(sh->text));
 	} else if (sig) {
 		sh->none = sig->ret.kind == SIG_VOID;
-		sig_format_ret(sig, &fr, sh->text, sizeof(sh->text));
+		sh->len = (uint32_t)sig_format_ret(sig, &fr, sh->text, sizeof(sh->text));
 	} else {
 		for (unsigned i = 0; i < (x->type == WALK_ENTER ? r->nargs : 1); i++) {
 			if (i)
@@ -247,6 +249,7 @@ static __attribute__((noinline)) void shown_make(const struct replay *r, const s
 			p = fmt_hex(p, x->regs[i]);
 		}
 		*p = '\0';
+		sh->len = (uint32_t)(p - sh->text);
 	}
 }
 
@@ -258,7 +261,7 @@ static void call_part(struct replay *r, uint32_t func, const struct shown *args)
 		return;
 	}
 	put_lit(r, "(");
-	put(r, args->text);
+	outbuf_put(&r->ob, args->text, args->len);
 	put_lit(r, ")");
 }
 
@@ -267,7 +270,7 @@ static void ret_part(struct replay *r, const struct shown *ret, const char *plai
 {
 	if (ret->has && !ret->none) {
 		put_lit(r, " = ");
-		put(r, ret->text);
+		outbuf_put(&r->ob, ret->text, ret->len);
 		put_lit(r, ";");
 	} else if (*plain) {
 		put(r, plain);
