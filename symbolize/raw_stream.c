@@ -547,43 +547,54 @@ static inline bool plain_detail(struct raw_stream *s, size_t *pos, size_t k, str
  * or without a DETAIL (outside windows), no window edge at its position,
  * not within reach of the frame's end) decoded with the stream's state in
  * registers. Anything else is left to raw_stream_next. */
-static size_t read_plain(struct raw_stream *s, struct raw_event *ev, size_t k, size_t max)
+static size_t read_plain(struct raw_stream *s, struct raw_event *ev, size_t k, size_t max,
+			 bool *stacks)
 {
+	/* The stream's fields in locals: the stores into ev could alias them. */
 	const uint8_t *f = s->frame;
+	const size_t frame_len = s->frame_len, nfids = s->nfids, open_cap = s->open_cap;
+	uint32_t *open = s->open;
 	size_t pos = s->pos, depth = s->depth, n = 0;
-	uint64_t tsc = s->tsc, first = s->next_pos, last = first + max;
+	uint64_t tsc = s->tsc;
 
-	if (last > s->next_edge)
-		last = s->next_edge;
+	if (s->next_pos >= s->next_edge) /* (a SKIP may have passed it) */
+		max = 0;
+	else if (max > s->next_edge - s->next_pos)
+		max = s->next_edge - s->next_pos;
 	/* 12 bytes: a tag, two varints of three and the next event's tag */
-	while (first + n < last && pos + 12 <= s->frame_len) {
+	while (n < max && pos + 12 <= frame_len) {
 		struct raw_event *e = &ev[n];
 		uint8_t tag = f[pos];
+		bool call = (tag & 3) == ADA_RAW_CALL;
 		uint64_t delta, fid;
 		size_t next = pos + 1;
 
-		e->detail = NULL;
-		e->stack = NULL;
-		e->fregs = NULL;
-		if ((tag & 3) == ADA_RAW_CALL) {
+		if (call) {
 			fid = tag >> 2; /* the delta first, then the function if not in the tag */
 			if (!short_varint(f, &next, &delta) ||
 			    (fid == ADA_RAW_INLINE_MAX && !short_varint(f, &next, &fid)))
 				break;
-			if (!fid || fid > s->nfids || depth == s->open_cap)
+			if (!fid || fid > nfids || depth == open_cap)
 				break;
 		} else if ((tag & 3) != ADA_RAW_CONTROL) {
 			delta = tag >> 2;
 			if ((delta == ADA_RAW_INLINE_MAX && !short_varint(f, &next, &delta)) || !depth)
 				break;
-			fid = s->open[depth - 1];
+			fid = open[depth - 1];
 		} else {
 			break;
 		}
-		if (f[next] == DETAIL_TAG && (s->nwin || !plain_detail(s, &next, k + n, e)))
-			break; /* a window counts its records: raw_stream_next */
-		if ((tag & 3) == ADA_RAW_CALL) {
-			s->open[depth++] = (uint32_t)fid;
+		if (__builtin_expect(f[next] == DETAIL_TAG, 0)) {
+			if (s->nwin || !plain_detail(s, &next, k + n, e))
+				break; /* a window counts its records: raw_stream_next */
+			*stacks |= e->stack != NULL;
+		} else {
+			e->detail = NULL;
+			e->stack = NULL;
+			e->fregs = NULL;
+		}
+		if (call) {
+			open[depth++] = (uint32_t)fid;
 			e->depth = (uint32_t)depth;
 		} else {
 			e->depth = (uint32_t)depth--;
@@ -615,11 +626,7 @@ int raw_stream_read(struct raw_stream *s, struct raw_event *ev, size_t max)
 	if (max > RAW_READ_MAX)
 		max = RAW_READ_MAX;
 	while (n < max) {
-		size_t k = read_plain(s, ev + n, n, max - n);
-
-		for (size_t i = n; i < n + k; i++)
-			stacks |= ev[i].stack != NULL;
-		n += k;
+		n += read_plain(s, ev + n, n, max - n, &stacks);
 		/* What follows may load the next frame: a control record, the
 		 * frame's end. */
 		if (n == max || (stacks && (s->pos == s->frame_len ||

@@ -407,37 +407,16 @@ struct src_stream *src_stream_open_async(struct src_process *p, size_t i)
 _Static_assert((int)SRC_CALL == (int)ADA_RAW_CALL && (int)SRC_RETURN == (int)ADA_RAW_RETURN &&
 	       (int)SRC_UNWIND == (int)ADA_RAW_EXCEPTION, "a raw event's kind is its source kind");
 
-/* The next raw event as the views see it: inlined into both callers, with
- * the stream's fields read once into locals (the event's stores could
- * alias them). */
-static inline __attribute__((always_inline)) int src_next_inline(struct src_stream *s,
-								  struct src_event *ev,
-								  uint64_t *regs, uint64_t *fregs)
+/* Raw event re as the views see it, into ev, its registers into regs and
+ * fregs: 1, or -ENOMEM. Inlined into both loops below, with the stream's
+ * fields read once into locals (the event's stores could alias them). */
+static inline __attribute__((always_inline)) int convert(struct src_stream *s,
+							  const struct raw_event *re,
+							  struct src_event *ev, uint64_t *regs,
+							  uint64_t *fregs)
 {
-	const struct raw_event *re;
 	uint32_t choice;
-	int r;
 
-	if (s->atf) { /* its registers into the caller's place too */
-		if ((r = src_atf_next(s->atf, ev)) > 0 && ev->regs) {
-			memcpy(regs, ev->regs, 8 * sizeof(*regs));
-			ev->regs = regs;
-		}
-		if (r > 0 && ev->fregs) {
-			memcpy(fregs, ev->fregs, 8 * sizeof(*fregs));
-			ev->fregs = fregs;
-		}
-		return r;
-	}
-	if (s->raw_pos == s->raw_n) {
-		if (s->closing || (r = raw_stream_read(s->rs, s->raw, sizeof(s->raw) / sizeof(s->raw[0]))) == 0)
-			return next_closing(s, ev);
-		if (r < 0)
-			return r;
-		s->raw_pos = 0;
-		s->raw_n = (unsigned)r;
-	}
-	re = &s->raw[s->raw_pos++];
 	if (__builtin_expect(re->kind == RAW_EV_ALLOC, 0))
 		return alloc_event(s, re, ev);
 	if (!room_for(s, re->depth)) {
@@ -480,25 +459,74 @@ static inline __attribute__((always_inline)) int src_next_inline(struct src_stre
 	return 1;
 }
 
+
+/* An ATF-only stream's next event, its registers copied into the caller's
+ * place as a raw stream's are. */
+static int atf_next(struct src_stream *s, struct src_event *ev, uint64_t *regs, uint64_t *fregs)
+{
+	int r = src_atf_next(s->atf, ev);
+
+	if (r > 0 && ev->regs) {
+		memcpy(regs, ev->regs, 8 * sizeof(*regs));
+		ev->regs = regs;
+	}
+	if (r > 0 && ev->fregs) {
+		memcpy(fregs, ev->fregs, 8 * sizeof(*fregs));
+		ev->fregs = fregs;
+	}
+	return r;
+}
+
+/* The raw batch holds events to convert: 1, or 0 at the end, <0 error. */
+static int refill(struct src_stream *s)
+{
+	int r;
+
+	if (s->raw_pos < s->raw_n)
+		return 1;
+	if (s->closing || (r = raw_stream_read(s->rs, s->raw, sizeof(s->raw) / sizeof(s->raw[0]))) == 0)
+		return 0;
+	if (r < 0)
+		return r;
+	s->raw_pos = 0;
+	s->raw_n = (unsigned)r;
+	return 1;
+}
+
 int src_next_sync(struct src_stream *s, struct src_event *ev)
 {
-	return src_next_inline(s, ev, s->regs, s->fregs);
+	int r;
+
+	if (s->atf)
+		return atf_next(s, ev, s->regs, s->fregs);
+	if ((r = refill(s)) <= 0)
+		return r ? r : next_closing(s, ev);
+	return convert(s, &s->raw[s->raw_pos++], ev, s->regs, s->fregs);
 }
 
 int src_fill(struct src_stream *s, struct src_event *ev, uint64_t (*regs)[8], uint64_t (*fregs)[8],
 	     size_t max)
 {
-	size_t n = 0;
+	const struct raw_event *re;
+	size_t n, i;
 	int r;
 
+	if (s->atf)
+		return atf_next(s, ev, regs[0], fregs[0]);
+	if ((r = refill(s)) <= 0)
+		return r ? r : next_closing(s, ev);
 	/* One raw batch at most: its events' stacks are in its frame. */
-	while (n < max && (!n || s->raw_pos < s->raw_n)) {
-		if ((r = src_next_inline(s, &ev[n], regs[n], fregs[n])) <= 0)
-			return n ? (int)n : r; /* an error again at the next call */
-		n++;
-	}
-	return (int)n;
+	n = s->raw_n - s->raw_pos;
+	if (n > max)
+		n = max;
+	re = &s->raw[s->raw_pos];
+	for (i = 0; i < n; i++)
+		if ((r = convert(s, &re[i], &ev[i], regs[i], fregs[i])) < 0)
+			break;
+	s->raw_pos += (unsigned)i;
+	return i ? (int)i : r; /* an error again at the next call */
 }
+
 
 void src_stream_close(struct src_stream *s)
 {

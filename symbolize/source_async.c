@@ -94,6 +94,8 @@ static void *decode(void *arg)
 			for (b->n = end; k < end; k++) {
 				struct src_event *ev = &b->ev[k];
 
+				if (!ev->regs) /* no record: nothing of the frame's */
+					continue;
 				ev->detail = NULL; /* not kept: gone with the next frame */
 				if (ev->stack && !keep_stack(b, &used, ev)) {
 					fprintf(stderr, "ada-symbolize: out of memory\n");
