@@ -222,6 +222,30 @@ static size_t encode_alloc(const struct ada_slot *slot, uint8_t *out)
 	return n;
 }
 
+/* A part of a counter sample (ADA_COUNTERS, runtime/counters.c): part 0's
+ * interrupted address goes through the function dictionary, so that the
+ * symbolizer names it as it names a call's function: the symbol that holds
+ * it. */
+static size_t encode_sample(struct ada_fdict *d, const struct ada_slot *slot, unsigned part,
+			    uint8_t *out)
+{
+	uint64_t v = slot->word & ADA_ALLOC_PTR_MASK;
+	size_t n = 1;
+
+	out[0] = ADA_RAW_CONTROL | ADA_CTL_SAMPLE << 2;
+	n += ada_put_varint(out + n, part);
+	n += ada_put_varint(out + n, slot->tsc);
+	if (part == 0 && v) {
+		uint32_t fid = ada_fdict_get(d, v);
+
+		if (!fid)
+			return (size_t)-1;
+		v = fid;
+	}
+	n += ada_put_varint(out + n, v);
+	return n;
+}
+
 static inline uint64_t get_word(const uint64_t *w)
 {
 	return __atomic_load_n(w, __ATOMIC_RELAXED);
@@ -327,7 +351,13 @@ size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
 		uint64_t delta;
 
 		if (__builtin_expect(kind == ADA_SLOT_ALLOC_KIND, 0)) {
-			p += encode_alloc(&slots[i], p);
+			int part = ada_sample_part((unsigned)(slots[i].word >> ADA_ALLOC_WHAT_SHIFT) & 0x1f);
+			size_t m = part < 0 ? encode_alloc(&slots[i], p) :
+					      encode_sample(d, &slots[i], (unsigned)part, p);
+
+			if (m == (size_t)-1)
+				return m;
+			p += m;
 			continue;
 		}
 		/* The producer keeps the stream balanced; a close with nothing

@@ -73,7 +73,8 @@ struct ada_enc_detail {
 /* Worst case bytes for n slots plus the SYNC and POS that start every frame. */
 #define ADA_ENC_SYNC_BYTES (9 + 1 + 10)
 /* tag + 10-byte delta varint + 5-byte fid varint; an ALLOC: tag + what +
- * 8-byte address varint + 10-byte size varint */
+ * 8-byte address varint + 10-byte size varint; a SAMPLE part: tag + part +
+ * 10-byte varint + 8-byte varint */
 #define ADA_ENC_MAX_EVENT 20
 #define ADA_ENC_LOST_MAX 12
 #define ADA_ENC_SKIP_MAX 11

@@ -201,6 +201,9 @@ void ada_writer_thread_end(struct ada_thread *td, uint32_t flags)
 		te.dropped[r] = __atomic_load_n(&td->rh->dropped[r], __ATOMIC_RELAXED);
 	te.waits = __atomic_load_n(&td->rh->waits, __ATOMIC_RELAXED);
 	te.wait_ns = __atomic_load_n(&td->rh->wait_ns, __ATOMIC_RELAXED);
+	te.samples = __atomic_load_n(&td->rh->samples, __ATOMIC_RELAXED);
+	for (r = 0; r < ADA_SAMPLE_LOST_NREASONS; r++)
+		te.samples_lost[r] = __atomic_load_n(&td->rh->samples_lost[r], __ATOMIC_RELAXED);
 	if (ws) {
 		te.dropped[ADA_DROP_NO_BUFFER] += ws->write_lost;
 		te.dropped[ADA_DROP_DETAIL_FULL] += ws->details_skipped;

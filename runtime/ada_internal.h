@@ -56,6 +56,8 @@ struct ada_config {
 				   * when nothing was lost */
 	bool alloc;               /* ADA_ALLOC=1: the malloc family's blocks (mcount/alloc.c);
 				   * last, so that the hooks' offsets into the struct hold */
+	uint32_t counters_us;     /* ADA_COUNTERS: the counter lane's period in
+				   * microseconds of thread CPU time; 0 off (counters.c) */
 };
 
 /* Reads the ADA_* variables from `getenv_fn` (getenv, or a test's table). An
@@ -608,6 +610,20 @@ ADA_HIDDEN void ada_futex_wake(uint32_t *w);
  * library may interpose (util.c says why). */
 ADA_HIDDEN void ada_signals_block(sigset_t *old);
 ADA_HIDDEN void ada_signals_restore(const sigset_t *old);
+
+/* ---- the counter lane (counters.c) --------------------------------------------- */
+/* ADA_COUNTERS: ada's signal chosen and its handler installed, at start-up. */
+ADA_HIDDEN void ada_counters_start(void);
+/* The signal, 0 when counters are off. */
+ADA_HIDDEN int ada_counters_signal(void);
+/* The calling thread's CPU-time timer: made (its state was just set up, a
+ * fork child's thread, an exec that failed), deleted (its end, an exec). */
+ADA_HIDDEN void ada_counters_thread_start(void);
+ADA_HIDDEN void ada_counters_thread_stop(void);
+/* Where a hooked call of function fn, named name, jumps (the dynamic
+ * hooks' pass, as ada_alloc_jump): fn, or with counters on the wrapper of
+ * sigaction or signal that keeps ada's signal ada's. */
+ADA_HIDDEN uintptr_t ada_counters_jump(const char *name, uintptr_t fn);
 
 /* ---- work outside the program's descriptor table (apart.c) --------------------- */
 /* fn(arg) in a task that shares the memory but not the descriptor table

@@ -95,6 +95,31 @@ static const char *const RECORD[] = { "stream", "ring" };
 static const struct ada_roll DEFAULT_ROLL = { 2000, false };
 static const char *const ON_FULL[] = { "wait", "drop" };
 
+/* ADA_COUNTERS: a yes/no word (on: 1 ms), or a period with its unit, "500us",
+ * "2ms". Returns the period in microseconds, 0 for off. */
+static uint32_t get_counters(const char *v)
+{
+	unsigned long long x;
+	char *end;
+	int yes;
+
+	if (!v || !*v)
+		return 0;
+	if ((yes = ada_bool_word(v)) >= 0)
+		return yes ? 1000 : 0;
+	errno = 0;
+	x = strtoull(v, &end, 10);
+	if (v[0] != '-' && !errno && end != v && (!strcmp(end, "ms") || !strcmp(end, "us"))) {
+		if (!strcmp(end, "ms"))
+			x = x <= 1000 ? x * 1000 : 0;
+		if (x >= 250 && x <= 1000000)
+			return (uint32_t)x;
+	}
+	ada_warn("ADA_COUNTERS=%s is not valid: expected 1/on (every 1 ms of CPU time), a period "
+		 "from 250us to 1000ms (e.g. 500us, 2ms), or 0/off; counters are off", v);
+	return 0;
+}
+
 /* ADA_EXCLUDE: a comma-separated list of MODULE[:SYMBOL] shell globs; each
  * item needs a module glob (use * for any). */
 static void get_exclude(const char *v, char *out, size_t len)
@@ -240,6 +265,7 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 			 "allocations are not recorded");
 		c->alloc = false;
 	}
+	c->counters_us = get_counters(getenv_fn("ADA_COUNTERS"));
 	c->on_full_drop = get_choice("ADA_ON_FULL", getenv_fn("ADA_ON_FULL"), ON_FULL, 2, 0) == 1;
 	c->writer_delay_us = (uint32_t)get_int(&WRITER_DELAY, getenv_fn("ADA_TEST_WRITER_DELAY_US"));
 	c->recorder_late_ms = (uint32_t)get_int(&RECORDER_LATE, getenv_fn("ADA_TEST_RECORDER_LATE_MS"));
@@ -268,15 +294,20 @@ static const char *roll_unit(const struct ada_roll *r)
 int ada_config_format(const struct ada_config *c, char *buf, size_t len)
 {
 	const struct ada_trigger_cfg *t = &c->trigger;
-	int n = snprintf(buf, len,
+	char counters[16] = "off";
+	int n;
+
+	if (c->counters_us)
+		snprintf(counters, sizeof(counters), "%uus", c->counters_us);
+	n = snprintf(buf, len,
 			 "output=%s%cring_kb=%" PRIu64 "%cdepth=%u%cshadow_depth=%u%cflush_ms=%u%c"
-			 "detail=%s%cstack_bytes=%u%cdetail_kb=%" PRIu64 "%cdynhook=%s%calloc=%s%cexclude=%s%c"
+			 "detail=%s%cstack_bytes=%u%cdetail_kb=%" PRIu64 "%cdynhook=%s%calloc=%s%ccounters=%s%cexclude=%s%c"
 			 "on_full=%s%crecord=%s%ctrace=%s%cfilter=%s%cnotrace=%s%cgraph=%s%cpre=%" PRIu64 "%s%cpost=%" PRIu64 "%s%ctrigger=",
 			 c->output, 0, c->ring_bytes / 1024, 0, c->depth, 0, c->shadow_depth, 0,
 			 c->flush_ms, 0,
 			 DETAIL[!c->detail ? DETAIL_OFF : c->detail_window ? DETAIL_WINDOW : DETAIL_ALL],
 			 0, c->stack_bytes, 0, c->detail_bytes / 1024, 0, c->dynhook ? "on" : "off", 0,
-			 c->alloc ? "on" : "off", 0, c->exclude, 0, ON_FULL[c->on_full_drop], 0, RECORD[c->ring_mode], 0, ON_OFF[c->start_off], 0, c->filter, 0, c->notrace, 0, c->graph, 0, t->pre.n,
+			 c->alloc ? "on" : "off", 0, counters, 0, c->exclude, 0, ON_FULL[c->on_full_drop], 0, RECORD[c->ring_mode], 0, ON_OFF[c->start_off], 0, c->filter, 0, c->notrace, 0, c->graph, 0, t->pre.n,
 			 roll_unit(&t->pre), 0, t->post.n, roll_unit(&t->post), 0);
 
 	/* The triggers as they were understood: the accepted items, in order. */

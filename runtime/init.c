@@ -537,6 +537,8 @@ static bool start(void)
 	if (process_begin(0) < 0)
 		return false;
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	/* Before any thread's state can be set up: each makes its timer then. */
+	ada_counters_start();
 	/* Release: a thread that sees active sees the configuration too. */
 	__atomic_store_n(&ada_rt.active, true, __ATOMIC_RELEASE);
 	ada_crash_install();
@@ -588,6 +590,9 @@ void ada_before_exec(void)
 {
 	if (ada_in_vfork_child())
 		return; /* nothing of its own recorded; the writer is the parent's */
+	/* exec deletes the timers; deleted here first, so that none of its
+	 * signals is pending for an image that has no handler for it. */
+	ada_counters_thread_stop();
 	if (__atomic_load_n(&ada_rt.active, __ATOMIC_ACQUIRE)) {
 		ada_writer_request(ADA_FLUSH_EXEC, END_FLUSH_TIMEOUT_NS);
 		ada_warn_pending();
@@ -603,6 +608,8 @@ void ada_after_failed_exec(void)
 		ada_writer_request(ADA_FLUSH_EXEC_FAILED, END_FLUSH_TIMEOUT_NS);
 		ada_warn_pending();
 	}
+	if (ada_self.td)
+		ada_counters_thread_start();
 }
 
 /* Before _exit: the trace ends here as at exit(), not as a kill. */

@@ -49,7 +49,8 @@ int ada_meta_create(void)
 	_Static_assert(sizeof(struct ada_meta_unload) == 16, "UNLOAD");
 	_Static_assert(sizeof(struct ada_meta_funcs) == 8, "FUNCS");
 	_Static_assert(sizeof(struct ada_meta_thread) == 32, "THREAD");
-	_Static_assert(sizeof(struct ada_meta_thread_end) == 40 + 8 * ADA_DROP_NREASONS, "THREAD_END");
+	_Static_assert(sizeof(struct ada_meta_thread_end) == 40 + 8 * ADA_DROP_NREASONS + 8 + 8 * ADA_SAMPLE_LOST_NREASONS, "THREAD_END");
+	_Static_assert(offsetof(struct ada_meta_thread_end, samples) == ADA_META_THREAD_END_V3, "THREAD_END v3");
 	_Static_assert(sizeof(struct ada_meta_crash) == 32, "CRASH");
 	_Static_assert(sizeof(struct ada_meta_recovered) == 32, "RECOVERED");
 	_Static_assert(sizeof(struct ada_meta_ring) == 8, "RING");

@@ -12,10 +12,11 @@
 
 #include <stdint.h>
 
-#define ADA_RAW_VERSION 5 /* 2: the detail lane (DETAIL records, detail_full);
+#define ADA_RAW_VERSION 6 /* 2: the detail lane (DETAIL records, detail_full);
 			     * 3: POS in every frame, ring files, CRASH, waits;
 			     * 4: FREGS after a DETAIL (the FP registers);
-			     * 5: ALLOC records (ADA_ALLOC: the malloc family) */
+			     * 5: ALLOC records (ADA_ALLOC: the malloc family);
+			     * 6: SAMPLE records (ADA_COUNTERS: the counter lane) */
 #define ADA_RING_VERSION 3 /* ring files (struct ada_ring_header): unchanged
 			      * since version 3 of the format */
 
@@ -88,6 +89,17 @@ enum ada_drop_reason {
 #define ADA_DROP_NAMES                                                                 \
 	{ "ring_full", "max_depth", "reentrant", "no_buffer", "after_exit", "unmatched", \
 	  "detail_full" }
+
+/* Why a counter sample (ADA_COUNTERS) was not kept: its timer's signal
+ * came while the thread was inside ada (a hook, the runtime's own work),
+ * or its ring had no room and a signal handler cannot wait for the
+ * recorder. Counted apart from the events: a sample is no call. */
+enum ada_sample_lost_reason {
+	ADA_SAMPLE_LOST_IN_ADA = 0,
+	ADA_SAMPLE_LOST_RING_FULL,
+	ADA_SAMPLE_LOST_NREASONS
+};
+#define ADA_SAMPLE_LOST_NAMES { "in_ada", "ring_full" }
 
 struct ada_meta_process {
 	uint32_t pid;
@@ -173,7 +185,12 @@ struct ada_meta_thread_end {
 	/* version 3: backpressure (ADA_ON_FULL=wait) */
 	uint64_t waits;        /* times the thread found its ring full and waited */
 	uint64_t wait_ns;      /* time it spent waiting, in total */
+	/* version 6: the counter lane (ADA_COUNTERS), counted in samples, not
+	 * positions: samples written, and not kept by reason */
+	uint64_t samples;
+	uint64_t samples_lost[ADA_SAMPLE_LOST_NREASONS];
 };
+#define ADA_META_THREAD_END_V3 96 /* bytes before the version 6 fields */
 
 enum { ADA_TEND_EXITED = 1, /* the thread ended; else it was still running at exit */
        ADA_TEND_FINAL = 2,
@@ -357,7 +374,10 @@ struct ada_ring_header {
 	uint64_t dropped[ADA_DROP_NREASONS];
 	uint64_t waits, wait_ns;
 	uint64_t crash_tsc;    /* the fatal signal's time, on the thread it hit */
-	uint64_t reserved1[5];
+	/* the counter lane (ADA_COUNTERS): samples written, samples not kept */
+	uint64_t samples;
+	uint64_t samples_lost[ADA_SAMPLE_LOST_NREASONS];
+	uint64_t reserved1[2];
 	/* writer (offset 192) */
 	uint64_t tail;         /* positions below were consumed by the writer */
 	uint32_t wake;         /* futex word: bumped when tail moved for a waiter */
@@ -401,6 +421,10 @@ enum ada_raw_control {
 			     * block allocated (no ADA_ALLOC_FREED) varint size:
 			     * one ring position, inside the frame of the malloc-
 			     * family call that did it (ADA_ALLOC=1) */
+	ADA_CTL_SAMPLE = 7, /* version 6: then varint part and the part's varints
+			     * (below, "SAMPLE"): one ring position each; a
+			     * sample is its three parts at consecutive
+			     * positions (ADA_COUNTERS) */
 };
 
 /* ---- ALLOC: the malloc family's blocks (ADA_ALLOC=1, mcount/alloc.c) -----------
@@ -429,6 +453,27 @@ enum ada_alloc_op {
 	{ "", "malloc", "calloc", "realloc", "reallocarray", "free", "posix_memalign",        \
 	  "aligned_alloc", "memalign", "valloc", "pvalloc", "new", "new[]", "delete",          \
 	  "delete[]" }
+
+/* ---- SAMPLE: the counter lane (ADA_COUNTERS, runtime/counters.c) -----------------
+ *
+ * A thread's CPU-time timer interrupts it every period of its CPU time; the
+ * handler writes one sample as three kind-3 slots at consecutive positions,
+ * told from ALLOC slots by `what` values no ALLOC has (op 0 or 15). The
+ * sample lies where the thread was: inside the frames open then, which it
+ * neither opens nor closes. Counters are the thread's totals since it
+ * started (the reader takes differences), so a sample not kept loses
+ * nothing but its place. */
+#define ADA_SAMPLE_WHAT_IP 0x0fu   /* {tsc, interrupted pc} */
+#define ADA_SAMPLE_WHAT_CPU 0x1fu  /* {CPU time ns, minor faults} */
+#define ADA_SAMPLE_WHAT_CSW 0x10u  /* {voluntary | involuntary switches << 32,
+				    * major faults} */
+#define ADA_SAMPLE_PARTS 3
+/* The part number (0, 1, 2) of a kind-3 slot's what, or -1 for an ALLOC. */
+static inline int ada_sample_part(unsigned what)
+{
+	return what == ADA_SAMPLE_WHAT_IP ? 0 : what == ADA_SAMPLE_WHAT_CPU ? 1 :
+	       what == ADA_SAMPLE_WHAT_CSW ? 2 : -1;
+}
 
 /* The detail record of one event (fentry/mcount modes), little-endian, packed:
  * the registers as ATF v2 §4 lays them out for the event's kind (a CALL's

@@ -146,6 +146,7 @@ static struct ada_thread *thread_init(void)
 	ada_self.td = td;
 	ada_stack_home(td);
 	ada_tstate = ADA_TS_LIVE;
+	ada_counters_thread_start();
 	return td;
 }
 
@@ -273,6 +274,7 @@ void ada_thread_exit(void *arg)
 {
 	struct ada_thread *td = arg;
 
+	ada_counters_thread_stop(); /* before its state goes: a sample needs it */
 	ada_self.td = NULL;
 	ada_tstate = ADA_TS_DEAD;
 	td->end_tsc = ada_arch_ticks();
@@ -527,4 +529,5 @@ void ada_thread_after_fork(uint64_t now)
 	ada_stacks_after_fork(td);
 	if (!td->is_stack)
 		pthread_setspecific(ada_rt.exit_key, td);
+	ada_counters_thread_start(); /* the parent's timers stayed with it */
 }

@@ -128,12 +128,28 @@ struct raw_alloc {
  * the event's before it. */
 #define RAW_EV_ALLOC 4
 
+/* A counter sample (ADA_CTL_SAMPLE, ADA_COUNTERS): the thread's totals
+ * since it started when its timer interrupted it, and where. */
+struct raw_sample {
+	uint32_t ip_fid;   /* the interrupted address, through FUNCS; 0 unknown */
+	uint64_t cpu_ns;   /* CLOCK_THREAD_CPUTIME_ID */
+	uint64_t minflt, majflt;
+	uint32_t nvcsw, nivcsw; /* voluntary, involuntary context switches */
+};
+
+/* raw_event.kind of a SAMPLE (raw_stream_want_samples): as an ALLOC, inside
+ * the open frames; tsc is the sample's own. */
+#define RAW_EV_SAMPLE 5
+
 struct raw_event {
 	uint64_t tsc;
 	uint32_t fid;      /* CALL: the function; RETURN/EXCEPTION: the frame closed */
 	uint8_t kind;      /* ADA_RAW_CALL, ADA_RAW_RETURN, ADA_RAW_EXCEPTION, RAW_EV_ALLOC */
 	uint32_t depth;    /* 1-based depth of the frame opened or closed */
-	struct raw_alloc alloc; /* RAW_EV_ALLOC */
+	union {
+		struct raw_alloc alloc;   /* RAW_EV_ALLOC */
+		struct raw_sample sample; /* RAW_EV_SAMPLE */
+	};
 	/* The event's DETAIL record (fentry/mcount modes), NULL if it has none:
 	 * registers, lr, fp, sp, and detail->stack_size bytes of stack at
 	 * `stack`. Both stay valid until the next raw_stream_next call. */
@@ -208,6 +224,9 @@ void raw_stream_skip_checksums(struct raw_stream *s);
 /* ALLOC records (version 5, ADA_ALLOC) are returned as RAW_EV_ALLOC events;
  * without this they are passed over (their positions counted). */
 void raw_stream_want_allocs(struct raw_stream *s);
+/* SAMPLE records (version 6, ADA_COUNTERS) are returned as RAW_EV_SAMPLE
+ * events; without this they are passed over (their positions counted). */
+void raw_stream_want_samples(struct raw_stream *s);
 void raw_stream_close(struct raw_stream *s);
 
 /* ---- ticks → CLOCK_BOOTTIME ns --------------------------------------------- */

@@ -195,8 +195,8 @@ static int add_thread(struct raw_process *p, const uint8_t *rec)
 	return push(&p->threads, &p->nthreads, sizeof(t), &t);
 }
 
-/* Version 2 wrote 80 bytes, version 3 adds waits and wait_ns: read what is
- * there (add_record checked the 80). */
+/* Version 2 wrote 80 bytes, version 3 adds waits and wait_ns, version 6
+ * the samples: read what is there (add_record checked the 80). */
 static int add_thread_end(struct raw_process *p, const uint8_t *rec, size_t size)
 {
 	struct ada_meta_thread_end e = { 0 };
@@ -208,7 +208,7 @@ static int add_thread_end(struct raw_process *p, const uint8_t *rec, size_t size
 		return -ENOMEM;
 	slot->end = e;
 	slot->ended = true;
-	slot->has_waits = size >= sizeof(e);
+	slot->has_waits = size >= ADA_META_THREAD_END_V3;
 	return 0;
 }
 

@@ -67,6 +67,10 @@ struct raw_stream {
 	int end;                      /* its value, for the next call */
 	bool want_allocs;             /* ALLOC records are returned as events */
 	struct raw_alloc alloc;       /* the last ALLOC read */
+	bool want_samples;            /* SAMPLE records are returned as events */
+	struct raw_sample sample;     /* the sample being read: its parts so far */
+	uint64_t sample_tsc, sample_pos; /* its tsc, its first part's position */
+	unsigned sample_parts;        /* parts read, at consecutive positions */
 };
 
 /* A detail window of the thread, the DETAIL records read inside it and the
@@ -260,6 +264,62 @@ static int read_alloc(struct raw_stream *s)
 	return s->want_allocs ? ALLOC_READY : 0;
 }
 
+#define SAMPLE_READY 2 /* control(): a whole SAMPLE to return */
+
+/* A part of a counter sample; the sample is whole when its three parts
+ * came at consecutive positions (a ring-mode cut may leave a part alone:
+ * passed over). */
+static int read_sample(struct raw_stream *s)
+{
+	uint64_t part, a, b;
+	bool whole = false;
+
+	if (get_varint(s, &part) || get_varint(s, &a) || get_varint(s, &b))
+		return -EINVAL;
+	if (part >= ADA_SAMPLE_PARTS)
+		return bad(s, "SAMPLE record of an unknown part");
+	if (part == 0) {
+		if (b > s->nfids)
+			return bad(s, "function id not in process.meta");
+		s->sample = (struct raw_sample){ .ip_fid = (uint32_t)b };
+		s->sample_tsc = a > s->tsc ? a : s->tsc;
+		s->sample_pos = s->next_pos;
+		s->sample_parts = 1;
+	} else if (s->sample_parts != part || s->next_pos != s->sample_pos + part) {
+		s->sample_parts = 0;
+	} else if (part == 1) {
+		s->sample.cpu_ns = a;
+		s->sample.minflt = b;
+		s->sample_parts = 2;
+	} else {
+		s->sample.nvcsw = (uint32_t)a;
+		s->sample.nivcsw = (uint32_t)(a >> 32);
+		s->sample.majflt = b;
+		s->sample_parts = 0;
+		whole = true;
+	}
+	s->next_pos++;
+	s->positions++;
+	return whole && s->want_samples ? SAMPLE_READY : 0;
+}
+
+/* An ALLOC or a SAMPLE as an event (ready: control()'s value), inside the
+ * frames open now. */
+static void inside_event(struct raw_stream *s, struct raw_event *ev, int ready)
+{
+	ev->kind = ready == ALLOC_READY ? RAW_EV_ALLOC : RAW_EV_SAMPLE;
+	ev->tsc = ready == ALLOC_READY ? s->tsc : s->sample_tsc;
+	ev->depth = (uint32_t)s->depth;
+	ev->fid = s->depth ? s->open[s->depth - 1] : 0;
+	if (ready == ALLOC_READY)
+		ev->alloc = s->alloc;
+	else
+		ev->sample = s->sample;
+	ev->detail = NULL;
+	ev->stack = NULL;
+	ev->fregs = NULL;
+}
+
 static int control(struct raw_stream *s, unsigned c)
 {
 	uint64_t reason, count;
@@ -302,6 +362,10 @@ static int control(struct raw_stream *s, unsigned c)
 	case ADA_CTL_ALLOC: /* version 5: a block, a position of its own */
 		if (s->version >= 5)
 			return read_alloc(s);
+		break;
+	case ADA_CTL_SAMPLE: /* version 6: a counter sample's part */
+		if (s->version >= 6)
+			return read_sample(s);
 		break;
 	}
 	return bad(s, "unknown control record");
@@ -437,15 +501,8 @@ int raw_stream_next(struct raw_stream *s, struct raw_event *ev)
 		}
 		tag = s->frame[s->pos++];
 		if ((tag & 3) == ADA_RAW_CONTROL) {
-			if ((err = control(s, tag >> 2)) == ALLOC_READY) {
-				ev->kind = RAW_EV_ALLOC;
-				ev->tsc = s->tsc;
-				ev->depth = (uint32_t)s->depth;
-				ev->fid = s->depth ? s->open[s->depth - 1] : 0;
-				ev->alloc = s->alloc;
-				ev->detail = NULL;
-				ev->stack = NULL;
-				ev->fregs = NULL;
+			if ((err = control(s, tag >> 2)) == ALLOC_READY || err == SAMPLE_READY) {
+				inside_event(s, ev, err);
 				return 1;
 			}
 			if (err)
@@ -831,6 +888,11 @@ const uint64_t *raw_stream_lost(const struct raw_stream *s)
 void raw_stream_want_allocs(struct raw_stream *s)
 {
 	s->want_allocs = true;
+}
+
+void raw_stream_want_samples(struct raw_stream *s)
+{
+	s->want_samples = true;
 }
 
 void raw_stream_skip_checksums(struct raw_stream *s)

@@ -36,6 +36,7 @@ struct src_stream {
 	struct src_event cur;       /* src_next's event, decoded here */
 	struct raw_event raw[64];   /* raw_stream_read's batch, [raw_pos, raw_n) still to convert */
 	unsigned raw_pos, raw_n;
+	struct raw_sample last_sample; /* the thread's totals at its previous sample */
 };
 
 static const char *const open_marks[] = {
@@ -293,6 +294,8 @@ struct src_stream *src_stream_open(struct src_process *p, size_t i)
 		s = src_raw_stream_open(&r->cp, r->raw_of[i], r->dense_of_choice, false);
 		if (s && p->want_allocs)
 			raw_stream_want_allocs(s->rs);
+		if (s && p->want_samples)
+			raw_stream_want_samples(s->rs);
 		return s;
 	}
 	if (!(s = calloc(1, sizeof(*s)))) {
@@ -374,6 +377,33 @@ static int alloc_event(struct src_stream *s, const struct raw_event *re, struct 
 	return 1;
 }
 
+/* A counter sample (RAW_EV_SAMPLE), in the innermost open frame: what the
+ * thread used since its previous one, and the function it was in, named
+ * by the load that held its address then. */
+static int sample_event(struct src_stream *s, const struct raw_event *re, struct src_event *ev)
+{
+	const struct raw_sample *now = &re->sample, *was = &s->last_sample;
+
+	*ev = (struct src_event){ .ns = ns_of(s, re->tsc), .depth = re->depth, .kind = SRC_SAMPLE };
+	ev->sample = (struct src_sample){
+		.cpu_ns = now->cpu_ns > was->cpu_ns ? now->cpu_ns - was->cpu_ns : 0,
+		.minflt = now->minflt > was->minflt ? now->minflt - was->minflt : 0,
+		.majflt = now->majflt > was->majflt ? now->majflt - was->majflt : 0,
+		/* 32-bit counts in the ring: their differences wrap */
+		.vcsw = (uint32_t)(now->nvcsw - was->nvcsw),
+		.ivcsw = (uint32_t)(now->nivcsw - was->nivcsw),
+		.func = SRC_NO_FUNC,
+	};
+	s->last_sample = *now;
+	if (now->ip_fid && s->dense_of_choice)
+		ev->sample.func = s->dense_of_choice[resolve_choice(s->cp, now->ip_fid, re->tsc)];
+	if (re->depth) {
+		ev->choice = s->open_choice[re->depth - 1];
+		ev->func = s->dense_of_choice ? s->dense_of_choice[ev->choice] : 0;
+	}
+	return 1;
+}
+
 /* src_next's slow path: the next batch of an async stream, or one event
  * decoded here. */
 int src_next_refill(struct src_stream *s, const struct src_event **ev)
@@ -417,8 +447,8 @@ static inline __attribute__((always_inline)) int convert(struct src_stream *s,
 {
 	uint32_t choice;
 
-	if (__builtin_expect(re->kind == RAW_EV_ALLOC, 0))
-		return alloc_event(s, re, ev);
+	if (__builtin_expect(re->kind >= RAW_EV_ALLOC, 0))
+		return re->kind == RAW_EV_ALLOC ? alloc_event(s, re, ev) : sample_event(s, re, ev);
 	if (!room_for(s, re->depth)) {
 		fprintf(stderr, "ada-symbolize: %s: out of memory\n", s->cp->raw.dir);
 		return -ENOMEM;

@@ -62,6 +62,8 @@ struct src_process {
 	/* Set by a view before it opens streams: they give SRC_ALLOC events
 	 * (a raw trace recorded with ADA_ALLOC=1); else those are passed over. */
 	bool want_allocs;
+	/* The same for SRC_SAMPLE events (ADA_COUNTERS). */
+	bool want_samples;
 	void *priv;
 };
 
@@ -83,7 +85,18 @@ enum src_kind {
 	SRC_ALLOC,        /* a block the malloc family allocated or freed (want_allocs):
 			   * inside the frame at depth (func), which it neither opens
 			   * nor closes; depth 0: outside every frame */
+	SRC_SAMPLE,       /* a counter sample (want_samples): inside the frame at
+			   * depth (func) as SRC_ALLOC is */
 };
+
+/* A counter sample's figures: what the thread used since its previous
+ * sample (since it started, for its first), and where it was. */
+struct src_sample {
+	uint64_t cpu_ns, minflt, majflt, vcsw, ivcsw;
+	uint32_t func;        /* dense id of the function holding the interrupted
+			       * address; SRC_NO_FUNC if none is known */
+};
+#define SRC_NO_FUNC UINT32_MAX
 
 struct src_event {
 	uint64_t ns;          /* CLOCK_BOOTTIME; never decreases within a thread */
@@ -112,9 +125,14 @@ struct src_event {
 	 * the function (enum ada_alloc_op), whether it was freed. ns is its
 	 * frame's last event's: a block freed was freed after it; one
 	 * allocated, before the thread's next event (its call's RETURN). */
-	uint64_t alloc_ptr, alloc_size;
-	uint8_t alloc_op;
-	bool alloc_freed;
+	union {
+		struct {
+			uint64_t alloc_ptr, alloc_size;
+			uint8_t alloc_op;
+			bool alloc_freed;
+		};
+		struct src_sample sample; /* SRC_SAMPLE; ns is the sample's */
+	};
 	/* Raw traces, streams not opened async: what the conversion needs. */
 	uint32_t choice;      /* the load-by-load choice its CALL made (resolve.c) */
 	const struct ada_raw_detail *detail; /* the DETAIL record, NULL if none */

@@ -103,7 +103,8 @@ static const struct {
 	{ V_CHROME, "  --large                written even above what the viewers load (512 MB:\n"
 		    "                         without it, such an export says what to do instead)\n" },
 	{ V_REPORT, "  -s, --sort KEY[,KEY]   total (default), self, calls, avg, min, max,\n"
-		    "                         alloc-bytes, alloc-count (ADA_ALLOC=1), name;\n"
+		    "                         alloc-bytes, alloc-count (ADA_ALLOC=1), cpu,\n"
+		    "                         offcpu, faults, switches (ADA_COUNTERS), name;\n"
 		    "                         ties by the next key, then by name\n" },
 	{ V_REPORT, "  --threads              a table per thread\n" },
 	{ V_REPORT | V_GRAPH | V_DIFF, "  --ns                   durations in integer nanoseconds\n" },
@@ -111,7 +112,10 @@ static const struct {
 	{ V_FLAME, "  --count                weights are calls, not time (--weight calls)\n" },
 	{ V_FLAME, "  --weight WEIGHT        time (default), calls, or with a trace recorded\n"
 		   "                         with ADA_ALLOC=1 alloc-bytes or alloc-count: the\n"
-		   "                         bytes or blocks the malloc family allocated\n" },
+		   "                         bytes or blocks the malloc family allocated; with\n"
+		   "                         ADA_COUNTERS cpu, offcpu or faults: sampled CPU\n"
+		   "                         time, wall minus it, page faults (code without\n"
+		   "                         hooks as NAME [sampled] frames)\n" },
 	{ V_FLAME, "  --format FORMAT        folded (default) or svg\n" },
 	{ V_DIFF, "  --format svg           a differential flame graph instead: B's widths,\n"
 		  "                         red where a frame grew from A, blue where it shrank\n" },
@@ -273,12 +277,12 @@ static int parse(int argc, char **argv, struct view_args *a, int view)
 		}
 	}
 	if (a->sort && !view_report_sort_key(a->sort)) {
-		fprintf(stderr, "ada-symbolize: --sort %s: expected keys of total, self, calls, avg, min, max, alloc-bytes, alloc-count, name, separated by commas\n",
+		fprintf(stderr, "ada-symbolize: --sort %s: expected keys of total, self, calls, avg, min, max, alloc-bytes, alloc-count, cpu, offcpu, faults, switches, name, separated by commas\n",
 			a->sort);
 		return 2;
 	}
 	if (a->weight && view_flame_weight(a->weight) < 0) {
-		fprintf(stderr, "ada-symbolize: --weight %s: expected time, calls, alloc-bytes or alloc-count\n",
+		fprintf(stderr, "ada-symbolize: --weight %s: expected time, calls, alloc-bytes, alloc-count, cpu, offcpu or faults\n",
 			a->weight);
 		return 2;
 	}

@@ -10,7 +10,12 @@
  * --weight alloc-bytes or alloc-count (a trace recorded with ADA_ALLOC=1)
  * the bytes or blocks the malloc family allocated with exactly that stack
  * open, its innermost shown frame being the allocator's (malloc, new) or
- * the frame that called it, where the allocator is not shown. Stacks with
+ * the frame that called it, where the allocator is not shown; with
+ * --weight cpu or faults (ADA_COUNTERS) the CPU time or page faults of the
+ * counter samples taken at that stack, a sample that interrupted code
+ * without hooks (libc's insides, a library built without adacc) under a
+ * frame "NAME [sampled]" of its own below the recorded ones; with --weight
+ * offcpu the stack's self time less the CPU time sampled there. Stacks with
  * no weight are left out. Lines are in frame order (flame_tree.h): stable
  * from run to run.
  *
@@ -34,12 +39,17 @@
 #include "view_cli.h"
 #include "walk.h"
 
-enum flame_weight { W_TIME, W_CALLS, W_ALLOC_BYTES, W_ALLOC_COUNT };
-static const char *const weights[] = { "time", "calls", "alloc-bytes", "alloc-count" };
+enum flame_weight { W_TIME, W_CALLS, W_ALLOC_BYTES, W_ALLOC_COUNT, W_CPU, W_OFFCPU, W_FAULTS };
+static const char *const weights[] = { "time", "calls", "alloc-bytes", "alloc-count", "cpu",
+				       "offcpu", "faults" };
 /* What the SVG's widths count (NULL: time). */
-static const char *const units[] = { NULL, "call", "byte", "block" };
+static const char *const units[] = { NULL, "call", "byte", "block", NULL, NULL, "fault" };
 static const char *const widths[] = { "total time", "calls", "bytes allocated",
-				      "blocks allocated" };
+				      "blocks allocated", "CPU time (sampled)",
+				      "off-CPU time (wall minus sampled CPU)", "page faults (sampled)" };
+/* A frame of code ada did not record, named by a counter sample's
+ * interrupted address: told apart from a recorded call by its name. */
+#define SAMPLED_SUFFIX " [sampled]"
 
 int view_flame_weight(const char *name)
 {
@@ -54,6 +64,9 @@ struct flame {
 	struct flame_tree tree;
 	const struct src_process *p;
 	uint32_t *names;       /* tree name id + 1 of each function of p, 0: not yet */
+	uint32_t *sampled;     /* the same, of its SAMPLED_SUFFIX name */
+	uint64_t *cpu;         /* --weight offcpu: sampled CPU time by node */
+	uint32_t cpu_cap;
 	uint32_t *stack;       /* node of each open depth, stack[0] the root */
 	uint32_t depth, cap;
 	int weight;            /* enum flame_weight */
@@ -69,11 +82,14 @@ static int process_begin(void *ctx, struct src_process *p)
 	struct flame *fl = ctx;
 
 	free(fl->names);
+	free(fl->sampled);
 	fl->names = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*fl->names));
-	if (!fl->names)
+	fl->sampled = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*fl->sampled));
+	if (!fl->names || !fl->sampled)
 		return -ENOMEM;
 	fl->p = p;
-	p->want_allocs = fl->weight >= W_ALLOC_BYTES;
+	p->want_allocs = fl->weight == W_ALLOC_BYTES || fl->weight == W_ALLOC_COUNT;
+	p->want_samples = fl->weight >= W_CPU;
 	if (fl->nprocs++ == 0) {
 		fl->first_exe = strdup(p->exe ? p->exe : "");
 		fl->first_cmdline = strdup(p->cmdline ? p->cmdline : "");
@@ -98,6 +114,28 @@ static inline uint32_t name_of(struct flame *fl, uint32_t func)
 		fl->names[func] = id + 1;
 	}
 	return fl->names[func] - 1;
+}
+
+/* The same for the sampled frame of func. */
+static uint32_t sampled_name_of(struct flame *fl, uint32_t func)
+{
+	if (fl->sampled[func] == 0) {
+		const struct src_func *f = &fl->p->funcs[func];
+		const char *name = fl->a->full_names ? f->full : f->name;
+		size_t len = strlen(name) + sizeof(SAMPLED_SUFFIX);
+		char *text = malloc(len);
+		uint32_t id;
+
+		if (!text)
+			return FLAME_NONE;
+		snprintf(text, len, "%s" SAMPLED_SUFFIX, name);
+		id = flame_tree_name(&fl->tree, text, f->module);
+		free(text);
+		if (id == FLAME_NONE)
+			return FLAME_NONE;
+		fl->sampled[func] = id + 1;
+	}
+	return fl->sampled[func] - 1;
 }
 
 static int thread_begin(void *ctx, struct src_process *p, const struct src_thread *t)
@@ -153,10 +191,83 @@ static void add(struct flame *fl, uint32_t d, uint64_t v)
 		fl->tree.nodes[fl->stack[d]].weight += v;
 }
 
+/* --weight offcpu: the CPU time sampled at node n, taken off its wall
+ * time once the trace is read (off_cpu_apply). */
+static int cpu_add(struct flame *fl, uint32_t n, uint64_t v)
+{
+	if (n >= fl->cpu_cap) {
+		uint32_t cap = fl->cpu_cap ? fl->cpu_cap : 1024;
+		uint64_t *c;
+
+		while (cap <= n)
+			cap *= 2;
+		if (!(c = realloc(fl->cpu, cap * sizeof(*c))))
+			return -ENOMEM;
+		memset(c + fl->cpu_cap, 0, (cap - fl->cpu_cap) * sizeof(*c));
+		fl->cpu = c;
+		fl->cpu_cap = cap;
+	}
+	fl->cpu[n] += v;
+	return 0;
+}
+
+/* Each stack's self time less the CPU time sampled there: its time off a
+ * CPU. By stack, not by call: a call shorter than the sampling period
+ * has no sample of its own, while the stack's calls together have their
+ * share. */
+static void off_cpu_apply(struct flame *fl)
+{
+	for (uint32_t n = 1; n < fl->tree.nnodes; n++) {
+		uint64_t *v = fl->into_base ? &fl->tree.nodes[n].base : &fl->tree.nodes[n].weight;
+		uint64_t c = n < fl->cpu_cap ? fl->cpu[n] : 0;
+
+		*v = *v > c ? *v - c : 0;
+	}
+	if (fl->cpu)
+		memset(fl->cpu, 0, fl->cpu_cap * sizeof(*fl->cpu));
+}
+
+/* A counter sample weighs on the stack open when it was taken, with a
+ * frame of its own for the function it interrupted where that is not the
+ * innermost recorded one (code without hooks: a library's insides, a
+ * function built without adacc). */
+static int sample_event(struct flame *fl, struct walk *w, const struct walk_event *ev)
+{
+	uint32_t d = ev->depth, node;
+	uint64_t v = fl->weight == W_FAULTS ? ev->sample.minflt + ev->sample.majflt :
+					    ev->sample.cpu_ns;
+
+	if (d == 0 || v == 0)
+		return 0;
+	if (d != fl->depth) {
+		int ret = resync(fl, w);
+		if (ret < 0)
+			return ret;
+	}
+	if (fl->weight == W_OFFCPU)
+		return cpu_add(fl, fl->stack[d], v);
+	node = fl->stack[d];
+	if (ev->sample.func != SRC_NO_FUNC && ev->sample.func != ev->func) {
+		uint32_t name = sampled_name_of(fl, ev->sample.func);
+
+		node = name == FLAME_NONE ? FLAME_NONE : flame_tree_child(&fl->tree, node, name);
+		if (node == FLAME_NONE)
+			return -ENOMEM;
+	}
+	if (fl->into_base)
+		fl->tree.nodes[node].base += v;
+	else
+		fl->tree.nodes[node].weight += v;
+	return 0;
+}
+
 static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 {
 	struct flame *fl = ctx;
 	uint32_t d = ev->depth;
+
+	if (ev->type == WALK_SAMPLE)
+		return sample_event(fl, w, ev);
 
 	if (ev->type == WALK_ALLOC) {
 		/* A block weighs on the stack open when it was made. */
@@ -181,7 +292,7 @@ static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 			if (d == 0 || d > fl->depth)  /* not a frame the walk has open */
 				return 0;
 		}
-		if (fl->weight <= W_CALLS)
+		if (fl->weight <= W_CALLS || fl->weight == W_OFFCPU)
 			add(fl, d, fl->weight == W_CALLS ? 1 : ev->self_ns);
 		fl->depth = d - 1;
 		return 0;
@@ -244,6 +355,8 @@ static int build(struct flame *fl, const char *base, const char *const *paths, i
 		for (int i = 0; i < n && ret == 0; i++)
 			ret = view_run(dirs[i], &fl->a->filter, &ops);
 		ada_trace_free_paths(dirs);
+		if (fl->weight == W_OFFCPU)
+			off_cpu_apply(fl);
 		fl->into_base = false;
 		fl->nprocs = 0; /* the subtitle names trace B's */
 		free(fl->first_exe);
@@ -261,6 +374,8 @@ static int build(struct flame *fl, const char *base, const char *const *paths, i
 		if (base)
 			ada_trace_free_paths(dirs);
 	}
+	if (fl->weight == W_OFFCPU)
+		off_cpu_apply(fl);
 	return ret;
 }
 
@@ -288,6 +403,8 @@ static int flame_of(const struct view_args *a, const char *base, const char *con
 		fprintf(stderr, "ada-symbolize: flame: %s\n", strerror(-ret));
 	flame_tree_free(&fl.tree);
 	free(fl.names);
+	free(fl.sampled);
+	free(fl.cpu);
 	free(fl.stack);
 	free(fl.first_exe);
 	free(fl.first_cmdline);

@@ -125,6 +125,26 @@ static void lost(FILE *out, const uint64_t dropped[ADA_DROP_NREASONS])
 	fputs(n ? "\n" : " nothing\n", out);
 }
 
+/* The counter lane (ADA_COUNTERS): samples kept, and not kept by reason. */
+static void samples(FILE *out, const struct raw_process *p)
+{
+	static const char *const names[] = ADA_SAMPLE_LOST_NAMES;
+	uint64_t kept = 0, lost[ADA_SAMPLE_LOST_NREASONS] = { 0 };
+
+	for (size_t i = 0; i < p->nthreads; i++) {
+		kept += p->threads[i].end.samples;
+		for (int r = 0; r < ADA_SAMPLE_LOST_NREASONS; r++)
+			lost[r] += p->threads[i].end.samples_lost[r];
+	}
+	if (!kept && !lost[0] && !lost[1])
+		return;
+	fprintf(out, "  samples        %" PRIu64 " (counters)", kept);
+	for (int r = 0; r < ADA_SAMPLE_LOST_NREASONS; r++)
+		if (lost[r])
+			fprintf(out, ", not kept %s %" PRIu64, names[r], lost[r]);
+	fputc('\n', out);
+}
+
 static int one_process(FILE *out, const char *pid_dir)
 {
 	struct raw_process p;
@@ -162,6 +182,7 @@ static int one_process(FILE *out, const char *pid_dir)
 	threads(out, &p, &events, dropped, &waits, &wait_ns);
 	fprintf(out, "  events         %" PRIu64 "\n", events);
 	lost(out, dropped);
+	samples(out, &p);
 	if (waits) {
 		fprintf(out, "  waited         %" PRIu64 " times for the recorder, ", waits);
 		duration(out, wait_ns);

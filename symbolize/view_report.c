@@ -17,6 +17,17 @@
  * counts for every shown call open when it was made, a recursive
  * function's included, so main's are the program's). A block made where
  * no frame is shown counts for no function.
+ *
+ * A trace recorded with ADA_COUNTERS adds four: On-CPU, the CPU time of
+ * the counter samples taken during the function's shown calls, each
+ * sample weighing what the thread used since its previous one; Off-CPU,
+ * Total minus On-CPU (time waiting: sleeping, blocked, preempted); Faults,
+ * minor and major page faults; Switches, voluntary and involuntary
+ * context switches. Inclusive as Total, and for the same reason: "how much
+ * CPU does parse use" includes the libc code it calls, which has no frame
+ * of its own. Sampled, so exact in sum (a thread's samples add up to its
+ * CPU time) and good to one period per call: a call shorter than the
+ * period shows 0 or a whole period's CPU.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,9 +35,11 @@
 
 #include "view_cli.h"
 
-enum { K_TOTAL = 1, K_SELF, K_CALLS, K_AVG, K_MIN, K_MAX, K_ALLOC_BYTES, K_ALLOC_COUNT, K_NAME };
+enum { K_TOTAL = 1, K_SELF, K_CALLS, K_AVG, K_MIN, K_MAX, K_ALLOC_BYTES, K_ALLOC_COUNT,
+       K_CPU, K_OFFCPU, K_FAULTS, K_SWITCHES, K_NAME };
 static const char *const keys[] = { NULL,  "total", "self", "calls", "avg", "min", "max",
-				    "alloc-bytes", "alloc-count", "name" };
+				    "alloc-bytes", "alloc-count", "cpu", "offcpu", "faults",
+				    "switches", "name" };
 
 #define MAX_KEYS 8
 
@@ -62,12 +75,21 @@ int view_report_sort_key(const char *spec)
 struct fstat {
 	uint64_t calls, total, self, min, max;
 	uint64_t alloc_bytes, allocs;
+	uint64_t cpu, faults, switches;
 };
 
-/* A shown frame's blocks so far, its callees' included: by shown depth. */
+/* A shown frame's blocks and samples so far, its callees' included: by
+ * shown depth. */
 struct facc {
 	uint64_t bytes, count;
+	uint64_t cpu, faults, switches;
 };
+
+/* Wall time not on a CPU: what the samples did not account for. */
+static uint64_t offcpu(const struct fstat *s)
+{
+	return s->total > s->cpu ? s->total - s->cpu : 0;
+}
 
 struct report {
 	const struct view_args *a;
@@ -77,6 +99,7 @@ struct report {
 	struct facc *acc;      /* by shown depth, 0: outside every shown frame */
 	uint32_t acc_cap;
 	bool allocs;           /* the process has ALLOC events: the columns */
+	bool samples;          /* the process has counter samples: the columns */
 	size_t threads;
 	int key[MAX_KEYS];     /* --sort's, 0-terminated; then the name */
 };
@@ -107,6 +130,10 @@ static int by_key(const void *x, const void *y)
 		case K_MAX: c = cmp_u64(a->max, b->max); break;
 		case K_ALLOC_BYTES: c = cmp_u64(a->alloc_bytes, b->alloc_bytes); break;
 		case K_ALLOC_COUNT: c = cmp_u64(a->allocs, b->allocs); break;
+		case K_CPU: c = cmp_u64(a->cpu, b->cpu); break;
+		case K_OFFCPU: c = cmp_u64(offcpu(a), offcpu(b)); break;
+		case K_FAULTS: c = cmp_u64(a->faults, b->faults); break;
+		case K_SWITCHES: c = cmp_u64(a->switches, b->switches); break;
 		case K_NAME: c = strcmp(na, nb); break;
 		}
 	if (!c)
@@ -119,7 +146,7 @@ static int print_table(struct report *r)
 	const struct src_process *p = r->p;
 	uint32_t *order = malloc((p->nfuncs ? p->nfuncs : 1) * sizeof(*order)), n = 0, k;
 	bool ns = r->a->ns;
-	char d[6][32];
+	char d[8][32];
 
 	if (!order)
 		return -ENOMEM;
@@ -132,8 +159,11 @@ static int print_table(struct report *r)
 		"Average", "Min", "Max");
 	if (r->allocs)
 		fprintf(r->out, "%12s  %9s  ", "Alloc bytes", "Allocs");
-	fprintf(r->out, "Function\n  ==========  ==========  =========  ==========  ==========  ==========  %s========\n",
-		r->allocs ? "============  =========  " : "");
+	if (r->samples)
+		fprintf(r->out, "%10s  %10s  %9s  %9s  ", "On-CPU", "Off-CPU", "Faults", "Switches");
+	fprintf(r->out, "Function\n  ==========  ==========  =========  ==========  ==========  ==========  %s%s========\n",
+		r->allocs ? "============  =========  " : "",
+		r->samples ? "==========  ==========  =========  =========  " : "");
 	for (k = 0; k < n; k++) {
 		const struct fstat *s = &r->st[order[k]];
 		const struct src_func *f = &p->funcs[order[k]];
@@ -147,6 +177,11 @@ static int print_table(struct report *r)
 		if (r->allocs)
 			fprintf(r->out, "%12llu  %9llu  ", (unsigned long long)s->alloc_bytes,
 				(unsigned long long)s->allocs);
+		if (r->samples)
+			fprintf(r->out, "%10s  %10s  %9llu  %9llu  ",
+				view_duration(d[6], sizeof(d[6]), s->cpu, ns),
+				view_duration(d[7], sizeof(d[7]), offcpu(s), ns),
+				(unsigned long long)s->faults, (unsigned long long)s->switches);
 		fprintf(r->out, "%s\n", r->a->full_names ? f->full : f->name);
 	}
 	free(order);
@@ -161,7 +196,9 @@ static int process_begin(void *ctx, struct src_process *p)
 	r->p = p;
 	r->threads = 0;
 	r->allocs = false;
+	r->samples = false;
 	p->want_allocs = true;
+	p->want_samples = true;
 	free(r->st);
 	r->st = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*r->st));
 	return r->st ? 0 : -ENOMEM;
@@ -208,6 +245,21 @@ static int alloc_event(struct report *r, const struct walk_event *ev)
 	return 0;
 }
 
+/* Samples: what the thread used since its previous one, counted in the
+ * innermost shown frame, then in each frame around it as they close. */
+static int sample_event(struct report *r, const struct walk_event *ev)
+{
+	struct facc *a;
+
+	r->samples = true;
+	if (!(a = acc_at(r, ev->depth)))
+		return -ENOMEM;
+	a->cpu += ev->sample.cpu_ns;
+	a->faults += ev->sample.minflt + ev->sample.majflt;
+	a->switches += ev->sample.vcsw + ev->sample.ivcsw;
+	return 0;
+}
+
 static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 {
 	struct report *r = ctx;
@@ -217,6 +269,8 @@ static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 	(void)w;
 	if (ev->type == WALK_ALLOC)
 		return alloc_event(r, ev);
+	if (ev->type == WALK_SAMPLE)
+		return sample_event(r, ev);
 	if (!(a = acc_at(r, ev->depth)))
 		return -ENOMEM;
 	if (ev->type == WALK_ENTER) {
@@ -225,8 +279,14 @@ static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 	}
 	s->alloc_bytes += a->bytes;
 	s->allocs += a->count;
+	s->cpu += a->cpu;
+	s->faults += a->faults;
+	s->switches += a->switches;
 	a[-1].bytes += a->bytes;
 	a[-1].count += a->count;
+	a[-1].cpu += a->cpu;
+	a[-1].faults += a->faults;
+	a[-1].switches += a->switches;
 	if (!s->calls++ || ev->total_ns < s->min)
 		s->min = ev->total_ns;
 	if (ev->total_ns > s->max)

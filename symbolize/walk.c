@@ -148,7 +148,7 @@ static int first_pass(struct walk *w, size_t thread)
 
 		if (!(++w->read & 0xfffff) && w->progress)
 			w->progress(w->progress_ctx, w->read);
-		if (ev->kind == SRC_ALLOC)
+		if (ev->kind >= SRC_ALLOC)
 			continue;
 		if (ev->depth > cap) {
 			uint32_t c = ev->depth > 2 * cap ? ev->depth : 2 * cap;
@@ -349,6 +349,16 @@ static int alloc_event(struct walk *w, const struct src_event *ev, struct walk_e
 	return 1;
 }
 
+/* A counter sample, in the shown frames open now. */
+static int sample_event(struct walk *w, const struct src_event *ev, struct walk_event *out)
+{
+	set_event(out, WALK_SAMPLE, 0, ev->func, w->cur_shown);
+	out->start_ns = ev->ns > w->p->t0_ns ? ev->ns - w->p->t0_ns : 0;
+	out->sample = ev->sample;
+	w->stack_n = w->cur_shown;
+	return 1;
+}
+
 /* The next shown event. */
 static int step(struct walk *w, struct walk_event *out)
 {
@@ -360,8 +370,8 @@ static int step(struct walk *w, struct walk_event *out)
 
 		if (!(++w->read & 0xfffff) && w->progress)
 			w->progress(w->progress_ctx, w->read);
-		if (__builtin_expect(ev->kind == SRC_ALLOC, 0))
-			return alloc_event(w, ev, out);
+		if (__builtin_expect(ev->kind >= SRC_ALLOC, 0))
+			return ev->kind == SRC_ALLOC ? alloc_event(w, ev, out) : sample_event(w, ev, out);
 		if (ev->depth > w->cap && !grow(w, ev->depth)) {
 			fprintf(stderr, "ada-symbolize: %s: out of memory\n", w->p->dir);
 			return -ENOMEM;

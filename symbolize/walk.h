@@ -105,7 +105,10 @@ bool view_parse_duration(const char *s, uint64_t *ns);
  * open then (depth, walk_stack; 0: none is shown), which it neither opens
  * nor closes. A block inside a frame that is not shown belongs to the shown
  * frame around it, as the frame's time does. */
-enum walk_type { WALK_ENTER, WALK_EXIT, WALK_ALLOC };
+/* WALK_SAMPLE likewise (src_process.want_samples): a counter sample, in the
+ * shown frames open then; func is the innermost recorded frame's, shown or
+ * not (0 outside every frame), sample.func the interrupted function's. */
+enum walk_type { WALK_ENTER, WALK_EXIT, WALK_ALLOC, WALK_SAMPLE };
 
 struct walk_event {
 	uint8_t type;          /* enum walk_type */
@@ -130,6 +133,7 @@ struct walk_event {
 	uint64_t alloc_ptr, alloc_size;
 	uint8_t alloc_op;
 	bool alloc_freed;
+	struct src_sample sample; /* WALK_SAMPLE (start_ns: src_event's ns) */
 };
 
 struct walk;

@@ -43,6 +43,13 @@ static inline bool ada_arch_ticks_emulate(ucontext_t *uc, uint64_t ticks)
 	return true;
 }
 
+/* The address a signal interrupted (uc, the handler's context): the
+ * counter lane's sampled instruction (counters.c). */
+static inline uint64_t ada_arch_uc_pc(const ucontext_t *uc)
+{
+	return (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+}
+
 /* Calls fn on the stack that ends at top (16-byte aligned), never to
  * return: a process forked from one running on a small borrowed stack
  * (recorder.c) moves to one of its own. */

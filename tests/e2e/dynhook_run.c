@@ -279,7 +279,21 @@ char *dh_tool_output(const struct tr_case *tc, const char *const argv[])
 	return out;
 }
 
-/* ---- the manifest ----------------------------------------------------------------- */
+const char *dh_line_ending(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = text; *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+
+		if (len > n + 2 && !memcmp(p + len - n - 2, "  ", 2) && !memcmp(p + len - n, name, n))
+			return p;
+		p += len + (eol != NULL);
+	}
+	fail_msg("no line ends with \"  %s\" in:\n%s", name, text);
+	return NULL;
+}
 
 /* ---- the manifest ----------------------------------------------------------------- */
 

@@ -60,6 +60,10 @@ void dh_build_fentry_pair(const struct tr_case *tc, const char *name,
  * exits 0), malloc'd. */
 char *dh_tool_output(const struct tr_case *tc, const char *const argv[]);
 
+/* The line of text that ends with "  name" (a view's row of a function or
+ * a call path); fails the test if none does. */
+const char *dh_line_ending(const char *text, const char *name);
+
 /* The numeric value of key in the manifest's "dynamic_hooks" object. */
 double dh_hooks_value(const struct tr_case *tc, const char *key);
 

@@ -32,30 +32,12 @@
 #include "lib/tracee.h"
 #include "lib/tracerun.h"
 
-/* The line of text that ends with "  name" (a report row), or that holds
- * needle (others); fails the test if none does. */
-static const char *line_ending(const char *text, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = text; *p;) {
-		const char *eol = strchr(p, '\n');
-		size_t len = eol ? (size_t)(eol - p) : strlen(p);
-
-		if (len > n + 2 && !memcmp(p + len - n - 2, "  ", 2) && !memcmp(p + len - n, name, n))
-			return p;
-		p += len + (eol != NULL);
-	}
-	fail_msg("no line ends with \"  %s\" in:\n%s", name, text);
-	return NULL;
-}
-
 /* report's Alloc bytes and Allocs of function name: the two numbers before
  * its name. */
 static void report_row(const char *report, const char *name, unsigned long *bytes,
 		       unsigned long *blocks)
 {
-	const char *p = line_ending(report, name);
+	const char *p = dh_line_ending(report, name);
 	const char *end = p + strcspn(p, "\n") - strlen(name) - 2, *q = end;
 	unsigned long v[2];
 
@@ -75,7 +57,7 @@ static void report_row(const char *report, const char *name, unsigned long *byte
 static void leak_row(const char *leaks, const char *path, unsigned long *bytes,
 		     unsigned long *blocks)
 {
-	const char *p = line_ending(leaks, path);
+	const char *p = dh_line_ending(leaks, path);
 
 	if (sscanf(p, " %lu %lu", bytes, blocks) != 2)
 		fail_msg("leaks: no numbers for %s:\n%s", path, leaks);

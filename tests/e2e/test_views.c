@@ -403,7 +403,7 @@ static void bad_input_is_one_line(void **state)
 	view_expect_error((const char *[]){ "report", "--tid", "12,x", t, NULL }, 2,
 		     "ada-symbolize: --tid 12,x: expected a list of decimal numbers separated by commas\n");
 	view_expect_error((const char *[]){ "report", "--sort", "speed", t, NULL }, 2,
-		     "ada-symbolize: --sort speed: expected keys of total, self, calls, avg, min, max, alloc-bytes, alloc-count, name, separated by commas\n");
+		     "ada-symbolize: --sort speed: expected keys of total, self, calls, avg, min, max, alloc-bytes, alloc-count, cpu, offcpu, faults, switches, name, separated by commas\n");
 	view_expect_error((const char *[]){ "graph", "no_such_function", t, NULL }, 1,
 		     "ada-symbolize graph: no_such_function: no function of that name in the trace\n");
 	snprintf(msg, sizeof(msg), "ada-symbolize: %s: no pid_<pid> directory with a trace\n", fx->rec->dir);

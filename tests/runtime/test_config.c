@@ -519,6 +519,37 @@ static void test_dynhook_settings(void **state)
 	assert_string_equal(c.exclude, "libc.so.6:malloc,libfoo*");
 }
 
+/* ADA_COUNTERS: off by default, a yes word for 1 ms, a period with its
+ * unit; anything else one line and off. */
+static void test_counters_settings(void **state)
+{
+	static const struct {
+		const char *v;
+		uint32_t us;
+	} good[] = { { "0", 0 }, { "off", 0 }, { "1", 1000 }, { "on", 1000 }, { "250us", 250 },
+		     { "2ms", 2000 }, { "1000ms", 1000000 } };
+	static const char *const bad[] = { "250", "100us", "2s", "1001ms", "-1ms", "ms", "2ms5" };
+	struct ada_config c;
+	char line[256];
+
+	(void)state;
+	load_quietly(&c);
+	assert_int_equal(c.counters_us, 0);
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		env_n = 0;
+		env_set("ADA_COUNTERS", good[i].v);
+		load_quietly(&c);
+		assert_int_equal(c.counters_us, good[i].us);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		env_n = 0;
+		env_set("ADA_COUNTERS", bad[i]);
+		snprintf(line, sizeof(line), "ada: ADA_COUNTERS=%s is not valid: expected 1/on", bad[i]);
+		assert_non_null(strstr(load(&c), line));
+		assert_int_equal(c.counters_us, 0);
+	}
+}
+
 static void test_config_format_lists_the_settings_in_use(void **state)
 {
 	struct ada_config c;
@@ -526,7 +557,7 @@ static void test_config_format_lists_the_settings_in_use(void **state)
 	int n;
 	const char want[] = "output=ada-trace\0ring_kb=16384\0depth=4294967295\0"
 			    "shadow_depth=65536\0flush_ms=10\0detail=window\0stack_bytes=128\0"
-			    "detail_kb=4096\0dynhook=on\0alloc=off\0exclude=\0on_full=wait\0record=stream\0trace=on\0filter=\0notrace=\0graph=\0"
+			    "detail_kb=4096\0dynhook=on\0alloc=off\0counters=off\0exclude=\0on_full=wait\0record=stream\0trace=on\0filter=\0notrace=\0graph=\0"
 			    "pre=2000ev\0post=2000ev\0trigger=crash";
 
 	(void)state;
@@ -565,6 +596,7 @@ int main(void)
 		T(test_config_bad_detail_settings_keep_the_default_with_one_line),
 		T(test_config_format_lists_the_settings_in_use),
 		T(test_dynhook_settings),
+		T(test_counters_settings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

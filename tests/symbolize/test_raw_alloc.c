@@ -1,9 +1,18 @@
-/* test_raw_alloc.c - ALLOC slots (ADA_ALLOC, mcount/alloc.c) through the
- * recorder's encoder and back through raw_stream: a block allocated keeps
- * its address, size and function, one freed its address, each takes a
- * ring position of its own (POS and THREAD_END's count see it), opens and
+/* test_raw_alloc.c - kind-3 slots through the recorder's encoder and back
+ * through raw_stream.
+ *
+ * ALLOC slots (ADA_ALLOC, mcount/alloc.c): a block allocated keeps its
+ * address, size and function, one freed its address, each takes a ring
+ * position of its own (POS and THREAD_END's count see it), opens and
  * closes no frame, and is passed over unless the reader asks for blocks.
- * A ring-mode cut does not take one for a frame's close. */
+ * A ring-mode cut does not take one (nor a SAMPLE part) for a frame's close.
+ *
+ * SAMPLE parts (ADA_COUNTERS, runtime/counters.c): a sample's three slots
+ * come back as one event with its tsc, its totals and its interrupted
+ * address as a function id (a FUNCS entry of its own), inside the frames
+ * open then; each part takes a ring position; a sample is passed over
+ * unless the reader asks, one cut short (a ring-mode cut took its first
+ * part) is passed over whole, and a version 5 reader refuses it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -124,31 +133,38 @@ static void test_raw_alloc_blocks_come_back_inside_their_frames(void **state)
 	raw_stream_close(s);
 }
 
-static void test_raw_alloc_blocks_are_passed_over_unless_asked_for(void **state)
+/* A reader that did not ask reads the frames' events only (events of
+ * them), the other slots' positions counted all the same. */
+static void expect_passed_over(int events, uint64_t positions)
 {
-	struct raw_stream *s;
+	struct raw_stream *s = raw_stream_open(loc.raw, 0, dict.next_fid - 1, ADA_RAW_VERSION);
 	struct raw_event ev;
 	uint64_t pos;
 	int n = 0;
 
-	(void)state;
-	write_one_frame();
-	s = raw_stream_open(loc.raw, 0, dict.next_fid - 1, ADA_RAW_VERSION);
 	assert_non_null(s);
 	while (raw_stream_next(s, &ev) == 1) {
-		assert_true(ev.kind != RAW_EV_ALLOC);
+		assert_true(ev.kind <= ADA_RAW_EXCEPTION);
 		n++;
 	}
-	assert_int_equal(n, 6);
+	assert_int_equal(n, events);
 	assert_true(raw_stream_position(s, &pos));
-	assert_int_equal(pos, 8);
+	assert_int_equal(pos, positions);
 	raw_stream_close(s);
+}
+
+static void test_raw_alloc_blocks_are_passed_over_unless_asked_for(void **state)
+{
+	(void)state;
+	write_one_frame();
+	expect_passed_over(6, 8);
 }
 
 static void test_raw_alloc_takes_no_frame_in_a_ring_cut(void **state)
 {
 	const struct ada_slot s[] = {
 		block(ADA_ALLOC_MALLOC, PTR, 8),
+		block(ADA_SAMPLE_WHAT_CSW, 0, 1), /* a sample's last part: no frame either */
 		frame_slot(10, ADA_RAW_RETURN, MALLOC),
 		frame_slot(20, ADA_RAW_RETURN, MAIN),
 	};
@@ -156,10 +172,92 @@ static void test_raw_alloc_takes_no_frame_in_a_ring_cut(void **state)
 	uint64_t calls[4];
 
 	(void)state;
-	ada_cut_scan(&cs, s, 3, calls, 4);
+	ada_cut_scan(&cs, s, 4, calls, 4);
 	assert_int_equal(cs.k, 2); /* malloc's and main's frames, not the block */
 	assert_int_equal(calls[0], MALLOC);
 	assert_int_equal(calls[1], MAIN);
+}
+
+enum { WORK = 0x401200, IP = 0x7f0000003456 };
+
+/* main { work { sample } ; sample's last two parts alone }: 10 positions. */
+static void write_sample_frame(void)
+{
+	const struct ada_slot s[] = {
+		frame_slot(100, ADA_RAW_CALL, MAIN),
+		frame_slot(110, ADA_RAW_CALL, WORK),
+		block(ADA_SAMPLE_WHAT_IP, IP, 115),
+		block(ADA_SAMPLE_WHAT_CPU, 77, 3000000),
+		block(ADA_SAMPLE_WHAT_CSW, 2, 5ull | 9ull << 32),
+		frame_slot(120, ADA_RAW_RETURN, WORK),
+		block(ADA_SAMPLE_WHAT_CPU, 78, 4000000),
+		block(ADA_SAMPLE_WHAT_CSW, 2, 6ull | 9ull << 32),
+		frame_slot(150, ADA_RAW_RETURN, MAIN),
+	};
+	uint8_t buf[512], *p = buf;
+	size_t n;
+
+	p += ada_encode_sync(&enc, s[0].tsc, 0, p);
+	n = ada_encode_slots(&enc, &dict, s, sizeof(s) / sizeof(s[0]), p, NULL);
+	assert_int_not_equal(n, (size_t)-1);
+	assert_true(n <= ada_encode_bound(sizeof(s) / sizeof(s[0])));
+	rf_append_bytes(loc.path, buf, (size_t)(p + n - buf));
+}
+
+static void test_raw_sample_comes_back_whole_inside_its_frames(void **state)
+{
+	struct raw_stream *s;
+	struct raw_event ev;
+	uint64_t pos;
+
+	(void)state;
+	write_sample_frame();
+	assert_int_equal(dict.next_fid - 1, 3); /* main, work, and the address */
+	s = raw_stream_open(loc.raw, 0, dict.next_fid - 1, ADA_RAW_VERSION);
+	assert_non_null(s);
+	raw_stream_want_samples(s);
+	expect(s, ADA_RAW_CALL, 1, 100);
+	expect(s, ADA_RAW_CALL, 2, 110);
+	assert_int_equal(raw_stream_next(s, &ev), 1);
+	assert_int_equal(ev.kind, RAW_EV_SAMPLE);
+	assert_int_equal(ev.depth, 2);          /* in work's frame */
+	assert_int_equal(ev.fid, 2);
+	assert_int_equal(ev.tsc, 115);          /* its own time */
+	assert_int_equal(ev.sample.ip_fid, 3);
+	assert_int_equal(ev.sample.cpu_ns, 3000000);
+	assert_int_equal(ev.sample.minflt, 77);
+	assert_int_equal(ev.sample.majflt, 2);
+	assert_int_equal(ev.sample.nvcsw, 5);
+	assert_int_equal(ev.sample.nivcsw, 9);
+	expect(s, ADA_RAW_RETURN, 2, 120);
+	expect(s, ADA_RAW_RETURN, 1, 150);      /* the parts cut short: no sample */
+	assert_int_equal(raw_stream_next(s, &ev), 0);
+	assert_true(raw_stream_position(s, &pos));
+	assert_int_equal(pos, 9);               /* a position each part */
+	raw_stream_close(s);
+}
+
+static void test_raw_sample_is_passed_over_unless_asked_for(void **state)
+{
+	(void)state;
+	write_sample_frame();
+	expect_passed_over(4, 9);
+}
+
+static void test_raw_sample_is_refused_by_a_version_5_reader(void **state)
+{
+	struct raw_stream *s;
+	struct raw_event ev;
+	int r;
+
+	(void)state;
+	write_sample_frame();
+	s = raw_stream_open(loc.raw, 0, dict.next_fid - 1, 5);
+	assert_non_null(s);
+	while ((r = raw_stream_next(s, &ev)) == 1)
+		;
+	assert_true(r < 0); /* an unknown control record */
+	raw_stream_close(s);
 }
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -170,6 +268,9 @@ int main(void)
 		T(test_raw_alloc_blocks_come_back_inside_their_frames),
 		T(test_raw_alloc_blocks_are_passed_over_unless_asked_for),
 		T(test_raw_alloc_takes_no_frame_in_a_ring_cut),
+		T(test_raw_sample_comes_back_whole_inside_its_frames),
+		T(test_raw_sample_is_passed_over_unless_asked_for),
+		T(test_raw_sample_is_refused_by_a_version_5_reader),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
