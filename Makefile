@@ -9,6 +9,7 @@
 #   make sanitize   every test with the tools and the runtime under ASan, UBSan and TSan
 #   make fuzz       libFuzzer on the raw-trace, ATF and JSON readers (FUZZ_MINUTES each)
 #   make browser    the views in headless Chromium: the SVG flame graph, speedscope
+#   make aarch64    the runtime cross-built for aarch64, cyg mode: lib/aarch64/ (mk/aarch64.mk)
 #   make install PREFIX=/usr/local   (DESTDIR too; make uninstall: mk/install.mk)
 #
 # Quiet unless V=1. Sources are found by glob: a new .c file in a component
@@ -98,7 +99,8 @@ LIBS  := lib/libada.so lib/libada.a
 ifeq ($(ADA_INNER),)
 # The outer make only makes sure the Debian packages are there, then runs the
 # inner make, which reads the pkg-config flags of what 'deps' just installed.
-all check unit e2e demo bench realworld install uninstall stress fuzz sanitize sanitize-check browser browser-check: deps
+all check unit e2e demo bench realworld install uninstall stress fuzz sanitize sanitize-check browser browser-check \
+  aarch64 aarch64-deps: deps
 	$(Q)$(MAKE) --no-print-directory ADA_INNER=1 $@
 
 # Install what the build needs from Debian when it is missing: apt-get when we
@@ -223,6 +225,7 @@ include mk/fuzz.mk
 include mk/sanitize.mk
 include mk/exports.mk
 include mk/browser.mk
+include mk/aarch64.mk
 include mk/install.mk
 include mk/version.mk
 

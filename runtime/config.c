@@ -216,6 +216,23 @@ static uint64_t detail_kb_default(const struct ada_config *c)
 	return kb < DETAIL_KB.min ? DETAIL_KB.min : kb > DETAIL_KB.def ? DETAIL_KB.def : kb;
 }
 
+/* An architecture without the dynamic hooks yet (runtime/<arch>/arch.h)
+ * records without them, its recorder reading the program's maps for the
+ * modules as with ADA_DYNHOOK=off; a program that asked for them, or for
+ * the blocks they see, is told in one line, and runs on. */
+static void no_dynhook(struct ada_config *c, const char *(*getenv_fn)(const char *))
+{
+	const char *v = getenv_fn("ADA_DYNHOOK");
+
+	if (c->alloc)
+		ada_warn("ADA_ALLOC=1 needs the dynamic hooks, not there yet on " ADA_ARCH_NAME
+			 ": allocations are not recorded");
+	else if (c->dynhook && v && *v)
+		ada_warn("ADA_DYNHOOK=%s: the dynamic hooks are not there yet on " ADA_ARCH_NAME
+			 ": calls into libraries built without adacc are not recorded", v);
+	c->dynhook = c->alloc = false;
+}
+
 void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *))
 {
 	struct int_setting detail_kb = DETAIL_KB;
@@ -259,6 +276,8 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	c->detail_bytes = round_pow2(get_int(&detail_kb, getenv_fn("ADA_DETAIL_KB"))) * 1024;
 	c->dynhook = get_bool("ADA_DYNHOOK", getenv_fn("ADA_DYNHOOK"));
 	c->alloc = get_bool("ADA_ALLOC", getenv_fn("ADA_ALLOC"));
+	if (!ADA_ARCH_HAS_DYNHOOK)
+		no_dynhook(c, getenv_fn);
 	if (c->alloc && !c->dynhook) {
 		/* The blocks are seen by the hooks' wrappers (mcount/alloc.c). */
 		ada_warn("ADA_ALLOC=1 needs the dynamic hooks, which ADA_DYNHOOK=off turns off: "

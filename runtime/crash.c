@@ -121,7 +121,7 @@ static int find_code(struct dl_phdr_info *info, size_t size, void *arg)
 static bool ticks_emulated(int sig, const siginfo_t *si, void *uc)
 {
 	static uint64_t last;
-	uintptr_t ip = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	uintptr_t ip = ada_arch_signal_ip(uc);
 	uint64_t t, prev = __atomic_load_n(&last, __ATOMIC_RELAXED);
 
 	if (sig != SIGSEGV || si->si_code != SI_KERNEL || ip - code_lo >= code_hi - code_lo)

@@ -245,6 +245,7 @@ static void process_records(const struct ada_meta_clock *c)
 	p.start_tsc = c->tsc;
 	p.start_boottime_ns = c->boottime_ns;
 	p.start_realtime_ns = (uint64_t)time(NULL) * 1000000000ull;
+	p.tsc_hz = ada_arch_ticks_hz();
 	n = (size_t)snprintf(extra, sizeof(extra), "%s", ada_rt.exe) + 1;
 	n += read_cmdline(extra + n, sizeof(extra) - n);
 	ada_meta_write(ADA_META_PROCESS, &p, sizeof(p), extra, n);

@@ -109,7 +109,7 @@ struct ada_meta_process {
 	uint64_t start_tsc;
 	uint64_t start_boottime_ns;
 	uint64_t start_realtime_ns;
-	uint64_t tsc_hz;      /* estimate, for display; conversion uses ADA_META_CLOCK pairs */
+	uint64_t tsc_hz;      /* arm64: cntfrq_el0; x86_64: 0. For display; conversion uses ADA_META_CLOCK pairs */
 	/* then: exe path\0, then the command line as argv strings each \0-terminated */
 };
 

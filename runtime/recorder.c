@@ -54,6 +54,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ada_internal.h"
@@ -172,6 +173,41 @@ static int mid_run(void *arg)
 	return 0;
 }
 
+/* The middle process as a plain fork, where no task can share the
+ * program's memory: qemu-user refuses such a clone (it runs a CLONE_VM
+ * task only as a thread, and a clone that is not one only as a fork that
+ * signals SIGCHLD). The one thing the middle process hands back, the
+ * recorder's pid, is in the shared section, which a fork shares too; the
+ * program waits for it as for the task. Its SIGCHLD, not the program's
+ * to see, is taken while the signals are blocked (one the program had
+ * pending already stays). */
+static int mid_fork(void)
+{
+	int saved = errno, err = 0;
+	sigset_t old, pending, chld;
+	bool had_chld;
+	pid_t pid;
+
+	ada_signals_block(&old);
+	sigpending(&pending);
+	had_chld = sigismember(&pending, SIGCHLD);
+	pid = _Fork();
+	if (pid == 0)
+		_exit(mid_run(NULL));
+	if (pid < 0)
+		err = -errno;
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (pid > 0 && !had_chld) {
+		sigemptyset(&chld);
+		sigaddset(&chld, SIGCHLD);
+		sigtimedwait(&chld, NULL, &(struct timespec){ 0 });
+	}
+	ada_signals_restore(&old);
+	errno = saved;
+	return err;
+}
+
 int ada_recorder_spawn(void)
 {
 	int err, ret;
@@ -194,6 +230,8 @@ int ada_recorder_spawn(void)
 		start.dir_fd = -1;
 	}
 	err = ada_task_run(mid_run, NULL, &ret);
+	if (err == -EINVAL)
+		err = mid_fork();
 	if (start.dir_fd >= 0) {
 		close(start.dir_fd); /* the recorder's copy holds the lock */
 		start.dir_fd = -1;

@@ -13,6 +13,10 @@
 #endif
 
 #define ADA_ARCH_ID 1 /* ATF v2 arch: x86_64 */
+#define ADA_ARCH_NAME "x86_64"
+
+/* Library calls are recorded by the dynamic hooks (mcount/dynhook.c). */
+#define ADA_ARCH_HAS_DYNHOOK 1
 
 #ifndef __ASSEMBLER__
 /* The event clock. rdtsc is not ordered against earlier loads and stores; a
@@ -24,6 +28,20 @@ static inline __attribute__((always_inline)) uint64_t ada_arch_ticks(void)
 
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 	return (uint64_t)hi << 32 | lo;
+}
+
+/* The counter's rate, where the CPU says it without measuring: the TSC's
+ * is not given by x86 (CPUID leaf 0x15 is often empty), so the PROCESS
+ * record's estimate is 0 and the symbolizer goes by the clock pairs. */
+static inline uint64_t ada_arch_ticks_hz(void)
+{
+	return 0;
+}
+
+/* The instruction a signal interrupted. */
+static inline uintptr_t ada_arch_signal_ip(const ucontext_t *uc)
+{
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 }
 
 /* A thread whose time-stamp counter is off (prctl PR_SET_TSC, seccomp's
