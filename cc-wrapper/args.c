@@ -10,6 +10,7 @@
 #include "args.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,8 +87,16 @@ static int link_static(struct ada_cc_plan *plan, const char *libdir, bool static
 static int link_runtime(struct ada_cc_plan *plan, const struct ada_cc_shape *shape,
 			const char *libdir)
 {
+	char target_dir[PATH_MAX + 16];
+
 	if (shape->relocatable || shape->no_libc)
 		return 0;
+	/* Another architecture's runtime is built beside adacc's own, in
+	 * lib/<arch>/ (make aarch64). */
+	if (plan->opts.target) {
+		snprintf(target_dir, sizeof(target_dir), "%s/%s", libdir, plan->opts.target);
+		libdir = target_dir;
+	}
 	if (shape->static_exe)
 		return link_static(plan, libdir, true);
 	if (plan->opts.static_runtime)

@@ -211,6 +211,49 @@ static int choose_compiler(struct parse *p, ada_getenv_fn *env)
 	return 0;
 }
 
+/* adacc's own architecture: a compile for it links lib/'s runtime. */
+#if defined(__aarch64__)
+#define HOST_ARCH "aarch64"
+#else
+#define HOST_ARCH "x86_64"
+#endif
+
+/* Whether a target triple or compiler name starts with aarch64. */
+static bool is_aarch64(const char *s)
+{
+	return strncmp(s, "aarch64", 7) == 0;
+}
+
+/* The architecture a compile is for, when it is not adacc's own: aarch64
+ * for a cross compiler named for it (aarch64-linux-gnu-gcc) or for clang
+ * told it (--target=aarch64-linux-gnu, -target ...). Only cyg mode is built
+ * there yet (issue 26): the other modes' hooks are x86_64 assembly, so a
+ * build that asks for one is refused here, not left to fail at its link
+ * with undefined hooks. */
+static int choose_target(struct parse *p)
+{
+	struct ada_cc_opts *o = p->o;
+	bool a64 = is_aarch64(basename(o->compiler));
+
+	for (size_t i = 0; i < o->args.n; i++) {
+		const char *a = o->args.v[i];
+
+		if (strncmp(a, "--target=", 9) == 0)
+			a64 = is_aarch64(a + 9);
+		else if (strcmp(a, "-target") == 0 && i + 1 < o->args.n)
+			a64 = is_aarch64(o->args.v[i + 1]);
+	}
+	o->target = a64 && strcmp(HOST_ARCH, "aarch64") ? "aarch64" : NULL;
+	if (!o->target)
+		return 0;
+	if (!o->mode_given)
+		o->mode = ADA_MODE_CYG;
+	if (o->mode != ADA_MODE_CYG)
+		return usage_error(p, "%s mode is not built for %s yet: only cyg is (--ada-mode=cyg)",
+				   mode_names[o->mode], o->target);
+	return 0;
+}
+
 int ada_cc_opts_parse(struct ada_cc_opts *o, int argc, char *const *argv,
 		      ada_getenv_fn *env, char *err, size_t errsz)
 {
@@ -229,6 +272,8 @@ int ada_cc_opts_parse(struct ada_cc_opts *o, int argc, char *const *argv,
 	}
 	if (!ret)
 		ret = choose_compiler(&p, env);
+	if (!ret)
+		ret = choose_target(&p);
 	if (ret == -ENOMEM)
 		snprintf(err, errsz, "out of memory");
 	return ret;

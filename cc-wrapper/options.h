@@ -39,6 +39,9 @@ struct ada_cc_opts {
 	const char *compiler;		/* the real compiler; borrowed from argv or the environment */
 	bool cxx;			/* invoked as adac++: g++ and ADA_CXX */
 	bool clang;			/* the compiler's name contains "clang" */
+	const char *target;		/* the target's architecture when it is not
+					 * adacc's own ("aarch64"): its runtime is in
+					 * lib/<target>/; NULL for adacc's own */
 	enum ada_mode mode;
 	bool mode_given;		/* by --ada-mode= or ADA_MODE */
 	bool hijack_returns;		/* --ada-returns=hijack: fentry as clang does it */

@@ -114,6 +114,43 @@ static void test_each_mode_adds_its_flags_and_unknown_modes_are_refused(void **s
 	expect_error(LIST("ADA_MODE=xray"), LIST("adacc", "-c", "x.c"), "ADA_MODE=xray");
 }
 
+/* What a link for aarch64 gets: the runtime cross-built beside adacc's own
+ * (make aarch64). */
+#define A64_LIBDIR LIBDIR "/aarch64"
+#define A64_SHARED_RT "-L" A64_LIBDIR, "-Xlinker", "-rpath", "-Xlinker", A64_LIBDIR, \
+	"-Wl,--push-state,--no-as-needed", "-lada", "-Wl,--pop-state"
+
+static void test_aarch64_compiler_gets_cyg_mode_and_its_runtime(void **state)
+{
+	(void)state;
+	expect_argv(NO_ENV, LIST("adacc", "--ada-cc=aarch64-linux-gnu-gcc", "x.c", "-o", "x"),
+		    LIST("aarch64-linux-gnu-gcc", CYG, "x.c", "-o", "x", A64_SHARED_RT));
+	expect_argv(LIST("ADA_CXX=/usr/bin/aarch64-linux-gnu-g++-12"), LIST("adac++", "x.cc"),
+		    LIST("/usr/bin/aarch64-linux-gnu-g++-12", CYG, "x.cc", A64_SHARED_RT));
+	expect_argv(LIST("ADA_CC=clang"), LIST("adacc", "--target=aarch64-linux-gnu", "x.c"),
+		    LIST("clang", CYG_CLANG, "--target=aarch64-linux-gnu", "x.c", A64_SHARED_RT));
+	expect_argv(LIST("ADA_CC=clang"), LIST("adacc", "-target", "aarch64-linux-gnu", "-c", "x.c"),
+		    LIST("clang", CYG_CLANG, "-target", "aarch64-linux-gnu", "-c", "x.c"));
+	expect_argv(NO_ENV, LIST("adacc", "--ada-cc=aarch64-linux-gnu-gcc", "--ada-static", "x.c"),
+		    LIST("aarch64-linux-gnu-gcc", CYG, "x.c", "-Wl,--whole-archive",
+			 A64_LIBDIR "/libada.a", "-Wl,--no-whole-archive", "-llz4", "-lpthread",
+			 "-ldl", EXPORT_HOOKS));
+	/* A target given for the host keeps lib/'s runtime and the default mode. */
+	expect_argv(NO_ENV, LIST("adacc", "--target=x86_64-linux-gnu", "-c", "x.c"),
+		    LIST("gcc", FENTRY, "--target=x86_64-linux-gnu", "-c", "x.c"));
+}
+
+static void test_aarch64_refuses_the_modes_not_built_there(void **state)
+{
+	(void)state;
+	expect_error(NO_ENV, LIST("adacc", "--ada-cc=aarch64-linux-gnu-gcc", "--ada-mode=fentry", "x.c"),
+		     "fentry mode is not built for aarch64 yet: only cyg is (--ada-mode=cyg)");
+	expect_error(LIST("ADA_MODE=mcount", "ADA_CC=aarch64-linux-gnu-gcc"), LIST("adacc", "-c", "x.c"),
+		     "mcount mode is not built for aarch64 yet");
+	expect_error(NO_ENV, LIST("adacc", "--ada-mode=patchable", "--target=aarch64-linux-gnu", "x.c"),
+		     "patchable mode is not built for aarch64 yet");
+}
+
 static void test_verbose_comes_from_option_or_environment(void **state)
 {
 	struct ada_cc_plan plan;
@@ -237,6 +274,8 @@ int main(void)
 		cmocka_unit_test(test_verbose_comes_from_option_or_environment),
 		cmocka_unit_test(test_verbose_takes_the_yes_no_words),
 		cmocka_unit_test(test_version_builds_no_command),
+		cmocka_unit_test(test_aarch64_compiler_gets_cyg_mode_and_its_runtime),
+		cmocka_unit_test(test_aarch64_refuses_the_modes_not_built_there),
 		cmocka_unit_test(test_help_builds_no_command),
 		cmocka_unit_test(test_help_names_every_option_and_variable),
 		cmocka_unit_test(test_print_cmd_quotes_what_a_shell_would_split),
