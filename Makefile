@@ -10,6 +10,7 @@
 #   make fuzz       libFuzzer on the raw-trace, ATF and JSON readers (FUZZ_MINUTES each)
 #   make browser    the views in headless Chromium: the SVG flame graph, speedscope
 #   make aarch64    the runtime cross-built for aarch64, cyg mode: lib/aarch64/ (mk/aarch64.mk)
+#   make check-aarch64  the examples cross-built for aarch64, run under qemu-aarch64
 #   make install PREFIX=/usr/local   (DESTDIR too; make uninstall: mk/install.mk)
 #
 # Quiet unless V=1. Sources are found by glob: a new .c file in a component
@@ -100,7 +101,7 @@ ifeq ($(ADA_INNER),)
 # The outer make only makes sure the Debian packages are there, then runs the
 # inner make, which reads the pkg-config flags of what 'deps' just installed.
 all check unit e2e demo bench realworld install uninstall stress fuzz sanitize sanitize-check browser browser-check \
-  aarch64 aarch64-deps: deps
+  aarch64 check-aarch64 aarch64-deps: deps
 	$(Q)$(MAKE) --no-print-directory ADA_INNER=1 $@
 
 # Install what the build needs from Debian when it is missing: apt-get when we
@@ -204,7 +205,7 @@ e2e: all $(E2E_BINS)
 
 check: all $(UNIT_BINS) $(E2E_BINS)
 	$(Q)tests/run.sh $(UNIT_BINS) $(E2E_BINS) tests/cc-wrapper/build_systems.sh \
-		tests/packaging/install.sh tests/realworld/smoke.sh
+		tests/packaging/install.sh tests/realworld/smoke.sh tests/e2e/aarch64.sh
 
 # --- demo, bench, install -----------------------------------------------------
 demo: all

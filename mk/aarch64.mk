@@ -56,3 +56,21 @@ $(A64_LIB)/libada.a: $(filter-out $(A64_B)/runtime/makecontext.o,$(A64_RT_OBJS))
 .PHONY: aarch64
 aarch64: $(A64_LIB)/libada.so $(A64_LIB)/libada.a
 
+# --- the tests ------------------------------------------------------------------
+# tests/e2e/aarch64.sh runs the end-to-end tests that take --target=aarch64:
+# test_examples (every example at -O0 and -O2 in cyg mode, against the
+# host's expected trees) and test_signals (a handler's calls nesting under
+# the interrupted frame, siglongjmp out of a hook, calls lost in a handler
+# counted exactly). About 30 s here once the packages are there (their
+# install ~30 s more): make check runs it too, installing the packages where
+# it can and skipping with one line where it cannot (not root, no network).
+A64_TESTS := $(B)/tests/e2e/test_examples $(B)/tests/e2e/test_signals
+
+.PHONY: check-aarch64 aarch64-if-possible
+check-aarch64: all aarch64 $(A64_TESTS)
+	$(Q)A64_REQUIRED=1 tests/run.sh tests/e2e/aarch64.sh
+
+check: aarch64-if-possible
+aarch64-if-possible:
+	$(Q)if $(MAKE) --no-print-directory aarch64-deps; then $(MAKE) --no-print-directory aarch64; \
+	else echo "ada: the aarch64 tests will skip (no cross tools)"; fi

@@ -32,6 +32,9 @@
  * (cxx.O0.<mode>.replay).
  * Each case is a cmocka group. Its directory is removed afterwards unless a
  * test failed (the path is printed) or ADA_TEST_KEEP is set.
+ * With --target=aarch64 (make check-aarch64) both builds are cross builds,
+ * run under qemu-aarch64, in cyg mode only (the one aarch64 has yet), and
+ * the same expected trees hold (lib/target.h).
  *
  * Missing tools are failures, not skips: CI builds them before this runs.
  */
@@ -51,6 +54,7 @@
 
 #include "lib/calltree.h"
 #include "lib/proc.h"
+#include "lib/target.h"
 #include "lib/textdiff.h"
 #include "lib/tracerun.h"
 
@@ -121,16 +125,17 @@ static int build(const struct run_case *c, bool traced)
 {
 	bool cxx = strcmp(c->ex->ext, "cc") == 0;
 	const char *compiler = traced ? (cxx ? ADA_ROOT "/bin/adac++" : ADA_ROOT "/bin/adacc")
-				      : (cxx ? "g++" : "gcc");
-	char src[PATH_MAX], out[PATH_MAX], cmd[2 * PATH_MAX], why[64], mode[32];
+				      : target_cc(cxx);
+	char src[PATH_MAX], out[PATH_MAX], cmd[2 * PATH_MAX], why[64], mode[32], cc[64];
 	struct proc_result res;
 
 	snprintf(src, sizeof(src), "%s/examples/%s.%s", ADA_ROOT, c->ex->name, c->ex->ext);
 	snprintf(mode, sizeof(mode), "--ada-mode=%s", c->mode);
+	snprintf(cc, sizeof(cc), "--ada-cc=%s", target_cc(cxx));
 	path_in(out, c, traced ? "traced" : "untraced");
 
 	const char *argv[] = { compiler, c->opt, "-g", "-pthread", "-o", out, src,
-			       traced ? mode : NULL, NULL };
+			       traced ? mode : NULL, target_arch ? cc : NULL, NULL };
 	int ret = run(c, argv, NULL, BUILD_TIMEOUT_MS, &res);
 
 	if (ret == 0 && proc_exit_code(&res) != 0) {
@@ -164,15 +169,16 @@ static void prepare(struct run_case *c)
 	path_in(trace, c, "trace");
 	snprintf(output, sizeof(output), "ADA_OUTPUT=%s", trace);
 
-	const char *const untraced_argv[] = { untraced, NULL };
-	const char *const traced_argv[] = { traced, NULL };
+	const char *untraced_argv[3], *traced_argv[3];
 	const char *const traced_env[] = { output, NULL };
 	const char *const symbolize_argv[] = { symbolize, trace, NULL };
 	const char *const check_argv[] = { symbolize, "--check", trace, NULL };
 	const char *const replay_argv[] = { symbolize, "--replay", trace, NULL };
 
-	run(c, untraced_argv, NULL, RUN_TIMEOUT_MS, &c->untraced);
-	run(c, traced_argv, traced_env, RUN_TIMEOUT_MS, &c->traced);
+	run(c, target_argv((const char *const[]){ untraced, NULL }, untraced_argv, 3), NULL,
+	    RUN_TIMEOUT_MS, &c->untraced);
+	run(c, target_argv((const char *const[]){ traced, NULL }, traced_argv, 3), traced_env,
+	    RUN_TIMEOUT_MS, &c->traced);
 	run(c, symbolize_argv, NULL, TOOL_TIMEOUT_MS, &c->symbolize);
 	run(c, check_argv, NULL, TOOL_TIMEOUT_MS, &c->check);
 	run(c, replay_argv, NULL, TOOL_TIMEOUT_MS, &c->replay);
@@ -390,8 +396,8 @@ static int run_case(struct run_case *c)
 	struct CMUnitTest group[TESTS_PER_CASE];
 	char group_name[80];
 
-	snprintf(group_name, sizeof(group_name), "examples/%s.%s %s %s", c->ex->name, c->ex->ext,
-		 c->opt, c->mode);
+	snprintf(group_name, sizeof(group_name), "examples/%s.%s %s %s%s%s", c->ex->name, c->ex->ext,
+		 c->opt, c->mode, target_arch ? " " : "", target_arch ? target_arch : "");
 	for (size_t i = 0; i < TESTS_PER_CASE; i++) {
 		/* "recursion_O2_fentry_call_tree_matches": the level without its dash */
 		snprintf(c->names[i], sizeof(c->names[i]), "%s_%s_%s_%s", c->ex->name, c->opt + 1,
@@ -402,14 +408,17 @@ static int run_case(struct run_case *c)
 	return _cmocka_run_group_tests(group_name, group, TESTS_PER_CASE, NULL, NULL);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	bool keep = getenv("ADA_TEST_KEEP") != NULL;
 	int failed = 0;
 
+	if (target_parse(&argc, argv) < 0)
+		return 2;
 	tr_scrub_environment();
 	for (size_t e = 0; e < NEXAMPLES; e++) {
-		for (size_t m = 0; m < NMODES; m++) {
+		/* aarch64 has cyg mode only, the first. */
+		for (size_t m = 0; m < (target_arch ? 1 : NMODES); m++) {
 			for (size_t o = 0; o < NOPTS; o++) {
 				struct run_case c = { .ex = &examples[e], .opt = opt_levels[o],
 						      .mode = modes[m] };

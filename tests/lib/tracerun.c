@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "lib/calltree.h"
+#include "lib/target.h"
 #include "lib/textdiff.h"
 #include "lib/tracee.h"
 
@@ -163,7 +164,11 @@ void tr_build(const struct tr_case *tc, const char *const env[], const char *cc,
 		snprintf(src, sizeof(src), "%s/%s", ADA_ROOT, prog);
 	else
 		snprintf(src, sizeof(src), "%s/tests/e2e/progs/%s.c", ADA_ROOT, prog);
-	argv[n++] = cc;
+	/* For another target (lib/target.h), its cross compiler: in place of
+	 * gcc or g++, or given to adacc. */
+	argv[n++] = !target_arch || strstr(cc, "adac") ? cc : target_cc(strstr(cc, "++") != NULL);
+	if (target_arch && strstr(cc, "adac"))
+		argv[n++] = strstr(cc, "++") ? "--ada-cc=" TARGET_CXX_A64 : "--ada-cc=" TARGET_CC_A64;
 	argv[n++] = "-g";
 	argv[n++] = "-pthread";
 	argv[n++] = "-o";
@@ -215,7 +220,9 @@ void tr_build_lib_pair(const struct tr_case *tc, const char *prog, const char *l
 void tr_run(const struct tr_case *tc, const char *const argv[], const char *const env[],
 	    struct proc_result *res)
 {
-	start(tc, argv, env, TR_RUN_TIMEOUT_MS, res);
+	const char *run[40];
+
+	start(tc, target_argv(argv, run, 40), env, TR_RUN_TIMEOUT_MS, res);
 }
 
 static bool status_is(const char *what, const struct proc_result *res, int status)
