@@ -158,7 +158,7 @@ static void sample(ucontext_t *uc)
 		ada_count(&td->rh->samples_lost[ADA_SAMPLE_LOST_RING_FULL], 1);
 		goto out;
 	}
-	ada_ring_put(td, tsc, slot_word(ADA_SAMPLE_WHAT_IP, ada_arch_uc_pc(uc)));
+	ada_ring_put(td, tsc, slot_word(ADA_SAMPLE_WHAT_IP, ada_arch_signal_ip(uc)));
 	ada_ring_put(td, ns_of(&cpu), slot_word(ADA_SAMPLE_WHAT_CPU, (uint64_t)ru.ru_minflt));
 	ada_ring_put(td, (uint64_t)(uint32_t)ru.ru_nvcsw | (uint64_t)ru.ru_nivcsw << 32,
 		     slot_word(ADA_SAMPLE_WHAT_CSW, (uint64_t)ru.ru_majflt));

@@ -55,7 +55,8 @@ static inline bool ada_arch_ticks_emulate(ucontext_t *uc, uint64_t ticks)
 	return false;
 }
 
-/* The instruction a signal interrupted. */
+/* The instruction a signal interrupted (crash.c's report, the counter
+ * lane's sample). */
 static inline uintptr_t ada_arch_signal_ip(const ucontext_t *uc)
 {
 	return (uintptr_t)uc->uc_mcontext.pc;

@@ -38,7 +38,8 @@ static inline uint64_t ada_arch_ticks_hz(void)
 	return 0;
 }
 
-/* The instruction a signal interrupted. */
+/* The instruction a signal interrupted (crash.c's report, the counter
+ * lane's sample). */
 static inline uintptr_t ada_arch_signal_ip(const ucontext_t *uc)
 {
 	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
@@ -59,13 +60,6 @@ static inline bool ada_arch_ticks_emulate(ucontext_t *uc, uint64_t ticks)
 	g[REG_RDX] = (uint32_t)(ticks >> 32);
 	g[REG_RIP] += 2;
 	return true;
-}
-
-/* The address a signal interrupted (uc, the handler's context): the
- * counter lane's sampled instruction (counters.c). */
-static inline uint64_t ada_arch_uc_pc(const ucontext_t *uc)
-{
-	return (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 }
 
 /* Calls fn on the stack that ends at top (16-byte aligned), never to
