@@ -423,18 +423,27 @@ int ada_on_signal_stack(uintptr_t sp, uintptr_t range[2])
 
 /* A frame is being entered above the innermost frame's stack position (or at
  * it, from another call site). On the thread's own stack that means the frames
- * there were abandoned (longjmp); on another stack (sigaltstack, a coroutine) it means
- * nothing, and the new frame nests as usual. Returns the depth to nest under. */
-int ada_enter_resync_slow(struct ada_thread *td, uintptr_t sp, uintptr_t site)
+ * there were abandoned (longjmp); on another stack (sigaltstack, a coroutine)
+ * it means nothing, and the new frame nests as usual. Below the abandoned
+ * frames, one at the new frame's position with its return address is the
+ * frame it is inlined in, unless it is the same function: then it is that
+ * function called again from the same site after a longjmp out of what it
+ * called (a loop's). Right at the innermost frame that case cannot be told
+ * from a recursive function inlined into itself, which gcc does: there it is
+ * taken as inlined. Returns the depth to nest under. */
+int ada_enter_resync_slow(struct ada_thread *td, uintptr_t sp, uintptr_t site, uintptr_t fn)
 {
+	bool closed = false;
+
 	if (!ada_on_thread_stack(td, sp) || !ada_on_thread_stack(td, td->shadow[td->depth - 1].sp))
 		return (int)td->depth;
 	while (td->depth > 0 && td->depth <= td->shadow_cap) {
 		const struct ada_frame *top = &td->shadow[td->depth - 1];
 
-		if (top->sp > sp || (top->sp == sp && top->site == site))
+		if (top->sp > sp || (top->sp == sp && top->site == site && (top->fn != fn || !closed)))
 			break; /* a caller of the new frame (or the frame it is inlined in) */
 		ada_close_abandoned(td);
+		closed = true;
 	}
 	return (int)td->depth;
 }

@@ -200,7 +200,8 @@ ADA_HIDDEN int ada_ring_refresh_slow(struct ada_thread *td, uint32_t depth);
 ADA_HIDDEN int ada_ring_fit_slow(struct ada_thread *td, uint32_t n, uint32_t depth);
 ADA_HIDDEN void ada_enter_skipped_slow(struct ada_thread *td, uint32_t depth);
 ADA_HIDDEN void ada_exit_skipped_slow(struct ada_thread *td, uint32_t depth);
-ADA_HIDDEN int ada_enter_resync_slow(struct ada_thread *td, uintptr_t sp, uintptr_t site);
+ADA_HIDDEN int ada_enter_resync_slow(struct ada_thread *td, uintptr_t sp, uintptr_t site,
+				      uintptr_t fn);
 ADA_HIDDEN void ada_close_abandoned(struct ada_thread *td);
 /* Whether sp lies in the thread's own stack mapping. No system call after
  * the thread's first use (which asks pthread_getattr_np). */
@@ -409,10 +410,11 @@ ada_record_enter(struct ada_thread *td, uintptr_t fn, uintptr_t site, uintptr_t 
 	 * innermost means that frame was left without its exit hook (longjmp, or an
 	 * exception with a compiler that skips exit hooks): close it first. At the
 	 * same position it is either that, or a function inlined into the innermost
-	 * one, whose hooks run in its frame and pass its return address as site. */
+	 * one, whose hooks run in its frame and pass its return address as site
+	 * (a recursive function inlined into itself too: the same function). */
 	if (unlikely(depth > 1 && depth - 1 <= td->shadow_cap && sp >= td->shadow[depth - 2].sp) &&
 	    (sp > td->shadow[depth - 2].sp || site != td->shadow[depth - 2].site))
-		depth = ada_enter_resync_slow(td, sp, site) + 1;
+		depth = ada_enter_resync_slow(td, sp, site, fn) + 1;
 
 	td->depth = depth;
 	if (likely(depth <= td->shadow_cap))

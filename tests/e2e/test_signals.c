@@ -32,6 +32,7 @@
 
 #include <cmocka.h>
 
+#include "lib/calltree.h"
 #include "lib/target.h"
 #include "lib/tracerun.h"
 
@@ -153,6 +154,42 @@ static void calls_lost_in_a_handler_count_both_events_cyg(void **state)
 	check_sig_count(*state, "--ada-mode=cyg");
 }
 
+/* cyg mode sees no return that the program skips: a frame left by
+ * longjmp is closed when a frame enters above its position, or when the
+ * same function enters again from the same call site, at the same
+ * position (hijack_longjmp's again(): jumper() called ten times in a loop,
+ * each leaving by a longjmp from leap() inside it). Each jumper is again's
+ * child, not the one before's. (A sibling entering at the same call depth
+ * from another site is told from a nested one by its stack pointer after
+ * its prologue, which cyg's hooks see: d() after b() is left to the tests
+ * of the hijacking modes.) */
+static void check_cyg_longjmp_loop(struct tr_case *tc, const char *opt)
+{
+	const char *const plain[] = { opt, NULL }, *const traced[] = { opt, "--ada-mode=cyg", NULL };
+	const char *const env[] = { "ADA_DYNHOOK=off", NULL };
+
+	tr_build(tc, NULL, "gcc", "hijack_longjmp", "hijack_longjmp.plain", plain);
+	tr_build(tc, NULL, TR_ADACC, "hijack_longjmp", "hijack_longjmp", traced);
+	tr_run_pair(tc, "hijack_longjmp", NULL, env, 0);
+	assert_string_equal(tc->traced.out, "a: back from c with 3\nd: 4\nagain: 10 jumps, total 55\n");
+	tr_symbolize(tc, NULL);
+	assert_int_equal(calltree_calls(tc->replay.out, "jumper", "again"), 10);
+	assert_int_equal(calltree_calls(tc->replay.out, "jumper", "jumper"), 0);
+	assert_int_equal(calltree_calls(tc->replay.out, "leap", "jumper"), 10);
+	assert_int_equal(calltree_calls(tc->replay.out, "again", "main"), 1);
+	tr_pass(tc);
+}
+
+static void longjmp_in_a_loop_closes_each_call_cyg_O0(void **state)
+{
+	check_cyg_longjmp_loop(*state, "-O0");
+}
+
+static void longjmp_in_a_loop_closes_each_call_cyg_O2(void **state)
+{
+	check_cyg_longjmp_loop(*state, "-O2");
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -169,6 +206,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(calls_lost_in_a_handler_count_both_events_mcount,
 						tr_setup, tr_teardown),
 		cmocka_unit_test_setup_teardown(calls_lost_in_a_handler_count_both_events_cyg,
+						tr_setup, tr_teardown),
+		cmocka_unit_test_setup_teardown(longjmp_in_a_loop_closes_each_call_cyg_O0,
+						tr_setup, tr_teardown),
+		cmocka_unit_test_setup_teardown(longjmp_in_a_loop_closes_each_call_cyg_O2,
 						tr_setup, tr_teardown),
 	};
 
