@@ -229,12 +229,26 @@ static struct facc *acc_at(struct report *r, uint32_t d)
 	return &r->acc[d];
 }
 
+/* The first block or sample: from now on every frame keeps its
+ * accumulator (event()), and those of the frames open now start at zero. */
+static int extras_begin(struct report *r, uint32_t depth)
+{
+	if (r->allocs || r->samples)
+		return 0;
+	if (!acc_at(r, depth))
+		return -ENOMEM;
+	memset(r->acc, 0, ((size_t)depth + 1) * sizeof(*r->acc));
+	return 0;
+}
+
 /* Blocks: counted in the innermost shown frame, then in each frame around
  * it as the frames close. */
 static int alloc_event(struct report *r, const struct walk_event *ev)
 {
 	struct facc *a;
 
+	if (extras_begin(r, ev->depth))
+		return -ENOMEM;
 	r->allocs = true;
 	if (ev->alloc_freed)
 		return 0;
@@ -251,6 +265,8 @@ static int sample_event(struct report *r, const struct walk_event *ev)
 {
 	struct facc *a;
 
+	if (extras_begin(r, ev->depth))
+		return -ENOMEM;
 	r->samples = true;
 	if (!(a = acc_at(r, ev->depth)))
 		return -ENOMEM;
@@ -271,6 +287,8 @@ static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 		return alloc_event(r, ev);
 	if (ev->type == WALK_SAMPLE)
 		return sample_event(r, ev);
+	if (!r->allocs && !r->samples) /* nothing to carry from frame to frame yet */
+		goto times;
 	if (!(a = acc_at(r, ev->depth)))
 		return -ENOMEM;
 	if (ev->type == WALK_ENTER) {
@@ -287,6 +305,9 @@ static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 	a[-1].cpu += a->cpu;
 	a[-1].faults += a->faults;
 	a[-1].switches += a->switches;
+times:
+	if (ev->type == WALK_ENTER)
+		return 0;
 	if (!s->calls++ || ev->total_ns < s->min)
 		s->min = ev->total_ns;
 	if (ev->total_ns > s->max)
