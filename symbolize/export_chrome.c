@@ -23,6 +23,12 @@
  *     arguments ("demo -v 'two words'", export_process_name; the viewers
  *     add the pid), and thread_name (the pthread name, or "thread N" after
  *     ada's ordinal).
+ *   - "Counter Events" (ph "C"): a thread's CPU time and page faults so
+ *     far at each of its counter samples (ADA_COUNTERS; "CPU time (tid
+ *     T)" {"ns"}, "page faults (tid T)" {"faults"}: counters are the
+ *     process's, so the name says the thread), and the process's bytes
+ *     allocated and not freed at each block (ADA_ALLOC; "live bytes"
+ *     {"bytes"}, written at the process's end: lanes.h).
  * A coroutine stack's frames (src_thread.is_stack) get a track of their
  * own: tid EXPORT_STACK_TID + the stack's ordinal (above every Linux tid), named
  * "stack 0xLO-0xHI of thread H".
@@ -54,6 +60,7 @@
 
 #include "export.h"
 #include "json.h"
+#include "lanes.h"
 #include "outbuf.h"
 #include "raw_format.h"
 #include "sig.h"
@@ -115,6 +122,9 @@ struct chrome {
 	size_t nheld, held_cap;
 	uint64_t seq;
 	uint64_t processes, threads, slices;
+	uint32_t tid;                /* the thread's, as its events say */
+	uint64_t cpu_ns, faults;     /* its counter samples' sums so far */
+	struct lane_blocks blocks;   /* the process's blocks */
 };
 
 struct key {                /* "rdi":" */
@@ -383,6 +393,61 @@ static int hold(struct chrome *c, const struct chrome_frame *fr)
 	return 0;
 }
 
+/* ---- counters (ADA_COUNTERS, ADA_ALLOC) ------------------------------------------- */
+
+/* {"name":"<name>","ph":"C","pid":P,"ts":T,"args":{"<key>":v}} */
+static void counter(struct chrome *c, const char *name, uint64_t ns, const char *key, int64_t v)
+{
+	char *p = outbuf_reserve(&c->out, 256);
+
+	element_begin(c, &p);
+	p = fmt_lit(p, "{\"name\":\"");
+	p = fmt_mem(p, name, strlen(name));
+	p = fmt_lit(p, "\",\"ph\":\"C\",\"pid\":");
+	p = fmt_u64(p, c->pid);
+	p = fmt_lit(p, ",\"tid\":");
+	p = fmt_u64(p, c->tid);
+	p = fmt_lit(p, ",\"ts\":");
+	p = put_time(p, c->offset + (int64_t)ns);
+	p = fmt_lit(p, ",\"args\":{\"");
+	p = fmt_mem(p, key, strlen(key));
+	p = fmt_lit(p, "\":");
+	if (v < 0)
+		*p++ = '-';
+	p = fmt_u64(p, v < 0 ? (uint64_t)-v : (uint64_t)v);
+	p = fmt_lit(p, "}}");
+	outbuf_commit(&c->out, p);
+}
+
+static int lane_event(struct chrome *c, const struct walk_event *ev)
+{
+	char name[64];
+
+	if (ev->type == WALK_ALLOC)
+		return lane_blocks_add(&c->blocks, ev, 0);
+	c->cpu_ns += ev->sample.cpu_ns;
+	c->faults += ev->sample.minflt + ev->sample.majflt;
+	snprintf(name, sizeof(name), "CPU time (tid %u)", c->tid);
+	counter(c, name, ev->start_ns, "ns", (int64_t)c->cpu_ns);
+	snprintf(name, sizeof(name), "page faults (tid %u)", c->tid);
+	counter(c, name, ev->start_ns, "faults", (int64_t)c->faults);
+	return c->out.err;
+}
+
+/* The live bytes, in time order over the process's threads (lanes.h). */
+static void live_bytes(struct chrome *c)
+{
+	int64_t live = 0;
+
+	lane_blocks_live(&c->blocks);
+	for (size_t i = 0; i < c->blocks.n; i++) {
+		const struct lane_block *b = &c->blocks.ev[i];
+
+		live += b->freed ? -(int64_t)b->size : (int64_t)b->size;
+		counter(c, "live bytes", b->ns, "bytes", live);
+	}
+}
+
 static int on_event(void *ctx, struct walk *w, const struct walk_event *ev)
 {
 	struct chrome *c = ctx;
@@ -391,6 +456,9 @@ static int on_event(void *ctx, struct walk *w, const struct walk_event *ev)
 	int err;
 
 	(void)w;
+	lane_blocks_settle(&c->blocks, ev);
+	if (__builtin_expect(ev->type > WALK_EXIT, 0))
+		return lane_event(c, ev);
 	if (ev->depth > c->stack_cap) {
 		size_t cap = 2 * (size_t)ev->depth;
 		void *stack = realloc(c->stack, cap * sizeof(*c->stack));
@@ -472,6 +540,8 @@ static int on_process_begin(void *ctx, struct src_process *p)
 	c->nregs = p->arch == ADA_ARCH_ARM64 ? 8 : 6;
 	c->reg_keys = p->arch == ADA_ARCH_ARM64 ? arm_keys : x86_keys;
 	c->proc = p;
+	p->want_allocs = p->want_samples = true;
+	lane_blocks_reset(&c->blocks);
 	c->freg_keys = p->arch == ADA_ARCH_ARM64 ? arm_fkeys : x86_fkeys;
 	c->fret_key = p->arch == ADA_ARCH_ARM64 ? &arm_fret_key : &x86_fret_key;
 	put_name_event(c, "process_name", p->pid, export_process_name(name, p));
@@ -484,6 +554,8 @@ static int on_process_end(void *ctx, struct src_process *p)
 	struct chrome *c = ctx;
 
 	(void)p;
+	c->tid = 0;
+	live_bytes(c);
 	for (size_t i = 0; i < c->nfns; i++) {
 		free(c->fns[i].head);
 		free(c->fns[i].tail);
@@ -510,6 +582,8 @@ static int on_thread_begin(void *ctx, struct src_process *p, const struct src_th
 	c->prefix_len = (size_t)(q - c->prefix);
 	c->open_mark = t->open_mark ? t->open_mark : "open at end";
 	c->nheld = 0;
+	c->tid = tid;
+	c->cpu_ns = c->faults = 0;
 	put_name_event(c, "thread_name", tid, export_track_name(name, sizeof(name), t));
 	c->threads++;
 	return c->out.err;
@@ -522,6 +596,7 @@ static int on_thread_end(void *ctx, struct src_process *p, const struct src_thre
 
 	(void)p;
 	(void)t;
+	lane_blocks_thread_end(&c->blocks);
 	return err ? err : c->out.err;
 }
 
@@ -563,8 +638,10 @@ int view_chrome_main(const struct view_args *a, FILE *out)
 	outbuf_commit(&c.out, p);
 	free(c.stack);
 	free(c.held);
+	lane_blocks_reset(&c.blocks); /* a process cut short by an error: no counters after the end */
 	if (c.fns)
 		on_process_end(&c, NULL);
+	lane_blocks_free(&c.blocks);
 	int werr = outbuf_close(&c.out, a->output ? a->output : "standard output");
 	return err ? err : werr;
 }

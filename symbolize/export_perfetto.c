@@ -44,7 +44,13 @@
  *                                              "stack 0xLO-0xHI of thread H"
  *     3   process                     ProcessDescriptor
  *     4   thread                      ThreadDescriptor
- *     5   parent_uuid                 uint64   a thread's or stack's process
+ *     5   parent_uuid                 uint64   a thread's or stack's process; a
+ *                                              counter track's thread or process
+ *     8   counter                     CounterDescriptor {3 unit: 1 UNIT_TIME_NS,
+ *                                              2 UNIT_COUNT, 3 UNIT_SIZE_BYTES}:
+ *                                              a thread's "CPU time" and "faults"
+ *                                              (ADA_COUNTERS), the process's "live
+ *                                              bytes" (ADA_ALLOC)
  *   ProcessDescriptor (track_event/process_descriptor.proto)
  *     1   pid                         int32
  *     2   cmdline                     repeated string  argv, a word each (Perfetto's
@@ -58,7 +64,14 @@
  *   TrackEvent (track_event/track_event.proto)
  *     3   category_iids               repeated uint64  the module
  *     4   debug_annotations           repeated DebugAnnotation
- *     9   type                        enum     1 TYPE_SLICE_BEGIN, 2 TYPE_SLICE_END
+ *     9   type                        enum     1 TYPE_SLICE_BEGIN, 2 TYPE_SLICE_END,
+ *                                              4 TYPE_COUNTER
+ *     11  track_uuid                  uint64   a counter's track (else the
+ *                                              sequence's default)
+ *     30  counter_value               int64    a counter's value at the packet's
+ *                                              time: a thread's CPU time and
+ *                                              faults so far, by its samples; the
+ *                                              bytes allocated and not freed
  *     10  name_iid                    uint64   the function
  *     34  source_location_iid         uint64   where DWARF knew the file
  *         (track_uuid comes from the sequence's TrackEventDefaults)
@@ -100,6 +113,7 @@
 
 #include "cmdline.h"
 #include "export.h"
+#include "lanes.h"
 #include "outbuf.h"
 #include "protobuf.h"
 #include "raw_format.h"
@@ -117,11 +131,12 @@ enum {
 	CS_CLOCKS = 1, CLK_CLOCK_ID = 1, CLK_TIMESTAMP = 2, CLK_IS_INCREMENTAL = 3,
 	CLOCK_BOOTTIME = 6, CLOCK_INCREMENTAL = 64, /* 64..127: sequence-scoped clocks */
 	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT_UUID = 5,
+	TD_COUNTER = 8, CD_UNIT = 3, UNIT_TIME_NS = 1, UNIT_COUNT = 2, UNIT_SIZE_BYTES = 3,
 	PD_PID = 1, PD_CMDLINE = 2, PD_PROCESS_NAME = 6,
 	THD_PID = 1, THD_TID = 2, THD_THREAD_NAME = 5,
 	TE_CATEGORY_IIDS = 3, TE_DEBUG_ANNOTATIONS = 4, TE_TYPE = 9, TE_NAME_IID = 10,
-	TE_SOURCE_LOCATION_IID = 34,
-	TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2,
+	TE_SOURCE_LOCATION_IID = 34, TE_TRACK_UUID = 11, TE_COUNTER_VALUE = 30,
+	TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_COUNTER = 4,
 	DA_NAME_IID = 1, DA_STRING_VALUE = 6, DA_POINTER_VALUE = 7, DA_NAME = 10,
 	ID_EVENT_CATEGORIES = 1, ID_EVENT_NAMES = 2, ID_DEBUG_ANNOTATION_NAMES = 3,
 	ID_SOURCE_LOCATIONS = 4,
@@ -163,6 +178,10 @@ struct pf {
 	uint32_t seq, next_seq;
 	const char *open_mark;
 	uint64_t slices;
+	/* The counter lane and the blocks (lanes.h): the thread's counter
+	 * tracks (0: none yet) and totals, the process's blocks. */
+	uint64_t cpu_uuid, faults_uuid, cpu_ns, faults;
+	struct lane_blocks blocks;
 };
 
 /* ---- packets ------------------------------------------------------------------- */
@@ -411,13 +430,102 @@ static void slice_end(struct pf *f, const struct walk_event *ev)
 	f->slices++;
 }
 
+/* ---- counter tracks (ADA_COUNTERS, ADA_ALLOC) ----------------------------------- */
+
+/* A counter track's descriptor, on the current sequence: a child of parent. */
+static void counter_track(struct pf *f, uint64_t uuid, uint64_t parent, const char *name,
+			  unsigned unit)
+{
+	char *len_at, *td, *cd, *q;
+
+	q = packet_open(f, PACKET_FIXED + strlen(name), &len_at);
+	q = pb_uint(q, PKT_SEQUENCE_ID, f->seq);
+	q = pb_open(q, PKT_TRACK_DESCRIPTOR, &td);
+	q = pb_uint(q, TD_UUID, uuid);
+	q = pb_uint(q, TD_PARENT_UUID, parent);
+	q = pb_string(q, TD_NAME, name);
+	q = pb_open(q, TD_COUNTER, &cd);
+	q = pb_uint(q, CD_UNIT, unit);
+	q = pb_close(cd, q);
+	q = pb_close(td, q);
+	packet_close(f, len_at, q);
+}
+
+/* A counter's value at since_t0 on the current sequence (never before its
+ * last packet: a sample's time is clamped to the event before it). */
+static void counter_value(struct pf *f, uint64_t uuid, uint64_t since_t0, int64_t v)
+{
+	char *len_at, *te, *p;
+
+	if (f->t0 + since_t0 < f->last_ns)
+		since_t0 = f->last_ns - f->t0;
+	p = packet_open(f, PACKET_FIXED, &len_at);
+	p = timestamp(f, p, since_t0);
+	p = sequence(f, p, SEQ_NEEDS_INCREMENTAL_STATE);
+	p = pb_open(p, PKT_TRACK_EVENT, &te);
+	p = pb_uint(p, TE_TYPE, TYPE_COUNTER);
+	p = pb_uint(p, TE_TRACK_UUID, uuid);
+	p = pb_int(p, TE_COUNTER_VALUE, v);
+	p = pb_close(te, p);
+	packet_close(f, len_at, p);
+}
+
+/* A sample: the thread's CPU time and faults so far, on tracks of its own
+ * made at its first; a block: kept for the live bytes (process end). */
+static int lane_event(struct pf *f, const struct walk_event *ev)
+{
+	if (ev->type == WALK_ALLOC)
+		return lane_blocks_add(&f->blocks, ev, 0);
+	if (ev->type != WALK_SAMPLE)
+		return 0;
+	if (!f->cpu_uuid) {
+		f->cpu_uuid = ++f->next_uuid;
+		f->faults_uuid = ++f->next_uuid;
+		counter_track(f, f->cpu_uuid, f->track_uuid, "CPU time", UNIT_TIME_NS);
+		counter_track(f, f->faults_uuid, f->track_uuid, "page faults", UNIT_COUNT);
+	}
+	f->cpu_ns += ev->sample.cpu_ns;
+	f->faults += ev->sample.minflt + ev->sample.majflt;
+	counter_value(f, f->cpu_uuid, ev->start_ns, (int64_t)f->cpu_ns);
+	counter_value(f, f->faults_uuid, ev->start_ns, (int64_t)f->faults);
+	return f->out.err;
+}
+
+static void sequence_begin(struct pf *f);
+
+/* The process's bytes allocated and not freed, on a track and a sequence
+ * of their own after its threads': a value at each block, in time order
+ * over all threads (lanes.h). */
+static int live_bytes(struct pf *f)
+{
+	int64_t live = 0;
+
+	if (!f->blocks.n)
+		return 0;
+	lane_blocks_live(&f->blocks);
+	f->seq = ++f->next_seq;
+	f->track_uuid = ++f->next_uuid;
+	sequence_begin(f);
+	counter_track(f, f->track_uuid, f->process_uuid, "live bytes", UNIT_SIZE_BYTES);
+	for (size_t i = 0; i < f->blocks.n; i++) {
+		const struct lane_block *b = &f->blocks.ev[i];
+
+		live += b->freed ? -(int64_t)b->size : (int64_t)b->size;
+		counter_value(f, f->track_uuid, b->ns, live);
+	}
+	return f->out.err;
+}
+
 static int on_event(void *ctx, struct walk *w, const struct walk_event *ev)
 {
 	struct pf *f = ctx;
 
 	(void)w;
+	lane_blocks_settle(&f->blocks, ev);
 	if (ev->type == WALK_ENTER)
 		return slice_begin(f, ev);
+	if (__builtin_expect(ev->type != WALK_EXIT, 0))
+		return lane_event(f, ev);
 	slice_end(f, ev);
 	return 0;
 }
@@ -443,6 +551,8 @@ static int on_process_begin(void *ctx, struct src_process *p)
 	f->t0 = p->t0_ns;
 	f->pid = p->pid;
 	f->process_uuid = ++f->next_uuid;
+	p->want_allocs = p->want_samples = true;
+	lane_blocks_reset(&f->blocks);
 
 	if (!(words = cmdline_split(p->cmdline, &len)))
 		return -ENOMEM;
@@ -465,11 +575,12 @@ static int on_process_begin(void *ctx, struct src_process *p)
 static int on_process_end(void *ctx, struct src_process *p)
 {
 	struct pf *f = ctx;
+	int err = live_bytes(f);
 
 	(void)p;
 	free(f->fns);
 	f->fns = NULL;
-	return f->out.err;
+	return err ? err : f->out.err;
 }
 
 /* A thread's sequence opens with a packet that clears its state, sets its
@@ -512,6 +623,7 @@ static int on_thread_begin(void *ctx, struct src_process *p, const struct src_th
 	f->seq = ++f->next_seq;
 	f->track_uuid = ++f->next_uuid;
 	f->open_mark = t->open_mark ? t->open_mark : "open at end";
+	f->cpu_uuid = f->faults_uuid = f->cpu_ns = f->faults = 0;
 	sequence_begin(f);
 
 	q = packet_open(f, PACKET_FIXED + sizeof(name), &len_at);
@@ -540,6 +652,7 @@ static int on_thread_end(void *ctx, struct src_process *p, const struct src_thre
 
 	(void)p;
 	(void)t;
+	lane_blocks_thread_end(&f->blocks);
 	return f->out.err;
 }
 
@@ -567,6 +680,7 @@ int view_perfetto_main(const struct view_args *a, FILE *out)
 	free(f.fns);
 	free(f.modules);
 	free(f.module_seq);
+	lane_blocks_free(&f.blocks);
 	werr = outbuf_close(&f.out, a->output ? a->output : "standard output");
 	return err ? err : werr;
 }

@@ -15,24 +15,16 @@
  *
  * Threads free each other's blocks, so a process's blocks are gathered
  * from all its threads with their times and then matched by address in
- * time order: a block freed counts from its free's CALL (before it really
- * was), one allocated from the thread's next event after it (its call's
- * RETURN: after it really was). An address freed by one thread and
- * allocated again by another is therefore never taken for the other way
- * round. Memory: 32 bytes an allocation event, and the distinct paths.
+ * time order (lanes.h; a block's tag is its path's node). Memory: 32 bytes
+ * an allocation event, and the distinct paths.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "flame_tree.h"
+#include "lanes.h"
 #include "view_cli.h"
-
-struct block_ev {
-	uint64_t ns, ptr, size;
-	uint32_t path;         /* flame_tree node of the stack open (FLAME_ROOT: none) */
-	uint8_t freed;
-};
 
 struct path_sum {
 	uint64_t bytes, blocks;
@@ -45,9 +37,7 @@ struct leaks {
 	struct src_process *p;
 	struct flame_tree tree;
 	uint32_t *names;       /* tree name id + 1 of each function of p, 0: not yet */
-	struct block_ev *ev;
-	size_t n, cap;
-	size_t pending;        /* an allocation waiting for its time: its index + 1 */
+	struct lane_blocks blocks;
 	size_t threads;
 };
 
@@ -57,7 +47,8 @@ static int process_begin(void *ctx, struct src_process *p)
 
 	p->want_allocs = true;
 	l->p = p;
-	l->n = l->pending = l->threads = 0;
+	lane_blocks_reset(&l->blocks);
+	l->threads = 0;
 	flame_tree_free(&l->tree);
 	free(l->names);
 	l->names = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*l->names));
@@ -99,50 +90,21 @@ static uint32_t path_now(struct leaks *l, struct walk *w)
 static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 {
 	struct leaks *l = ctx;
-	struct block_ev *b;
+	uint32_t path;
 
-	if (l->pending) { /* the event after an allocation: its time */
-		l->ev[l->pending - 1].ns = ev->type == WALK_EXIT ? ev->end_ns : ev->start_ns;
-		l->pending = 0;
-	}
+	lane_blocks_settle(&l->blocks, ev);
 	if (ev->type != WALK_ALLOC)
 		return 0;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 4096;
-		struct block_ev *g = realloc(l->ev, cap * sizeof(*g));
-
-		if (!g)
-			return -ENOMEM;
-		l->ev = g;
-		l->cap = cap;
-	}
-	b = &l->ev[l->n++];
-	*b = (struct block_ev){ .ns = ev->start_ns, .ptr = ev->alloc_ptr, .size = ev->alloc_size,
-				.freed = ev->alloc_freed, .path = path_now(l, w) };
-	if (b->path == FLAME_NONE)
+	if ((path = path_now(l, w)) == FLAME_NONE)
 		return -ENOMEM;
-	if (!b->freed)
-		l->pending = l->n;
-	return 0;
+	return lane_blocks_add(&l->blocks, ev, path);
 }
 
 static int thread_end(void *ctx, struct src_process *p, const struct src_thread *t)
 {
 	(void)p, (void)t;
-	((struct leaks *)ctx)->pending = 0; /* the thread's last event: its own time */
+	lane_blocks_thread_end(&((struct leaks *)ctx)->blocks);
 	return 0;
-}
-
-/* By address, then time; at one time a block freed before one allocated. */
-static int by_ptr_time(const void *x, const void *y)
-{
-	const struct block_ev *a = x, *b = y;
-
-	if (a->ptr != b->ptr)
-		return a->ptr < b->ptr ? -1 : 1;
-	if (a->ns != b->ns)
-		return a->ns < b->ns ? -1 : 1;
-	return (int)b->freed - (int)a->freed;
 }
 
 static int by_bytes(const void *x, const void *y)
@@ -179,27 +141,26 @@ static int process_end(void *ctx, struct src_process *p)
 	size_t i, npaths = 0;
 
 	view_process_header(l->out, p, l->threads);
-	if (!l->n) {
+	if (!l->blocks.n) {
 		fputs("no allocation recorded (a trace recorded with ADA_ALLOC=1 has them)\n", l->out);
 		return 0;
 	}
 	/* The last event of each address says whether its block is still
 	 * allocated; a free with no allocation before it was of a block the
 	 * trace never saw made. */
-	qsort(l->ev, l->n, sizeof(*l->ev), by_ptr_time);
+	lane_blocks_by_ptr(&l->blocks);
 	if (!(sum = calloc(l->tree.nnodes, sizeof(*sum))))
 		return -ENOMEM;
-	for (i = 0; i < l->n; i++) {
-		const struct block_ev *b = &l->ev[i];
-		bool last = i + 1 == l->n || l->ev[i + 1].ptr != b->ptr;
+	for (i = 0; i < l->blocks.n; i++) {
+		const struct lane_block *b = &l->blocks.ev[i];
+		bool last = i + 1 == l->blocks.n || b[1].ptr != b->ptr;
 
-		if (b->freed && (i == 0 || l->ev[i - 1].ptr != b->ptr || l->ev[i - 1].freed))
-			unseen++;
+		unseen += lane_blocks_unseen_free(&l->blocks, i);
 		if (!last || b->freed)
 			continue;
-		npaths += !sum[b->path].blocks;
-		sum[b->path].bytes += b->size;
-		sum[b->path].blocks++;
+		npaths += !sum[b->tag].blocks;
+		sum[b->tag].bytes += b->size;
+		sum[b->tag].blocks++;
 		bytes += b->size;
 		blocks++;
 	}
@@ -237,6 +198,6 @@ int view_leaks_main(const struct view_args *a, FILE *out)
 		err = view_run(a->paths[i], &a->filter, &ops);
 	flame_tree_free(&l.tree);
 	free(l.names);
-	free(l.ev);
+	lane_blocks_free(&l.blocks);
 	return err;
 }

@@ -243,8 +243,7 @@ static void check_packet(struct pf_check *c, const struct pnode *pk)
 		check_event(c, pk, te, seq, flags);
 }
 
-/* protoc --decode_raw < path, parsed. */
-static void decode_raw(struct tr_case *tc, const char *path, struct pnode *root)
+void ex_decode_raw(struct tr_case *tc, const char *path, struct pnode *root)
 {
 	char cmd[PATH_MAX + 64], why[64], err[256];
 	const char *const argv[] = { "sh", "-c", cmd, NULL };
@@ -309,7 +308,7 @@ void ex_expect_perfetto_matches_chrome(struct tr_case *tc, const struct ex_trace
 	assert_non_null(c->slices);
 	tr_path(tc, "out.pftrace", out);
 	ex_run_view(tc, "perfetto", t, opts, out);
-	decode_raw(tc, out, &root);
+	ex_decode_raw(tc, out, &root);
 	c->x = &x;
 	c->pid = t->pid;
 	for (size_t i = 0; i < root.nkids; i++)
@@ -342,7 +341,7 @@ void ex_expect_perfetto_process(struct tr_case *tc, const struct ex_trace *t,
 
 	tr_path(tc, "out.pftrace", out);
 	ex_run_view(tc, "perfetto", t, NULL, out);
-	decode_raw(tc, out, &root);
+	ex_decode_raw(tc, out, &root);
 	for (size_t i = 0; i < root.nkids && !proc; i++)
 		proc = pnode_get(pnode_get(&root.kids[i], 60), 3);
 	if (!proc)

@@ -72,6 +72,30 @@ void ex_expect_time_range(struct tr_case *tc, const struct ex_trace *t, const st
  * and the same slices (name, start, duration) as `chrome <opts>`. */
 void ex_expect_perfetto_matches_chrome(struct tr_case *tc, const struct ex_trace *t,
 				       const char *const opts[]);
+/* export_lanes.c: a counter series of an export, by its name ("CPU time
+ * (tid T)", "page faults (tid T)", "live bytes"), and its values. */
+struct ex_series {
+	char name[96];
+	int64_t last, min, max;
+	size_t n;
+	bool monotone;            /* never decreased */
+};
+/* The series of `chrome` of t ("ph":"C" events), of `perfetto` (counter
+ * tracks: a thread's named after its tid as the JSON's are); at most max. */
+size_t ex_chrome_counters(struct tr_case *tc, const struct ex_trace *t, struct ex_series *s,
+			  size_t max);
+size_t ex_perfetto_counters(struct tr_case *tc, const struct ex_trace *t, struct ex_series *s,
+			    size_t max);
+/* Of the series whose name starts with prefix, the one whose last value is
+ * the largest; fails if none. */
+const struct ex_series *ex_series_find(const struct ex_series *s, size_t n, const char *prefix);
+/* chrome's series into s (*n of them), and perfetto's the same ones with
+ * the same values (where protoc is). */
+void ex_expect_counters_agree(struct tr_case *tc, const struct ex_trace *t, struct ex_series *s,
+			      size_t *n, size_t max);
+
+/* protoc --decode_raw < path, parsed into root's kids (pnode_free it). */
+void ex_decode_raw(struct tr_case *tc, const char *path, struct pnode *root);
 /* `ada-symbolize perfetto` of t, decoded: its (first) ProcessDescriptor's
  * cmdline (2) holds exactly the words of cmdline (NULL-terminated), in
  * order, and its process_name (6) is name. */

@@ -13,7 +13,9 @@
  * sum of its callees' (printf's stdio buffer included): a block counted
  * once, not again by the malloc libstdc++'s operator new calls. Built -O2
  * in each mode (fentry, cyg, mcount, patchable), whose hooks all reach the
- * library calls through the same PLT hooks. Off (the default), the trace
+ * library calls through the same PLT hooks. The exports (fentry): chrome's
+ * "live bytes" counter and perfetto's track of it never go below 0, agree,
+ * and end at the bytes leaks says are still allocated. Off (the default), the trace
  * has no block and report no columns; ADA_ALLOC=1 with ADA_DYNHOOK=off
  * says, in one line, that nothing is recorded.
  */
@@ -29,6 +31,7 @@
 #include <cmocka.h>
 
 #include "e2e/dynhook_run.h"
+#include "e2e/export_view.h"
 #include "lib/tracee.h"
 #include "lib/tracerun.h"
 
@@ -106,6 +109,26 @@ static void build_run(struct tr_case *tc, const char *src, const char *mode, boo
 
 static const char *const on[] = { "ADA_ALLOC=1", "ADA_DYNHOOK=on", NULL };
 
+/* The exports' live bytes end at what leaks says is left (see the top). */
+static void expect_live_bytes(struct tr_case *tc, const char *leaks)
+{
+	struct ex_trace t = { .ready = true };
+	struct ex_series s[8];
+	const struct ex_series *live;
+	const char *p = strstr(leaks, " blocks (");
+	unsigned long left;
+	size_t n;
+
+	if (!p || sscanf(p, " blocks (%lu bytes)", &left) != 1)
+		fail_msg("leaks says no total:\n%s", leaks);
+	snprintf(t.trace, sizeof(t.trace), "%s", tc->trace);
+	ex_expect_counters_agree(tc, &t, s, &n, 8);
+	live = ex_series_find(s, n, "live bytes");
+	if (live->min < 0 || live->last != (int64_t)left || live->max < 640)
+		fail_msg("live bytes from %lld to %lld, last %lld; leaks: %lu left", (long long)live->min,
+			 (long long)live->max, (long long)live->last, left);
+}
+
 static void check_c(void **state, const char *mode)
 {
 	struct tr_case *tc = *state;
@@ -152,6 +175,8 @@ static void check_c(void **state, const char *mode)
 	if (strstr(leaks, "g_realloc") || strstr(leaks, "g_calloc") || strstr(leaks, "did not see"))
 		fail_msg("%s: leaks of blocks that were freed:\n%s", mode, leaks);
 
+	if (!strcmp(mode, "fentry"))
+		expect_live_bytes(tc, leaks);
 	bytes = view(tc, "flame", "--weight", "alloc-bytes");
 	count = view(tc, "flame", "--weight", "alloc-count");
 	if (folded(bytes, "main;h;malloc") != hb || folded(count, "main;h;malloc") != hn)

@@ -26,6 +26,12 @@
  *   clock_gettime, which takes a few percent of the loop).
  * - a handler the program puts on every real-time signal gets none of
  *   ada's, and each signal the program raises, once each.
+ * - The exports (fentry): chrome's "ph":"C" events and perfetto's counter
+ *   tracks give each thread's CPU time and page faults so far at each
+ *   sample, never decreasing, the two exports the same values; the
+ *   busiest thread's CPU time is at least 100 ms (g's and caller's threads
+ *   spin 200 ms each; what one used after its last sample is in no sample,
+ *   at most the 83 ms gap above), the most faults at least g's.
  * Off (the default): no column, no sample, no timer, the same handlers.
  */
 #include <setjmp.h>
@@ -40,6 +46,7 @@
 #include <cmocka.h>
 
 #include "e2e/dynhook_run.h"
+#include "e2e/export_view.h"
 #include "lib/tracee.h"
 #include "lib/tracerun.h"
 
@@ -139,6 +146,26 @@ static void expect_signals(const char *err, int timers)
 
 static const char *const on[] = { "ADA_COUNTERS=1", "ADA_DYNHOOK=on", NULL };
 
+/* The exports' counter tracks (see the top). */
+static void expect_counter_tracks(struct tr_case *tc, unsigned long g_faults)
+{
+	struct ex_trace t = { .ready = true };
+	struct ex_series s[32];
+	const struct ex_series *cpu, *faults;
+	size_t n;
+
+	snprintf(t.trace, sizeof(t.trace), "%s", tc->trace);
+	ex_expect_counters_agree(tc, &t, s, &n, 32);
+	for (size_t i = 0; i < n; i++)
+		if (!s[i].monotone || s[i].min < 0)
+			fail_msg("counter %s decreased or went below 0", s[i].name);
+	cpu = ex_series_find(s, n, "CPU time (tid ");
+	faults = ex_series_find(s, n, "page faults (tid ");
+	if (cpu->last < 100 * (int64_t)MS || faults->last < (int64_t)g_faults)
+		fail_msg("the busiest thread's CPU time %lld ns, its faults %lld (g's %lu)",
+			 (long long)cpu->last, (long long)faults->last, g_faults);
+}
+
 static void check(void **state, const char *mode)
 {
 	struct tr_case *tc = *state;
@@ -171,6 +198,8 @@ static void check(void **state, const char *mode)
 	if (r.cpu == 0 || spin < r.cpu / 10 * 8)
 		fail_msg("%s: lib_spin's samples carry %lu ns, %lu of them in spin_inner:\n%s\n%s",
 			 mode, r.cpu, spin, report, flame);
+	if (!strcmp(mode, "fentry"))
+		expect_counter_tracks(tc, report_row(report, "g").faults);
 	info = view(tc, "info", NULL, NULL);
 	if (!strstr(info, "  samples        ") || !strstr(tc->mf.config, "counters=1000us"))
 		fail_msg("%s: info does not count the samples:\n%s", mode, info);
