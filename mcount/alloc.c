@@ -11,25 +11,19 @@
  * inside the frame of the call that made it, so its call path is the
  * trace's own: no backtrace is taken.
  *
- * Written only where the call's CALL was: the innermost frame of the
- * thread's shadow stack is the function's, on the wrapper's own return-
- * address slot, and recorded (recording off, ADA_DEPTH, a full ring in
- * drop mode, a signal handler inside a hook: no CALL, no block). A call of
- * the family made inside another one (libstdc++'s operator new calls
- * malloc) records nothing: the outer call records the block, once.
+ * Written only where the call's CALL was (wrap.h). A call of the family
+ * made inside another one (libstdc++'s operator new calls malloc) records
+ * nothing: the outer call records the block, once.
  *
  * Off (the default), no cell jumps here: nothing of this runs. On, a call
  * of the family costs the wrapper's frame, a TLS read, a few compares and
- * one slot (docs/measurements.md). The ring has room for the slot and the
- * RETURN of every open frame, waited for as a CALL waits; where none
- * comes (ADA_ON_FULL=drop, a recorder gone) the block is counted
- * (ring_full) and not written.
+ * one slot (docs/internals.md, "Allocations").
  */
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "hijack.h"
+#include "wrap.h"
 
 enum shape { SIZE, CALLOC, REALLOC, REALLOCARRAY, FREE, POSIX_MEMALIGN, ALIGN_SIZE };
 
@@ -107,10 +101,8 @@ static uint64_t word_of(unsigned what, uintptr_t ptr)
 	       ADA_SLOT_ALLOC_KIND << 62;
 }
 
-/* No room for n slots at once: wait for the writer as a CALL does, or
- * count them lost (ring_full). */
-static __attribute__((noinline, cold)) bool room_slow(struct ada_thread *td, unsigned n,
-						      uint32_t depth)
+__attribute__((noinline, cold)) bool ada_wrap_room_slow(struct ada_thread *td, unsigned n,
+							uint32_t depth)
 {
 	int saved = errno; /* a wait's futex must not change what the program reads */
 	int ok = ada_ring_fit_slow(td, n, depth);
@@ -128,33 +120,20 @@ static inline __attribute__((always_inline)) void note(uintptr_t fn, uintptr_t *
 						      uint64_t size0, uint64_t word0,
 						      uint64_t size1, uint64_t word1)
 {
-	struct ada_thread *td = ada_self.td;
-	const struct ada_frame *f;
 	uint32_t depth;
+	struct ada_thread *td = ada_wrap_enter(fn, slot, &depth);
 
-	if (!td || __atomic_load_n(&ada_self.busy, __ATOMIC_RELAXED))
-		return; /* its CALL was not recorded either */
-	ada_busy_set((uintptr_t)slot | ADA_BUSY_HOOK);
-	depth = td->depth;
-	if (depth == 0 || depth > td->record_limit || depth > td->shadow_cap)
-		goto out;
-	f = &td->shadow[depth - 1];
-	if (f->fn != fn || f->sp != (uintptr_t)slot || family_frame(td, depth - 1))
-		goto out;
-	if (unlikely(td->rh->head + depth + n > __atomic_load_n(&td->limit, __ATOMIC_RELAXED)) &&
-	    !room_slow(td, n, depth))
-		goto out;
-	ada_ring_put(td, size0, word0);
-	if (n == 2)
-		ada_ring_put(td, size1, word1);
-out:
-	ada_busy_set(0);
+	if (!td)
+		return;
+	if (!family_frame(td, depth - 1) && ada_wrap_room(td, n, depth)) {
+		ada_ring_put(td, size0, word0);
+		if (n == 2)
+			ada_ring_put(td, size1, word1);
+	}
+	ada_wrap_leave();
 }
 
-/* The caller's return-address slot, which the hook hijacked: the wrapper
- * is jumped to, so it is the wrapper's own (its frame pointer, which
- * __builtin_frame_address makes it keep, is just below). */
-#define SLOT() ((uintptr_t *)__builtin_frame_address(0) + 1)
+#define SLOT ADA_WRAP_SLOT
 
 static inline __attribute__((always_inline)) void note_one(unsigned id, unsigned what,
 							   uintptr_t *slot, uint64_t size,

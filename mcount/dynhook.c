@@ -236,6 +236,8 @@ static uintptr_t stub_for(uintptr_t fn, const char *name, bool dl)
 	cell->jump = dl ? fn : ada_alloc_jump(name, fn);
 	if (cell->jump == fn && !dl)
 		cell->jump = ada_counters_jump(name, fn);
+	if (cell->jump == fn && !dl)
+		cell->jump = ada_blocking_jump(name, fn);
 	H.map[i] = cell;
 	H.ncells++;
 	return stub_of(cell);

@@ -246,6 +246,19 @@ static size_t encode_sample(struct ada_fdict *d, const struct ada_slot *slot, un
 	return n;
 }
 
+/* A part of a wait or a release (ADA_BLOCKING, mcount/blocking.c): its
+ * tick is its own, written whole as a SAMPLE's, outside the delta chain. */
+static size_t encode_block(const struct ada_slot *slot, uint8_t *out)
+{
+	size_t n = 1;
+
+	out[0] = ADA_RAW_CONTROL | ADA_CTL_BLOCK << 2;
+	n += ada_put_varint(out + n, (slot->word >> ADA_BLOCK_OP_SHIFT) & 0xff);
+	n += ada_put_varint(out + n, slot->word & ADA_BLOCK_OBJ_MASK);
+	n += ada_put_varint(out + n, slot->tsc);
+	return n;
+}
+
 static inline uint64_t get_word(const uint64_t *w)
 {
 	return __atomic_load_n(w, __ATOMIC_RELAXED);
@@ -351,8 +364,10 @@ size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
 		uint64_t delta;
 
 		if (__builtin_expect(kind == ADA_SLOT_ALLOC_KIND, 0)) {
-			int part = ada_sample_part((unsigned)(slots[i].word >> ADA_ALLOC_WHAT_SHIFT) & 0x1f);
-			size_t m = part < 0 ? encode_alloc(&slots[i], p) :
+			unsigned what = (unsigned)(slots[i].word >> ADA_ALLOC_WHAT_SHIFT) & 0x1f;
+			int part = ada_sample_part(what);
+			size_t m = what == ADA_BLOCK_WHAT ? encode_block(&slots[i], p) :
+				   part < 0 ? encode_alloc(&slots[i], p) :
 					      encode_sample(d, &slots[i], (unsigned)part, p);
 
 			if (m == (size_t)-1)

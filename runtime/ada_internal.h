@@ -58,6 +58,8 @@ struct ada_config {
 				   * last, so that the hooks' offsets into the struct hold */
 	uint32_t counters_us;     /* ADA_COUNTERS: the counter lane's period in
 				   * microseconds of thread CPU time; 0 off (counters.c) */
+	bool blocking;            /* ADA_BLOCKING=1: waits on locks, semaphores and
+				   * reads, and mutex releases (mcount/blocking.c) */
 };
 
 /* Reads the ADA_* variables from `getenv_fn` (getenv, or a test's table). An
@@ -624,6 +626,9 @@ ADA_HIDDEN void ada_counters_thread_stop(void);
  * hooks' pass, as ada_alloc_jump): fn, or with counters on the wrapper of
  * sigaction or signal that keeps ada's signal ada's. */
 ADA_HIDDEN uintptr_t ada_counters_jump(const char *name, uintptr_t fn);
+/* The same with ADA_BLOCKING: the wrapper that records the waits of the
+ * blocking function of that name (mcount/blocking.c), or fn. */
+ADA_HIDDEN uintptr_t ada_blocking_jump(const char *name, uintptr_t fn);
 
 /* ---- work outside the program's descriptor table (apart.c) --------------------- */
 /* fn(arg) in a task that shares the memory but not the descriptor table

@@ -285,6 +285,12 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 		c->alloc = false;
 	}
 	c->counters_us = get_counters(getenv_fn("ADA_COUNTERS"));
+	c->blocking = get_bool("ADA_BLOCKING", getenv_fn("ADA_BLOCKING"));
+	if (c->blocking && !c->dynhook) {
+		ada_warn("ADA_BLOCKING=1 needs the dynamic hooks, which ADA_DYNHOOK=off turns off: "
+			 "waits are not recorded");
+		c->blocking = false;
+	}
 	c->on_full_drop = get_choice("ADA_ON_FULL", getenv_fn("ADA_ON_FULL"), ON_FULL, 2, 0) == 1;
 	c->writer_delay_us = (uint32_t)get_int(&WRITER_DELAY, getenv_fn("ADA_TEST_WRITER_DELAY_US"));
 	c->recorder_late_ms = (uint32_t)get_int(&RECORDER_LATE, getenv_fn("ADA_TEST_RECORDER_LATE_MS"));
@@ -320,13 +326,13 @@ int ada_config_format(const struct ada_config *c, char *buf, size_t len)
 		snprintf(counters, sizeof(counters), "%uus", c->counters_us);
 	n = snprintf(buf, len,
 			 "output=%s%cring_kb=%" PRIu64 "%cdepth=%u%cshadow_depth=%u%cflush_ms=%u%c"
-			 "detail=%s%cstack_bytes=%u%cdetail_kb=%" PRIu64 "%cdynhook=%s%calloc=%s%ccounters=%s%cexclude=%s%c"
+			 "detail=%s%cstack_bytes=%u%cdetail_kb=%" PRIu64 "%cdynhook=%s%calloc=%s%ccounters=%s%cblocking=%s%cexclude=%s%c"
 			 "on_full=%s%crecord=%s%ctrace=%s%cfilter=%s%cnotrace=%s%cgraph=%s%cpre=%" PRIu64 "%s%cpost=%" PRIu64 "%s%ctrigger=",
 			 c->output, 0, c->ring_bytes / 1024, 0, c->depth, 0, c->shadow_depth, 0,
 			 c->flush_ms, 0,
 			 DETAIL[!c->detail ? DETAIL_OFF : c->detail_window ? DETAIL_WINDOW : DETAIL_ALL],
 			 0, c->stack_bytes, 0, c->detail_bytes / 1024, 0, c->dynhook ? "on" : "off", 0,
-			 c->alloc ? "on" : "off", 0, counters, 0, c->exclude, 0, ON_FULL[c->on_full_drop], 0, RECORD[c->ring_mode], 0, ON_OFF[c->start_off], 0, c->filter, 0, c->notrace, 0, c->graph, 0, t->pre.n,
+			 c->alloc ? "on" : "off", 0, counters, 0, c->blocking ? "on" : "off", 0, c->exclude, 0, ON_FULL[c->on_full_drop], 0, RECORD[c->ring_mode], 0, ON_OFF[c->start_off], 0, c->filter, 0, c->notrace, 0, c->graph, 0, t->pre.n,
 			 roll_unit(&t->pre), 0, t->post.n, roll_unit(&t->post), 0);
 
 	/* The triggers as they were understood: the accepted items, in order. */

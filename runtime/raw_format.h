@@ -12,11 +12,12 @@
 
 #include <stdint.h>
 
-#define ADA_RAW_VERSION 6 /* 2: the detail lane (DETAIL records, detail_full);
+#define ADA_RAW_VERSION 7 /* 2: the detail lane (DETAIL records, detail_full);
 			     * 3: POS in every frame, ring files, CRASH, waits;
 			     * 4: FREGS after a DETAIL (the FP registers);
 			     * 5: ALLOC records (ADA_ALLOC: the malloc family);
-			     * 6: SAMPLE records (ADA_COUNTERS: the counter lane) */
+			     * 6: SAMPLE records (ADA_COUNTERS: the counter lane);
+			     * 7: BLOCK records (ADA_BLOCKING: waits, releases) */
 #define ADA_RING_VERSION 3 /* ring files (struct ada_ring_header): unchanged
 			      * since version 3 of the format */
 
@@ -421,6 +422,9 @@ enum ada_raw_control {
 			     * block allocated (no ADA_ALLOC_FREED) varint size:
 			     * one ring position, inside the frame of the malloc-
 			     * family call that did it (ADA_ALLOC=1) */
+	ADA_CTL_BLOCK = 8,  /* version 7: then varint op (enum ada_block_op |
+			     * ADA_BLOCK_BEGIN), varint object, varint tsc:
+			     * one ring position (ADA_BLOCKING, below) */
 	ADA_CTL_SAMPLE = 7, /* version 6: then varint part and the part's varints
 			     * (below, "SAMPLE"): one ring position each; a
 			     * sample is its three parts at consecutive
@@ -473,6 +477,37 @@ static inline int ada_sample_part(unsigned what)
 {
 	return what == ADA_SAMPLE_WHAT_IP ? 0 : what == ADA_SAMPLE_WHAT_CPU ? 1 :
 	       what == ADA_SAMPLE_WHAT_CSW ? 2 : -1;
+}
+
+/* ---- BLOCK: waits and releases (ADA_BLOCKING, mcount/blocking.c) -----------------
+ *
+ * A call of a blocking function through a hooked PLT/GOT slot that was
+ * recorded puts kind-3 slots between its CALL and its RETURN: a wait
+ * (mutex lock, condition wait, semaphore wait, read, poll, epoll_wait)
+ * two at consecutive positions written after the function returned, its
+ * BEGIN part {tsc before the call, ...} and its end {tsc after it, ...};
+ * a release (mutex unlock, semaphore post) one, written before the call,
+ * {tsc before it, ...}. Told from ALLOC and SAMPLE slots by `what` 0,
+ * which neither has; the op and the object (a mutex's or semaphore's
+ * address, a file descriptor; 0 for poll) are in the address bits. */
+#define ADA_BLOCK_WHAT 0x00u
+#define ADA_BLOCK_OP_SHIFT 48
+#define ADA_BLOCK_OBJ_MASK ((1ull << ADA_BLOCK_OP_SHIFT) - 1)
+#define ADA_BLOCK_BEGIN 0x80u /* op | BEGIN: a wait's first part */
+enum ada_block_op {
+	ADA_BLOCK_MUTEX_LOCK = 1, ADA_BLOCK_MUTEX_UNLOCK, ADA_BLOCK_COND_WAIT,
+	ADA_BLOCK_COND_TIMEDWAIT, ADA_BLOCK_SEM_WAIT, ADA_BLOCK_SEM_POST, ADA_BLOCK_READ,
+	ADA_BLOCK_POLL, ADA_BLOCK_EPOLL_WAIT,
+	ADA_BLOCK_NOPS
+};
+#define ADA_BLOCK_OP_NAMES                                                                   \
+	{ "", "pthread_mutex_lock", "pthread_mutex_unlock", "pthread_cond_wait",              \
+	  "pthread_cond_timedwait", "sem_wait", "sem_post", "read", "poll", "epoll_wait" }
+/* Whether op releases its object (a mutex unlock, a semaphore post): a
+ * record of one part; the others are waits, of two. */
+static inline int ada_block_release(unsigned op)
+{
+	return op == ADA_BLOCK_MUTEX_UNLOCK || op == ADA_BLOCK_SEM_POST;
 }
 
 /* The detail record of one event (fentry/mcount modes), little-endian, packed:

@@ -73,6 +73,8 @@ static const struct ada_var ada_vars[] __attribute__((unused)) = {
 	  "the malloc family's blocks (sizes, addresses) through the dynamic hooks" },
 	{ ADA_VAR_RUNTIME, "ADA_COUNTERS", "1/on (1 ms), a period of CPU time (250us to 1000ms), or 0/off", "off",
 	  "samples of each thread's CPU time, faults, context switches and interrupted address" },
+	{ ADA_VAR_RUNTIME, "ADA_BLOCKING", ADA_BOOL_WORDS, "off",
+	  "waits in mutexes, condition variables, semaphores, read, poll, epoll_wait, and mutex releases (the waker), through the dynamic hooks" },
 	{ ADA_VAR_RUNTIME, "ADA_EXCLUDE", "MODULE[:SYMBOL] globs, comma-separated", "none",
 	  "library functions the dynamic hooks leave alone" },
 	{ ADA_VAR_RUNTIME, "ADA_ON_FULL", "wait, drop", "wait",

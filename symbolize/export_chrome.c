@@ -29,6 +29,11 @@
  *     process's, so the name says the thread), and the process's bytes
  *     allocated and not freed at each block (ADA_ALLOC; "live bytes"
  *     {"bytes"}, written at the process's end: lanes.h).
+ *   - "Flow Events" (ph "s", "f" with "bp":"e"): a wait linked to the
+ *     release that ended it (ADA_BLOCKING, lanes.h), "s" at the release's
+ *     time on the releasing thread, inside its unlock's slice, "f" at the
+ *     wait's end on the waiting thread, inside its lock's slice; each
+ *     binds to the slice around it.
  * A coroutine stack's frames (src_thread.is_stack) get a track of their
  * own: tid EXPORT_STACK_TID + the stack's ordinal (above every Linux tid), named
  * "stack 0xLO-0xHI of thread H".
@@ -125,6 +130,8 @@ struct chrome {
 	uint32_t tid;                /* the thread's, as its events say */
 	uint64_t cpu_ns, faults;     /* its counter samples' sums so far */
 	struct lane_blocks blocks;   /* the process's blocks */
+	struct lane_waits waits;     /* its waits and releases */
+	uint64_t flows;              /* flow ids given so far */
 };
 
 struct key {                /* "rdi":" */
@@ -395,20 +402,31 @@ static int hold(struct chrome *c, const struct chrome_frame *fr)
 
 /* ---- counters (ADA_COUNTERS, ADA_ALLOC) ------------------------------------------- */
 
-/* {"name":"<name>","ph":"C","pid":P,"ts":T,"args":{"<key>":v}} */
-static void counter(struct chrome *c, const char *name, uint64_t ns, const char *key, int64_t v)
+/* An event's common start, {"name":"<name>",<ph>,"pid":P,"tid":T,"ts":X, where
+ * ph is its "ph" member and what comes with it; 256 bytes reserved. */
+static char *lane_head(struct chrome *c, const char *name, const char *ph, uint64_t tid,
+		       uint64_t ns)
 {
 	char *p = outbuf_reserve(&c->out, 256);
 
 	element_begin(c, &p);
 	p = fmt_lit(p, "{\"name\":\"");
 	p = fmt_mem(p, name, strlen(name));
-	p = fmt_lit(p, "\",\"ph\":\"C\",\"pid\":");
+	p = fmt_lit(p, "\",");
+	p = fmt_mem(p, ph, strlen(ph));
+	p = fmt_lit(p, ",\"pid\":");
 	p = fmt_u64(p, c->pid);
 	p = fmt_lit(p, ",\"tid\":");
-	p = fmt_u64(p, c->tid);
+	p = fmt_u64(p, tid);
 	p = fmt_lit(p, ",\"ts\":");
-	p = put_time(p, c->offset + (int64_t)ns);
+	return put_time(p, c->offset + (int64_t)ns);
+}
+
+/* {"name":"<name>","ph":"C","pid":P,"tid":T,"ts":X,"args":{"<key>":v}} */
+static void counter(struct chrome *c, const char *name, uint64_t ns, const char *key, int64_t v)
+{
+	char *p = lane_head(c, name, "\"ph\":\"C\"", c->tid, ns);
+
 	p = fmt_lit(p, ",\"args\":{\"");
 	p = fmt_mem(p, key, strlen(key));
 	p = fmt_lit(p, "\":");
@@ -425,12 +443,35 @@ static int lane_event(struct chrome *c, const struct walk_event *ev)
 
 	if (ev->type == WALK_ALLOC)
 		return lane_blocks_add(&c->blocks, ev, 0);
+	if (ev->type == WALK_BLOCK)
+		return lane_waits_add(&c->waits, ev, c->tid);
 	c->cpu_ns += ev->sample.cpu_ns;
 	c->faults += ev->sample.minflt + ev->sample.majflt;
 	snprintf(name, sizeof(name), "CPU time (tid %u)", c->tid);
 	counter(c, name, ev->start_ns, "ns", (int64_t)c->cpu_ns);
 	snprintf(name, sizeof(name), "page faults (tid %u)", c->tid);
 	counter(c, name, ev->start_ns, "faults", (int64_t)c->faults);
+	return c->out.err;
+}
+
+/* {"name":"wake",<ph>,"pid":P,"tid":T,"ts":X,"cat":"blocking","id":N} */
+static void flow_event(struct chrome *c, const char *ph, uint64_t tid, uint64_t ns)
+{
+	char *p = lane_head(c, "wake", ph, tid, ns);
+
+	p = fmt_lit(p, ",\"cat\":\"blocking\",\"id\":");
+	p = fmt_u64(p, c->flows);
+	*p++ = '}';
+	outbuf_commit(&c->out, p);
+}
+
+static int flow(void *ctx, const struct lane_wait *waiter, const struct lane_wait *waker)
+{
+	struct chrome *c = ctx;
+
+	c->flows++;
+	flow_event(c, "\"ph\":\"s\"", waker->tag, waker->start);
+	flow_event(c, "\"ph\":\"f\",\"bp\":\"e\"", waiter->tag, waiter->end);
 	return c->out.err;
 }
 
@@ -540,8 +581,9 @@ static int on_process_begin(void *ctx, struct src_process *p)
 	c->nregs = p->arch == ADA_ARCH_ARM64 ? 8 : 6;
 	c->reg_keys = p->arch == ADA_ARCH_ARM64 ? arm_keys : x86_keys;
 	c->proc = p;
-	p->want_allocs = p->want_samples = true;
+	p->want_allocs = p->want_samples = p->want_blocks = true;
 	lane_blocks_reset(&c->blocks);
+	c->waits.n = 0;
 	c->freg_keys = p->arch == ADA_ARCH_ARM64 ? arm_fkeys : x86_fkeys;
 	c->fret_key = p->arch == ADA_ARCH_ARM64 ? &arm_fret_key : &x86_fret_key;
 	put_name_event(c, "process_name", p->pid, export_process_name(name, p));
@@ -556,6 +598,9 @@ static int on_process_end(void *ctx, struct src_process *p)
 	(void)p;
 	c->tid = 0;
 	live_bytes(c);
+	if (c->waits.n && lane_waits_link(&c->waits, flow, c))
+		c->out.err = c->out.err ? c->out.err : -ENOMEM;
+	c->waits.n = 0;
 	for (size_t i = 0; i < c->nfns; i++) {
 		free(c->fns[i].head);
 		free(c->fns[i].tail);
@@ -639,9 +684,11 @@ int view_chrome_main(const struct view_args *a, FILE *out)
 	free(c.stack);
 	free(c.held);
 	lane_blocks_reset(&c.blocks); /* a process cut short by an error: no counters after the end */
+	c.waits.n = 0;
 	if (c.fns)
 		on_process_end(&c, NULL);
 	lane_blocks_free(&c.blocks);
+	lane_waits_free(&c.waits);
 	int werr = outbuf_close(&c.out, a->output ? a->output : "standard output");
 	return err ? err : werr;
 }

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "raw_format.h"
+
 int lane_blocks_add(struct lane_blocks *b, const struct walk_event *ev, uint32_t tag)
 {
 	struct lane_block *x;
@@ -76,4 +78,95 @@ void lane_blocks_free(struct lane_blocks *b)
 {
 	free(b->ev);
 	*b = (struct lane_blocks){ 0 };
+}
+
+/* ---- waits and their wakers -------------------------------------------------------- */
+
+int lane_waits_add(struct lane_waits *w, const struct walk_event *ev, uint64_t tag)
+{
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 1024;
+		struct lane_wait *g = realloc(w->ev, cap * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		w->ev = g;
+		w->cap = cap;
+	}
+	w->ev[w->n++] = (struct lane_wait){ .start = ev->start_ns, .end = ev->end_ns,
+					    .obj = ev->block.obj, .tag = tag, .op = ev->block.op };
+	return 0;
+}
+
+static bool releases(const struct lane_wait *x)
+{
+	return ada_block_release(x->op) || x->op == ADA_BLOCK_COND_WAIT ||
+	       x->op == ADA_BLOCK_COND_TIMEDWAIT;
+}
+
+static bool takes(const struct lane_wait *x)
+{
+	return x->op == ADA_BLOCK_MUTEX_LOCK || x->op == ADA_BLOCK_COND_WAIT ||
+	       x->op == ADA_BLOCK_COND_TIMEDWAIT || x->op == ADA_BLOCK_SEM_WAIT;
+}
+
+/* A release's time: a condition wait releases its mutex at its start. */
+static uint64_t released_at(const struct lane_wait *x)
+{
+	return x->start;
+}
+
+static int by_obj_time(const void *a, const void *b)
+{
+	const struct lane_wait *x = *(const struct lane_wait *const *)a,
+			       *y = *(const struct lane_wait *const *)b;
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	return (released_at(x) > released_at(y)) - (released_at(x) < released_at(y));
+}
+
+int lane_waits_link(struct lane_waits *w,
+		    int (*link)(void *ctx, const struct lane_wait *waiter, const struct lane_wait *waker),
+		    void *ctx)
+{
+	const struct lane_wait **rel = malloc((w->n ? w->n : 1) * sizeof(*rel));
+	size_t nrel = 0;
+	int err = 0;
+
+	if (!rel)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->n; i++)
+		if (releases(&w->ev[i]))
+			rel[nrel++] = &w->ev[i];
+	if (nrel)
+		qsort(rel, nrel, sizeof(*rel), by_obj_time);
+	for (size_t i = 0; i < w->n && !err; i++) {
+		const struct lane_wait *x = &w->ev[i];
+		size_t lo = 0, hi = nrel;
+
+		if (!takes(x))
+			continue;
+		while (lo < hi) { /* the first release after (obj, end) */
+			size_t mid = (lo + hi) / 2;
+
+			if (rel[mid]->obj < x->obj ||
+			    (rel[mid]->obj == x->obj && released_at(rel[mid]) <= x->end))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		while (lo > 0 && rel[lo - 1]->obj == x->obj && rel[lo - 1]->tag == x->tag)
+			lo--; /* the waiter's own (a condition wait's start) */
+		if (lo > 0 && rel[lo - 1]->obj == x->obj && released_at(rel[lo - 1]) >= x->start)
+			err = link(ctx, x, rel[lo - 1]);
+	}
+	free(rel);
+	return err;
+}
+
+void lane_waits_free(struct lane_waits *w)
+{
+	free(w->ev);
+	*w = (struct lane_waits){ 0 };
 }

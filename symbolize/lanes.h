@@ -65,4 +65,35 @@ void lane_blocks_live(struct lane_blocks *b);
 void lane_blocks_reset(struct lane_blocks *b);
 void lane_blocks_free(struct lane_blocks *b);
 
+/* ---- waits and their wakers (ADA_BLOCKING) ----------------------------------------
+ *
+ * A wait that took an object (a mutex lock; a condition wait, which takes
+ * its mutex again at its end; a semaphore wait) is linked to the last
+ * release of that object by another thread at or before the wait's end:
+ * a mutex unlock, a condition wait's start (which releases its mutex), a
+ * semaphore post. Only if that release came after the wait began: the
+ * object was held when the waiter came, and that release let it go on (a
+ * release's time is taken before it released, a wait's end after it
+ * took the object, so the real waker is never after the wait's end). */
+struct lane_wait {
+	uint64_t start, end;   /* a release's time in both */
+	uint64_t obj;
+	uint64_t tag;          /* the view's: the thread (its tid, its track) */
+	uint8_t op;            /* enum ada_block_op */
+};
+
+struct lane_waits {
+	struct lane_wait *ev;
+	size_t n, cap;
+};
+
+/* Adds a WALK_BLOCK event of thread tag: 0 or -ENOMEM. */
+int lane_waits_add(struct lane_waits *w, const struct walk_event *ev, uint64_t tag);
+/* Calls link(ctx, waiter, waker) for each wait linked to its waker, in no
+ * particular order; 0 or -ENOMEM (or link's error). */
+int lane_waits_link(struct lane_waits *w,
+		    int (*link)(void *ctx, const struct lane_wait *waiter, const struct lane_wait *waker),
+		    void *ctx);
+void lane_waits_free(struct lane_waits *w);
+
 #endif

@@ -141,6 +141,18 @@ struct raw_sample {
  * the open frames; tsc is the sample's own. */
 #define RAW_EV_SAMPLE 5
 
+/* A wait or a release (ADA_CTL_BLOCK, ADA_BLOCKING): which function, its
+ * object, and for a wait the tick before the call (raw_event.tsc is the
+ * tick after it; of a release, before it: start_tsc too). */
+struct raw_block {
+	uint64_t obj;
+	uint64_t start_tsc;
+	uint8_t op;        /* enum ada_block_op */
+};
+
+/* raw_event.kind of a BLOCK (raw_stream_want_blocks): as a SAMPLE. */
+#define RAW_EV_BLOCK 6
+
 struct raw_event {
 	uint64_t tsc;
 	uint32_t fid;      /* CALL: the function; RETURN/EXCEPTION: the frame closed */
@@ -149,6 +161,7 @@ struct raw_event {
 	union {
 		struct raw_alloc alloc;   /* RAW_EV_ALLOC */
 		struct raw_sample sample; /* RAW_EV_SAMPLE */
+		struct raw_block block;   /* RAW_EV_BLOCK */
 	};
 	/* The event's DETAIL record (fentry/mcount modes), NULL if it has none:
 	 * registers, lr, fp, sp, and detail->stack_size bytes of stack at
@@ -227,6 +240,8 @@ void raw_stream_want_allocs(struct raw_stream *s);
 /* SAMPLE records (version 6, ADA_COUNTERS) are returned as RAW_EV_SAMPLE
  * events; without this they are passed over (their positions counted). */
 void raw_stream_want_samples(struct raw_stream *s);
+/* BLOCK records (version 7, ADA_BLOCKING) likewise, as RAW_EV_BLOCK. */
+void raw_stream_want_blocks(struct raw_stream *s);
 void raw_stream_close(struct raw_stream *s);
 
 /* ---- ticks → CLOCK_BOOTTIME ns --------------------------------------------- */

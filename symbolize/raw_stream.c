@@ -71,6 +71,10 @@ struct raw_stream {
 	struct raw_sample sample;     /* the sample being read: its parts so far */
 	uint64_t sample_tsc, sample_pos; /* its tsc, its first part's position */
 	unsigned sample_parts;        /* parts read, at consecutive positions */
+	bool want_blocks;             /* BLOCK records are returned as events */
+	struct raw_block block;       /* the wait or release being read */
+	uint64_t block_pos;           /* a wait's BEGIN part's position + 1, 0: none */
+	uint64_t block_tsc;           /* the event's tick */
 };
 
 /* A detail window of the thread, the DETAIL records read inside it and the
@@ -303,18 +307,56 @@ static int read_sample(struct raw_stream *s)
 	return whole && s->want_samples ? SAMPLE_READY : 0;
 }
 
-/* An ALLOC or a SAMPLE as an event (ready: control()'s value), inside the
- * frames open now. */
+#define BLOCK_READY 3 /* control(): a whole wait, or a release, to return */
+
+/* A part of a wait (its BEGIN, then its end at the next position: a
+ * ring-mode cut may leave one alone, passed over) or a release. Ticks are
+ * the record's own, clamped to the stream's. */
+static int read_block(struct raw_stream *s)
+{
+	uint64_t op, obj, tsc;
+	unsigned base;
+	bool whole = false;
+
+	if (get_varint(s, &op) || get_varint(s, &obj) || get_varint(s, &tsc))
+		return -EINVAL;
+	base = (unsigned)op & ~ADA_BLOCK_BEGIN;
+	if (op > 0xff || base == 0 || base >= ADA_BLOCK_NOPS)
+		return bad(s, "BLOCK record of an unknown kind");
+	tsc = tsc > s->tsc ? tsc : s->tsc;
+	if (op & ADA_BLOCK_BEGIN) {
+		s->block = (struct raw_block){ .obj = obj, .start_tsc = tsc, .op = (uint8_t)base };
+		s->block_pos = s->next_pos + 1;
+	} else if (ada_block_release(base)) {
+		s->block = (struct raw_block){ .obj = obj, .start_tsc = tsc, .op = (uint8_t)base };
+		s->block_tsc = tsc;
+		whole = true;
+	} else if (s->block_pos == s->next_pos && s->block.op == base && s->block.obj == obj) {
+		s->block_tsc = tsc;
+		s->block_pos = 0;
+		whole = true;
+	}
+	s->next_pos++;
+	s->positions++;
+	return whole && s->want_blocks ? BLOCK_READY : 0;
+}
+
+/* An ALLOC, a SAMPLE or a BLOCK as an event (ready: control()'s value),
+ * inside the frames open now. */
 static void inside_event(struct raw_stream *s, struct raw_event *ev, int ready)
 {
-	ev->kind = ready == ALLOC_READY ? RAW_EV_ALLOC : RAW_EV_SAMPLE;
-	ev->tsc = ready == ALLOC_READY ? s->tsc : s->sample_tsc;
+	ev->kind = ready == ALLOC_READY ? RAW_EV_ALLOC : ready == SAMPLE_READY ? RAW_EV_SAMPLE :
+		   RAW_EV_BLOCK;
+	ev->tsc = ready == ALLOC_READY ? s->tsc : ready == SAMPLE_READY ? s->sample_tsc :
+		  s->block_tsc;
 	ev->depth = (uint32_t)s->depth;
 	ev->fid = s->depth ? s->open[s->depth - 1] : 0;
 	if (ready == ALLOC_READY)
 		ev->alloc = s->alloc;
-	else
+	else if (ready == SAMPLE_READY)
 		ev->sample = s->sample;
+	else
+		ev->block = s->block;
 	ev->detail = NULL;
 	ev->stack = NULL;
 	ev->fregs = NULL;
@@ -366,6 +408,10 @@ static int control(struct raw_stream *s, unsigned c)
 	case ADA_CTL_SAMPLE: /* version 6: a counter sample's part */
 		if (s->version >= 6)
 			return read_sample(s);
+		break;
+	case ADA_CTL_BLOCK: /* version 7: a wait's part or a release */
+		if (s->version >= 7)
+			return read_block(s);
 		break;
 	}
 	return bad(s, "unknown control record");
@@ -501,7 +547,7 @@ int raw_stream_next(struct raw_stream *s, struct raw_event *ev)
 		}
 		tag = s->frame[s->pos++];
 		if ((tag & 3) == ADA_RAW_CONTROL) {
-			if ((err = control(s, tag >> 2)) == ALLOC_READY || err == SAMPLE_READY) {
+			if ((err = control(s, tag >> 2)) > 0) { /* ALLOC_READY, SAMPLE_READY, BLOCK_READY */
 				inside_event(s, ev, err);
 				return 1;
 			}
@@ -893,6 +939,11 @@ void raw_stream_want_allocs(struct raw_stream *s)
 void raw_stream_want_samples(struct raw_stream *s)
 {
 	s->want_samples = true;
+}
+
+void raw_stream_want_blocks(struct raw_stream *s)
+{
+	s->want_blocks = true;
 }
 
 void raw_stream_skip_checksums(struct raw_stream *s)

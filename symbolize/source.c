@@ -296,6 +296,8 @@ struct src_stream *src_stream_open(struct src_process *p, size_t i)
 			raw_stream_want_allocs(s->rs);
 		if (s && p->want_samples)
 			raw_stream_want_samples(s->rs);
+		if (s && p->want_blocks)
+			raw_stream_want_blocks(s->rs);
 		return s;
 	}
 	if (!(s = calloc(1, sizeof(*s)))) {
@@ -404,6 +406,25 @@ static int sample_event(struct src_stream *s, const struct raw_event *re, struct
 	return 1;
 }
 
+/* A wait or a release (RAW_EV_BLOCK), in the innermost open frame: the
+ * frame of its call, where that was recorded and shown. */
+static int block_event(struct src_stream *s, const struct raw_event *re, struct src_event *ev)
+{
+	/* A wait's start is before events the thread wrote while it waited
+	 * (none, but for a signal handler's): converted without the clamp
+	 * that keeps the thread's times in order, and clamped to its end. */
+	uint64_t start = clock_map_ns_fast(&s->cp->clock, re->block.start_tsc, &s->clock);
+
+	*ev = (struct src_event){ .ns = ns_of(s, re->tsc), .depth = re->depth, .kind = SRC_BLOCK };
+	ev->block = (struct src_block){ .obj = re->block.obj, .op = re->block.op,
+					.start_ns = start < ev->ns ? start : ev->ns };
+	if (re->depth) {
+		ev->choice = s->open_choice[re->depth - 1];
+		ev->func = s->dense_of_choice ? s->dense_of_choice[ev->choice] : 0;
+	}
+	return 1;
+}
+
 /* src_next's slow path: the next batch of an async stream, or one event
  * decoded here. */
 int src_next_refill(struct src_stream *s, const struct src_event **ev)
@@ -448,7 +469,8 @@ static inline __attribute__((always_inline)) int convert(struct src_stream *s,
 	uint32_t choice;
 
 	if (__builtin_expect(re->kind >= RAW_EV_ALLOC, 0))
-		return re->kind == RAW_EV_ALLOC ? alloc_event(s, re, ev) : sample_event(s, re, ev);
+		return re->kind == RAW_EV_ALLOC ? alloc_event(s, re, ev) :
+		       re->kind == RAW_EV_SAMPLE ? sample_event(s, re, ev) : block_event(s, re, ev);
 	if (!room_for(s, re->depth)) {
 		fprintf(stderr, "ada-symbolize: %s: out of memory\n", s->cp->raw.dir);
 		return -ENOMEM;

@@ -62,8 +62,9 @@ struct src_process {
 	/* Set by a view before it opens streams: they give SRC_ALLOC events
 	 * (a raw trace recorded with ADA_ALLOC=1); else those are passed over. */
 	bool want_allocs;
-	/* The same for SRC_SAMPLE events (ADA_COUNTERS). */
-	bool want_samples;
+	/* The same for SRC_SAMPLE events (ADA_COUNTERS), SRC_BLOCK events
+	 * (ADA_BLOCKING). */
+	bool want_samples, want_blocks;
 	void *priv;
 };
 
@@ -87,6 +88,16 @@ enum src_kind {
 			   * nor closes; depth 0: outside every frame */
 	SRC_SAMPLE,       /* a counter sample (want_samples): inside the frame at
 			   * depth (func) as SRC_ALLOC is */
+	SRC_BLOCK,        /* a wait or a release (want_blocks): likewise; ns is
+			   * a wait's end */
+};
+
+/* A wait's or a release's figures (ADA_BLOCKING, mcount/blocking.c). */
+struct src_block {
+	uint64_t obj;         /* the mutex's or semaphore's address, a descriptor */
+	uint64_t start_ns;    /* a wait's start (before its call's work); a
+			       * release's time (before it released) */
+	uint8_t op;           /* enum ada_block_op */
 };
 
 /* A counter sample's figures: what the thread used since its previous
@@ -132,6 +143,7 @@ struct src_event {
 			bool alloc_freed;
 		};
 		struct src_sample sample; /* SRC_SAMPLE; ns is the sample's */
+		struct src_block block;   /* SRC_BLOCK */
 	};
 	/* Raw traces, streams not opened async: what the conversion needs. */
 	uint32_t choice;      /* the load-by-load choice its CALL made (resolve.c) */

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "raw_format.h"
 #include "view_cli.h"
 
 enum { K_TOTAL = 1, K_SELF, K_CALLS, K_AVG, K_MIN, K_MAX, K_ALLOC_BYTES, K_ALLOC_COUNT,
@@ -76,6 +77,7 @@ struct fstat {
 	uint64_t calls, total, self, min, max;
 	uint64_t alloc_bytes, allocs;
 	uint64_t cpu, faults, switches;
+	uint64_t blocked;
 };
 
 /* A shown frame's blocks and samples so far, its callees' included: by
@@ -83,6 +85,7 @@ struct fstat {
 struct facc {
 	uint64_t bytes, count;
 	uint64_t cpu, faults, switches;
+	uint64_t blocked;
 };
 
 /* Wall time not on a CPU: what the samples did not account for. */
@@ -100,6 +103,7 @@ struct report {
 	uint32_t acc_cap;
 	bool allocs;           /* the process has ALLOC events: the columns */
 	bool samples;          /* the process has counter samples: the columns */
+	bool blocks;           /* the process has waits (ADA_BLOCKING): Blocked */
 	size_t threads;
 	int key[MAX_KEYS];     /* --sort's, 0-terminated; then the name */
 };
@@ -161,9 +165,12 @@ static int print_table(struct report *r)
 		fprintf(r->out, "%12s  %9s  ", "Alloc bytes", "Allocs");
 	if (r->samples)
 		fprintf(r->out, "%10s  %10s  %9s  %9s  ", "On-CPU", "Off-CPU", "Faults", "Switches");
-	fprintf(r->out, "Function\n  ==========  ==========  =========  ==========  ==========  ==========  %s%s========\n",
+	if (r->blocks)
+		fprintf(r->out, "%10s  ", "Blocked");
+	fprintf(r->out, "Function\n  ==========  ==========  =========  ==========  ==========  ==========  %s%s%s========\n",
 		r->allocs ? "============  =========  " : "",
-		r->samples ? "==========  ==========  =========  =========  " : "");
+		r->samples ? "==========  ==========  =========  =========  " : "",
+		r->blocks ? "==========  " : "");
 	for (k = 0; k < n; k++) {
 		const struct fstat *s = &r->st[order[k]];
 		const struct src_func *f = &p->funcs[order[k]];
@@ -182,6 +189,8 @@ static int print_table(struct report *r)
 				view_duration(d[6], sizeof(d[6]), s->cpu, ns),
 				view_duration(d[7], sizeof(d[7]), offcpu(s), ns),
 				(unsigned long long)s->faults, (unsigned long long)s->switches);
+		if (r->blocks)
+			fprintf(r->out, "%10s  ", view_duration(d[5], sizeof(d[5]), s->blocked, ns));
 		fprintf(r->out, "%s\n", r->a->full_names ? f->full : f->name);
 	}
 	free(order);
@@ -197,8 +206,10 @@ static int process_begin(void *ctx, struct src_process *p)
 	r->threads = 0;
 	r->allocs = false;
 	r->samples = false;
+	r->blocks = false;
 	p->want_allocs = true;
 	p->want_samples = true;
+	p->want_blocks = true;
 	free(r->st);
 	r->st = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*r->st));
 	return r->st ? 0 : -ENOMEM;
@@ -233,7 +244,7 @@ static struct facc *acc_at(struct report *r, uint32_t d)
  * accumulator (event()), and those of the frames open now start at zero. */
 static int extras_begin(struct report *r, uint32_t depth)
 {
-	if (r->allocs || r->samples)
+	if (r->allocs || r->samples || r->blocks)
 		return 0;
 	if (!acc_at(r, depth))
 		return -ENOMEM;
@@ -276,6 +287,23 @@ static int sample_event(struct report *r, const struct walk_event *ev)
 	return 0;
 }
 
+/* Waits: their time, counted in the innermost shown frame (the blocking
+ * call's own where it is shown), then in each frame around it. */
+static int block_event(struct report *r, const struct walk_event *ev)
+{
+	struct facc *a;
+
+	if (extras_begin(r, ev->depth))
+		return -ENOMEM;
+	r->blocks = true;
+	if (ada_block_release(ev->block.op))
+		return 0;
+	if (!(a = acc_at(r, ev->depth)))
+		return -ENOMEM;
+	a->blocked += ev->total_ns;
+	return 0;
+}
+
 static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 {
 	struct report *r = ctx;
@@ -287,7 +315,9 @@ static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 		return alloc_event(r, ev);
 	if (ev->type == WALK_SAMPLE)
 		return sample_event(r, ev);
-	if (!r->allocs && !r->samples) /* nothing to carry from frame to frame yet */
+	if (ev->type == WALK_BLOCK)
+		return block_event(r, ev);
+	if (!r->allocs && !r->samples && !r->blocks) /* nothing to carry from frame to frame yet */
 		goto times;
 	if (!(a = acc_at(r, ev->depth)))
 		return -ENOMEM;
@@ -300,6 +330,8 @@ static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 	s->cpu += a->cpu;
 	s->faults += a->faults;
 	s->switches += a->switches;
+	s->blocked += a->blocked;
+	a[-1].blocked += a->blocked;
 	a[-1].bytes += a->bytes;
 	a[-1].count += a->count;
 	a[-1].cpu += a->cpu;

@@ -359,6 +359,21 @@ static int sample_event(struct walk *w, const struct src_event *ev, struct walk_
 	return 1;
 }
 
+/* A wait or a release, in the shown frames open now: start_ns to end_ns
+ * (total_ns) is a wait's, from before its call's work to after it. */
+static int block_event(struct walk *w, const struct src_event *ev, struct walk_event *out)
+{
+	uint64_t t0 = w->p->t0_ns;
+
+	set_event(out, WALK_BLOCK, 0, ev->func, w->cur_shown);
+	out->start_ns = ev->block.start_ns > t0 ? ev->block.start_ns - t0 : 0;
+	out->end_ns = ev->ns > t0 ? ev->ns - t0 : 0;
+	out->total_ns = out->end_ns > out->start_ns ? out->end_ns - out->start_ns : 0;
+	out->block = ev->block;
+	w->stack_n = w->cur_shown;
+	return 1;
+}
+
 /* The next shown event. */
 static int step(struct walk *w, struct walk_event *out)
 {
@@ -371,7 +386,8 @@ static int step(struct walk *w, struct walk_event *out)
 		if (!(++w->read & 0xfffff) && w->progress)
 			w->progress(w->progress_ctx, w->read);
 		if (__builtin_expect(ev->kind >= SRC_ALLOC, 0))
-			return ev->kind == SRC_ALLOC ? alloc_event(w, ev, out) : sample_event(w, ev, out);
+			return ev->kind == SRC_ALLOC ? alloc_event(w, ev, out) :
+			       ev->kind == SRC_SAMPLE ? sample_event(w, ev, out) : block_event(w, ev, out);
 		if (ev->depth > w->cap && !grow(w, ev->depth)) {
 			fprintf(stderr, "ada-symbolize: %s: out of memory\n", w->p->dir);
 			return -ENOMEM;

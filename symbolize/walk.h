@@ -108,7 +108,9 @@ bool view_parse_duration(const char *s, uint64_t *ns);
 /* WALK_SAMPLE likewise (src_process.want_samples): a counter sample, in the
  * shown frames open then; func is the innermost recorded frame's, shown or
  * not (0 outside every frame), sample.func the interrupted function's. */
-enum walk_type { WALK_ENTER, WALK_EXIT, WALK_ALLOC, WALK_SAMPLE };
+/* WALK_BLOCK likewise (src_process.want_blocks): a wait or a release
+ * (ADA_BLOCKING); func is the innermost recorded frame's (its call's). */
+enum walk_type { WALK_ENTER, WALK_EXIT, WALK_ALLOC, WALK_SAMPLE, WALK_BLOCK };
 
 struct walk_event {
 	uint8_t type;          /* enum walk_type */
@@ -134,6 +136,8 @@ struct walk_event {
 	uint8_t alloc_op;
 	bool alloc_freed;
 	struct src_sample sample; /* WALK_SAMPLE (start_ns: src_event's ns) */
+	struct src_block block;   /* WALK_BLOCK: start_ns, end_ns and total_ns are a
+				   * wait's (a release's: its time, 0) */
 };
 
 struct walk;

@@ -15,7 +15,7 @@ static int bad(char *err, size_t errlen, size_t i, const char *what)
 }
 
 /* A time in microseconds with three decimals, as nanoseconds. */
-static bool time_ns(const struct json_value *v, int64_t *ns)
+bool xtrace_time_ns(const struct json_value *v, int64_t *ns)
 {
 	if (!v || v->type != JSON_NUMBER)
 		return false;
@@ -44,7 +44,7 @@ static int read_slice(const struct json_value *e, size_t i, struct xslice *s, ch
 		return bad(err, errlen, i, "no integer pid or tid");
 	if (!s->name || !s->cat)
 		return bad(err, errlen, i, "X event without a string name or cat");
-	if (!time_ns(json_get(e, "ts"), &s->ts) || !time_ns(json_get(e, "dur"), &s->dur))
+	if (!xtrace_time_ns(json_get(e, "ts"), &s->ts) || !xtrace_time_ns(json_get(e, "dur"), &s->dur))
 		return bad(err, errlen, i, "X event without numbers ts and dur");
 	if (s->dur < 0)
 		return bad(err, errlen, i, "negative dur");

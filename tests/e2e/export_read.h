@@ -57,6 +57,10 @@ size_t *xtrace_parents(const struct xtrace *t);
 /* Orders slices by pid, tid and ts (qsort's sign convention). */
 int xslice_cmp_place(const struct xslice *x, const struct xslice *y);
 
+/* A JSON time in microseconds (a number) as integer nanoseconds; false if
+ * v is no number. */
+bool xtrace_time_ns(const struct json_value *v, int64_t *ns);
+
 /* A string member of a slice's args, NULL if missing. */
 const char *xslice_arg(const struct xslice *s, const char *key);
 

@@ -557,7 +557,7 @@ static void test_config_format_lists_the_settings_in_use(void **state)
 	int n;
 	const char want[] = "output=ada-trace\0ring_kb=16384\0depth=4294967295\0"
 			    "shadow_depth=65536\0flush_ms=10\0detail=window\0stack_bytes=128\0"
-			    "detail_kb=4096\0dynhook=on\0alloc=off\0counters=off\0exclude=\0on_full=wait\0record=stream\0trace=on\0filter=\0notrace=\0graph=\0"
+			    "detail_kb=4096\0dynhook=on\0alloc=off\0counters=off\0blocking=off\0exclude=\0on_full=wait\0record=stream\0trace=on\0filter=\0notrace=\0graph=\0"
 			    "pre=2000ev\0post=2000ev\0trigger=crash";
 
 	(void)state;

@@ -366,7 +366,7 @@ static void test_raw_meta_wrong_version_is_refused_with_one_line(void **state)
 	meta.buf[offsetof(struct ada_meta_file_header, version)] = ADA_RAW_VERSION + 1;
 	save(meta.len);
 	expect_refused(-EINVAL);
-	assert_non_null(strstr(captured, "reads versions 2 to 6"));
+	assert_non_null(strstr(captured, "reads versions 2 to 7"));
 }
 
 static void test_raw_meta_big_endian_file_is_refused_with_one_line(void **state)

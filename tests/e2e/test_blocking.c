@@ -1,0 +1,166 @@
+/* test_blocking.c - ADA_BLOCKING=1 end to end: waits and releases seen
+ * through the PLT hooks (mcount/blocking.c), in report's Blocked column
+ * and as the Chrome export's flows from a waker to the wait it ended.
+ *
+ * tests/e2e/progs/blocking.c (see there), -O2, fentry. What each check
+ * asserts, and why it holds on a busy machine:
+ * - waiter_b's Blocked (its pthread_mutex_lock's wait) is at least 18 ms:
+ *   A holds the mutex 20 ms after B's wait has begun (glibc's lock word
+ *   says a waiter is in the lock before A's hold starts) and a sleep never
+ *   returns early, so the wait is at least 20 ms of the clock ada reads;
+ *   the 2 ms are the margin the brief asks for, far above the tick-to-ns
+ *   conversion's error (under a microsecond).
+ * - pthread_cond_wait's Blocked is at least 28 ms: main sleeps 30 ms after
+ *   it took the mutex, which it can only once C's wait released it.
+ * - The waker: a flow ("s" then "f", one id) from A's thread (the tid the
+ *   program printed) to B's, the "s" inside A's pthread_mutex_unlock
+ *   slice, the "f" inside B's pthread_mutex_lock slice of 18 ms or more;
+ *   and one from main's thread to C's cond_wait.
+ * Off (the default): no Blocked column, no flow, the configuration says
+ * blocking=off.
+ */
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "e2e/dynhook_run.h"
+#include "e2e/export_view.h"
+#include "lib/tracee.h"
+#include "lib/tracerun.h"
+
+#define MS 1000000l
+
+/* report --ns's Blocked column: the number just before the name. */
+static long blocked(const char *report, const char *name)
+{
+	const char *line = dh_line_ending(report, name), *end = strchr(line, '\n');
+	const char *p = (end ? end : line + strlen(line)) - strlen(name) - 2;
+
+	while (p > line && p[-1] == ' ')
+		p--;
+	while (p > line && p[-1] != ' ')
+		p--;
+	return strtol(p, NULL, 10);
+}
+
+static void build_run(struct tr_case *tc, const char *const env[])
+{
+	const char *const flags[] = { "-O2", "-pthread", NULL };
+
+	tr_build(tc, NULL, "gcc", "blocking", "prog.plain", flags);
+	tr_build(tc, NULL, TR_ADACC, "blocking", "prog", flags);
+	tr_run_pair(tc, "prog", NULL, env, 0);
+	tr_symbolize(tc, NULL);
+	tr_load_manifest(tc, NULL);
+}
+
+/* Whether thread tid has a slice of name around ts lasting at least min. */
+static bool inside(const struct xtrace *x, uint32_t tid, const char *name, int64_t ts, int64_t min)
+{
+	for (size_t i = 0; i < x->n; i++) {
+		const struct xslice *s = &x->slices[i];
+
+		if (s->tid == tid && !strcmp(s->name, name) && s->ts <= ts && ts <= s->ts + s->dur &&
+		    s->dur >= min)
+			return true;
+	}
+	return false;
+}
+
+/* The flow from waker's thread to waiter's, as the top says. */
+static void expect_flow(const struct xtrace *x, uint32_t waker, uint32_t waiter, const char *wait,
+			int64_t min)
+{
+	size_t n = json_count(x->events);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct json_value *s = json_at(x->events, i);
+		int64_t id, tid, ts;
+
+		if (strcmp(json_string(json_get(s, "ph")), "s") || !json_i64(json_get(s, "id"), &id) ||
+		    !json_i64(json_get(s, "tid"), &tid) || tid != waker)
+			continue;
+		if (!xtrace_time_ns(json_get(s, "ts"), &ts) ||
+		    !inside(x, waker, "pthread_mutex_unlock", ts, 0))
+			continue;
+		for (size_t j = 0; j < n; j++) {
+			const struct json_value *f = json_at(x->events, j);
+			int64_t fid, ftid, fts;
+
+			if (strcmp(json_string(json_get(f, "ph")), "f") ||
+			    !json_i64(json_get(f, "id"), &fid) || fid != id ||
+			    !json_i64(json_get(f, "tid"), &ftid) || ftid != waiter)
+				continue;
+			if (xtrace_time_ns(json_get(f, "ts"), &fts) && inside(x, waiter, wait, fts, min))
+				return;
+		}
+	}
+	fail_msg("no flow from thread %u's unlock to thread %u's %s", waker, waiter, wait);
+}
+
+static void on(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const env[] = { "ADA_BLOCKING=1", "ADA_DYNHOOK=on", NULL };
+	const char *const argv[] = { TRACEE_SYMBOLIZE, "report", tc->trace, "--ns", NULL };
+	struct ex_trace t = { .ready = true };
+	unsigned a, b, c, main_tid;
+	struct xtrace x;
+	char *report;
+
+	build_run(tc, env);
+	if (sscanf(tc->traced.err, "a %u b %u c %u", &a, &b, &c) != 3)
+		fail_msg("the program printed \"%s\"", tc->traced.err);
+	report = dh_tool_output(tc, argv);
+	if (blocked(report, "waiter_b") < 18 * MS || blocked(report, "pthread_cond_wait") < 28 * MS)
+		fail_msg("waiter_b blocked %ld ns, pthread_cond_wait %ld:\n%s",
+			 blocked(report, "waiter_b"), blocked(report, "pthread_cond_wait"), report);
+	snprintf(t.trace, sizeof(t.trace), "%s", tc->trace);
+	ex_chrome(tc, &t, NULL, &x);
+	main_tid = x.slices[0].pid;
+	expect_flow(&x, a, b, "pthread_mutex_lock", 18 * MS);
+	expect_flow(&x, main_tid, c, "pthread_cond_wait", 28 * MS);
+	xtrace_free(&x);
+	free(report);
+	tr_pass(tc);
+}
+
+static void off_by_default(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const env[] = { "ADA_DYNHOOK=on", NULL };
+	const char *const argv[] = { TRACEE_SYMBOLIZE, "report", tc->trace, NULL };
+	struct ex_trace t = { .ready = true };
+	struct xtrace x;
+	char *report;
+
+	build_run(tc, env);
+	report = dh_tool_output(tc, argv);
+	snprintf(t.trace, sizeof(t.trace), "%s", tc->trace);
+	ex_chrome(tc, &t, NULL, &x);
+	for (size_t i = 0; i < json_count(x.events); i++)
+		if (!strcmp(json_string(json_get(json_at(x.events, i), "ph")), "s"))
+			fail_msg("a flow without ADA_BLOCKING");
+	if (strstr(report, "Blocked") || !strstr(tc->mf.config, "blocking=off"))
+		fail_msg("blocking without ADA_BLOCKING (config %s):\n%s", tc->mf.config, report);
+	xtrace_free(&x);
+	free(report);
+	tr_pass(tc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(on, tr_setup, tr_teardown),
+		cmocka_unit_test_setup_teardown(off_by_default, tr_setup, tr_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
