@@ -65,9 +65,17 @@
  *     3   category_iids               repeated uint64  the module
  *     4   debug_annotations           repeated DebugAnnotation
  *     9   type                        enum     1 TYPE_SLICE_BEGIN, 2 TYPE_SLICE_END,
- *                                              4 TYPE_COUNTER
+ *                                              3 TYPE_INSTANT, 4 TYPE_COUNTER
  *     11  track_uuid                  uint64   a counter's track (else the
  *                                              sequence's default)
+ *     23  name                        string   a flow's instant: "wake", "woken"
+ *     47  flow_ids                    repeated fixed64  the "wake" instant at a
+ *                                              release that ended a wait
+ *                                              (ADA_BLOCKING), on the releasing
+ *                                              thread's track
+ *     48  terminating_flow_ids        repeated fixed64  the "woken" instant at
+ *                                              that wait's end, on the waiting
+ *                                              thread's track
  *     30  counter_value               int64    a counter's value at the packet's
  *                                              time: a thread's CPU time and
  *                                              faults so far, by its samples; the
@@ -113,36 +121,9 @@
 
 #include "cmdline.h"
 #include "export.h"
-#include "lanes.h"
-#include "outbuf.h"
-#include "protobuf.h"
+#include "export_perfetto.h"
 #include "raw_format.h"
 #include "sig.h"
-#include "view_cli.h"
-#include "walk.h"
-
-enum {
-	TRACE_PACKET = 1,
-	PKT_CLOCK_SNAPSHOT = 6, PKT_TIMESTAMP = 8, PKT_SEQUENCE_ID = 10, PKT_TRACK_EVENT = 11,
-	PKT_INTERNED_DATA = 12, PKT_SEQUENCE_FLAGS = 13, PKT_DEFAULTS = 59,
-	PKT_TRACK_DESCRIPTOR = 60,
-	SEQ_INCREMENTAL_STATE_CLEARED = 1, SEQ_NEEDS_INCREMENTAL_STATE = 2,
-	DEF_TIMESTAMP_CLOCK_ID = 58, DEF_TRACK_EVENT_DEFAULTS = 11, TED_TRACK_UUID = 11,
-	CS_CLOCKS = 1, CLK_CLOCK_ID = 1, CLK_TIMESTAMP = 2, CLK_IS_INCREMENTAL = 3,
-	CLOCK_BOOTTIME = 6, CLOCK_INCREMENTAL = 64, /* 64..127: sequence-scoped clocks */
-	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT_UUID = 5,
-	TD_COUNTER = 8, CD_UNIT = 3, UNIT_TIME_NS = 1, UNIT_COUNT = 2, UNIT_SIZE_BYTES = 3,
-	PD_PID = 1, PD_CMDLINE = 2, PD_PROCESS_NAME = 6,
-	THD_PID = 1, THD_TID = 2, THD_THREAD_NAME = 5,
-	TE_CATEGORY_IIDS = 3, TE_DEBUG_ANNOTATIONS = 4, TE_TYPE = 9, TE_NAME_IID = 10,
-	TE_SOURCE_LOCATION_IID = 34, TE_TRACK_UUID = 11, TE_COUNTER_VALUE = 30,
-	TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_COUNTER = 4,
-	DA_NAME_IID = 1, DA_STRING_VALUE = 6, DA_POINTER_VALUE = 7, DA_NAME = 10,
-	ID_EVENT_CATEGORIES = 1, ID_EVENT_NAMES = 2, ID_DEBUG_ANNOTATION_NAMES = 3,
-	ID_SOURCE_LOCATIONS = 4,
-	IN_IID = 1, IN_NAME = 2, /* EventCategory, EventName, DebugAnnotationName */
-	SL_IID = 1, SL_FILE_NAME = 2, SL_FUNCTION_NAME = 3, SL_LINE_NUMBER = 4,
-};
 
 /* Debug annotation names, interned at the start of every sequence: the
  * argument registers are iids 1..8, then these. */
@@ -150,70 +131,7 @@ enum { DA_RET = 9, DA_EXIT = 10 };
 static const char *const x86_regs[] = { "rdi", "rsi", "rdx", "rcx", "r8", "r9" };
 static const char *const arm_regs[] = { "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7" };
 
-/* A packet without interned strings: the fields above, eight registers and
- * an exit mark, each message's length slack included. */
-#define PACKET_FIXED 512
-
-struct pf_func {
-	uint32_t module;   /* index in pf.modules + 1; 0: not looked up yet */
-	uint32_t seq;      /* the sequence its names were last interned on */
-};
-
-struct pf {
-	struct outbuf out;
-	const struct view_args *a;
-	const struct src_func *funcs;
-	struct pf_func *fns;              /* per dense id */
-	size_t nfns;
-	const char **modules;             /* this process's module names */
-	uint32_t *module_seq;             /* the sequence each was interned on */
-	size_t nmodules, modules_cap;
-	unsigned nregs;
-	const char *const *reg_names;
-	struct src_process *proc;         /* the process's: its signatures and read-only data */
-	uint64_t t0;                      /* the process's CLOCK_BOOTTIME start */
-	uint64_t last_ns;                 /* the sequence's last timestamp, absolute */
-	uint32_t pid;
-	uint64_t process_uuid, track_uuid, next_uuid;
-	uint32_t seq, next_seq;
-	const char *open_mark;
-	uint64_t slices;
-	/* The counter lane and the blocks (lanes.h): the thread's counter
-	 * tracks (0: none yet) and totals, the process's blocks. */
-	uint64_t cpu_uuid, faults_uuid, cpu_ns, faults;
-	struct lane_blocks blocks;
-};
-
-/* ---- packets ------------------------------------------------------------------- */
-
-static char *packet_open(struct pf *f, size_t size, char **len_at)
-{
-	char *p = outbuf_reserve(&f->out, size);
-
-	return pb_open(p, TRACE_PACKET, len_at);
-}
-
-static void packet_close(struct pf *f, char *len_at, char *p)
-{
-	outbuf_commit(&f->out, pb_close(len_at, p));
-}
-
-static char *sequence(const struct pf *f, char *p, unsigned flags)
-{
-	p = pb_uint(p, PKT_SEQUENCE_ID, f->seq);
-	return pb_uint(p, PKT_SEQUENCE_FLAGS, flags);
-}
-
-/* An event packet's timestamp: ns since the sequence's previous packet
- * (events come in time order on a thread). */
-static char *timestamp(struct pf *f, char *p, uint64_t since_t0)
-{
-	uint64_t ns = f->t0 + since_t0;
-
-	p = pb_uint(p, PKT_TIMESTAMP, ns - f->last_ns);
-	f->last_ns = ns;
-	return p;
-}
+/* ---- packets (the common ones: export_perfetto.h) ---------------------------------- */
 
 static char *clock(char *p, uint32_t id, uint64_t ns, bool incremental)
 {
@@ -430,91 +348,6 @@ static void slice_end(struct pf *f, const struct walk_event *ev)
 	f->slices++;
 }
 
-/* ---- counter tracks (ADA_COUNTERS, ADA_ALLOC) ----------------------------------- */
-
-/* A counter track's descriptor, on the current sequence: a child of parent. */
-static void counter_track(struct pf *f, uint64_t uuid, uint64_t parent, const char *name,
-			  unsigned unit)
-{
-	char *len_at, *td, *cd, *q;
-
-	q = packet_open(f, PACKET_FIXED + strlen(name), &len_at);
-	q = pb_uint(q, PKT_SEQUENCE_ID, f->seq);
-	q = pb_open(q, PKT_TRACK_DESCRIPTOR, &td);
-	q = pb_uint(q, TD_UUID, uuid);
-	q = pb_uint(q, TD_PARENT_UUID, parent);
-	q = pb_string(q, TD_NAME, name);
-	q = pb_open(q, TD_COUNTER, &cd);
-	q = pb_uint(q, CD_UNIT, unit);
-	q = pb_close(cd, q);
-	q = pb_close(td, q);
-	packet_close(f, len_at, q);
-}
-
-/* A counter's value at since_t0 on the current sequence (never before its
- * last packet: a sample's time is clamped to the event before it). */
-static void counter_value(struct pf *f, uint64_t uuid, uint64_t since_t0, int64_t v)
-{
-	char *len_at, *te, *p;
-
-	if (f->t0 + since_t0 < f->last_ns)
-		since_t0 = f->last_ns - f->t0;
-	p = packet_open(f, PACKET_FIXED, &len_at);
-	p = timestamp(f, p, since_t0);
-	p = sequence(f, p, SEQ_NEEDS_INCREMENTAL_STATE);
-	p = pb_open(p, PKT_TRACK_EVENT, &te);
-	p = pb_uint(p, TE_TYPE, TYPE_COUNTER);
-	p = pb_uint(p, TE_TRACK_UUID, uuid);
-	p = pb_int(p, TE_COUNTER_VALUE, v);
-	p = pb_close(te, p);
-	packet_close(f, len_at, p);
-}
-
-/* A sample: the thread's CPU time and faults so far, on tracks of its own
- * made at its first; a block: kept for the live bytes (process end). */
-static int lane_event(struct pf *f, const struct walk_event *ev)
-{
-	if (ev->type == WALK_ALLOC)
-		return lane_blocks_add(&f->blocks, ev, 0);
-	if (ev->type != WALK_SAMPLE)
-		return 0;
-	if (!f->cpu_uuid) {
-		f->cpu_uuid = ++f->next_uuid;
-		f->faults_uuid = ++f->next_uuid;
-		counter_track(f, f->cpu_uuid, f->track_uuid, "CPU time", UNIT_TIME_NS);
-		counter_track(f, f->faults_uuid, f->track_uuid, "page faults", UNIT_COUNT);
-	}
-	f->cpu_ns += ev->sample.cpu_ns;
-	f->faults += ev->sample.minflt + ev->sample.majflt;
-	counter_value(f, f->cpu_uuid, ev->start_ns, (int64_t)f->cpu_ns);
-	counter_value(f, f->faults_uuid, ev->start_ns, (int64_t)f->faults);
-	return f->out.err;
-}
-
-static void sequence_begin(struct pf *f);
-
-/* The process's bytes allocated and not freed, on a track and a sequence
- * of their own after its threads': a value at each block, in time order
- * over all threads (lanes.h). */
-static int live_bytes(struct pf *f)
-{
-	int64_t live = 0;
-
-	if (!f->blocks.n)
-		return 0;
-	lane_blocks_live(&f->blocks);
-	f->seq = ++f->next_seq;
-	f->track_uuid = ++f->next_uuid;
-	sequence_begin(f);
-	counter_track(f, f->track_uuid, f->process_uuid, "live bytes", UNIT_SIZE_BYTES);
-	for (size_t i = 0; i < f->blocks.n; i++) {
-		const struct lane_block *b = &f->blocks.ev[i];
-
-		live += b->freed ? -(int64_t)b->size : (int64_t)b->size;
-		counter_value(f, f->track_uuid, b->ns, live);
-	}
-	return f->out.err;
-}
 
 static int on_event(void *ctx, struct walk *w, const struct walk_event *ev)
 {
@@ -525,7 +358,7 @@ static int on_event(void *ctx, struct walk *w, const struct walk_event *ev)
 	if (ev->type == WALK_ENTER)
 		return slice_begin(f, ev);
 	if (__builtin_expect(ev->type != WALK_EXIT, 0))
-		return lane_event(f, ev);
+		return pf_lane_event(f, ev);
 	slice_end(f, ev);
 	return 0;
 }
@@ -551,8 +384,9 @@ static int on_process_begin(void *ctx, struct src_process *p)
 	f->t0 = p->t0_ns;
 	f->pid = p->pid;
 	f->process_uuid = ++f->next_uuid;
-	p->want_allocs = p->want_samples = true;
+	p->want_allocs = p->want_samples = p->want_blocks = true;
 	lane_blocks_reset(&f->blocks);
+	f->waits.n = 0;
 
 	if (!(words = cmdline_split(p->cmdline, &len)))
 		return -ENOMEM;
@@ -575,9 +409,10 @@ static int on_process_begin(void *ctx, struct src_process *p)
 static int on_process_end(void *ctx, struct src_process *p)
 {
 	struct pf *f = ctx;
-	int err = live_bytes(f);
+	int err = pf_lanes_end(f);
 
 	(void)p;
+	f->waits.n = 0;
 	free(f->fns);
 	f->fns = NULL;
 	return err ? err : f->out.err;
@@ -587,7 +422,7 @@ static int on_process_end(void *ctx, struct src_process *p)
  * defaults (the incremental clock, the thread's track), starts the clock at
  * the process's first event and interns the annotation names; the second
  * describes the track. */
-static void sequence_begin(struct pf *f)
+void pf_sequence_begin(struct pf *f)
 {
 	char *len_at, *def, *ted, *cs, *id, *q;
 
@@ -624,7 +459,7 @@ static int on_thread_begin(void *ctx, struct src_process *p, const struct src_th
 	f->track_uuid = ++f->next_uuid;
 	f->open_mark = t->open_mark ? t->open_mark : "open at end";
 	f->cpu_uuid = f->faults_uuid = f->cpu_ns = f->faults = 0;
-	sequence_begin(f);
+	pf_sequence_begin(f);
 
 	q = packet_open(f, PACKET_FIXED + sizeof(name), &len_at);
 	q = pb_uint(q, PKT_SEQUENCE_ID, f->seq);
@@ -681,6 +516,8 @@ int view_perfetto_main(const struct view_args *a, FILE *out)
 	free(f.modules);
 	free(f.module_seq);
 	lane_blocks_free(&f.blocks);
+	lane_waits_free(&f.waits);
+	free(f.instants);
 	werr = outbuf_close(&f.out, a->output ? a->output : "standard output");
 	return err ? err : werr;
 }

@@ -55,6 +55,14 @@ static inline char *pb_int(char *p, uint32_t field, int64_t v)
 
 size_t pb_varint_size(uint64_t v);
 
+/* A fixed64 field: eight bytes, little-endian (the hosts ada runs on). */
+static inline char *pb_fixed64(char *p, uint32_t field, uint64_t v)
+{
+	p = pb_tag(p, field, PB_I64);
+	memcpy(p, &v, 8);
+	return p + 8;
+}
+
 /* A string or bytes field. */
 char *pb_bytes(char *p, uint32_t field, const void *s, size_t n);
 char *pb_string(char *p, uint32_t field, const char *s);

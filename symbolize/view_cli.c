@@ -115,7 +115,8 @@ static const struct {
 		   "                         bytes or blocks the malloc family allocated; with\n"
 		   "                         ADA_COUNTERS cpu, offcpu or faults: sampled CPU\n"
 		   "                         time, wall minus it, page faults (code without\n"
-		   "                         hooks as NAME [sampled] frames)\n" },
+		   "                         hooks as NAME [sampled] frames); with ADA_BLOCKING\n"
+		   "                         blocked: the time waits took\n" },
 	{ V_FLAME, "  --format FORMAT        folded (default) or svg\n" },
 	{ V_DIFF, "  --format svg           a differential flame graph instead: B's widths,\n"
 		  "                         red where a frame grew from A, blue where it shrank\n" },
@@ -282,7 +283,7 @@ static int parse(int argc, char **argv, struct view_args *a, int view)
 		return 2;
 	}
 	if (a->weight && view_flame_weight(a->weight) < 0) {
-		fprintf(stderr, "ada-symbolize: --weight %s: expected time, calls, alloc-bytes, alloc-count, cpu, offcpu or faults\n",
+		fprintf(stderr, "ada-symbolize: --weight %s: expected time, calls, alloc-bytes, alloc-count, cpu, offcpu, faults or blocked\n",
 			a->weight);
 		return 2;
 	}

@@ -15,7 +15,10 @@
  * counter samples taken at that stack, a sample that interrupted code
  * without hooks (libc's insides, a library built without adacc) under a
  * frame "NAME [sampled]" of its own below the recorded ones; with --weight
- * offcpu the stack's self time less the CPU time sampled there. Stacks with
+ * offcpu the stack's self time less the CPU time sampled there; with
+ * --weight blocked (ADA_BLOCKING) the time the waits made at that stack
+ * took, the blocking call (pthread_mutex_lock, read...) the innermost
+ * frame where it is shown. Stacks with
  * no weight are left out. Lines are in frame order (flame_tree.h): stable
  * from run to run.
  *
@@ -35,18 +38,21 @@
 
 #include "flame_svg.h"
 #include "flame_tree.h"
+#include "raw_format.h"
 #include "trace_dir.h"
 #include "view_cli.h"
 #include "walk.h"
 
-enum flame_weight { W_TIME, W_CALLS, W_ALLOC_BYTES, W_ALLOC_COUNT, W_CPU, W_OFFCPU, W_FAULTS };
+enum flame_weight { W_TIME, W_CALLS, W_ALLOC_BYTES, W_ALLOC_COUNT, W_CPU, W_OFFCPU, W_FAULTS,
+		    W_BLOCKED };
 static const char *const weights[] = { "time", "calls", "alloc-bytes", "alloc-count", "cpu",
-				       "offcpu", "faults" };
+				       "offcpu", "faults", "blocked" };
 /* What the SVG's widths count (NULL: time). */
-static const char *const units[] = { NULL, "call", "byte", "block", NULL, NULL, "fault" };
+static const char *const units[] = { NULL, "call", "byte", "block", NULL, NULL, "fault", NULL };
 static const char *const widths[] = { "total time", "calls", "bytes allocated",
 				      "blocks allocated", "CPU time (sampled)",
-				      "off-CPU time (wall minus sampled CPU)", "page faults (sampled)" };
+				      "off-CPU time (wall minus sampled CPU)", "page faults (sampled)",
+				      "time blocked (waits)" };
 /* A frame of code ada did not record, named by a counter sample's
  * interrupted address: told apart from a recorded call by its name. */
 #define SAMPLED_SUFFIX " [sampled]"
@@ -89,7 +95,8 @@ static int process_begin(void *ctx, struct src_process *p)
 		return -ENOMEM;
 	fl->p = p;
 	p->want_allocs = fl->weight == W_ALLOC_BYTES || fl->weight == W_ALLOC_COUNT;
-	p->want_samples = fl->weight >= W_CPU;
+	p->want_samples = fl->weight >= W_CPU && fl->weight <= W_FAULTS;
+	p->want_blocks = fl->weight == W_BLOCKED;
 	if (fl->nprocs++ == 0) {
 		fl->first_exe = strdup(p->exe ? p->exe : "");
 		fl->first_cmdline = strdup(p->cmdline ? p->cmdline : "");
@@ -269,16 +276,20 @@ static int event(void *ctx, struct walk *w, const struct walk_event *ev)
 	if (ev->type == WALK_SAMPLE)
 		return sample_event(fl, w, ev);
 
-	if (ev->type == WALK_ALLOC) {
-		/* A block weighs on the stack open when it was made. */
-		if (ev->alloc_freed || d == 0)
+	if (ev->type == WALK_ALLOC || ev->type == WALK_BLOCK) {
+		/* A block weighs on the stack open when it was made, a wait
+		 * (not a release) on the stack that waited. */
+		if (ev->type == WALK_ALLOC ? ev->alloc_freed : ada_block_release(ev->block.op))
+			return 0;
+		if (d == 0)
 			return 0;
 		if (d != fl->depth) {
 			int ret = resync(fl, w);
 			if (ret < 0)
 				return ret;
 		}
-		add(fl, d, fl->weight == W_ALLOC_BYTES ? ev->alloc_size : 1);
+		add(fl, d, ev->type == WALK_BLOCK ? ev->total_ns :
+			   fl->weight == W_ALLOC_BYTES ? ev->alloc_size : 1);
 		return 0;
 	}
 	if (ev->type == WALK_EXIT) {

@@ -15,7 +15,11 @@
  * - The waker: a flow ("s" then "f", one id) from A's thread (the tid the
  *   program printed) to B's, the "s" inside A's pthread_mutex_unlock
  *   slice, the "f" inside B's pthread_mutex_lock slice of 18 ms or more;
- *   and one from main's thread to C's cond_wait.
+ *   and one from main's thread to C's cond_wait. In the Perfetto export
+ *   the same flows: a "wake" instant with a flow id on A's thread track, a
+ *   "woken" one ending it on B's (where protoc is).
+ * - flame --weight blocked: waiter_b;pthread_mutex_lock weighs at least 18
+ *   ms, cond_c;pthread_cond_wait at least 28 ms.
  * Off (the default): no Blocked column, no flow, the configuration says
  * blocking=off.
  */
@@ -105,15 +109,85 @@ static void expect_flow(const struct xtrace *x, uint32_t waker, uint32_t waiter,
 	fail_msg("no flow from thread %u's unlock to thread %u's %s", waker, waiter, wait);
 }
 
+/* The tid of the thread whose track is uuid, 0 if none. */
+static uint64_t track_tid(const struct pnode *root, uint64_t uuid)
+{
+	for (size_t i = 0; i < root->nkids; i++) {
+		const struct pnode *td = pnode_get(&root->kids[i], 60), *th;
+		uint64_t u = 0, tid = 0;
+
+		if (td && pnode_u64(td, 1, &u) && u == uuid && (th = pnode_get(td, 4)) &&
+		    pnode_u64(th, 2, &tid))
+			return tid;
+	}
+	return 0;
+}
+
+/* The id of a flow's instant (field: 47 its start, 48 its end), from its
+ * fixed64's text ("0x..."); 0 if it has none. */
+static uint64_t flow_id(const struct pnode *te, uint32_t field)
+{
+	const struct pnode *f = pnode_get(te, field);
+
+	return f && f->value ? strtoull(f->value, NULL, 0) : 0;
+}
+
+static void expect_perfetto_flow(struct tr_case *tc, const struct ex_trace *t, uint64_t waker,
+				 uint64_t waiter)
+{
+	char out[PATH_MAX];
+	struct pnode root = { 0 };
+
+	if (!tr_have_tool("protoc")) {
+		print_message("protoc missing: the Perfetto flows not checked\n");
+		return;
+	}
+	tr_path(tc, "flows.pftrace", out);
+	ex_run_view(tc, "perfetto", t, NULL, out);
+	ex_decode_raw(tc, out, &root);
+	for (size_t i = 0; i < root.nkids; i++) {
+		const struct pnode *s = pnode_get(&root.kids[i], 11);
+		uint64_t id = s ? flow_id(s, 47) : 0, track = 0;
+
+		if (!id || !pnode_u64(s, 11, &track) || track_tid(&root, track) != waker)
+			continue;
+		for (size_t j = 0; j < root.nkids; j++) {
+			const struct pnode *e = pnode_get(&root.kids[j], 11);
+
+			if (e && flow_id(e, 48) == id && pnode_u64(e, 11, &track) &&
+			    track_tid(&root, track) == waiter) {
+				pnode_free(&root);
+				return;
+			}
+		}
+	}
+	fail_msg("perfetto: no flow from thread %lu to thread %lu", (unsigned long)waker,
+		 (unsigned long)waiter);
+}
+
+/* flame's weight of exactly the stack given. */
+static long folded(const char *text, const char *stack)
+{
+	size_t n = strlen(stack);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, stack, n) && p[n] == ' ')
+			return strtol(p + n + 1, NULL, 10);
+	fail_msg("flame: no stack %s in:\n%s", stack, text);
+	return 0;
+}
+
 static void on(void **state)
 {
 	struct tr_case *tc = *state;
 	const char *const env[] = { "ADA_BLOCKING=1", "ADA_DYNHOOK=on", NULL };
 	const char *const argv[] = { TRACEE_SYMBOLIZE, "report", tc->trace, "--ns", NULL };
+	const char *const fargv[] = { TRACEE_SYMBOLIZE, "flame", tc->trace, "--weight", "blocked",
+				      NULL };
 	struct ex_trace t = { .ready = true };
 	unsigned a, b, c, main_tid;
 	struct xtrace x;
-	char *report;
+	char *report, *flame;
 
 	build_run(tc, env);
 	if (sscanf(tc->traced.err, "a %u b %u c %u", &a, &b, &c) != 3)
@@ -127,8 +201,15 @@ static void on(void **state)
 	main_tid = x.slices[0].pid;
 	expect_flow(&x, a, b, "pthread_mutex_lock", 18 * MS);
 	expect_flow(&x, main_tid, c, "pthread_cond_wait", 28 * MS);
+	expect_perfetto_flow(tc, &t, a, b);
+	expect_perfetto_flow(tc, &t, main_tid, c);
+	flame = dh_tool_output(tc, fargv);
+	if (folded(flame, "waiter_b;pthread_mutex_lock") < 18 * MS ||
+	    folded(flame, "cond_c;pthread_cond_wait") < 28 * MS)
+		fail_msg("flame --weight blocked:\n%s", flame);
 	xtrace_free(&x);
 	free(report);
+	free(flame);
 	tr_pass(tc);
 }
 

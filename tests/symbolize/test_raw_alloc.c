@@ -63,6 +63,20 @@ static struct ada_slot block(unsigned what, uint64_t ptr, uint64_t size)
 						 ADA_SLOT_ALLOC_KIND << 62 };
 }
 
+/* One frame of these slots appended to the thread file, as the recorder
+ * writes it. */
+static void append_frame(const struct ada_slot *s, size_t count)
+{
+	uint8_t buf[512], *p = buf;
+	size_t n;
+
+	p += ada_encode_sync(&enc, s[0].tsc, 0, p);
+	n = ada_encode_slots(&enc, &dict, s, count, p, NULL);
+	assert_int_not_equal(n, (size_t)-1);
+	assert_true(n <= ada_encode_bound(count));
+	rf_append_bytes(loc.path, buf, (size_t)(p + n - buf));
+}
+
 /* main { malloc (a block of 64) ; free (that block) }: 7 positions. */
 static void write_one_frame(void)
 {
@@ -76,17 +90,12 @@ static void write_one_frame(void)
 		frame_slot(140, ADA_RAW_RETURN, FREE),
 		frame_slot(150, ADA_RAW_RETURN, MAIN),
 	};
-	uint8_t buf[512], *p = buf;
-	size_t n;
 
-	p += ada_encode_sync(&enc, s[0].tsc, 0, p);
-	n = ada_encode_slots(&enc, &dict, s, sizeof(s) / sizeof(s[0]), p, NULL);
-	assert_int_not_equal(n, (size_t)-1);
-	assert_true(n <= ada_encode_bound(sizeof(s) / sizeof(s[0])));
-	rf_append_bytes(loc.path, buf, (size_t)(p + n - buf));
+	append_frame(s, sizeof(s) / sizeof(s[0]));
 }
 
-static void expect(struct raw_stream *s, uint8_t kind, uint32_t depth, uint64_t tsc)
+/* The next event, which must be of that kind, depth and tick. */
+static struct raw_event expect(struct raw_stream *s, uint8_t kind, uint32_t depth, uint64_t tsc)
 {
 	struct raw_event ev;
 
@@ -94,6 +103,7 @@ static void expect(struct raw_stream *s, uint8_t kind, uint32_t depth, uint64_t 
 	assert_int_equal(ev.kind, kind);
 	assert_int_equal(ev.depth, depth);
 	assert_int_equal(ev.tsc, tsc);
+	return ev;
 }
 
 static void test_raw_alloc_blocks_come_back_inside_their_frames(void **state)
@@ -194,14 +204,8 @@ static void write_sample_frame(void)
 		block(ADA_SAMPLE_WHAT_CSW, 2, 6ull | 9ull << 32),
 		frame_slot(150, ADA_RAW_RETURN, MAIN),
 	};
-	uint8_t buf[512], *p = buf;
-	size_t n;
 
-	p += ada_encode_sync(&enc, s[0].tsc, 0, p);
-	n = ada_encode_slots(&enc, &dict, s, sizeof(s) / sizeof(s[0]), p, NULL);
-	assert_int_not_equal(n, (size_t)-1);
-	assert_true(n <= ada_encode_bound(sizeof(s) / sizeof(s[0])));
-	rf_append_bytes(loc.path, buf, (size_t)(p + n - buf));
+	append_frame(s, sizeof(s) / sizeof(s[0]));
 }
 
 static void test_raw_sample_comes_back_whole_inside_its_frames(void **state)
@@ -260,6 +264,81 @@ static void test_raw_sample_is_refused_by_a_version_5_reader(void **state)
 	raw_stream_close(s);
 }
 
+enum { LOCK = 0x7f0000004000, UNLOCK = 0x7f0000005000 };
+#define MUTEX 0x555500004040ull
+
+static struct ada_slot wait_part(unsigned op, uint64_t obj, uint64_t tsc)
+{
+	return block(ADA_BLOCK_WHAT, obj | (uint64_t)op << ADA_BLOCK_OP_SHIFT, tsc);
+}
+
+/* main { lock { a wait's two parts } ; unlock { a release } ; lock { a
+ * wait's end alone } }: 12 positions. */
+static void write_block_frame(void)
+{
+	const struct ada_slot s[] = {
+		frame_slot(100, ADA_RAW_CALL, MAIN),
+		frame_slot(110, ADA_RAW_CALL, LOCK),
+		wait_part(ADA_BLOCK_MUTEX_LOCK | ADA_BLOCK_BEGIN, MUTEX, 112),
+		wait_part(ADA_BLOCK_MUTEX_LOCK, MUTEX, 5000),
+		frame_slot(5010, ADA_RAW_RETURN, LOCK),
+		frame_slot(5020, ADA_RAW_CALL, UNLOCK),
+		wait_part(ADA_BLOCK_MUTEX_UNLOCK, MUTEX, 5022),
+		frame_slot(5030, ADA_RAW_RETURN, UNLOCK),
+		frame_slot(5040, ADA_RAW_CALL, LOCK),
+		wait_part(ADA_BLOCK_MUTEX_LOCK, MUTEX, 5045),
+		frame_slot(5050, ADA_RAW_RETURN, LOCK),
+		frame_slot(5060, ADA_RAW_RETURN, MAIN),
+	};
+
+	append_frame(s, sizeof(s) / sizeof(s[0]));
+}
+
+/* A wait or a release in its call's frame (depth 2), end its tick. */
+static void expect_block(struct raw_stream *s, unsigned op, uint64_t start, uint64_t end)
+{
+	struct raw_event ev = expect(s, RAW_EV_BLOCK, 2, end);
+
+	assert_int_equal(ev.block.op, op);
+	assert_int_equal(ev.block.obj, MUTEX);
+	assert_int_equal(ev.block.start_tsc, start);
+}
+
+/* A wait comes back whole, with its own ticks; a release alone; a wait's
+ * part without the other is passed over; every part takes a position. */
+static void test_raw_block_waits_and_releases_come_back_inside_their_calls(void **state)
+{
+	struct raw_event ev;
+	uint64_t pos;
+	struct raw_stream *s = (write_block_frame(),
+				raw_stream_open(loc.raw, 0, dict.next_fid - 1, ADA_RAW_VERSION));
+
+	(void)state;
+	assert_non_null(s);
+	raw_stream_want_blocks(s);
+	for (int depth = 1; depth <= 2; depth++)
+		expect(s, ADA_RAW_CALL, (uint32_t)depth, depth == 1 ? 100 : 110);
+	expect_block(s, ADA_BLOCK_MUTEX_LOCK, 112, 5000);
+	expect(s, ADA_RAW_RETURN, 2, 5010);
+	expect(s, ADA_RAW_CALL, 2, 5020);
+	expect_block(s, ADA_BLOCK_MUTEX_UNLOCK, 5022, 5022);
+	expect(s, ADA_RAW_RETURN, 2, 5030);
+	expect(s, ADA_RAW_CALL, 2, 5040);
+	expect(s, ADA_RAW_RETURN, 2, 5050); /* the end alone: no wait */
+	expect(s, ADA_RAW_RETURN, 1, 5060);
+	assert_int_equal(raw_stream_next(s, &ev), 0);
+	assert_true(raw_stream_position(s, &pos));
+	assert_int_equal(pos, 12);
+	raw_stream_close(s);
+}
+
+static void test_raw_block_is_passed_over_unless_asked_for(void **state)
+{
+	(void)state;
+	write_block_frame();
+	expect_passed_over(8, 12);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -271,6 +350,8 @@ int main(void)
 		T(test_raw_sample_comes_back_whole_inside_its_frames),
 		T(test_raw_sample_is_passed_over_unless_asked_for),
 		T(test_raw_sample_is_refused_by_a_version_5_reader),
+		T(test_raw_block_waits_and_releases_come_back_inside_their_calls),
+		T(test_raw_block_is_passed_over_unless_asked_for),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
