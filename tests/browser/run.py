@@ -26,7 +26,11 @@ read again until what a check looks for is there, or 30 s passed):
     three threads; no "Something went wrong" and no alert() (speedscope's
     way to say it cannot import a file);
   - loads the folded stacks (`ada-symbolize flame`) in speedscope too: one
-    profile with every function.
+    profile with every function;
+  - loads the Chrome JSON export of tests/e2e/progs/blocking.c traced with
+    ADA_BLOCKING, ADA_COUNTERS and ADA_ALLOC, which holds counter events
+    ("ph":"C") and flows ("s", "f") besides the slices: speedscope shows
+    its main thread's functions, without an error.
 Screenshots go to BUILD_DIR/*.png (build artefacts, not in git).
 
   tests/browser/run.py [--short] [BUILD_DIR]     (default build/browser)
@@ -120,6 +124,20 @@ def trace_demo(build):
     shutil.rmtree(trace, ignore_errors=True)
     run([ADACC, '-g', '-O0', '-pthread', '-o', exe, os.path.join(ROOT, 'examples', 'demo.c')], env)
     run([exe], dict(env, ADA_OUTPUT=trace), cwd=build)
+    return trace
+
+
+def trace_lanes(build):
+    """tests/e2e/progs/blocking.c traced with waits, counters and blocks:
+    its Chrome export has counter events and flows."""
+    env = ada_env()
+    exe = os.path.join(build, 'blocking')
+    trace = os.path.join(build, 'trace-lanes')
+    shutil.rmtree(trace, ignore_errors=True)
+    run([ADACC, '-O2', '-pthread', '-o', exe,
+         os.path.join(ROOT, 'tests', 'e2e', 'progs', 'blocking.c')], env)
+    run([exe], dict(env, ADA_OUTPUT=trace, ADA_BLOCKING='1', ADA_COUNTERS='1', ADA_ALLOC='1'),
+        cwd=build)
     return trace
 
 
@@ -282,6 +300,7 @@ def speedscope_checks(c, browser, build, trace, short):
     # One thread, as a speedscope user may export it (one row per function).
     chrome_json(trace, os.path.join(site, 'demo-thread1.json'), ['--thread', '1'])
     run([SYM, 'flame', '-o', os.path.join(site, 'demo.folded'), trace])
+    chrome_json(trace_lanes(build), os.path.join(site, 'lanes.json'), [])
     server = Server(site)
     try:
         def page(profile, view):
@@ -312,6 +331,8 @@ def speedscope_checks(c, browser, build, trace, short):
         c.check(len(threads) == 3, 'speedscope lists the three threads', threads)
         load('demo-thread1.json', WORKER_FUNCS, 'the export of thread 1, one row a function',
              png='speedscope-thread1-sandwich.png', exact=True)
+        load('lanes.json', ['main', 'pthread_mutex_lock'],
+             'an export with counter events and flows', exact=True)
         if not short:
             load('demo.folded', MAIN_FUNCS + WORKER_FUNCS, 'the folded stacks')
             # The flame charts (a canvas): for the eye only, the sandwich
