@@ -57,9 +57,10 @@ static long blocked(const char *report, const char *name)
 static void build_run(struct tr_case *tc, const char *const env[])
 {
 	const char *const flags[] = { "-O2", "-pthread", NULL };
+	const char *const traced[] = { "-O2", "-pthread", "--ada-mode=fentry", NULL };
 
 	tr_build(tc, NULL, "gcc", "blocking", "prog.plain", flags);
-	tr_build(tc, NULL, TR_ADACC, "blocking", "prog", flags);
+	tr_build(tc, NULL, TR_ADACC, "blocking", "prog", traced);
 	tr_run_pair(tc, "prog", NULL, env, 0);
 	tr_symbolize(tc, NULL);
 	tr_load_manifest(tc, NULL);
@@ -243,5 +244,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(off_by_default, tr_setup, tr_teardown),
 	};
 
+	tr_scrub_environment(); /* no ADA_* of the caller's (make sanitize sets some) */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
