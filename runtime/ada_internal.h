@@ -613,6 +613,16 @@ ADA_HIDDEN void ada_futex_wake(uint32_t *w);
 ADA_HIDDEN void ada_signals_block(sigset_t *old);
 ADA_HIDDEN void ada_signals_restore(const sigset_t *old);
 
+/* ---- libada's own code (own_code.c) ---------------------------------------------- */
+/* Found once at start-up, before any handler below can run. */
+ADA_HIDDEN void ada_own_code_find(void);
+/* ip is in the executable segment that holds libada's code: libada.so's,
+ * or with libada.a the program's. */
+ADA_HIDDEN bool ada_ip_in_segment(uintptr_t ip);
+/* ip is ada's code and none of the program's: the hooks' assembly, or
+ * anywhere in libada.so. */
+ADA_HIDDEN bool ada_ip_is_ada(uintptr_t ip);
+
 /* ---- the counter lane (counters.c) --------------------------------------------- */
 /* ADA_COUNTERS: ada's signal chosen and its handler installed, at start-up. */
 ADA_HIDDEN void ada_counters_start(void);

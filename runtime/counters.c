@@ -127,6 +127,17 @@ static bool room(struct ada_thread *td, uint32_t depth)
 	return need <= __atomic_load_n(&td->rh->tail, __ATOMIC_ACQUIRE) + td->mask + 1;
 }
 
+/* The interrupted address, or 0 where it is ada's code (own_code.c): a
+ * hook outside the part it spends guarded, libada.so's code; the sample is
+ * then ada's work on behalf of the frame the thread is in, and the views
+ * weigh it on that frame, not on a "[sampled]" frame of a hook's name. */
+static uint64_t program_ip(const ucontext_t *uc)
+{
+	uintptr_t ip = ada_arch_signal_ip(uc);
+
+	return ada_ip_is_ada(ip) ? 0 : ip;
+}
+
 static uint64_t slot_word(unsigned what, uint64_t v)
 {
 	return (v & ADA_ALLOC_PTR_MASK) | (uint64_t)what << ADA_ALLOC_WHAT_SHIFT |
@@ -158,7 +169,7 @@ static void sample(ucontext_t *uc)
 		ada_count(&td->rh->samples_lost[ADA_SAMPLE_LOST_RING_FULL], 1);
 		goto out;
 	}
-	ada_ring_put(td, tsc, slot_word(ADA_SAMPLE_WHAT_IP, ada_arch_signal_ip(uc)));
+	ada_ring_put(td, tsc, slot_word(ADA_SAMPLE_WHAT_IP, program_ip(uc)));
 	ada_ring_put(td, ns_of(&cpu), slot_word(ADA_SAMPLE_WHAT_CPU, (uint64_t)ru.ru_minflt));
 	ada_ring_put(td, (uint64_t)(uint32_t)ru.ru_nvcsw | (uint64_t)ru.ru_nivcsw << 32,
 		     slot_word(ADA_SAMPLE_WHAT_CSW, (uint64_t)ru.ru_majflt));

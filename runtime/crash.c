@@ -16,7 +16,6 @@
  * not get to drain is recovered by ada-symbolize from the ring files.
  */
 #include <errno.h>
-#include <link.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -88,27 +87,6 @@ static const char *strsignal_safe(int sig)
 	}
 }
 
-/* libada's code: [lo, hi), found at install. */
-static uintptr_t code_lo, code_hi;
-
-static int find_code(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	uintptr_t self = (uintptr_t)arg;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && self - lo < ph->p_memsz) {
-			code_lo = lo;
-			code_hi = lo + ph->p_memsz;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /* A thread whose time-stamp counter is off (prctl(PR_SET_TSC,
  * PR_TSC_SIGSEGV); seccomp's strict mode turns it off too) faults at
  * ada's rdtsc, where the plain program reads no clock. The read is given
@@ -124,7 +102,7 @@ static bool ticks_emulated(int sig, const siginfo_t *si, void *uc)
 	uintptr_t ip = ada_arch_signal_ip(uc);
 	uint64_t t, prev = __atomic_load_n(&last, __ATOMIC_RELAXED);
 
-	if (sig != SIGSEGV || si->si_code != SI_KERNEL || ip - code_lo >= code_hi - code_lo)
+	if (sig != SIGSEGV || si->si_code != SI_KERNEL || !ada_ip_in_segment(ip))
 		return false;
 	do {
 		t = __atomic_load_n(&ada_rt.writer_ticks, __ATOMIC_RELAXED);
@@ -174,7 +152,6 @@ void ada_crash_install(void)
 {
 	struct sigaction sa;
 
-	dl_iterate_phdr(find_code, (void *)(uintptr_t)ticks_emulated);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_fatal_signal;
 	/* On the program's alternate stack if it has one (a stack overflow). */

@@ -538,6 +538,8 @@ static bool start(void)
 	if (process_begin(0) < 0)
 		return false;
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	/* Before any handler that asks whose code an address is. */
+	ada_own_code_find();
 	/* Before any thread's state can be set up: each makes its timer then. */
 	ada_counters_start();
 	/* Release: a thread that sees active sees the configuration too. */

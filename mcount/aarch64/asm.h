@@ -12,4 +12,7 @@
 
 #define END(name) .size name, .- name
 
+/* The hooks' code: a section of their own, as mcount/x86_64/asm.h says. */
+#define HOOKS_TEXT .section ada_hooks, "ax", %progbits
+
 #endif

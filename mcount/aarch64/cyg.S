@@ -11,7 +11,7 @@
  */
 #include "asm.h"
 
-	.text
+	HOOKS_TEXT
 GLOBAL(__cyg_profile_func_enter)	/* x0 = fn, x1 = site */
 	.cfi_startproc
 	b	ada_cyg_enter

@@ -19,6 +19,12 @@
 
 #define END(name) .size name, .- name
 
+/* The hooks' code goes in a section of its own, ada_hooks, whose bounds the
+ * linker gives as __start_ada_hooks and __stop_ada_hooks: a counter sample
+ * that interrupts a hook outside its guarded part is then known for ada's
+ * own work, not the program's (runtime/counters.c). */
+#define HOOKS_TEXT .section ada_hooks, "ax", @progbits
+
 /* A trampoline cannot assume rsp is 16-byte aligned (gcc calls local leaf
  * functions with rsp 8 mod 16): keep the entry rsp in callee-saved rbx,
  * align, and make room for `size` bytes of saved registers at (%rsp). The

@@ -8,7 +8,7 @@
 #include "asm.h"
 #include "fast.h"
 
-	.text
+	HOOKS_TEXT
 /* void ada_arch_copy128(uint64_t *dst: rdi, const uint64_t *src: rsi) */
 LOCAL(ada_arch_copy128)
 	.cfi_startproc

@@ -20,7 +20,7 @@
 #include "fast.h"
 
 
-	.text
+	HOOKS_TEXT
 GLOBAL(__cyg_profile_func_enter)	/* rdi = fn, rsi = site */
 	.cfi_startproc
 	/* r11 = the thread's state, rcx = the frame position, the guard

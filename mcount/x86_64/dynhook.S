@@ -26,7 +26,7 @@
 #include "asm.h"
 #include "fast.h"
 
-	.text
+	HOOKS_TEXT
 LOCAL(ada_dynhook_entry)
 	.cfi_startproc
 	FAST_ENTRY dyn, -8

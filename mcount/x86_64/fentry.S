@@ -51,7 +51,7 @@
 #include "asm.h"
 #include "fast.h"
 
-	.text
+	HOOKS_TEXT
 GLOBAL(__fentry__)
 	.cfi_startproc
 	FAST_ENTRY fentry, 0

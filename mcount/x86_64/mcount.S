@@ -24,7 +24,7 @@
 #include "arch.h"
 #include "asm.h"
 
-	.text
+	HOOKS_TEXT
 GLOBAL(mcount)
 	.cfi_startproc
 	ALIGNED_ENTER ADA_ENTRY_REGS_SIZE	/* rbx = entry rsp */

@@ -38,7 +38,7 @@ LOCAL(\name)
 END(\name)
 .endm
 
-	.text
+	HOOKS_TEXT
 PATCH_ENTRY ada_patch_entry, ada_patch_enter
 PATCH_ENTRY ada_patch_graph_entry, ada_patch_graph_enter
 PATCH_ENTRY ada_patch_on_entry, ada_patch_on_enter

@@ -46,7 +46,7 @@
 /* Unwinders look a return address up at address - 1: keep that byte inside
  * the trampoline's unwind information, not in a neighbour's. */
 .macro TRAMPOLINE_START name
-	.text
+	HOOKS_TEXT
 	.p2align 4
 	.cfi_startproc
 	.cfi_undefined rip

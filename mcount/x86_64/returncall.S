@@ -54,7 +54,7 @@
 #include "asm.h"
 #include "fast.h"
 
-	.text
+	HOOKS_TEXT
 GLOBAL(__ada_fentry_nohijack)
 	.cfi_startproc
 	FAST_ENTRY nohijack, 0

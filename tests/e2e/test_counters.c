@@ -24,6 +24,10 @@
  *   80 % is on flame --weight cpu's stack main;caller;lib_spin;spin_inner
  *   [sampled] (the rest, a sample that interrupted the library's
  *   clock_gettime, which takes a few percent of the loop).
+ * - prog churn calls tiny 2,000,000 times: most of its CPU is ada's hooks'.
+ *   A sample that interrupts a hook is ada's work for the frame the thread
+ *   is in (runtime/own_code.c): no "[sampled]" frame is ever one of ada's
+ *   functions, and churn's stacks carry CPU.
  * - a handler the program puts on every real-time signal gets none of
  *   ada's, and each signal the program raises, once each.
  * - The exports (fentry): chrome's "ph":"C" events and perfetto's counter
@@ -98,6 +102,34 @@ static unsigned long sampled(const char *text, const char *prefix, const char *l
 	return sum;
 }
 
+/* No "[sampled]" frame names a function of ada's; the stacks that start
+ * with main;churn carry CPU time. */
+static void expect_no_hook_samples(const char *mode, const char *flame)
+{
+	static const char *const ada[] = { "__fentry__", "__return__", "__ada", "ada_",
+					   "__cyg_profile_func", "mcount", "_mcount", "__mcount" };
+	unsigned long churn = 0;
+
+	for (const char *p = flame; *p;) {
+		const char *eol = strchr(p, '\n'), *last = p;
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+
+		for (const char *q = p; q < p + len; q++)
+			if (*q == ';')
+				last = q + 1;
+		for (size_t i = 0; i < sizeof(ada) / sizeof(ada[0]); i++)
+			if (!strncmp(last, ada[i], strlen(ada[i])) &&
+			    memmem(last, (size_t)(p + len - last), " [sampled] ", 11))
+				fail_msg("%s: a sample in ada's code named as the program's: %.*s", mode,
+					 (int)len, p);
+		if (!strncmp(p, "main;churn", 10))
+			churn += strtoul(memrchr(p, ' ', len) + 1, NULL, 10);
+		p += len + (eol != NULL);
+	}
+	if (churn == 0)
+		fail_msg("%s: no CPU under main;churn:\n%s", mode, flame);
+}
+
 static char *view(struct tr_case *tc, const char *v, const char *opt, const char *arg)
 {
 	const char *const argv[] = { TRACEE_SYMBOLIZE, v, tc->trace, opt, arg, NULL };
@@ -107,7 +139,8 @@ static char *view(struct tr_case *tc, const char *v, const char *opt, const char
 
 /* The library without adacc, the program -O2 with gcc and with adacc in
  * mode, both run (the traced one with env) and the trace symbolized. */
-static void build_run(struct tr_case *tc, const char *mode, const char *const env[])
+static void build_run_args(struct tr_case *tc, const char *mode, const char *const args[],
+			   const char *const env[])
 {
 	char m[48], lib[4200], rpath[4300];
 	const char *const lib_flags[] = { "-O2", "-shared", "-fPIC", NULL };
@@ -120,13 +153,18 @@ static void build_run(struct tr_case *tc, const char *mode, const char *const en
 	tr_build(tc, NULL, "gcc", "counters_lib", "libcounters_lib.so", lib_flags);
 	tr_build(tc, NULL, "gcc", "counters", "prog.plain", plain);
 	tr_build(tc, NULL, TR_ADACC, "counters", "prog", traced);
-	tr_run_pair(tc, "prog", NULL, env, 0);
+	tr_run_pair(tc, "prog", args, env, 0);
 	tr_symbolize(tc, NULL);
 	tr_load_manifest(tc, NULL);
 	for (int r = 0; r < TR_NDROPS; r++)
 		if (tc->mf.dropped[r])
 			fail_msg("%s: %lu events dropped (%s)", mode, (unsigned long)tc->mf.dropped[r],
 				 tr_drop_names[r]);
+}
+
+static void build_run(struct tr_case *tc, const char *mode, const char *const env[])
+{
+	build_run_args(tc, mode, NULL, env);
 }
 
 /* What the program said of its signals and timers, traced or not. */
@@ -209,6 +247,25 @@ static void check(void **state, const char *mode)
 	tr_pass(tc);
 }
 
+/* prog churn (see the top). */
+static void hook_samples(void **state, const char *mode)
+{
+	static const char *const args[] = { "churn", NULL };
+	struct tr_case *tc = *state;
+	char *flame;
+
+	build_run_args(tc, mode, args, on);
+	flame = view(tc, "flame", "--weight", "cpu");
+	expect_no_hook_samples(mode, flame);
+	free(flame);
+	tr_pass(tc);
+}
+
+static void hooks_fentry(void **state) { hook_samples(state, "fentry"); }
+static void hooks_cyg(void **state) { hook_samples(state, "cyg"); }
+static void hooks_mcount(void **state) { hook_samples(state, "mcount"); }
+static void hooks_patchable(void **state) { hook_samples(state, "patchable"); }
+
 static void fentry(void **state) { check(state, "fentry"); }
 static void cyg(void **state) { check(state, "cyg"); }
 static void mcount(void **state) { check(state, "mcount"); }
@@ -267,6 +324,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(mcount, tr_setup, tr_teardown),
 		cmocka_unit_test_setup_teardown(patchable, tr_setup, tr_teardown),
 		cmocka_unit_test_setup_teardown(without_hooks, tr_setup, tr_teardown),
+		cmocka_unit_test_setup_teardown(hooks_fentry, tr_setup, tr_teardown),
+		cmocka_unit_test_setup_teardown(hooks_cyg, tr_setup, tr_teardown),
+		cmocka_unit_test_setup_teardown(hooks_mcount, tr_setup, tr_teardown),
+		cmocka_unit_test_setup_teardown(hooks_patchable, tr_setup, tr_teardown),
 		cmocka_unit_test_setup_teardown(off_by_default, tr_setup, tr_teardown),
 	};
 

@@ -8,6 +8,8 @@
  *            without adacc); then installs a handler of its own on every
  *            real-time signal, spins 30 ms more (no signal of ada's may
  *            reach it), and raises each signal once (each must reach it).
+ * With the argument "churn" it does only this: churn calls tiny CHURN
+ * times, a loop whose CPU goes mostly to ada's hooks.
  * stdout is the same traced or not; what the program measured goes to
  * stderr: "touched N faults F", "handled H of S", "timers T". */
 #define _GNU_SOURCE
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #define PAGES 2000
+#define CHURN 2000000
 
 unsigned lib_spin(double ms);
 
@@ -95,6 +98,20 @@ __attribute__((noinline)) unsigned caller(void)
 	return r + 1;
 }
 
+__attribute__((noinline)) unsigned tiny(unsigned i)
+{
+	return i * 3 + 1;
+}
+
+__attribute__((noinline)) void churn(void)
+{
+	unsigned s = 0;
+
+	for (unsigned i = 0; i < CHURN; i++)
+		s += tiny(i);
+	sink = s;
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -132,10 +149,15 @@ static int timers(void)
 	return n;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	pthread_t a, b;
 
+	if (argc > 1 && !strcmp(argv[1], "churn")) {
+		churn();
+		puts("done");
+		return 0;
+	}
 	pthread_create(&a, NULL, sleeper, NULL);
 	pthread_create(&b, NULL, toucher, NULL);
 	caller();
