@@ -632,6 +632,9 @@ ADA_HIDDEN int ada_counters_signal(void);
  * fork child's thread, an exec that failed), deleted (its end, an exec). */
 ADA_HIDDEN void ada_counters_thread_start(void);
 ADA_HIDDEN void ada_counters_thread_stop(void);
+/* The thread ends (its state's last moment, the process's exit): its last
+ * sample taken, then its timer deleted. */
+ADA_HIDDEN void ada_counters_thread_end(void);
 /* Where a hooked call of function fn, named name, jumps (the dynamic
  * hooks' pass, as ada_alloc_jump): fn, or with counters on the wrapper of
  * sigaction or signal that keeps ada's signal ada's. */

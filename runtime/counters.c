@@ -144,7 +144,8 @@ static uint64_t slot_word(unsigned what, uint64_t v)
 	       ADA_SLOT_ALLOC_KIND << 62;
 }
 
-static void sample(ucontext_t *uc)
+/* One sample, of the thread that runs this, interrupted at ip (0: none). */
+static void sample(uint64_t ip)
 {
 	struct ada_thread *td = ada_self.td;
 	struct timespec cpu;
@@ -169,7 +170,7 @@ static void sample(ucontext_t *uc)
 		ada_count(&td->rh->samples_lost[ADA_SAMPLE_LOST_RING_FULL], 1);
 		goto out;
 	}
-	ada_ring_put(td, tsc, slot_word(ADA_SAMPLE_WHAT_IP, program_ip(uc)));
+	ada_ring_put(td, tsc, slot_word(ADA_SAMPLE_WHAT_IP, ip));
 	ada_ring_put(td, ns_of(&cpu), slot_word(ADA_SAMPLE_WHAT_CPU, (uint64_t)ru.ru_minflt));
 	ada_ring_put(td, (uint64_t)(uint32_t)ru.ru_nvcsw | (uint64_t)ru.ru_nivcsw << 32,
 		     slot_word(ADA_SAMPLE_WHAT_CSW, (uint64_t)ru.ru_majflt));
@@ -202,7 +203,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 	int saved = errno;
 
 	if (si->si_code == SI_TIMER && si->si_value.sival_int == TIMER_COOKIE)
-		sample(uc);
+		sample(program_ip(uc));
 	else
 		pass_on(sig, si, uc);
 	errno = saved;
@@ -288,6 +289,18 @@ void ada_counters_thread_start(void)
 	}
 	timer_id = id;
 	errno = saved;
+}
+
+/* The thread's last sample, where it ends (its frames, if any, are still
+ * open): the CPU it used since its last one, which a sample at the next
+ * period would have carried, goes into the trace; the exports' counter
+ * tracks then end at the thread's totals. Only a thread with a timer:
+ * counters on and its timer made. */
+void ada_counters_thread_end(void)
+{
+	if (timer_id >= 0)
+		sample(0);
+	ada_counters_thread_stop();
 }
 
 void ada_counters_thread_stop(void)

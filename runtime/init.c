@@ -572,6 +572,8 @@ __attribute__((destructor(101))) static void ada_finish(void)
 	 * parent's, which goes on tracing. */
 	if (ada_in_vfork_child() || ada_recorder_self())
 		return; /* bin/ada's exit: the program's trace is not its to end */
+	/* The exiting thread's last sample, before anything of ada's runs. */
+	ada_counters_thread_end();
 	/* The flush's own library calls (lz4's) are not the program's. */
 	ada_runtime_begin(&w);
 	/* New threads stay untraced from here; running ones write into rings

@@ -274,7 +274,7 @@ void ada_thread_exit(void *arg)
 {
 	struct ada_thread *td = arg;
 
-	ada_counters_thread_stop(); /* before its state goes: a sample needs it */
+	ada_counters_thread_end(); /* before its state goes: a sample needs it */
 	ada_self.td = NULL;
 	ada_tstate = ADA_TS_DEAD;
 	td->end_tsc = ada_arch_ticks();

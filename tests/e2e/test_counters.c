@@ -27,15 +27,16 @@
  * - prog churn calls tiny 2,000,000 times: most of its CPU is ada's hooks'.
  *   A sample that interrupts a hook is ada's work for the frame the thread
  *   is in (runtime/own_code.c): no "[sampled]" frame is ever one of ada's
- *   functions, and churn's stacks carry CPU.
+ *   functions.
  * - a handler the program puts on every real-time signal gets none of
  *   ada's, and each signal the program raises, once each.
  * - The exports (fentry): chrome's "ph":"C" events and perfetto's counter
  *   tracks give each thread's CPU time and page faults so far at each
  *   sample, never decreasing, the two exports the same values; the
- *   busiest thread's CPU time is at least 100 ms (g's and caller's threads
- *   spin 200 ms each; what one used after its last sample is in no sample,
- *   at most the 83 ms gap above), the most faults at least g's.
+ *   busiest thread's CPU time is at least 200 ms (g's and caller's threads
+ *   spin 200 ms each, and a thread's last sample is taken where it ends:
+ *   runtime/counters.c's ada_counters_thread_end), the most faults at
+ *   least g's.
  * Off (the default): no column, no sample, no timer, the same handlers.
  */
 #include <setjmp.h>
@@ -102,13 +103,13 @@ static unsigned long sampled(const char *text, const char *prefix, const char *l
 	return sum;
 }
 
-/* No "[sampled]" frame names a function of ada's; the stacks that start
- * with main;churn carry CPU time. */
+/* No "[sampled]" frame names a function of ada's. (Whether main;churn
+ * carries CPU is chance: most of its samples come inside a hook's guarded
+ * part and are not kept, in_ada, and a loaded machine takes few.) */
 static void expect_no_hook_samples(const char *mode, const char *flame)
 {
 	static const char *const ada[] = { "__fentry__", "__return__", "__ada", "ada_",
 					   "__cyg_profile_func", "mcount", "_mcount", "__mcount" };
-	unsigned long churn = 0;
 
 	for (const char *p = flame; *p;) {
 		const char *eol = strchr(p, '\n'), *last = p;
@@ -122,12 +123,8 @@ static void expect_no_hook_samples(const char *mode, const char *flame)
 			    memmem(last, (size_t)(p + len - last), " [sampled] ", 11))
 				fail_msg("%s: a sample in ada's code named as the program's: %.*s", mode,
 					 (int)len, p);
-		if (!strncmp(p, "main;churn", 10))
-			churn += strtoul(memrchr(p, ' ', len) + 1, NULL, 10);
 		p += len + (eol != NULL);
 	}
-	if (churn == 0)
-		fail_msg("%s: no CPU under main;churn:\n%s", mode, flame);
 }
 
 static char *view(struct tr_case *tc, const char *v, const char *opt, const char *arg)
@@ -199,7 +196,7 @@ static void expect_counter_tracks(struct tr_case *tc, unsigned long g_faults)
 			fail_msg("counter %s decreased or went below 0", s[i].name);
 	cpu = ex_series_find(s, n, "CPU time (tid ");
 	faults = ex_series_find(s, n, "page faults (tid ");
-	if (cpu->last < 100 * (int64_t)MS || faults->last < (int64_t)g_faults)
+	if (cpu->last < 200 * (int64_t)MS || faults->last < (int64_t)g_faults)
 		fail_msg("the busiest thread's CPU time %lld ns, its faults %lld (g's %lu)",
 			 (long long)cpu->last, (long long)faults->last, g_faults);
 }
