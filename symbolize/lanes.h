@@ -79,6 +79,8 @@ struct lane_wait {
 	uint64_t start, end;   /* a release's time in both */
 	uint64_t obj;
 	uint64_t tag;          /* the view's: the thread (its tid, its track) */
+	uint32_t aux;          /* the view's own, 0 until it sets it (waits: the
+				* function that called) */
 	uint8_t op;            /* enum ada_block_op */
 };
 
@@ -94,6 +96,12 @@ int lane_waits_add(struct lane_waits *w, const struct walk_event *ev, uint64_t t
 int lane_waits_link(struct lane_waits *w,
 		    int (*link)(void *ctx, const struct lane_wait *waiter, const struct lane_wait *waker),
 		    void *ctx);
+/* The index in w->ev of an event link was given (for a view's own
+ * figures of it, kept in an array parallel to w->ev). */
+static inline size_t lane_waits_index(const struct lane_waits *w, const struct lane_wait *x)
+{
+	return (size_t)(x - w->ev);
+}
 void lane_waits_free(struct lane_waits *w);
 
 #endif

@@ -19,7 +19,7 @@
 /* The views, each with what it shows (the list in every usage) and the
  * options of its own (a mask of V_ bits below), for `VIEW --help`. */
 enum { V_REPLAY = 1, V_REPORT = 2, V_GRAPH = 4, V_CHROME = 8, V_PERFETTO = 16, V_FLAME = 32,
-       V_INFO = 64, V_DIFF = 128 };
+       V_INFO = 64, V_DIFF = 128, V_LEAKS = 256, V_WAITS = 512 };
 
 static const struct {
 	const char *name;
@@ -64,8 +64,11 @@ static const struct {
 	  "Per process, from process.meta alone (no event is decoded): the command\n"
 	  "line, when it started, how long it ran and how it ended, the modules\n"
 	  "built with adacc and their modes, the recording's configuration, each\n"
-	  "thread with its events, what was not kept and why, the waits for the\n"
-	  "recorder, and the raw trace's size. Of the filters, --pid applies.\n" },
+	  "thread with its events, what was not kept and why, the counter samples,\n"
+	  "the waits for the recorder, and the raw trace's size. Recorded with\n"
+	  "ADA_ALLOC=1 or ADA_BLOCKING=1, the blocks allocated and freed, the waits\n"
+	  "and releases, which only the thread files count. Of the filters, --pid\n"
+	  "applies.\n" },
 	{ "diff", view_diff_main, "diff A B: per function, what changed between two traces",
 	  "diff [options] TRACE_A TRACE_B",
 	  "Per function (by name, every process of a trace added up, through the\n"
@@ -78,6 +81,14 @@ static const struct {
 	  "the end of the trace, grouped by the call path that allocated them (the\n"
 	  "shown frames open then), the most bytes first. Needs a trace recorded with\n"
 	  "ADA_ALLOC=1.\n" },
+	{ "waits", view_waits_main, "where threads blocked, how long, who woke them (ADA_BLOCKING=1)",
+	  "waits [options] [TRACE_DIR...]",
+	  "Per process, the waits of the blocking calls (pthread_mutex_lock, condition\n"
+	  "and semaphore waits, read, poll, epoll_wait) by op, object and the function\n"
+	  "that waited: how many, the time blocked in all and at most, the most first;\n"
+	  "under each, the threads and functions whose release (an unlock, a post)\n"
+	  "ended them. --each lists every wait in time order instead. Needs a trace\n"
+	  "recorded with ADA_BLOCKING=1.\n" },
 };
 
 /* The options beyond the filters: which views take each. */
@@ -107,7 +118,10 @@ static const struct {
 		    "                         offcpu, faults, switches (ADA_COUNTERS), name;\n"
 		    "                         ties by the next key, then by name\n" },
 	{ V_REPORT, "  --threads              a table per thread\n" },
-	{ V_REPORT | V_GRAPH | V_DIFF, "  --ns                   durations in integer nanoseconds\n" },
+	{ V_WAITS, "  --each                 every wait in time order: when, which thread and\n"
+		   "                         function, the op and object, the time blocked and\n"
+		   "                         the release that ended it\n" },
+	{ V_REPORT | V_GRAPH | V_DIFF | V_WAITS, "  --ns                   durations in integer nanoseconds\n" },
 	{ ~0u & ~V_INFO, "  --full-names           names with their parameter lists\n" },
 	{ V_FLAME, "  --count                weights are calls, not time (--weight calls)\n" },
 	{ V_FLAME, "  --weight WEIGHT        time (default), calls, or with a trace recorded\n"
@@ -195,7 +209,7 @@ bool view_cli_is_view(const char *name)
 
 enum {
 	O_TID = 256, O_THREAD, O_PID, O_MERGE, O_FOLD, O_NO_ARGS, O_ARGS, O_LARGE, O_SRCLINE, O_THREADS, O_NS, O_FULL,
-	O_COUNT, O_FORMAT, O_ALL, O_ALL_FRAMES, O_RAW_ARGS, O_WEIGHT,
+	O_COUNT, O_FORMAT, O_ALL, O_ALL_FRAMES, O_RAW_ARGS, O_WEIGHT, O_EACH,
 };
 
 static const struct option longopts[] = {
@@ -228,6 +242,7 @@ static const struct option longopts[] = {
 	{ "format", required_argument, NULL, O_FORMAT },
 	{ "all", no_argument, NULL, O_ALL },
 	{ "all-frames", no_argument, NULL, O_ALL_FRAMES },
+	{ "each", no_argument, NULL, O_EACH },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -271,6 +286,7 @@ static int parse(int argc, char **argv, struct view_args *a, int view)
 		case O_FORMAT: a->format = optarg; break;
 		case O_ALL: a->all_sessions = true; break;
 		case O_ALL_FRAMES: a->filter.all_frames = true; break;
+		case O_EACH: a->each = true; break;
 		case 'h': print_usage(stdout, view); return 0;
 		default:
 			fprintf(stderr, "(ada-symbolize %s --help: its options)\n", views[view].name);

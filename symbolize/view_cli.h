@@ -38,6 +38,8 @@ struct view_args {
 	const char *weight;      /* flame --weight: time, calls, alloc-bytes, alloc-count */
 	const char *format;      /* flame: folded (default) or svg */
 	bool full_names;         /* --full-names: names with their parameters */
+	/* waits */
+	bool each;               /* --each: every wait in time order, not the table */
 };
 
 /* argv[0] is the view's name. Returns the exit status (0, 1 on an error in
@@ -60,6 +62,7 @@ int view_flame_main(const struct view_args *a, FILE *out);
 int view_info_main(const struct view_args *a, FILE *out);
 int view_diff_main(const struct view_args *a, FILE *out);
 int view_leaks_main(const struct view_args *a, FILE *out);
+int view_waits_main(const struct view_args *a, FILE *out);
 /* view_flame.c: diff --format svg, trace B's flame graph coloured by the
  * change from trace A's. */
 int view_flame_diff(const struct view_args *a, const char *trace_a, const char *trace_b, FILE *out);

@@ -5,7 +5,9 @@
  * no thread file decoded), the command line, when it started and how long
  * it ran, how it ended, which modules ran instrumented and how, the
  * recording's configuration, each thread with its events, what was lost
- * and why, the waits for the recorder, and the bytes on disk.
+ * and why, the waits for the recorder, and the bytes on disk. Only a trace
+ * recorded with ADA_ALLOC or ADA_BLOCKING has its thread files read, for
+ * the records no THREAD_END counts: the blocks, the waits and releases.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -145,6 +147,62 @@ static void samples(FILE *out, const struct raw_process *p)
 	fputc('\n', out);
 }
 
+/* Whether the configuration (space-separated key=value) holds key=on. */
+static bool config_on(const char *config, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *c = config; c && (c = strstr(c, key)); c += n)
+		if ((c == config || c[-1] == ' ') && !strncmp(c + n, "=on", 3) &&
+		    (c[n + 3] == ' ' || !c[n + 3]))
+			return true;
+	return false;
+}
+
+/* The ALLOC and BLOCK records of the threads' files (ADA_ALLOC,
+ * ADA_BLOCKING): blocks allocated and freed, waits and releases. Decoded
+ * without symbols or times, a pass of the lz4 frames alone. */
+static void records(FILE *out, const struct raw_process *p, const char *raw)
+{
+	bool allocs = config_on(p->config, "alloc"), blocks = config_on(p->config, "blocking");
+	uint64_t made = 0, freed = 0, waits = 0, releases = 0;
+	bool whole = true;
+
+	if (!allocs && !blocks)
+		return;
+	for (size_t i = 0; i < p->nthreads; i++) {
+		struct raw_stream *s = raw_stream_open(raw, p->threads[i].t.ordinal, p->nfids,
+						       p->version);
+		struct raw_event ev[RAW_READ_MAX];
+		int n;
+
+		if (!s) {
+			whole = false;
+			continue;
+		}
+		raw_stream_skip_checksums(s);
+		if (allocs)
+			raw_stream_want_allocs(s);
+		if (blocks)
+			raw_stream_want_blocks(s);
+		while ((n = raw_stream_read(s, ev, RAW_READ_MAX)) > 0)
+			for (int k = 0; k < n; k++) {
+				if (ev[k].kind == RAW_EV_ALLOC)
+					*(ev[k].alloc.freed ? &freed : &made) += 1;
+				else if (ev[k].kind == RAW_EV_BLOCK)
+					*(ada_block_release(ev[k].block.op) ? &releases : &waits) += 1;
+			}
+		whole &= n == 0;
+		raw_stream_close(s);
+	}
+	if (allocs)
+		fprintf(out, "  allocations    %s%" PRIu64 " blocks allocated, %" PRIu64 " freed\n",
+			whole ? "" : "at least ", made, freed);
+	if (blocks)
+		fprintf(out, "  blocking       %s%" PRIu64 " waits, %" PRIu64 " releases\n",
+			whole ? "" : "at least ", waits, releases);
+}
+
 static int one_process(FILE *out, const char *pid_dir)
 {
 	struct raw_process p;
@@ -183,6 +241,7 @@ static int one_process(FILE *out, const char *pid_dir)
 	fprintf(out, "  events         %" PRIu64 "\n", events);
 	lost(out, dropped);
 	samples(out, &p);
+	records(out, &p, raw);
 	if (waits) {
 		fprintf(out, "  waited         %" PRIu64 " times for the recorder, ", waits);
 		duration(out, wait_ns);

@@ -129,6 +129,18 @@ static void expect_live_bytes(struct tr_case *tc, const char *leaks)
 			 (long long)live->max, (long long)live->last, left);
 }
 
+/* info counts the ALLOC records: every block allocated in main's calls
+ * (report's main row), no other. */
+static void expect_info(struct tr_case *tc, unsigned long allocated)
+{
+	char *info = view(tc, "info", NULL, NULL), want[64];
+
+	snprintf(want, sizeof(want), "\n  allocations    %lu blocks allocated, ", allocated);
+	if (!strstr(info, want) || strstr(info, "  blocking "))
+		fail_msg("info: expected %lu blocks allocated, no blocking line:\n%s", allocated, info);
+	free(info);
+}
+
 static void check_c(void **state, const char *mode)
 {
 	struct tr_case *tc = *state;
@@ -177,6 +189,7 @@ static void check_c(void **state, const char *mode)
 
 	if (!strcmp(mode, "fentry"))
 		expect_live_bytes(tc, leaks);
+	expect_info(tc, sum_n);
 	bytes = view(tc, "flame", "--weight", "alloc-bytes");
 	count = view(tc, "flame", "--weight", "alloc-count");
 	if (folded(bytes, "main;h;malloc") != hb || folded(count, "main;h;malloc") != hn)

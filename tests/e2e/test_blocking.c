@@ -20,8 +20,13 @@
  *   "woken" one ending it on B's (where protoc is).
  * - flame --weight blocked: waiter_b;pthread_mutex_lock weighs at least 18
  *   ms, cond_c;pthread_cond_wait at least 28 ms.
+ * - waits: 5 waits in 5 rows (a lock each in holder_a, waiter_b, cond_c
+ *   and main, cond_c's condition wait); waiter_b's lock woken once by A's
+ *   thread in holder_a, cond_c's condition wait once by main's thread in
+ *   main, each 18 to 500 ms (blocking_run.h).
  * Off (the default): no Blocked column, no flow, the configuration says
- * blocking=off.
+ * blocking=off, waits says in one line that there is none (exit 0), info
+ * has no blocking line.
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -34,12 +39,13 @@
 
 #include <cmocka.h>
 
+#include "e2e/blocking_run.h"
 #include "e2e/dynhook_run.h"
 #include "e2e/export_view.h"
 #include "lib/tracee.h"
 #include "lib/tracerun.h"
 
-#define MS 1000000l
+#define MS BLK_MS
 
 /* report --ns's Blocked column: the number just before the name. */
 static long blocked(const char *report, const char *name)
@@ -52,18 +58,6 @@ static long blocked(const char *report, const char *name)
 	while (p > line && p[-1] != ' ')
 		p--;
 	return strtol(p, NULL, 10);
-}
-
-static void build_run(struct tr_case *tc, const char *const env[])
-{
-	const char *const flags[] = { "-O2", "-pthread", NULL };
-	const char *const traced[] = { "-O2", "-pthread", "--ada-mode=fentry", NULL };
-
-	tr_build(tc, NULL, "gcc", "blocking", "prog.plain", flags);
-	tr_build(tc, NULL, TR_ADACC, "blocking", "prog", traced);
-	tr_run_pair(tc, "prog", NULL, env, 0);
-	tr_symbolize(tc, NULL);
-	tr_load_manifest(tc, NULL);
 }
 
 /* Whether thread tid has a slice of name around ts lasting at least min. */
@@ -188,9 +182,9 @@ static void on(void **state)
 	struct ex_trace t = { .ready = true };
 	unsigned a, b, c, main_tid;
 	struct xtrace x;
-	char *report, *flame;
+	char *report, *flame, *waits;
 
-	build_run(tc, env);
+	blk_build_run(tc, "blocking", env);
 	if (sscanf(tc->traced.err, "a %u b %u c %u", &a, &b, &c) != 3)
 		fail_msg("the program printed \"%s\"", tc->traced.err);
 	report = dh_tool_output(tc, argv);
@@ -208,9 +202,15 @@ static void on(void **state)
 	if (folded(flame, "waiter_b;pthread_mutex_lock") < 18 * MS ||
 	    folded(flame, "cond_c;pthread_cond_wait") < 28 * MS)
 		fail_msg("flame --weight blocked:\n%s", flame);
+	waits = blk_view(tc, "waits", "--ns");
+	if (!strstr(waits, "\n5 waits, ") || blk_rows(waits) != 5)
+		fail_msg("waits: expected 5 waits in 5 rows:\n%s", waits);
+	blk_expect_row(waits, "waiter_b", "pthread_mutex_lock(", 1, a, "holder_a");
+	blk_expect_row(waits, "cond_c", "pthread_cond_wait(", 1, main_tid, "main");
 	xtrace_free(&x);
 	free(report);
 	free(flame);
+	free(waits);
 	tr_pass(tc);
 }
 
@@ -221,10 +221,17 @@ static void off_by_default(void **state)
 	const char *const argv[] = { TRACEE_SYMBOLIZE, "report", tc->trace, NULL };
 	struct ex_trace t = { .ready = true };
 	struct xtrace x;
-	char *report;
+	char *report, *waits, *info;
 
-	build_run(tc, env);
+	blk_build_run(tc, "blocking", env);
 	report = dh_tool_output(tc, argv);
+	waits = blk_view(tc, "waits", NULL);
+	info = blk_view(tc, "info", NULL);
+	if (!strstr(waits, "\nno wait recorded (a trace recorded with ADA_BLOCKING=1 has them)\n") ||
+	    strstr(info, "  blocking "))
+		fail_msg("without ADA_BLOCKING, waits:\n%s\ninfo:\n%s", waits, info);
+	free(waits);
+	free(info);
 	snprintf(t.trace, sizeof(t.trace), "%s", tc->trace);
 	ex_chrome(tc, &t, NULL, &x);
 	for (size_t i = 0; i < json_count(x.events); i++)

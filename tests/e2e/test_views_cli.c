@@ -205,7 +205,7 @@ static void each_view_has_its_usage(void **state)
 {
 	struct view_fixture *fx = *state;
 	const char *const names[] = { "replay", "report", "graph", "chrome", "perfetto", "flame", "info", "diff",
-				      "leaks" };
+				      "leaks", "waits" };
 	char *help = view_ok((const char *[]){ "--help", NULL });
 	char *report = view_ok((const char *[]){ "report", "--help", NULL });
 	char *replay = view_ok((const char *[]){ "replay", "--help", NULL });
@@ -225,11 +225,11 @@ static void each_view_has_its_usage(void **state)
 	assert_null(strstr(replay, "--sort"));
 	view_expect_error((const char *[]){ "dump", fx->rec->trace, NULL }, 2,
 		     "ada-symbolize: dump: no such view, nor a trace directory (the views: replay, "
-		     "report, graph, chrome, perfetto, flame, info, diff and leaks; every event with its registers: "
+		     "report, graph, chrome, perfetto, flame, info, diff, leaks and waits; every event with its registers: "
 		     "ada-symbolize --dump TRACE_DIR)\n");
 	view_expect_error((const char *[]){ "tui", fx->rec->trace, NULL }, 2,
 		     "ada-symbolize: tui: no such view, nor a trace directory (the views: replay, "
-		     "report, graph, chrome, perfetto, flame, info, diff and leaks; ada-symbolize --help)\n");
+		     "report, graph, chrome, perfetto, flame, info, diff, leaks and waits; ada-symbolize --help)\n");
 	/* graph given a directory: the whole program's call tree. */
 	graph = view_ok((const char *[]){ "graph", fx->rec->trace, NULL });
 	assert_non_null(strstr(graph, ": the call tree\n  call tree:"));
