@@ -45,6 +45,12 @@
 #   drain    bench/zstd.sh: zstd -T2 built in cyg mode (about 220 M events),
 #            stream mode's wall against ring mode's, idle and loaded
 #
+# and one of issue 25 (the lanes beyond calls), after the rounds:
+#
+#   lanes    bench/lanes.sh: micro, Lua and SQLite traced with ada's defaults
+#            and with ADA_COUNTERS, ADA_ALLOC, ADA_BLOCKING, each and all:
+#            the CPU each adds, idle and loaded
+#
 # and one of issue 13 (the flight recorder's detail windows):
 #
 #   windows  bench/trigger_latency.c: a loop calling a small function that
@@ -74,7 +80,7 @@
 #   BENCH_RUNS   rounds; each runs every configuration once default 5
 #   BENCH_CONFIGS  which configurations                      default all:
 #                micro nested libcall startup lua sqlite loaded lua-loaded
-#                sql-loaded recovery windows patchable views drain. A workload's name
+#                sql-loaded recovery windows patchable views drain lanes. A workload's name
 #                stands for all of its configurations; "patchable" for issue
 #                14's of micro, lua and sqlite and the enable rows, "enable"
 #                for the enable rows; "xray" for the XRay ones of micro,
@@ -511,6 +517,11 @@ if [ "$DRAIN_RUN" = 1 ]; then
 	sh "$BENCH/zstd.sh" || die "bench/zstd.sh failed"
 	cat zstd/report.md >>report.md
 	cat zstd/budgets.txt >>budgets.txt
+fi
+if [ "$LANES_RUN" = 1 ]; then
+	sh "$BENCH/lanes.sh" || die "bench/lanes.sh failed"
+	cat lanes/report.md >>report.md
+	cat lanes/budgets.txt >>budgets.txt
 fi
 if [ "$VIEWS_RUN" = 1 ]; then
 	sh "$BENCH/views.sh" || die "bench/views.sh failed"

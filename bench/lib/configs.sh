@@ -13,7 +13,8 @@ wants() { for c in $CONFIGS; do case $c in $1) return 0 ;; esac; done; return 1;
 # missing tool (HAVE_UFTRACE, HAVE_XRAY, REALWORLD; NOTES says so), with
 # their baselines. Sets CONFIGS (in the order they run), FULL (1: every
 # configuration was asked for, and the views and the drain), WORKLOADS,
-# VIEWS_RUN (1: run bench/views.sh), DRAIN_RUN (1: run bench/zstd.sh) and
+# VIEWS_RUN (1: run bench/views.sh), DRAIN_RUN (1: run bench/zstd.sh),
+# LANES_RUN (1: run bench/lanes.sh) and
 # each workload's list: MICRO UFTRACE_CONFIGS XRAY_CONFIGS NESTED LIB
 # LIB_UFTRACE START LUA SQL LOADED KILL WIN ENABLE.
 select_configs() {
@@ -55,10 +56,12 @@ select_configs() {
 	WANT=
 	VIEWS_RUN=0
 	DRAIN_RUN=0
-	for w in ${BENCH_CONFIGS:-micro nested libcall startup lua sqlite loaded lua-loaded sql-loaded recovery windows patchable views drain}; do
+	LANES_RUN=0
+	for w in ${BENCH_CONFIGS:-micro nested libcall startup lua sqlite loaded lua-loaded sql-loaded recovery windows patchable views drain lanes}; do
 		case $w in
 		views) VIEWS_RUN=1 ;; # bench/views.sh, after the rounds
 		drain) DRAIN_RUN=1 ;; # bench/zstd.sh, after the rounds
+		lanes) LANES_RUN=1 ;; # bench/lanes.sh, after the rounds
 		micro) WANT="$WANT $MICRO_ALL" ;;
 		nested) WANT="$WANT $NESTED_ALL" ;;
 		libcall) WANT="$WANT $LIB_ALL" ;;
@@ -75,7 +78,7 @@ select_configs() {
 		patchable) WANT="$WANT $PATCHABLE_MICRO $(for c in $PATCHABLE_RW; do printf 'lua-%s sql-%s ' $c $c; done) $ENABLE_ALL" ;;
 		*) case " $ALL " in
 			*" $w "*) WANT="$WANT $w" ;;
-			*) die "BENCH_CONFIGS: unknown configuration $w (micro nested libcall startup lua sqlite xray loaded lua-loaded sql-loaded recovery windows enable patchable views drain, or one of: $ALL)" ;;
+			*) die "BENCH_CONFIGS: unknown configuration $w (micro nested libcall startup lua sqlite xray loaded lua-loaded sql-loaded recovery windows enable patchable views drain lanes, or one of: $ALL)" ;;
 			esac ;;
 		esac
 	done
@@ -84,7 +87,7 @@ select_configs() {
 	NWANT=0
 	for c in $ALL; do case " $WANT " in *" $c "*) NWANT=$((NWANT + 1)) ;; esac; done
 	FULL=0
-	[ "$NWANT" = "$(echo $ALL | wc -w)" ] && [ "$VIEWS_RUN" = 1 ] && [ "$DRAIN_RUN" = 1 ] && FULL=1
+	[ "$NWANT" = "$(echo $ALL | wc -w)" ] && [ "$VIEWS_RUN" = 1 ] && [ "$DRAIN_RUN" = 1 ] && [ "$LANES_RUN" = 1 ] && FULL=1
 	# Rows whose tool is missing are left out.
 	[ "$HAVE_UFTRACE" = 1 ] || WANT=$(for c in $WANT; do case $c in *uftrace-*) ;; *) printf '%s ' $c ;; esac; done)
 	[ "$HAVE_XRAY" = 1 ] || WANT=$(for c in $WANT; do case $c in *xray-* | *plain-small) ;; *) printf '%s ' $c ;; esac; done)
@@ -163,6 +166,7 @@ select_configs() {
 	[ -n "$ENABLE" ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }enable"
 	[ "$VIEWS_RUN" = 1 ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }views"
 	[ "$DRAIN_RUN" = 1 ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }drain"
+	[ "$LANES_RUN" = 1 ] && WORKLOADS="${WORKLOADS:+$WORKLOADS }lanes"
 }
 
 # probe_ring_mode: whether the runtime accepts ADA_RECORD=ring (issue 13's
