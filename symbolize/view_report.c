@@ -28,6 +28,12 @@
  * of its own. Sampled, so exact in sum (a thread's samples add up to its
  * CPU time) and good to one period per call: a call shorter than the
  * period shows 0 or a whole period's CPU.
+ * A sample that interrupted code with no shown frame of its own (a library
+ * ada did not hook, a static function inside one, an inlined one) names
+ * the function that holds its address: such functions get rows of their
+ * own after the others, "NAME [sampled]", with their On-CPU, Faults and
+ * Switches and no times or calls ("-"), the most CPU first. Their CPU is
+ * in their callers' rows too (the inclusive rule above).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -88,6 +94,11 @@ struct facc {
 	uint64_t blocked;
 };
 
+/* A function's samples where it had no shown frame (see the top). */
+struct sstat {
+	uint64_t cpu, faults, switches;
+};
+
 /* Wall time not on a CPU: what the samples did not account for. */
 static uint64_t offcpu(const struct fstat *s)
 {
@@ -99,6 +110,7 @@ struct report {
 	FILE *out;
 	struct src_process *p;
 	struct fstat *st;
+	struct sstat *sampled; /* by function, with samples (NULL until the first) */
 	struct facc *acc;      /* by shown depth, 0: outside every shown frame */
 	uint32_t acc_cap;
 	bool allocs;           /* the process has ALLOC events: the columns */
@@ -143,6 +155,41 @@ static int by_key(const void *x, const void *y)
 	if (!c)
 		c = strcmp(na, nb);
 	return c ? c : (i > j) - (i < j);
+}
+
+static int by_cpu(const void *x, const void *y)
+{
+	const struct report *r = sorting;
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+	int c = cmp_u64(r->sampled[i].cpu, r->sampled[j].cpu);
+
+	return c ? c : strcmp(r->p->funcs[i].name, r->p->funcs[j].name);
+}
+
+/* The "[sampled]" rows (see the top), into order[0..); their count. */
+static uint32_t print_sampled(struct report *r, uint32_t *order, char d[][32])
+{
+	const struct src_process *p = r->p;
+	uint32_t n = 0;
+
+	for (uint32_t k = 0; r->sampled && k < p->nfuncs; k++)
+		if (r->sampled[k].cpu || r->sampled[k].faults)
+			order[n++] = k;
+	qsort(order, n, sizeof(*order), by_cpu);
+	for (uint32_t k = 0; k < n; k++) {
+		const struct sstat *s = &r->sampled[order[k]];
+		const struct src_func *f = &p->funcs[order[k]];
+
+		fprintf(r->out, "  %10s  %10s  %9s  %10s  %10s  %10s  ", "-", "-", "-", "-", "-", "-");
+		if (r->allocs)
+			fprintf(r->out, "%12s  %9s  ", "-", "-");
+		fprintf(r->out, "%10s  %10s  %9llu  %9llu  ", view_duration(d[0], sizeof(d[0]), s->cpu, r->a->ns),
+			"-", (unsigned long long)s->faults, (unsigned long long)s->switches);
+		if (r->blocks)
+			fprintf(r->out, "%10s  ", "-");
+		fprintf(r->out, "%s [sampled]\n", r->a->full_names ? f->full : f->name);
+	}
+	return n;
 }
 
 static int print_table(struct report *r)
@@ -193,8 +240,12 @@ static int print_table(struct report *r)
 			fprintf(r->out, "%10s  ", view_duration(d[5], sizeof(d[5]), s->blocked, ns));
 		fprintf(r->out, "%s\n", r->a->full_names ? f->full : f->name);
 	}
+	if (r->samples)
+		print_sampled(r, order, d);
 	free(order);
 	memset(r->st, 0, p->nfuncs * sizeof(*r->st));
+	if (r->sampled)
+		memset(r->sampled, 0, p->nfuncs * sizeof(*r->sampled));
 	return 0;
 }
 
@@ -211,6 +262,8 @@ static int process_begin(void *ctx, struct src_process *p)
 	p->want_samples = true;
 	p->want_blocks = true;
 	free(r->st);
+	free(r->sampled);
+	r->sampled = NULL;
 	r->st = calloc(p->nfuncs ? p->nfuncs : 1, sizeof(*r->st));
 	return r->st ? 0 : -ENOMEM;
 }
@@ -284,6 +337,16 @@ static int sample_event(struct report *r, const struct walk_event *ev)
 	a->cpu += ev->sample.cpu_ns;
 	a->faults += ev->sample.minflt + ev->sample.majflt;
 	a->switches += ev->sample.vcsw + ev->sample.ivcsw;
+	if (ev->sample.func != SRC_NO_FUNC && ev->sample.func != ev->func) { /* as flame's */
+		struct sstat *s;
+
+		if (!r->sampled && !(r->sampled = calloc(r->p->nfuncs ? r->p->nfuncs : 1, sizeof(*s))))
+			return -ENOMEM;
+		s = &r->sampled[ev->sample.func];
+		s->cpu += ev->sample.cpu_ns;
+		s->faults += ev->sample.minflt + ev->sample.majflt;
+		s->switches += ev->sample.vcsw + ev->sample.ivcsw;
+	}
 	return 0;
 }
 
@@ -386,6 +449,7 @@ int view_report_main(const struct view_args *a, FILE *out)
 	for (int i = 0; i < a->npaths && !err; i++)
 		err = view_run(a->paths[i], &a->filter, &ops);
 	free(r.st);
+	free(r.sampled);
 	free(r.acc);
 	return err;
 }

@@ -23,7 +23,8 @@
  *   and of the CPU the samples inside lib_spin carry (its On-CPU), at least
  *   80 % is on flame --weight cpu's stack main;caller;lib_spin;spin_inner
  *   [sampled] (the rest, a sample that interrupted the library's
- *   clock_gettime, which takes a few percent of the loop).
+ *   clock_gettime, which takes a few percent of the loop); report's row
+ *   "spin_inner [sampled]" has the same CPU.
  * - prog churn calls tiny 2,000,000 times: most of its CPU is ada's hooks'.
  *   A sample that interrupts a hook is ada's work for the frame the thread
  *   is in (runtime/own_code.c): no "[sampled]" frame is ever one of ada's
@@ -71,6 +72,25 @@ static struct row report_row(const char *report, const char *name)
 		   &r.avg, &r.min, &r.max, &r.cpu, &r.offcpu, &r.faults, &r.switches) != 10)
 		fail_msg("report: no counter columns on %s's row:\n%s", name, report);
 	return r;
+}
+
+/* report --ns's "[sampled]" row of function leaf (a name gcc may have
+ * given a suffix): its On-CPU, the time columns being "-"; fails if there
+ * is none. */
+static unsigned long sampled_row_cpu(const char *report, const char *leaf)
+{
+	for (const char *p = strstr(report, leaf); p; p = strstr(p + 1, leaf)) {
+		const char *bol = p, *eol = strchr(p, '\n');
+		unsigned long cpu;
+
+		while (bol > report && bol[-1] != '\n')
+			bol--;
+		if (eol && eol - p > 10 && !memcmp(eol - 10, " [sampled]", 10) &&
+		    sscanf(bol, " - - - - - - %lu", &cpu) == 1)
+			return cpu;
+	}
+	fail_msg("report: no row %s... [sampled]:\n%s", leaf, report);
+	return 0;
 }
 
 /* The weight of the folded stacks that start with prefix and whose last
@@ -233,6 +253,9 @@ static void check(void **state, const char *mode)
 	if (r.cpu == 0 || spin < r.cpu / 10 * 8)
 		fail_msg("%s: lib_spin's samples carry %lu ns, %lu of them in spin_inner:\n%s\n%s",
 			 mode, r.cpu, spin, report, flame);
+	if (sampled_row_cpu(report, "spin_inner") != spin)
+		fail_msg("%s: report's spin_inner [sampled] row is not flame's %lu ns:\n%s", mode, spin,
+			 report);
 	if (!strcmp(mode, "fentry"))
 		expect_counter_tracks(tc, report_row(report, "g").faults);
 	info = view(tc, "info", NULL, NULL);
