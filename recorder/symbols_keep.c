@@ -57,7 +57,8 @@ void ada_symbols_note(const char *path, const struct ada_meta_module *m,
  * module without one, the size, time and inode the FILE record says. */
 static bool same_build(const struct ada_elf *e, const struct noted *n)
 {
-	const Elf64_Shdr *sh = ada_elf_section(e, SHT_NOTE, ".note.gnu.build-id");
+	/* The vDSO's build-id is in its one note section, ".note". */
+	const Elf64_Shdr *sh = ada_elf_section(e, SHT_NOTE, e->in_memory ? NULL : ".note.gnu.build-id");
 	uint8_t id[32];
 
 	if (!n->len)
@@ -118,7 +119,7 @@ static void keep(const struct noted *n)
 		 ada_kept_name(name, n->id, n->len, n->path, &n->file));
 	if (access(path, F_OK) == 0 || (mkdir(dir, 0755) < 0 && errno != EEXIST))
 		return;
-	if (ada_elf_open(n->path, 0, &e) < 0)
+	if ((strcmp(n->path, ADA_VDSO_PATH) ? ada_elf_open(n->path, 0, &e) : ada_elf_vdso(&e)) < 0)
 		return;
 	snprintf(tmp, sizeof(tmp), "%s.%u.tmp", path, (unsigned)getpid());
 	eh = (const void *)e.file;

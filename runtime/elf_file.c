@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -66,9 +67,28 @@ int ada_elf_open(const char *path, uint64_t bias, struct ada_elf *e)
 
 void ada_elf_close(struct ada_elf *e)
 {
-	if (e->file)
+	if (e->file && !e->in_memory)
 		munmap((void *)e->file, e->size);
 	memset(e, 0, sizeof(*e));
+}
+
+int ada_elf_vdso(struct ada_elf *e)
+{
+	const Elf64_Ehdr *eh = (const void *)(uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	uint64_t end;
+
+	memset(e, 0, sizeof(*e));
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shnum > 256)
+		return -1;
+	/* The image ends with its section headers; a page or two, all mapped. */
+	end = eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr);
+	if (end > 65536)
+		return -1;
+	e->file = (const uint8_t *)eh;
+	e->size = end;
+	e->in_memory = true;
+	return 0;
 }
 
 static const Elf64_Shdr *shdr(const struct ada_elf *e, unsigned i)

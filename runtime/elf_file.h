@@ -13,12 +13,17 @@ struct ada_elf {
 	const uint8_t *file; /* mapped read-only */
 	size_t size;
 	uint64_t bias;       /* the module's load bias: file address + bias = process address */
+	bool in_memory;      /* file is an image in memory (the vDSO's): not unmapped */
 };
 
 /* Maps the module's file (path NULL: the executable); -1 if it is not a
  * readable 64-bit ELF file with section headers. */
 ADA_HIDDEN int ada_elf_open(const char *path, uint64_t bias, struct ada_elf *e);
 ADA_HIDDEN void ada_elf_close(struct ada_elf *e);
+/* The calling process's vDSO, whose image in memory is a whole ELF file,
+ * section headers included: the same for every process of the running
+ * kernel. -1 if there is none or it does not read as one. */
+ADA_HIDDEN int ada_elf_vdso(struct ada_elf *e);
 /* The first section of that type (and name, unless NULL), or NULL. */
 ADA_HIDDEN const Elf64_Shdr *ada_elf_section(const struct ada_elf *e, uint32_t type,
 					     const char *name);

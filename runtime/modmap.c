@@ -108,7 +108,9 @@ void ada_modmap_sweep(bool complete, uint64_t now)
 	for (i = 0; i < M.n; i++) {
 		struct ada_meta_unload u = { .module_no = M.live[i].module_no, .unload_tsc = now };
 
-		if (M.live[i].present || !complete) {
+		/* The vDSO is in no list of files: it stays for the process's life. */
+		if (M.live[i].present || !complete ||
+		    (M.live[i].path && !strcmp(M.live[i].path, ADA_VDSO_PATH))) {
 			M.live[kept] = M.live[i];
 			M.live[kept++].present = false;
 			continue;
@@ -380,19 +382,22 @@ static int visit(struct dl_phdr_info *info, void *ns, void *arg)
 		if (!*path) /* the executable has no name here */
 			path = ada_rt.exe;
 	}
-	/* The vDSO: no file to symbolize from. */
+	/* The vDSO has no file: recorded by a name of its own, its symbols
+	 * kept by the recorder (a counter sample in clock_gettime). */
 	if ((uintptr_t)info->dlpi_phdr - vdso < VDSO_HEADER_MAX)
-		return 0;
+		path = ADA_VDSO_PATH;
 	/* Known by the name the loader has (a relative one resolved only for a
 	 * new load: that reads /proc/self/maps, on the thread that dlopen'ed). */
 	key = hash_str(path);
 	if (live_find(info->dlpi_addr, key))
 		return 0;
 	describe(info, &m);
-	if (*path && path[0] != '/' && path_from_maps(m.bias + m.vaddr_lo, exe, sizeof(exe)))
-		path = exe;
-	if (!*path || path[0] != '/')
-		return 0;
+	if (path != (const char *)ADA_VDSO_PATH) {
+		if (*path && path[0] != '/' && path_from_maps(m.bias + m.vaddr_lo, exe, sizeof(exe)))
+			path = exe;
+		if (!*path || path[0] != '/')
+			return 0;
+	}
 	m.module_no = M.next_no;
 	if (!live_add(&m, path, key, m.module_no))
 		return 0; /* cannot remember it: not recorded (its addresses stay unnamed) */
@@ -400,7 +405,7 @@ static int visit(struct dl_phdr_info *info, void *ns, void *arg)
 	m.load_tsc = ada_arch_ticks();
 	/* The recorder notes its symbols for keeping from these records. */
 	ada_meta_write(ADA_META_MODULE, &m, sizeof(m), path, strlen(path) + 1);
-	if (!m.build_id_len)
+	if (!m.build_id_len && path != (const char *)ADA_VDSO_PATH)
 		ada_modmap_record_file(path, m.module_no, &file);
 	if (ada_apart_needed) /* after start-up: counted for a recorder */
 		__atomic_fetch_add(&ada_rt.modules_late, 1, __ATOMIC_RELEASE);

@@ -136,8 +136,13 @@ struct ada_meta_module {
 	uint64_t vaddr_hi;      /* highest PT_LOAD p_vaddr + p_memsz */
 	uint64_t load_tsc;      /* when the runtime first saw it */
 	uint8_t build_id[32];
-	/* then: absolute path\0 */
+	/* then: absolute path\0, or ADA_VDSO_PATH */
 };
+
+/* The path of the vDSO's MODULE record: it has no file; its symbols are
+ * kept with the trace from the recorder's own vDSO, the same kernel's
+ * (recorder/symbols_keep.c). */
+#define ADA_VDSO_PATH "[vdso]"
 
 /* The load MODULE record module_no describes was unmapped (dlclose): its
  * address range may hold another module from then on. A module's lifetime

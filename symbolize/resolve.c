@@ -192,6 +192,24 @@ static int load_table(struct conv_process *cp, struct conv_module *cm)
 	kept = rm->m.build_id_len || rm->has_file ?
 		       ada_kept_path(cp->raw.dir, rm->m.build_id, rm->m.build_id_len, rm->path,
 				     &rm->file) : NULL;
+	/* The vDSO has no file, ever: the symbols the recorder kept of it, said
+	 * nothing of; without them, its addresses named by their offsets. */
+	if (!strcmp(rm->path, ADA_VDSO_PATH)) {
+		bool completed;
+
+		if (!kept || ada_kept_load(kept, rm->path, &cm->st, &cm->hooks, &completed) ||
+		    check_identity(&cp->raw, rm, cm->st)) {
+			if (cm->st)
+				ada_symtab_free(cm->st);
+			cm->hooks = 0;
+			if (!(cm->st = ada_symtab_empty(rm->path))) {
+				free(kept);
+				return -ENOMEM;
+			}
+		}
+		cm->owns_st = true;
+		goto out;
+	}
 	if (kept && access(rm->path, F_OK) != 0 &&
 	    !load_kept(cp, cm, kept, "the binary is gone since the run"))
 		goto out;

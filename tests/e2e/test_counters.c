@@ -29,6 +29,10 @@
  *   A sample that interrupts a hook is ada's work for the frame the thread
  *   is in (runtime/own_code.c): no "[sampled]" frame is ever one of ada's
  *   functions.
+ * - prog clock reads the clock for 200 ms of CPU without the dynamic
+ *   hooks: its samples interrupt the vDSO's clock_gettime, which has no
+ *   file; the runtime records it as a module of its own, the recorder
+ *   keeps its symbols, and flame names it (no "[unmapped]" frame).
  * - a handler the program puts on every real-time signal gets none of
  *   ada's, and each signal the program raises, once each.
  * - The exports (fentry): chrome's "ph":"C" events and perfetto's counter
@@ -281,6 +285,23 @@ static void hook_samples(void **state, const char *mode)
 	tr_pass(tc);
 }
 
+/* prog clock (see the top). */
+static void vdso_named(void **state)
+{
+	static const char *const args[] = { "clock", NULL };
+	static const char *const env[] = { "ADA_COUNTERS=1", "ADA_DYNHOOK=off", NULL };
+	struct tr_case *tc = *state;
+	char *flame;
+
+	build_run_args(tc, "fentry", args, env);
+	flame = view(tc, "flame", "--weight", "cpu");
+	if (strstr(flame, "[unmapped]") ||
+	    (!strstr(flame, ";clock_gettime [sampled] ") && !strstr(flame, ";__vdso_clock_gettime [sampled] ")))
+		fail_msg("the vDSO's clock_gettime is not named:\n%s", flame);
+	free(flame);
+	tr_pass(tc);
+}
+
 static void hooks_fentry(void **state) { hook_samples(state, "fentry"); }
 static void hooks_cyg(void **state) { hook_samples(state, "cyg"); }
 static void hooks_mcount(void **state) { hook_samples(state, "mcount"); }
@@ -344,6 +365,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(mcount, tr_setup, tr_teardown),
 		cmocka_unit_test_setup_teardown(patchable, tr_setup, tr_teardown),
 		cmocka_unit_test_setup_teardown(without_hooks, tr_setup, tr_teardown),
+		cmocka_unit_test_setup_teardown(vdso_named, tr_setup, tr_teardown),
 		cmocka_unit_test_setup_teardown(hooks_fentry, tr_setup, tr_teardown),
 		cmocka_unit_test_setup_teardown(hooks_cyg, tr_setup, tr_teardown),
 		cmocka_unit_test_setup_teardown(hooks_mcount, tr_setup, tr_teardown),

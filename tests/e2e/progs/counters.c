@@ -9,7 +9,9 @@
  *            real-time signal, spins 30 ms more (no signal of ada's may
  *            reach it), and raises each signal once (each must reach it).
  * With the argument "churn" it does only this: churn calls tiny CHURN
- * times, a loop whose CPU goes mostly to ada's hooks.
+ * times, a loop whose CPU goes mostly to ada's hooks. With "clock":
+ * clocks reads the monotonic clock for 200 ms of CPU, nearly all of it in
+ * the vDSO's clock_gettime.
  * stdout is the same traced or not; what the program measured goes to
  * stderr: "touched N faults F", "handled H of S", "timers T". */
 #define _GNU_SOURCE
@@ -112,6 +114,20 @@ __attribute__((noinline)) void churn(void)
 	sink = s;
 }
 
+__attribute__((noinline)) void clocks(void)
+{
+	struct timespec t;
+	long s = 0;
+
+	do
+		for (int i = 0; i < 10000; i++) {
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			s += t.tv_nsec;
+		}
+	while (cpu_ms() < 200);
+	sink = (unsigned)s;
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -153,8 +169,11 @@ int main(int argc, char **argv)
 {
 	pthread_t a, b;
 
-	if (argc > 1 && !strcmp(argv[1], "churn")) {
-		churn();
+	if (argc > 1 && (!strcmp(argv[1], "churn") || !strcmp(argv[1], "clock"))) {
+		if (argv[1][1] == 'h')
+			churn();
+		else
+			clocks();
 		puts("done");
 		return 0;
 	}
