@@ -22,7 +22,7 @@ FUZZ_TARGETS := raw atf json
 
 # What each harness links: the reader it fuzzes and what that reader calls.
 FUZZ_SRCS_raw  := raw_meta raw_stream clock_map
-FUZZ_SRCS_atf  := atf_check atf_reader view_replay view_dump trace_dir json json_write crc32
+FUZZ_SRCS_atf  := atf_check atf_check_lanes atf_reader view_replay view_dump trace_dir json json_write crc32
 FUZZ_SRCS_json := json json_write
 FUZZ_LIBS      := $(shell pkg-config --libs liblz4 libisal 2>/dev/null)
 

@@ -166,6 +166,80 @@ int atf_detail_next_checked(const struct atf_detail_file *f, uint64_t *pos, uint
 			    struct atf_detail *d, char *err, size_t errlen);
 void atf_detail_unmap(struct atf_detail_file *f);
 
+/* ---- lanes.atf: ada's allocations, counter samples and waits ------------------
+ *
+ * A file of ada's own beside index.atf (docs/atf-extensions.md, "lanes.atf"):
+ * a 64-byte header ("ATL2"), fixed 64-byte records, a 64-byte footer
+ * ("2LTA") with the CRC-32 of the records. Each record lies between index
+ * events index_seq - 1 and index_seq, inside call_depth open frames. */
+#define ATF_LANE_EVENT_SIZE 64
+enum atf_lane_kind { ATF_LANE_ALLOC = 1, ATF_LANE_SAMPLE = 2, ATF_LANE_BLOCK = 3 };
+#define ATF_LANE_NKINDS 4            /* kinds are 1..3 */
+#define ATF_LANE_ALLOC_NOPS 15       /* ALLOC op 1..14: enum ada_alloc_op */
+#define ATF_LANE_BLOCK_NOPS 10       /* BLOCK op 1..9: enum ada_block_op */
+#define ATF_LANE_FLAG_FREED 0x1      /* ALLOC flags: the block was freed */
+/* Header flags: which kinds the file holds (bit kind - 1). */
+#define ATF_LANES_HAS(kind) (1u << ((kind) - 1))
+#define ATF_LANES_FLAGS 0x7u
+
+/* One record, in memory. The kind says what a, b, c, d, e and function_id
+ * hold (0 where it says nothing):
+ *   ALLOC:  a = the block's address, b = the bytes asked for (0 freed)
+ *   SAMPLE: a = CPU ns, b = minor faults, c = major faults, d = voluntary
+ *           and e = involuntary switches (modulo 2^32), all since the
+ *           thread's sample before; function_id = the interrupted
+ *           function's, 0 if none is known
+ *   BLOCK:  a = the object, b = start_ns (a wait's start; a release's time) */
+struct atf_lane {
+	uint64_t timestamp_ns;
+	uint32_t index_seq;
+	uint32_t call_depth;  /* 0: outside every frame */
+	uint16_t kind;        /* enum atf_lane_kind */
+	uint16_t op;
+	uint32_t flags;
+	uint64_t a, b, c;
+	uint32_t d, e;
+	uint64_t function_id;
+};
+
+struct atf_lanes_writer;   /* opaque */
+
+/* As atf_index_open; append rejects an unknown kind, op or flag with
+ * -EINVAL and -EOVERFLOW past 2^32-1 records. */
+struct atf_lanes_writer *atf_lanes_open(const char *path, uint32_t thread_id, uint8_t arch);
+int atf_lanes_append(struct atf_lanes_writer *w, const struct atf_lane *l);
+uint64_t atf_lanes_count(const struct atf_lanes_writer *w);
+int atf_lanes_close(struct atf_lanes_writer *w);
+
+struct atf_lanes_file {
+	/* header fields */
+	uint8_t arch, os;
+	uint32_t flags, thread_id;
+	uint8_t clock_type;
+	uint32_t event_count;
+	uint64_t time_start_ns, time_end_ns;
+	uint64_t kind_count[ATF_LANE_NKINDS]; /* footer: records of each kind */
+	/* the records, mapped read-only: record i at events + 64*i */
+	const uint8_t *events;
+	/* private */
+	void *map;
+	size_t map_len;
+};
+
+/* Maps and checks lanes.atf as atf_index_map does index.atf (magic,
+ * sizes, reserved bytes, footer, CRC); records: every record too
+ * (atf_lane_check) and the footer's counts of each kind and the header's
+ * flags against them. Links to the index are the caller's to check. */
+int atf_lanes_map(const char *path, struct atf_lanes_file *f, bool records, char *err,
+		  size_t errlen);
+void atf_lanes_get(const struct atf_lanes_file *f, uint64_t i, struct atf_lane *l);
+/* Record nth on its own and after prev (NULL for the first): a known kind,
+ * op and flags, zeros where its kind says nothing, times and index_seq
+ * never decreasing. 0, or -EBADMSG with "record #N: ..." in err. */
+int atf_lane_check(const struct atf_lane *prev, const struct atf_lane *l, uint64_t nth,
+		   char *err, size_t errlen);
+void atf_lanes_unmap(struct atf_lanes_file *f);
+
 /* write() until all n bytes are written (EINTR retried): 0 or -errno. */
 int atf_write_all(int fd, const void *buf, size_t n);
 

@@ -3,7 +3,8 @@
  * The reader (atf_reader.c) checks what one file can say about itself; this
  * file checks what needs more than one: events against each other (order,
  * balance, depth), against the manifest (threads, symbols, modules, times,
- * clock, detail windows) and against detail.atf (links both ways). Events
+ * clock, detail windows) and against detail.atf (links both ways);
+ * atf_check_lanes.c checks ada's lanes.atf beside them. Events
  * are streamed from the mapping; the only memory that grows is the stack of
  * open frames.
  *
@@ -23,33 +24,9 @@
 
 #include "atf.h"
 #include "check.h"
+#include "check_priv.h"
 #include "raw_format.h"
 #include "trace_dir.h"
-
-#define MAX_LINES_PER_FILE 20
-
-struct checker {
-	FILE *out;
-	char file[PATH_MAX];  /* the file the next violations are about */
-	unsigned shown, hidden;
-	int violations;
-	uint64_t files, events;
-	int err;              /* first I/O error, returned at the end */
-	uint64_t *frames;     /* function_id of each open frame, reused per thread */
-	size_t cap;
-};
-
-/* What one pid directory's manifest says, for the thread checks. */
-struct pid_ctx {
-	const char *dir;
-	struct json_doc *doc;         /* NULL when the manifest is unusable */
-	const struct json_value *m;
-	struct ada_trace_symbols syms;
-	uint64_t time_start, time_end;
-	bool has_times;
-	uint64_t clock_type;
-	bool has_clock;
-};
 
 /* A detail window the manifest lists for the thread being checked, and the
  * index events with a detail record seen in its time range. */
@@ -76,15 +53,14 @@ static void end_file(struct checker *c)
 	c->shown = c->hidden = 0;
 }
 
-static void begin_file(struct checker *c, const char *path)
+void begin_file(struct checker *c, const char *path)
 {
 	end_file(c);
 	snprintf(c->file, sizeof(c->file), "%s", path);
 	c->files++;
 }
 
-__attribute__((format(printf, 2, 3)))
-static void violation(struct checker *c, const char *fmt, ...)
+void violation(struct checker *c, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -103,7 +79,7 @@ static void violation(struct checker *c, const char *fmt, ...)
 
 /* A file that could not be read: a violation when it is missing or not ATF,
  * an I/O error otherwise. */
-static void unreadable(struct checker *c, int err, const char *why)
+void unreadable(struct checker *c, int err, const char *why)
 {
 	violation(c, "%s", why);
 	if (err != -ENOENT && err != -EBADMSG && !c->err)
@@ -112,7 +88,7 @@ static void unreadable(struct checker *c, int err, const char *why)
 
 /* dir/name in buf; an over-long path is truncated, then fails to open and is
  * reported like any unreadable file. */
-static void make_path(char *buf, size_t size, const char *dir, const char *name)
+void make_path(char *buf, size_t size, const char *dir, const char *name)
 {
 	if (snprintf(buf, size, "%s/%s", dir, name) >= (int)size)
 		buf[size - 1] = '\0';
@@ -197,7 +173,7 @@ static void check_thread_entries(struct checker *c, const struct json_value *thr
 	}
 }
 
-static const struct json_value *thread_entry(const struct pid_ctx *p, uint32_t id)
+const struct json_value *thread_entry(const struct pid_ctx *p, uint32_t id)
 {
 	const struct json_value *threads = json_get(p->m, "threads");
 	uint64_t v;
@@ -636,8 +612,10 @@ static void check_thread(struct checker *c, const struct pid_ctx *p, uint32_t ti
 	} else {
 		check_header(c, p, tid, &idx, detail_exists);
 		check_events(c, p, tid, &idx, &d);
-		atf_index_unmap(&idx);
 	}
+	check_lanes(c, p, tdir, tid, ret ? NULL : &idx);
+	if (!ret)
+		atf_index_unmap(&idx);
 	if (d.f)
 		atf_detail_unmap(&det);
 }

@@ -110,11 +110,20 @@ static int check_crc(const uint8_t *events, uint64_t n, uint32_t stored, char *e
 
 /* ---- index.atf ----------------------------------------------------------------- */
 
-static int check_index_header(const uint8_t *h, size_t len, struct atf_index_file *f,
-			      char *err, size_t errlen)
+/* The header of a file of fixed-size records (index.atf, lanes.atf):
+ * magic, size of a record, the flags it may set; fields into the caller's. */
+struct fixed_header {
+	uint8_t arch, os, clock_type;
+	uint32_t flags, thread_id, event_count;
+	uint64_t time_start_ns, time_end_ns;
+};
+
+static int check_fixed_header(const uint8_t *h, size_t len, const char *magic, uint32_t size,
+			      uint32_t known_flags, struct fixed_header *f, char *err,
+			      size_t errlen)
 {
 	uint64_t n, footer_off;
-	int ret = check_prologue(h, "ATI2", err, errlen);
+	int ret = check_prologue(h, magic, err, errlen);
 
 	if (ret)
 		return ret;
@@ -128,31 +137,35 @@ static int check_index_header(const uint8_t *h, size_t len, struct atf_index_fil
 	f->time_end_ns = get_le64(h + 56);
 	n = f->event_count;
 	footer_off = get_le64(h + 40);
-	if (f->flags & ~(uint32_t)ATF_FLAG_HAS_DETAIL)
+	if (f->flags & ~known_flags)
 		return bad(err, errlen, "header flags 0x%" PRIx32 " set reserved bits", f->flags);
 	if (!all_zero(h + 17, 7))
 		return bad(err, errlen, "header reserved bytes 17..23 not zero");
-	if (get_le32(h + 24) != ATF_INDEX_EVENT_SIZE)
-		return bad(err, errlen, "header event_size %" PRIu32 ", expected 32", get_le32(h + 24));
+	if (get_le32(h + 24) != size)
+		return bad(err, errlen, "header event_size %" PRIu32 ", expected %" PRIu32,
+			   get_le32(h + 24), size);
 	if (get_le64(h + 32) != ATF_HEADER_SIZE)
 		return bad(err, errlen, "header events_offset %" PRIu64 ", expected 64",
 			   get_le64(h + 32));
-	if (footer_off != ATF_HEADER_SIZE + n * ATF_INDEX_EVENT_SIZE)
-		return bad(err, errlen, "header footer_offset %" PRIu64 " != 64 + 32 * %" PRIu64,
-			   footer_off, n);
+	if (footer_off != ATF_HEADER_SIZE + n * size)
+		return bad(err, errlen, "header footer_offset %" PRIu64 " != 64 + %" PRIu32 " * %"
+			   PRIu64, footer_off, size, n);
 	if (len != footer_off + ATF_FOOTER_SIZE)
 		return bad(err, errlen, "file is %zu bytes, header says %" PRIu64 " events (%" PRIu64
 			   " bytes): truncated or trailing data", len, n, footer_off + ATF_FOOTER_SIZE);
 	return 0;
 }
 
-static int check_index_footer(const uint8_t *ft, const struct atf_index_file *f, char *err,
-			      size_t errlen)
+/* Its footer's first 40 bytes: magic, count, times and bytes as the
+ * header says (the CRC at 4 is checked over the records). */
+static int check_fixed_footer(const uint8_t *ft, const char *magic, uint32_t size,
+			      const struct fixed_header *f, char *err, size_t errlen)
 {
 	uint64_t n = f->event_count;
 
-	if (memcmp(ft, "2ITA", 4))
-		return bad(err, errlen, "footer magic \"%.4s\", expected \"2ITA\"", (const char *)ft);
+	if (memcmp(ft, magic, 4))
+		return bad(err, errlen, "footer magic \"%.4s\", expected \"%s\"", (const char *)ft,
+			   magic);
 	if (get_le64(ft + 8) != n)
 		return bad(err, errlen, "footer event_count %" PRIu64 " != header %" PRIu64,
 			   get_le64(ft + 8), n);
@@ -160,12 +173,40 @@ static int check_index_footer(const uint8_t *ft, const struct atf_index_file *f,
 		return bad(err, errlen, "footer times %" PRIu64 "..%" PRIu64 " != header %" PRIu64
 			   "..%" PRIu64, get_le64(ft + 16), get_le64(ft + 24), f->time_start_ns,
 			   f->time_end_ns);
-	if (get_le64(ft + 32) != n * ATF_INDEX_EVENT_SIZE)
-		return bad(err, errlen, "footer bytes_written %" PRIu64 " != 32 * %" PRIu64,
-			   get_le64(ft + 32), n);
-	if (!all_zero(ft + 40, 24))
-		return bad(err, errlen, "footer reserved bytes not zero");
+	if (get_le64(ft + 32) != n * size)
+		return bad(err, errlen, "footer bytes_written %" PRIu64 " != %" PRIu32 " * %" PRIu64,
+			   get_le64(ft + 32), size, n);
 	return 0;
+}
+
+static int check_index_header(const uint8_t *h, size_t len, struct atf_index_file *f,
+			      char *err, size_t errlen)
+{
+	struct fixed_header fh;
+	int ret = check_fixed_header(h, len, "ATI2", ATF_INDEX_EVENT_SIZE, ATF_FLAG_HAS_DETAIL,
+				     &fh, err, errlen);
+
+	f->arch = fh.arch;
+	f->os = fh.os;
+	f->flags = fh.flags;
+	f->thread_id = fh.thread_id;
+	f->clock_type = fh.clock_type;
+	f->event_count = fh.event_count;
+	f->time_start_ns = fh.time_start_ns;
+	f->time_end_ns = fh.time_end_ns;
+	return ret;
+}
+
+static int check_index_footer(const uint8_t *ft, const struct atf_index_file *f, char *err,
+			      size_t errlen)
+{
+	struct fixed_header fh = { .event_count = f->event_count, .time_start_ns = f->time_start_ns,
+				   .time_end_ns = f->time_end_ns };
+	int ret = check_fixed_footer(ft, "2ITA", ATF_INDEX_EVENT_SIZE, &fh, err, errlen);
+
+	if (!ret && !all_zero(ft + 40, 24))
+		return bad(err, errlen, "footer reserved bytes not zero");
+	return ret;
 }
 
 /* whole: the CRC too, which reads every event. */
@@ -411,6 +452,127 @@ bool atf_detail_next(const struct atf_detail_file *f, uint64_t *pos, struct atf_
 }
 
 void atf_detail_unmap(struct atf_detail_file *f)
+{
+	if (f->map)
+		munmap(f->map, f->map_len);
+	memset(f, 0, sizeof(*f));
+}
+
+/* ---- lanes.atf ----------------------------------------------------------------- */
+
+/* The index header's layout with lanes.atf's magic, flags and record size;
+ * its footer's, with the count of each kind at 40, 48, 56. */
+static int check_lanes_ends(const uint8_t *h, size_t len, struct atf_lanes_file *f, char *err,
+			    size_t errlen)
+{
+	struct fixed_header fh;
+	const uint8_t *ft;
+	uint64_t sum = 0;
+	int ret = check_fixed_header(h, len, "ATL2", ATF_LANE_EVENT_SIZE, ATF_LANES_FLAGS, &fh,
+				     err, errlen);
+
+	if (ret)
+		return ret;
+	f->arch = fh.arch;
+	f->os = fh.os;
+	f->flags = fh.flags;
+	f->thread_id = fh.thread_id;
+	f->clock_type = fh.clock_type;
+	f->event_count = fh.event_count;
+	f->time_start_ns = fh.time_start_ns;
+	f->time_end_ns = fh.time_end_ns;
+	ft = h + ATF_HEADER_SIZE + (size_t)f->event_count * ATF_LANE_EVENT_SIZE;
+	if ((ret = check_fixed_footer(ft, "2LTA", ATF_LANE_EVENT_SIZE, &fh, err, errlen)))
+		return ret;
+	for (unsigned k = ATF_LANE_ALLOC; k < ATF_LANE_NKINDS; k++) {
+		f->kind_count[k] = get_le64(ft + 40 + 8 * (k - 1));
+		sum += f->kind_count[k];
+		if (!(f->flags & ATF_LANES_HAS(k)) != !f->kind_count[k])
+			return bad(err, errlen, "header flags 0x%" PRIx32 " but the footer counts %"
+				   PRIu64 " records of kind %u", f->flags, f->kind_count[k], k);
+	}
+	if (sum != f->event_count)
+		return bad(err, errlen, "footer counts of each kind add up to %" PRIu64
+			   ", not the %" PRIu32 " records", sum, f->event_count);
+	return 0;
+}
+
+void atf_lanes_get(const struct atf_lanes_file *f, uint64_t i, struct atf_lane *l)
+{
+	const uint8_t *p = f->events + i * ATF_LANE_EVENT_SIZE;
+
+	l->timestamp_ns = get_le64(p);
+	l->index_seq = get_le32(p + 8);
+	l->call_depth = get_le32(p + 12);
+	l->kind = get_le16(p + 16);
+	l->op = get_le16(p + 18);
+	l->flags = get_le32(p + 20);
+	l->a = get_le64(p + 24);
+	l->b = get_le64(p + 32);
+	l->c = get_le64(p + 40);
+	l->d = get_le32(p + 48);
+	l->e = get_le32(p + 52);
+	l->function_id = get_le64(p + 56);
+}
+
+int atf_lane_check(const struct atf_lane *prev, const struct atf_lane *l, uint64_t nth,
+		   char *err, size_t errlen)
+{
+	bool alloc = l->kind == ATF_LANE_ALLOC, sample = l->kind == ATF_LANE_SAMPLE;
+
+	if (l->kind < ATF_LANE_ALLOC || l->kind >= ATF_LANE_NKINDS)
+		return bad(err, errlen, "record #%" PRIu64 ": kind %u not in 1..3", nth, l->kind);
+	if (sample ? l->op != 0 : !l->op ||
+	    l->op >= (alloc ? ATF_LANE_ALLOC_NOPS : ATF_LANE_BLOCK_NOPS))
+		return bad(err, errlen, "record #%" PRIu64 ": op %u is not one of kind %u's", nth,
+			   l->op, l->kind);
+	if (l->flags & ~(alloc ? ATF_LANE_FLAG_FREED : 0u))
+		return bad(err, errlen, "record #%" PRIu64 ": flags 0x%" PRIx32 " set undefined bits",
+			   nth, l->flags);
+	if (!sample && (l->c || l->d || l->e || l->function_id))
+		return bad(err, errlen, "record #%" PRIu64 ": bytes 40..63 not zero (kind %u)", nth,
+			   l->kind);
+	if (alloc && l->flags & ATF_LANE_FLAG_FREED && l->b)
+		return bad(err, errlen, "record #%" PRIu64 ": a block freed with size %" PRIu64
+			   " (0 expected)", nth, l->b);
+	if (prev && l->timestamp_ns < prev->timestamp_ns)
+		return bad(err, errlen, "record #%" PRIu64 ": timestamp %" PRIu64
+			   " before the record before's %" PRIu64, nth, l->timestamp_ns,
+			   prev->timestamp_ns);
+	if (prev && l->index_seq < prev->index_seq)
+		return bad(err, errlen, "record #%" PRIu64 ": index_seq %" PRIu32
+			   " before the record before's %" PRIu32, nth, l->index_seq, prev->index_seq);
+	return 0;
+}
+
+int atf_lanes_map(const char *path, struct atf_lanes_file *f, bool records, char *err,
+		  size_t errlen)
+{
+	struct atf_lane l, prev;
+	const uint8_t *ft;
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	ret = map_file(path, &f->map, &f->map_len, err, errlen);
+	if (ret)
+		return ret;
+	f->events = (const uint8_t *)f->map + ATF_HEADER_SIZE;
+	ret = check_lanes_ends(f->map, f->map_len, f, err, errlen);
+	ft = f->events + (size_t)f->event_count * ATF_LANE_EVENT_SIZE;
+	if (!ret)
+		ret = check_crc(f->events, (uint64_t)f->event_count * ATF_LANE_EVENT_SIZE,
+				get_le32(ft + 4), err, errlen);
+	for (uint64_t i = 0; !ret && records && i < f->event_count; i++) {
+		atf_lanes_get(f, i, &l);
+		ret = atf_lane_check(i ? &prev : NULL, &l, i, err, errlen);
+		prev = l;
+	}
+	if (ret)
+		atf_lanes_unmap(f);
+	return ret;
+}
+
+void atf_lanes_unmap(struct atf_lanes_file *f)
 {
 	if (f->map)
 		munmap(f->map, f->map_len);

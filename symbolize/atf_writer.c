@@ -1,4 +1,5 @@
-/* atf_writer.c - streaming writers for ATF v2 index.atf and detail.atf.
+/* atf_writer.c - streaming writers for ATF v2 index.atf and detail.atf, and
+ * for ada's lanes.atf beside them (docs/atf-extensions.md).
  *
  * Memory stays fixed however long the trace: records are serialized into the
  * sink's buffers (atf_sink.c), checksummed and written out as they fill. The
@@ -26,12 +27,22 @@ _Static_assert(ATF_SINK_BUF >= ATF_DETAIL_FIXED + ATF_DETAIL_MAX_STACK + ATF_DET
 
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
+/* Each writer's sink comes first: writer_open fills it. */
 struct atf_index_writer {
 	struct atf_sink *sink;
 	uint32_t thread_id;
 	uint8_t arch;
 	uint32_t flags;
 	uint64_t count;
+	uint64_t time_start, time_end;
+};
+
+struct atf_lanes_writer {
+	struct atf_sink *sink;
+	uint32_t thread_id;
+	uint8_t arch;
+	uint64_t count;
+	uint64_t kind_count[ATF_LANE_NKINDS];
 	uint64_t time_start, time_end;
 };
 
@@ -64,23 +75,34 @@ static inline void put_le64(uint8_t *p, uint64_t v)
 	put_le32(p + 4, (uint32_t)(v >> 32));
 }
 
-/* ---- index.atf ----------------------------------------------------------------- */
-
-struct atf_index_writer *atf_index_open(const char *path, uint32_t thread_id, uint8_t arch)
+/* A writer of size bytes whose first member is its sink, on a new file at
+ * path; NULL after printing the error. */
+static void *writer_open(const char *path, size_t size)
 {
-	struct atf_index_writer *w = calloc(1, sizeof(*w));
+	struct atf_sink **w = calloc(1, size);
 
 	if (!w) {
 		fprintf(stderr, "ada-symbolize: %s: %s\n", path, strerror(ENOMEM));
 		return NULL;
 	}
-	w->sink = atf_sink_open(path);
-	if (!w->sink) {
+	*w = atf_sink_open(path);
+	if (!*w) {
 		free(w);
 		return NULL;
 	}
-	w->thread_id = thread_id;
-	w->arch = arch;
+	return w;
+}
+
+/* ---- index.atf ----------------------------------------------------------------- */
+
+struct atf_index_writer *atf_index_open(const char *path, uint32_t thread_id, uint8_t arch)
+{
+	struct atf_index_writer *w = writer_open(path, sizeof(*w));
+
+	if (w) {
+		w->thread_id = thread_id;
+		w->arch = arch;
+	}
 	return w;
 }
 
@@ -119,36 +141,39 @@ void atf_index_set_has_detail(struct atf_index_writer *w, bool has)
 	w->flags = has ? ATF_FLAG_HAS_DETAIL : 0;
 }
 
-static void index_header(const struct atf_index_writer *w, uint8_t h[ATF_HEADER_SIZE])
+/* The header of a file of fixed-size records (index.atf, lanes.atf). */
+static void fixed_header(uint8_t h[ATF_HEADER_SIZE], const char magic[4], uint8_t arch,
+			 uint32_t flags, uint32_t thread_id, uint32_t size, uint64_t count,
+			 uint64_t time_start, uint64_t time_end)
 {
 	memset(h, 0, ATF_HEADER_SIZE);
-	memcpy(h, "ATI2", 4);
+	memcpy(h, magic, 4);
 	h[4] = 1; /* little-endian */
 	h[5] = 1; /* version */
-	h[6] = w->arch;
+	h[6] = arch;
 	h[7] = ATF_OS_LINUX;
-	put_le32(h + 8, w->flags);
-	put_le32(h + 12, w->thread_id);
+	put_le32(h + 8, flags);
+	put_le32(h + 12, thread_id);
 	h[16] = ATF_CLOCK_BOOTTIME;
-	put_le32(h + 24, ATF_INDEX_EVENT_SIZE);
-	put_le32(h + 28, (uint32_t)w->count);
+	put_le32(h + 24, size);
+	put_le32(h + 28, (uint32_t)count);
 	put_le64(h + 32, ATF_HEADER_SIZE);
-	put_le64(h + 40, ATF_HEADER_SIZE + w->count * ATF_INDEX_EVENT_SIZE);
-	put_le64(h + 48, w->time_start);
-	put_le64(h + 56, w->time_end);
+	put_le64(h + 40, ATF_HEADER_SIZE + count * size);
+	put_le64(h + 48, time_start);
+	put_le64(h + 56, time_end);
 }
 
-/* Index footer: magic, crc, count, times, bytes (the detail footer differs). */
-static void index_footer(const struct atf_index_writer *w, uint32_t crc,
-			 uint8_t f[ATF_FOOTER_SIZE])
+/* Its footer: magic, crc, count, times, bytes (the detail footer differs). */
+static void fixed_footer(uint8_t f[ATF_FOOTER_SIZE], const char magic[4], uint32_t crc,
+			 uint32_t size, uint64_t count, uint64_t time_start, uint64_t time_end)
 {
 	memset(f, 0, ATF_FOOTER_SIZE);
-	memcpy(f, "2ITA", 4);
+	memcpy(f, magic, 4);
 	put_le32(f + 4, crc);
-	put_le64(f + 8, w->count);
-	put_le64(f + 16, w->time_start);
-	put_le64(f + 24, w->time_end);
-	put_le64(f + 32, w->count * ATF_INDEX_EVENT_SIZE);
+	put_le64(f + 8, count);
+	put_le64(f + 16, time_start);
+	put_le64(f + 24, time_end);
+	put_le64(f + 32, count * size);
 }
 
 int atf_index_close(struct atf_index_writer *w)
@@ -158,8 +183,10 @@ int atf_index_close(struct atf_index_writer *w)
 	int err;
 
 	atf_sink_drain(s); /* an error stays in s->err for atf_sink_close */
-	index_header(w, header);
-	index_footer(w, s->crc, footer);
+	fixed_header(header, "ATI2", w->arch, w->flags, w->thread_id, ATF_INDEX_EVENT_SIZE,
+		     w->count, w->time_start, w->time_end);
+	fixed_footer(footer, "2ITA", s->crc, ATF_INDEX_EVENT_SIZE, w->count, w->time_start,
+		     w->time_end);
 	err = atf_sink_close(s, header, footer);
 	free(w);
 	return err;
@@ -169,19 +196,12 @@ int atf_index_close(struct atf_index_writer *w)
 
 struct atf_detail_writer *atf_detail_open(const char *path, uint32_t thread_id, uint8_t arch)
 {
-	struct atf_detail_writer *w = calloc(1, sizeof(*w));
+	struct atf_detail_writer *w = writer_open(path, sizeof(*w));
 
-	if (!w) {
-		fprintf(stderr, "ada-symbolize: %s: %s\n", path, strerror(ENOMEM));
-		return NULL;
+	if (w) {
+		w->thread_id = thread_id;
+		w->arch = arch;
 	}
-	w->sink = atf_sink_open(path);
-	if (!w->sink) {
-		free(w);
-		return NULL;
-	}
-	w->thread_id = thread_id;
-	w->arch = arch;
 	return w;
 }
 
@@ -280,6 +300,84 @@ int atf_detail_close(struct atf_detail_writer *w)
 	atf_sink_drain(s); /* an error stays in s->err for atf_sink_close */
 	detail_header(w, s->bytes, header);
 	detail_footer(w, s->crc, s->bytes, footer);
+	err = atf_sink_close(s, header, footer);
+	free(w);
+	return err;
+}
+
+/* ---- lanes.atf ----------------------------------------------------------------- */
+
+_Static_assert(ATF_SINK_BUF % ATF_LANE_EVENT_SIZE == 0, "lane records fill a buffer exactly");
+
+struct atf_lanes_writer *atf_lanes_open(const char *path, uint32_t thread_id, uint8_t arch)
+{
+	struct atf_lanes_writer *w = writer_open(path, sizeof(*w));
+
+	if (w) {
+		w->thread_id = thread_id;
+		w->arch = arch;
+	}
+	return w;
+}
+
+int atf_lanes_append(struct atf_lanes_writer *w, const struct atf_lane *l)
+{
+	struct atf_sink *s = w->sink;
+	char why[128];
+	int err;
+	uint8_t *p;
+
+	/* What a reader would refuse is not written (the converter's bug). */
+	if (atf_lane_check(NULL, l, w->count, why, sizeof(why)))
+		return atf_sink_fail(s, -EINVAL);
+	if ((err = atf_sink_reserve(s, ATF_LANE_EVENT_SIZE)))
+		return err;
+	if (w->count == UINT32_MAX)
+		return atf_sink_fail(s, -EOVERFLOW);
+	p = s->buf + s->len;
+	put_le64(p, l->timestamp_ns);
+	put_le32(p + 8, l->index_seq);
+	put_le32(p + 12, l->call_depth);
+	put_le16(p + 16, l->kind);
+	put_le16(p + 18, l->op);
+	put_le32(p + 20, l->flags);
+	put_le64(p + 24, l->a);
+	put_le64(p + 32, l->b);
+	put_le64(p + 40, l->c);
+	put_le32(p + 48, l->d);
+	put_le32(p + 52, l->e);
+	put_le64(p + 56, l->function_id);
+	s->len += ATF_LANE_EVENT_SIZE;
+	if (w->count++ == 0)
+		w->time_start = l->timestamp_ns;
+	w->time_end = l->timestamp_ns;
+	w->kind_count[l->kind]++;
+	return 0;
+}
+
+uint64_t atf_lanes_count(const struct atf_lanes_writer *w)
+{
+	return w->count;
+}
+
+int atf_lanes_close(struct atf_lanes_writer *w)
+{
+	uint8_t header[ATF_HEADER_SIZE], footer[ATF_FOOTER_SIZE];
+	struct atf_sink *s = w->sink;
+	int err;
+	uint32_t flags = 0;
+
+	atf_sink_drain(s); /* an error stays in s->err for atf_sink_close */
+	for (unsigned k = ATF_LANE_ALLOC; k < ATF_LANE_NKINDS; k++)
+		if (w->kind_count[k])
+			flags |= ATF_LANES_HAS(k);
+	fixed_header(header, "ATL2", w->arch, flags, w->thread_id, ATF_LANE_EVENT_SIZE,
+		     w->count, w->time_start, w->time_end);
+	/* The index footer's fields, then the count of each kind. */
+	fixed_footer(footer, "2LTA", s->crc, ATF_LANE_EVENT_SIZE, w->count, w->time_start,
+		     w->time_end);
+	for (unsigned k = ATF_LANE_ALLOC; k < ATF_LANE_NKINDS; k++)
+		put_le64(footer + 40 + 8 * (k - 1), w->kind_count[k]);
 	err = atf_sink_close(s, header, footer);
 	free(w);
 	return err;

@@ -21,6 +21,13 @@
  * EXCEPTION's detail is written as a return record (event_type 4), the rule
  * the validator applies: the event ends a frame. The EXCEPTIONs made here for
  * frames left open have no detail.
+ *
+ * A block the malloc family allocated or freed (ADA_ALLOC), a counter sample
+ * (ADA_COUNTERS) and a wait or a release (ADA_BLOCKING) get a record in
+ * thread_<N>/lanes.atf (docs/atf-extensions.md), linked to the index by the
+ * number of index events before it: created at the thread's first, as
+ * detail.atf is. The raw stream is asked for them always: a trace recorded
+ * without them has none to decode, so its conversion costs the same.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -99,8 +106,9 @@ struct thread_conv {
 	struct conv_thread *ct;
 	struct atf_index_writer *w;
 	struct atf_detail_writer *dw;  /* NULL until the thread's first detail */
+	struct atf_lanes_writer *lw;   /* NULL until the thread's first lane record */
 	const char *out_dir;
-	char detail_path[4300];
+	char detail_path[4300], lanes_path[4300];
 };
 
 /* The detail record of index event `ev`, which is about to be appended:
@@ -144,6 +152,56 @@ static int emit_detail(struct thread_conv *tc, struct atf_event *ev, const struc
 	return err;
 }
 
+_Static_assert(ATF_LANE_ALLOC_NOPS == ADA_ALLOC_NOPS && ATF_LANE_BLOCK_NOPS == ADA_BLOCK_NOPS,
+	       "lanes.atf's ops are the raw trace's");
+
+/* An ALLOC, SAMPLE or BLOCK event as a lanes.atf record, after the index
+ * events written so far. A sample's function is listed in the manifest as
+ * a CALL's is. */
+static int emit_lane(struct thread_conv *tc, const struct src_event *sev)
+{
+	struct atf_lane l = {
+		.timestamp_ns = sev->ns,
+		.index_seq = (uint32_t)atf_index_count(tc->w),
+		.call_depth = sev->depth,
+	};
+	int err;
+
+	if (sev->kind == SRC_ALLOC) {
+		l.kind = ATF_LANE_ALLOC;
+		l.op = sev->alloc_op;
+		l.flags = sev->alloc_freed ? ATF_LANE_FLAG_FREED : 0;
+		l.a = sev->alloc_ptr;
+		l.b = sev->alloc_size;
+	} else if (sev->kind == SRC_SAMPLE) {
+		l.kind = ATF_LANE_SAMPLE;
+		l.a = sev->sample.cpu_ns;
+		l.b = sev->sample.minflt;
+		l.c = sev->sample.majflt;
+		l.d = (uint32_t)sev->sample.vcsw;
+		l.e = (uint32_t)sev->sample.ivcsw;
+		if (sev->sample.func != SRC_NO_FUNC) { /* a choice: the stream has no dense ids */
+			struct conv_choice *c = &tc->cp->choices[sev->sample.func];
+
+			__atomic_store_n(&c->used, true, __ATOMIC_RELAXED);
+			l.function_id = c->func;
+		}
+	} else {
+		l.kind = ATF_LANE_BLOCK;
+		l.op = sev->block.op;
+		l.a = sev->block.obj;
+		l.b = sev->block.start_ns;
+	}
+	if (!tc->lw) {
+		tc->lw = atf_lanes_open(tc->lanes_path, tc->ct->id, tc->cp->raw.arch);
+		if (!tc->lw)
+			return -EIO;
+	}
+	if (!(err = atf_lanes_append(tc->lw, &l)))
+		tc->ct->lanes[l.kind]++;
+	return err;
+}
+
 /* One index event, and its detail record if it has one. A frame left open
  * where the record ends closes with an EXCEPTION (see the top). */
 static int emit(struct thread_conv *tc, const struct src_event *sev)
@@ -160,6 +218,8 @@ static int emit(struct thread_conv *tc, const struct src_event *sev)
 	};
 	int err;
 
+	if (__builtin_expect(sev->kind >= SRC_ALLOC, 0))
+		return emit_lane(tc, sev);
 	if (sev->kind == SRC_CALL) /* the manifest lists it (threads convert in parallel) */
 		__atomic_store_n(&c->used, true, __ATOMIC_RELAXED);
 	if (sev->kind == SRC_OPEN_AT_END)
@@ -191,12 +251,20 @@ static int convert_stream(struct thread_conv *tc, struct src_stream *s, struct p
 }
 
 /* Closes the thread's files; the index's flag says whether detail.atf
- * exists. A writer that fails removes its own file; a detail.atf whose index
- * could not be written goes too, so none is left without its index. */
+ * exists. A writer that fails removes its own file; a detail.atf or
+ * lanes.atf whose index could not be written goes too, so none is left
+ * without its index. */
 static int close_thread(struct thread_conv *tc, int err)
 {
 	int ierr;
 
+	if (tc->lw) {
+		int lerr = atf_lanes_close(tc->lw);
+
+		tc->ct->has_lanes = !lerr;
+		if (!err)
+			err = lerr;
+	}
 	if (tc->dw) {
 		int derr = atf_detail_close(tc->dw);
 
@@ -209,6 +277,10 @@ static int close_thread(struct thread_conv *tc, int err)
 	if (ierr && tc->ct->has_detail) {
 		unlink(tc->detail_path);
 		tc->ct->has_detail = false;
+	}
+	if (ierr && tc->ct->has_lanes) {
+		unlink(tc->lanes_path);
+		tc->ct->has_lanes = false;
 	}
 	return err ? err : ierr;
 }
@@ -264,7 +336,14 @@ static int convert_thread(struct conv_process *cp, struct conv_thread *ct, const
 	/* One left by an earlier conversion would no longer be linked. */
 	snprintf(path, sizeof(path), "%s/thread_%u/detail.atf", out_dir, ct->id);
 	unlink(path);
+	snprintf(tc.lanes_path, sizeof(tc.lanes_path), "%s/thread_%u/lanes.atf", out_dir, ct->id);
+	unlink(tc.lanes_path);
 	s = src_raw_stream_open(cp, ct->raw, NULL, true);
+	if (s) {
+		raw_stream_want_allocs(src_stream_raw(s));
+		raw_stream_want_samples(src_stream_raw(s));
+		raw_stream_want_blocks(src_stream_raw(s));
+	}
 	if (!s || !edges) {
 		src_stream_close(s);
 		free(edges);

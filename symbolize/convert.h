@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "atf.h"
 #include "raw.h"
 #include "symtab.h"
 
@@ -61,6 +62,8 @@ struct conv_thread {
 	uint64_t dropped[ADA_DROP_NREASONS];
 	uint64_t details;              /* records in thread_<N>/detail.atf */
 	bool has_detail;               /* thread_<N>/detail.atf was written */
+	uint64_t lanes[ATF_LANE_NKINDS]; /* records of each kind in thread_<N>/lanes.atf */
+	bool has_lanes;                /* thread_<N>/lanes.atf was written */
 	bool truncated;
 };
 

@@ -71,6 +71,17 @@ static void put_stack(struct json_writer *w, const struct ada_meta_stack *st)
 	json_close(w);
 }
 
+/* lanes.atf's records of each kind: "has_lanes": true, "lanes": {...}. */
+static void put_lanes(struct json_writer *w, const uint64_t *n)
+{
+	json_put_bool(w, "has_lanes", true);
+	json_open(w, "lanes", '{');
+	json_put_u64(w, "allocs", n[ATF_LANE_ALLOC]);
+	json_put_u64(w, "samples", n[ATF_LANE_SAMPLE]);
+	json_put_u64(w, "blocks", n[ATF_LANE_BLOCK]);
+	json_close(w);
+}
+
 static void put_threads(struct json_writer *w, const struct conv_process *cp, uint64_t *totals)
 {
 	size_t i, r;
@@ -85,6 +96,8 @@ static void put_threads(struct json_writer *w, const struct conv_process *cp, ui
 		json_put_bool(w, "has_detail", ct->has_detail);
 		json_put_u64(w, "events", ct->events);
 		json_put_u64(w, "detail_events", ct->details);
+		if (ct->has_lanes) /* docs/atf-extensions.md: absent without lanes.atf */
+			put_lanes(w, ct->lanes);
 		put_drops(w, "dropped", ct->dropped);
 		json_put_str(w, "name", ct->raw->t.name[0] ? ct->raw->t.name : "");
 		json_put_str(w, "end", conv_end_names[ct->end]);

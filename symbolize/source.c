@@ -397,8 +397,11 @@ static int sample_event(struct src_stream *s, const struct raw_event *re, struct
 		.func = SRC_NO_FUNC,
 	};
 	s->last_sample = *now;
-	if (now->ip_fid && s->dense_of_choice)
-		ev->sample.func = s->dense_of_choice[resolve_choice(s->cp, now->ip_fid, re->tsc)];
+	if (now->ip_fid) {
+		size_t c = resolve_choice(s->cp, now->ip_fid, re->tsc);
+
+		ev->sample.func = s->dense_of_choice ? s->dense_of_choice[c] : (uint32_t)c;
+	}
 	if (re->depth) {
 		ev->choice = s->open_choice[re->depth - 1];
 		ev->func = s->dense_of_choice ? s->dense_of_choice[ev->choice] : 0;

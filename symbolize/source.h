@@ -105,7 +105,9 @@ struct src_block {
 struct src_sample {
 	uint64_t cpu_ns, minflt, majflt, vcsw, ivcsw;
 	uint32_t func;        /* dense id of the function holding the interrupted
-			       * address; SRC_NO_FUNC if none is known */
+			       * address; SRC_NO_FUNC if none is known. The
+			       * conversion's raw streams (no dense ids): its
+			       * index into conv_process.choices */
 };
 #define SRC_NO_FUNC UINT32_MAX
 

@@ -1,7 +1,10 @@
 /* source_atf.c - a process that has ATF only (converted, raw/ removed or
  * never copied along), read for the views from its manifest and index.atf
  * files. The index is mapped and read in place; registers come from
- * detail.atf, whose records follow the index's order.
+ * detail.atf, whose records follow the index's order. The blocks, samples
+ * and waits a view wants come from lanes.atf, each record given before the
+ * index event its index_seq names, where the raw stream gives it, and in
+ * the frame its call_depth names (docs/atf-extensions.md).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,6 +27,12 @@ struct src_atf_stream {
 	uint64_t det_pos;
 	uint64_t next, open_from;      /* events from open_from on are OPEN_AT_END */
 	uint64_t regs[8], fregs[8];
+	struct atf_lanes_file lanes;
+	bool has_lanes;
+	bool want[ATF_LANE_NKINDS];    /* the kinds the view asked for */
+	uint64_t lane_next;
+	uint32_t *open_func;           /* dense id of each open frame, for a lane's */
+	uint32_t depth, open_cap;
 };
 
 static int by_id(const void *a, const void *b)
@@ -308,7 +317,105 @@ struct src_atf_stream *src_atf_stream_open(struct src_process *p, struct src_raw
 		free(ts);
 	}
 	s->open_from = open <= s->idx.event_count ? s->idx.event_count - open : 0;
+	s->want[ATF_LANE_ALLOC] = p->want_allocs;
+	s->want[ATF_LANE_SAMPLE] = p->want_samples;
+	s->want[ATF_LANE_BLOCK] = p->want_blocks;
+	snprintf(path, sizeof(path), "%s/thread_%u/lanes.atf", p->dir, t->id);
+	if ((p->want_allocs || p->want_samples || p->want_blocks) && access(path, F_OK) == 0) {
+		/* Wanted and there, but not valid: the view would show less than
+		 * the trace holds without saying so. */
+		if (atf_lanes_map(path, &s->lanes, true, err, sizeof(err))) {
+			fprintf(stderr, "ada-symbolize: %s: %s\n", path, err);
+			atf_index_unmap(&s->idx);
+			if (s->has_detail)
+				atf_detail_unmap(&s->det);
+			free(s);
+			return NULL;
+		}
+		s->has_lanes = true;
+	}
 	return s;
+}
+
+/* Keeps the dense id of the frame index event a opens, and the depth
+ * after it: what a lane record inside it names. */
+static int track_frame(struct src_atf_stream *s, const struct atf_event *a, uint32_t func)
+{
+	if (a->kind != ATF_CALL) {
+		s->depth = a->call_depth ? a->call_depth - 1 : 0;
+		return 0;
+	}
+	if (a->call_depth > s->open_cap) {
+		uint32_t cap = a->call_depth > 2 * s->open_cap ? a->call_depth : 2 * s->open_cap;
+		uint32_t *grown = realloc(s->open_func, cap * sizeof(*grown));
+
+		if (!grown) {
+			fprintf(stderr, "ada-symbolize: thread %u: out of memory\n", s->idx.thread_id);
+			return -ENOMEM;
+		}
+		s->open_func = grown;
+		s->open_cap = cap;
+	}
+	s->open_func[a->call_depth - 1] = func;
+	s->depth = a->call_depth;
+	return 0;
+}
+
+/* Lane record l as the raw stream gives its event: the frame at its
+ * depth, which must be open. */
+static int lane_event(struct src_atf_stream *s, const struct atf_lane *l, struct src_event *ev)
+{
+	uint32_t func = SRC_NO_FUNC;
+
+	if (l->call_depth > s->depth) {
+		fprintf(stderr, "ada-symbolize: thread %u: lanes.atf record #%llu is at depth %u, where %u frames are open\n",
+			s->idx.thread_id, (unsigned long long)s->lane_next - 1, l->call_depth, s->depth);
+		return -EINVAL;
+	}
+	if (l->kind == ATF_LANE_SAMPLE && l->function_id) {
+		func = dense_of(s->r, l->function_id);
+		if (func >= s->r->nfuncs || s->r->func_ids[func] != l->function_id) {
+			fprintf(stderr, "ada-symbolize: thread %u: lanes.atf record #%llu names function_id 0x%016llx, which manifest.json does not list\n",
+				s->idx.thread_id, (unsigned long long)s->lane_next - 1,
+				(unsigned long long)l->function_id);
+			return -EINVAL;
+		}
+	}
+	*ev = (struct src_event){ .ns = l->timestamp_ns, .depth = l->call_depth };
+	if (l->call_depth)
+		ev->func = s->open_func[l->call_depth - 1];
+	if (l->kind == ATF_LANE_ALLOC) {
+		ev->kind = SRC_ALLOC;
+		ev->alloc_ptr = l->a;
+		ev->alloc_size = l->b;
+		ev->alloc_op = (uint8_t)l->op;
+		ev->alloc_freed = l->flags & ATF_LANE_FLAG_FREED;
+	} else if (l->kind == ATF_LANE_SAMPLE) {
+		ev->kind = SRC_SAMPLE;
+		ev->sample = (struct src_sample){ .cpu_ns = l->a, .minflt = l->b, .majflt = l->c,
+						  .vcsw = l->d, .ivcsw = l->e, .func = func };
+	} else {
+		ev->kind = SRC_BLOCK;
+		ev->block = (struct src_block){ .obj = l->a, .start_ns = l->b, .op = (uint8_t)l->op };
+	}
+	return 1;
+}
+
+/* The next wanted lane record that lies before index event s->next: 1 and
+ * *ev, 0 if there is none (the index event comes next), <0 on an error. */
+static int next_lane(struct src_atf_stream *s, struct src_event *ev)
+{
+	struct atf_lane l;
+
+	while (s->lane_next < s->lanes.event_count) {
+		atf_lanes_get(&s->lanes, s->lane_next, &l);
+		if (l.index_seq > s->next)
+			return 0;
+		s->lane_next++;
+		if (s->want[l.kind])
+			return lane_event(s, &l, ev);
+	}
+	return 0;
 }
 
 /* ev's registers and stack window from the detail record that index event
@@ -343,7 +450,10 @@ static void detail_of(struct src_atf_stream *s, uint32_t seq, struct src_event *
 int src_atf_next(struct src_atf_stream *s, struct src_event *ev)
 {
 	struct atf_event a;
+	int r;
 
+	if (s->has_lanes && (r = next_lane(s, ev)))
+		return r;
 	if (s->next >= s->idx.event_count)
 		return 0;
 	atf_index_get(&s->idx, s->next, &a);
@@ -370,6 +480,8 @@ int src_atf_next(struct src_atf_stream *s, struct src_event *ev)
 	 * record). */
 	if (s->has_detail && a.detail_seq != ATF_NO_DETAIL)
 		detail_of(s, (uint32_t)s->next, ev);
+	if (s->has_lanes && (r = track_frame(s, &a, ev->func)))
+		return r;
 	s->next++;
 	return 1;
 }
@@ -381,5 +493,8 @@ void src_atf_stream_close(struct src_atf_stream *s)
 	atf_index_unmap(&s->idx);
 	if (s->has_detail)
 		atf_detail_unmap(&s->det);
+	if (s->has_lanes)
+		atf_lanes_unmap(&s->lanes);
+	free(s->open_func);
 	free(s);
 }

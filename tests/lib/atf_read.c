@@ -30,8 +30,7 @@ uint64_t atfr_u64(const uint8_t *p)
 	return (uint64_t)u32(p) | (uint64_t)u32(p + 4) << 32;
 }
 
-/* zlib's CRC-32, bit by bit: the files the tests read are small. */
-static uint32_t crc32_of(const uint8_t *p, size_t n)
+uint32_t atfr_crc32(const uint8_t *p, size_t n)
 {
 	uint32_t crc = 0xFFFFFFFFu;
 
@@ -120,9 +119,9 @@ int atfr_read_index(const char *path, struct atfr_index *f, char *err, size_t er
 		bad(err, errlen, path, "footer does not match the header");
 		goto out;
 	}
-	if (u32(foot + 4) != crc32_of(b + HEADER, INDEX_EVENT * n)) {
+	if (u32(foot + 4) != atfr_crc32(b + HEADER, INDEX_EVENT * n)) {
 		bad(err, errlen, path, "footer CRC 0x%08x != computed 0x%08x", u32(foot + 4),
-		    crc32_of(b + HEADER, INDEX_EVENT * n));
+		    atfr_crc32(b + HEADER, INDEX_EVENT * n));
 		goto out;
 	}
 	f->events = calloc(n ? n : 1, sizeof(*f->events));
@@ -224,9 +223,9 @@ int atfr_read_detail(const char *path, struct atfr_detail *f, char *err, size_t 
 		bad(err, errlen, path, "footer does not match the header");
 		goto fail;
 	}
-	if (u32(foot + 4) != crc32_of(b + HEADER, f->bytes_length)) {
+	if (u32(foot + 4) != atfr_crc32(b + HEADER, f->bytes_length)) {
 		bad(err, errlen, path, "footer CRC 0x%08x != computed 0x%08x", u32(foot + 4),
-		    crc32_of(b + HEADER, f->bytes_length));
+		    atfr_crc32(b + HEADER, f->bytes_length));
 		goto fail;
 	}
 	if (f->event_count > f->bytes_length / ATFR_DETAIL_FIXED) {

@@ -66,6 +66,10 @@ int atfr_read_detail(const char *path, struct atfr_detail *f, char *err, size_t 
 void atfr_index_free(struct atfr_index *f);
 void atfr_detail_free(struct atfr_detail *f);
 
+/* zlib's CRC-32 of n bytes, bit by bit: the files the tests read are
+ * small (lanes.atf's footer too, which test_lanes.c reads itself). */
+uint32_t atfr_crc32(const uint8_t *p, size_t n);
+
 /* Little-endian u64 at p (a stack window's 8 bytes). */
 uint64_t atfr_u64(const uint8_t *p);
 
