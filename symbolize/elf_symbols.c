@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "raw_format.h"
 #include "symtab_priv.h"
 
 /* Where distributions install separate debug files (gdb's default too). */
@@ -24,6 +25,10 @@ int ada_libelf_open(const char *path, int *fdp, Elf **elfp)
 			elf_errmsg(-1));
 		return -EINVAL;
 	}
+	/* The vDSO's module has no file (runtime/raw_format.h): nothing to
+	 * say of its absence. */
+	if (!strcmp(path, ADA_VDSO_PATH))
+		return -ENOENT;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
