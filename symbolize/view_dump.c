@@ -4,7 +4,13 @@
  *
  * Streams: the index and detail files are mapped and walked side by side,
  * detail records being in index order, so memory does not grow with the
- * trace.
+ * trace. So is lanes.atf where a thread has one (docs/atf-extensions.md):
+ * each of its records is printed before the index event it precedes, at
+ * its frame's depth, in brackets: "[alloc] malloc 64 bytes at 0x5590...",
+ * "[free] free 0x5590...", "[sample] cpu 1001234 ns, faults 3+0, switches
+ * 1+0, in spin_inner" (minor+major, voluntary+involuntary, since the
+ * thread's sample before), "[wait] pthread_mutex_lock(0x5590...) blocked
+ * 20114327 ns", "[release] pthread_mutex_unlock(0x5590...)".
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,7 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "atf.h"
+#include "raw_format.h"
 #include "trace_dir.h"
 #include "views.h"
 
@@ -105,16 +114,72 @@ static void put_stack(struct dump *dp, const struct atf_detail *d)
 	}
 }
 
+static const char *const alloc_ops[] = ADA_ALLOC_OP_NAMES;
+static const char *const block_ops[] = ADA_BLOCK_OP_NAMES;
+
+/* The time and the indentation every line starts with. */
+static void put_when(struct dump *dp, uint64_t ns, uint64_t depth)
+{
+	uint64_t t = ns >= dp->time_base ? ns - dp->time_base : 0;
+
+	fprintf(dp->out, "%" PRIu64 ".%06" PRIu64 " ", t / 1000000000u, t % 1000000000u / 1000u);
+	for (uint64_t i = 1; i < depth; i++)
+		fputs("  ", dp->out);
+}
+
+/* A lanes.atf record: inside call_depth frames, so one level deeper. The
+ * kinds, ops and flags were checked when the file was mapped. */
+static void put_lane(struct dump *dp, const struct atf_lane *l)
+{
+	put_when(dp, l->timestamp_ns, (uint64_t)l->call_depth + 1);
+	switch (l->kind) {
+	case ATF_LANE_ALLOC:
+		if (l->flags & ATF_LANE_FLAG_FREED)
+			fprintf(dp->out, "[free] %s 0x%" PRIx64 "\n", alloc_ops[l->op], l->a);
+		else
+			fprintf(dp->out, "[alloc] %s %" PRIu64 " bytes at 0x%" PRIx64 "\n",
+				alloc_ops[l->op], l->b, l->a);
+		break;
+	case ATF_LANE_SAMPLE:
+		fprintf(dp->out, "[sample] cpu %" PRIu64 " ns, faults %" PRIu64 "+%" PRIu64
+			", switches %u+%u", l->a, l->b, l->c, l->d, l->e);
+		if (l->function_id) {
+			fputs(", in ", dp->out);
+			put_name(dp, l->function_id);
+		}
+		fputc('\n', dp->out);
+		break;
+	default: /* ATF_LANE_BLOCK */
+		if (ada_block_release(l->op)) {
+			fprintf(dp->out, "[release] %s(0x%" PRIx64 ")\n", block_ops[l->op], l->a);
+		} else {
+			fprintf(dp->out, "[wait] %s(0x%" PRIx64 ") blocked %" PRIu64 " ns\n",
+				block_ops[l->op], l->a,
+				l->timestamp_ns > l->b ? l->timestamp_ns - l->b : 0);
+		}
+	}
+}
+
+/* The lanes records before index event i (i = the event count: the rest). */
+static void put_lanes_before(struct dump *dp, const struct atf_lanes_file *lf, uint64_t *next,
+			     uint64_t i)
+{
+	struct atf_lane l;
+
+	for (; lf && *next < lf->event_count; ++*next) {
+		atf_lanes_get(lf, *next, &l);
+		if (l.index_seq > i)
+			break;
+		put_lane(dp, &l);
+	}
+}
+
 /* mark: what an EXCEPTION closes, "(unwound)" or one of ada_trace_open_mark's;
  * depth: the event's frame, 1 for the outermost. */
 static void put_event(struct dump *dp, uint8_t arch, const struct atf_event *ev,
 		      const struct atf_detail *d, const char *mark, uint64_t depth)
 {
-	uint64_t t = ev->timestamp_ns >= dp->time_base ? ev->timestamp_ns - dp->time_base : 0;
-
-	fprintf(dp->out, "%" PRIu64 ".%06" PRIu64 " ", t / 1000000000u, t % 1000000000u / 1000u);
-	for (uint64_t i = 1; i < depth; i++)
-		fputs("  ", dp->out);
+	put_when(dp, ev->timestamp_ns, depth);
 	put_name(dp, ev->function_id);
 	if (ev->kind == ATF_CALL && d) {
 		fputc('(', dp->out);
@@ -142,10 +207,10 @@ static void put_event(struct dump *dp, uint8_t arch, const struct atf_event *ev,
  * for four billion levels (found by make fuzz). In a valid one they agree. */
 static int dump_events(struct dump *dp, const struct atf_index_file *f,
 		       const struct atf_detail_file *df, const char *detail_path,
-		       const char *open_mark, uint64_t open)
+		       const struct atf_lanes_file *lf, const char *open_mark, uint64_t open)
 {
 	struct detail_walk dw = { .f = df, .path = detail_path, .head = dp->o->limit != 0 };
-	uint64_t n = f->event_count, first_open = open < n ? n - open : 0, depth = 0;
+	uint64_t n = f->event_count, first_open = open < n ? n - open : 0, depth = 0, lane = 0;
 	struct atf_event ev;
 
 	if (dp->o->limit && dp->o->limit < n)
@@ -153,6 +218,7 @@ static int dump_events(struct dump *dp, const struct atf_index_file *f,
 	walk_next(&dw);
 	for (uint64_t i = 0; i < n; i++) {
 		atf_index_get(f, i, &ev);
+		put_lanes_before(dp, lf, &lane, i);
 		if (ev.kind == ATF_CALL)
 			depth++;
 		put_event(dp, f->arch, &ev, ev.detail_seq == ATF_NO_DETAIL ? NULL : walk_find(&dw, i),
@@ -162,6 +228,8 @@ static int dump_events(struct dump *dp, const struct atf_index_file *f,
 	}
 	if (n < f->event_count)
 		fprintf(dp->out, "# %" PRIu64 " more events not shown\n", (uint64_t)f->event_count - n);
+	else
+		put_lanes_before(dp, lf, &lane, n);
 	return dw.failed ? -EBADMSG : 0;
 }
 
@@ -199,17 +267,29 @@ static int dump_thread(struct dump *dp, const char *pid_dir, uint64_t pid,
 {
 	struct atf_index_file f;
 	struct atf_detail_file df;
+	struct atf_lanes_file lf;
 	uint64_t id, open;
 	const char *open_mark = ada_trace_open_mark(thread, &open);
-	bool has_detail;
-	char path[PATH_MAX];
+	bool has_detail, has_lanes = false;
+	char path[PATH_MAX], lanes[PATH_MAX], err[256];
 	int ret;
 
 	id = ada_trace_thread_header(dp->out, pid, thread);
 	ret = map_thread(pid_dir, id, dp->o->limit != 0, &f, &df, &has_detail, path);
 	if (ret)
 		return ret;
-	ret = dump_events(dp, &f, has_detail ? &df : NULL, path, open_mark, open);
+	/* A few records a millisecond at most: mapped and checked whole. */
+	snprintf(lanes, sizeof(lanes), "%s/thread_%" PRIu64 "/lanes.atf", pid_dir, id);
+	if (access(lanes, F_OK) == 0) {
+		if ((ret = atf_lanes_map(lanes, &lf, true, err, sizeof(err))))
+			fprintf(stderr, "ada-symbolize: %s: %s\n", lanes, err);
+		has_lanes = !ret;
+	}
+	if (!ret)
+		ret = dump_events(dp, &f, has_detail ? &df : NULL, path, has_lanes ? &lf : NULL,
+				  open_mark, open);
+	if (has_lanes)
+		atf_lanes_unmap(&lf);
 	if (has_detail)
 		atf_detail_unmap(&df);
 	atf_index_unmap(&f);

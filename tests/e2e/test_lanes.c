@@ -15,7 +15,7 @@
  *   records in all (the program's four calls), as many SAMPLE records as
  *   `info` on the raw trace says were kept, one at least in spin;
  * - `--check` passes, and one byte changed in a record makes it fail with
- *   a line naming the file;
+ *   a line naming the file; `--dump` prints each record;
  * - report, leaks, flame --weight alloc-bytes, cpu and blocked print the
  *   same bytes on the raw trace and on the ATF.
  */
@@ -354,6 +354,33 @@ static void corrupt_fails_check(struct tr_case *tc, const char *atf_pid)
 	free(out);
 }
 
+static size_t count_of(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* --dump prints every lanes.atf record where it lies (view_dump.c): the
+ * worker's 100 blocks of 48 bytes and 90 frees, the four BLOCK records,
+ * and as many samples as the raw trace has. */
+static void dump_shows_lanes(struct tr_case *tc, const char *raw_pid, const char *atf)
+{
+	const char *const a[] = { TRACEE_SYMBOLIZE, "--dump", atf, NULL };
+	char *out = dh_tool_output(tc, a);
+	uint64_t samples = raw_samples(tc, raw_pid);
+
+	if (count_of(out, "[alloc] malloc 48 bytes at 0x") != 100 || count_of(out, "[free] free 0x") != 90 ||
+	    count_of(out, "[wait] pthread_mutex_lock(0x") != 2 ||
+	    count_of(out, "[release] pthread_mutex_unlock(0x") != 2 ||
+	    count_of(out, "[sample] cpu ") != samples)
+		fail_msg("--dump: expected 100 [alloc], 90 [free], 2 [wait], 2 [release] and %llu [sample] lines:\n%s",
+			 (unsigned long long)samples, out);
+	free(out);
+}
+
 static void lanes_survive_the_conversion(void **state)
 {
 	struct tr_case *tc = *state;
@@ -378,6 +405,7 @@ static void lanes_survive_the_conversion(void **state)
 	if (check(tc, atf, &out) || !strstr(out, ": OK\n"))
 		fail_msg("--check %s:\n%s", atf, out);
 	free(out);
+	dump_shows_lanes(tc, raw_pid, atf);
 	corrupt_fails_check(tc, atf_pid);
 
 	same_view(tc, raw_pid, atf_pid, "report", NULL, NULL);
