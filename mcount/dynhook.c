@@ -696,7 +696,7 @@ static int changed(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-uintptr_t ada_dynhook_return(struct ada_return_regs *regs, uintptr_t *slot)
+ADA_HOOK_TEXT uintptr_t ada_dynhook_return(struct ada_return_regs *regs, uintptr_t *slot)
 {
 	uintptr_t real = ada_fentry_return(regs, slot);
 	bool differ = false;

@@ -388,7 +388,7 @@ out:
 	ada_hook_end(td);
 }
 
-void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t ret)
+ADA_HOOK_TEXT void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t ret)
 {
 	uintptr_t fn = ada_arch_fentry_start(ret, &slot);
 
@@ -396,14 +396,14 @@ void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t re
 }
 
 /* A function that calls __return__ before it returns (returncall.S). */
-void ada_fentry_nohijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t ret)
+ADA_HOOK_TEXT void ada_fentry_nohijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t ret)
 {
 	uintptr_t fn = ada_arch_fentry_start(ret, &slot);
 
 	hijack_enter(regs, slot, fn, 0, false);
 }
 
-void ada_mcount_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t site)
+ADA_HOOK_TEXT void ada_mcount_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t site)
 {
 	hijack_enter(regs, slot, site, TRAMPOLINE, false);
 }
@@ -411,26 +411,26 @@ void ada_mcount_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t si
 /* A patched function's entry (patch.c): fn is the entry itself. Each kind
  * of site has a stub and an entry of its own (mcount/<arch>/patch.S), so
  * that no hook looks anything up. */
-void ada_patch_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
+ADA_HOOK_TEXT void ada_patch_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
 {
 	hijack_enter(regs, slot, fn, TRAMPOLINE, false);
 }
 
 /* An ADA_GRAPH function: the thread records inside its call. */
-void ada_patch_graph_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
+ADA_HOOK_TEXT void ada_patch_graph_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
 {
 	hijack_enter(regs, slot, fn, TRAMPOLINE, true);
 }
 
 /* func:GLOB:trace_on: recording on from this call (itself recorded). */
-void ada_patch_on_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
+ADA_HOOK_TEXT void ada_patch_on_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
 {
 	ada_trace_switch(false);
 	hijack_enter(regs, slot, fn, TRAMPOLINE, false);
 }
 
 /* func:GLOB:trace_off: recording off from this call (itself not recorded). */
-void ada_patch_off_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
+ADA_HOOK_TEXT void ada_patch_off_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn)
 {
 	ada_trace_switch(true);
 	hijack_enter(regs, slot, fn, TRAMPOLINE, false);
@@ -439,7 +439,7 @@ void ada_patch_off_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t
 /* A call through a hooked PLT/GOT slot (dynhook.c): the stub named the cell,
  * the slot is the caller's return address. Untraced threads (the writer)
  * and the runtime's own calls go straight through. */
-uintptr_t ada_dynhook_enter(struct ada_entry_regs *regs, uintptr_t *slot,
+ADA_HOOK_TEXT uintptr_t ada_dynhook_enter(struct ada_entry_regs *regs, uintptr_t *slot,
 			    const struct ada_dyn_cell *cell)
 {
 	hijack_enter(regs, slot, cell->fn, cell->ret, false);
@@ -523,7 +523,7 @@ static inline const struct ada_frame *return_frame(const struct ada_thread *td, 
 	return NULL;
 }
 
-uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
+ADA_HOOK_TEXT uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
 {
 	struct ada_thread *td = ada_self.td;
 	const struct ada_frame *f;
@@ -576,7 +576,7 @@ static void return_hook(const struct ada_return_regs *regs, uintptr_t *slot, boo
 	ada_hook_end(td);
 }
 
-void ada_return_hook(struct ada_return_regs *regs, uintptr_t *slot)
+ADA_HOOK_TEXT void ada_return_hook(struct ada_return_regs *regs, uintptr_t *slot)
 {
 	return_hook(regs, slot, true);
 }
@@ -584,7 +584,7 @@ void ada_return_hook(struct ada_return_regs *regs, uintptr_t *slot)
 /* The same before a tail call's jump. The function's value is the callee's,
  * not made yet: its RETURN's record says so instead of showing whatever the
  * registers hold (the callee's arguments). */
-void ada_return_hook_tail(struct ada_entry_regs *regs, uintptr_t *slot)
+ADA_HOOK_TEXT void ada_return_hook_tail(struct ada_entry_regs *regs, uintptr_t *slot)
 {
 	struct ada_return_regs r = { .rbp = regs->rbp };
 

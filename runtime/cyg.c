@@ -22,7 +22,7 @@
 ADA_HOOK void ada_cyg_enter(void *fn, void *site);
 ADA_HOOK void ada_cyg_exit(void *fn, void *site);
 
-void ada_cyg_enter(void *fn, void *site)
+ADA_HOOK_TEXT void ada_cyg_enter(void *fn, void *site)
 {
 	uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();
 	struct ada_thread *td = ada_hook_begin(cfa, 1);
@@ -36,7 +36,7 @@ void ada_cyg_enter(void *fn, void *site)
 	ada_hook_end(td);
 }
 
-void ada_cyg_exit(void *fn, void *site)
+ADA_HOOK_TEXT void ada_cyg_exit(void *fn, void *site)
 {
 	struct ada_thread *td = ada_hook_begin((uintptr_t)__builtin_dwarf_cfa(), 1);
 

@@ -27,6 +27,11 @@
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define ADA_HIDDEN __attribute__((visibility("hidden")))
+/* A hook's C entry, called from its assembly (mcount/<arch>/): in the
+ * hooks' section, ada_hooks, with the assembly (asm.h's HOOKS_TEXT), so
+ * that a counter sample that interrupts its prologue or epilogue, outside
+ * the guard, is known for ada's own work in any build (own_code.c). */
+#define ADA_HOOK_TEXT __attribute__((section("ada_hooks")))
 #include "shared.h"
 
 /* One ring slot as the hook writes it. The kind rides in the top two bits of
