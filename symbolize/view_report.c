@@ -28,12 +28,14 @@
  * of its own. Sampled, so exact in sum (a thread's samples add up to its
  * CPU time) and good to one period per call: a call shorter than the
  * period shows 0 or a whole period's CPU.
- * A sample that interrupted code with no shown frame of its own (a library
- * ada did not hook, a static function inside one, an inlined one) names
- * the function that holds its address: such functions get rows of their
- * own after the others, "NAME [sampled]", with their On-CPU, Faults and
- * Switches and no times or calls ("-"), the most CPU first. Their CPU is
- * in their callers' rows too (the inclusive rule above).
+ * A sample inside a shown frame that interrupted code with no frame of
+ * its own (a library ada did not hook, a static function inside one, an
+ * inlined one) names the function that holds its address: such functions
+ * get rows of their own after the others, "NAME [sampled]", with their
+ * On-CPU, Faults and Switches and no times or calls ("-"), the most CPU
+ * first. Their CPU is in their callers' rows too (the inclusive rule
+ * above). Samples outside every shown frame (start-up, exit) are in no
+ * row, as in flame.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -337,7 +339,9 @@ static int sample_event(struct report *r, const struct walk_event *ev)
 	a->cpu += ev->sample.cpu_ns;
 	a->faults += ev->sample.minflt + ev->sample.majflt;
 	a->switches += ev->sample.vcsw + ev->sample.ivcsw;
-	if (ev->sample.func != SRC_NO_FUNC && ev->sample.func != ev->func) { /* as flame's */
+	/* Flame's rule: inside a shown frame (outside every one, ev->func names
+	 * none), a function that is not the innermost recorded frame's. */
+	if (ev->depth && ev->sample.func != SRC_NO_FUNC && ev->sample.func != ev->func) {
 		struct sstat *s;
 
 		if (!r->sampled && !(r->sampled = calloc(r->p->nfuncs ? r->p->nfuncs : 1, sizeof(*s))))
