@@ -69,6 +69,9 @@ static int link_static(struct ada_cc_plan *plan, const char *libdir, bool static
 			"-Wl,--export-dynamic-symbol=__ada_fentry_nohijack",
 			"-Wl,--export-dynamic-symbol=__return__",
 			"-Wl,--export-dynamic-symbol=mcount", NULL });
+	/* gcc's -pg calls _mcount on aarch64 (mcount/aarch64/mcount.S). */
+	if (!err && !static_exe && plan->opts.target && !strcmp(plan->opts.target, "aarch64"))
+		err = ada_strv_push(&plan->argv, "-Wl,--export-dynamic-symbol=_mcount");
 	return err;
 }
 

@@ -226,10 +226,12 @@ static bool is_aarch64(const char *s)
 
 /* The architecture a compile is for, when it is not adacc's own: aarch64
  * for a cross compiler named for it (aarch64-linux-gnu-gcc) or for clang
- * told it (--target=aarch64-linux-gnu, -target ...). Only cyg mode is built
- * there yet (issue 26): the other modes' hooks are x86_64 assembly, so a
- * build that asks for one is refused here, not left to fail at its link
- * with undefined hooks. */
+ * told it (--target=aarch64-linux-gnu, -target ...). Only cyg and mcount
+ * modes are built there yet (issue 26): the other modes' hooks are x86_64
+ * assembly, so a build that asks for one is refused here, not left to fail
+ * at its link with undefined hooks. mcount mode needs gcc's -pg call (after
+ * the frame record, x30 in x0: mcount/aarch64/mcount.S), which clang's is
+ * not known to be. */
 static int choose_target(struct parse *p)
 {
 	struct ada_cc_opts *o = p->o;
@@ -248,9 +250,12 @@ static int choose_target(struct parse *p)
 		return 0;
 	if (!o->mode_given)
 		o->mode = ADA_MODE_CYG;
-	if (o->mode != ADA_MODE_CYG)
-		return usage_error(p, "%s mode is not built for %s yet: only cyg is (--ada-mode=cyg)",
-				   mode_names[o->mode], o->target);
+	if (o->mode == ADA_MODE_MCOUNT && o->clang)
+		return usage_error(p, "mcount mode on %s needs gcc (compiler: %s); clang can use "
+				   "--ada-mode=cyg", o->target, o->compiler);
+	if (o->mode != ADA_MODE_CYG && o->mode != ADA_MODE_MCOUNT)
+		return usage_error(p, "%s mode is not built for %s yet: only cyg and mcount are "
+				   "(--ada-mode=cyg)", mode_names[o->mode], o->target);
 	return 0;
 }
 

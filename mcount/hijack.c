@@ -14,6 +14,10 @@
  * and is closed with EXCEPTION; a tail call leaves two frames on one slot,
  * and both return together. A frame the shadow stack has no room for is not
  * hijacked, so its return could not be seen: it is not recorded (counted).
+ * On aarch64 the return trampoline cannot know where the slot was (the
+ * frame record is popped by then): the caller's frame pointer, which both
+ * hooks see, stands for it as the frame's position (runtime/aarch64/arch.h),
+ * and the slot's address is kept beside it.
  *
  * Architecture-neutral: the register layouts are in runtime/<arch>/arch.h.
  * Built with -mgeneral-regs-only, so the return path cannot touch the x87 or
@@ -24,6 +28,7 @@
 
 #include "hijack.h"
 
+#if defined(__x86_64__)
 _Static_assert(offsetof(struct ada_entry_regs, rdi) == ADA_REG_RDI, "rdi");
 _Static_assert(offsetof(struct ada_entry_regs, r9) == ADA_REG_R9, "r9");
 _Static_assert(offsetof(struct ada_entry_regs, rax) == ADA_REG_RAX, "rax");
@@ -36,6 +41,16 @@ _Static_assert(offsetof(struct ada_return_regs, xmm0) == ADA_RET_XMM0, "ret xmm0
 _Static_assert(offsetof(struct ada_return_regs, xmm1) == ADA_RET_XMM1, "ret xmm1");
 _Static_assert(offsetof(struct ada_return_regs, rbp) == ADA_RET_RBP, "ret rbp");
 _Static_assert(sizeof(struct ada_return_regs) == ADA_RETURN_REGS_SIZE, "return regs");
+#elif defined(__aarch64__)
+_Static_assert(offsetof(struct ada_entry_regs, x) == ADA_REG_X0, "x0");
+_Static_assert(offsetof(struct ada_entry_regs, fp) == ADA_REG_FP, "fp");
+_Static_assert(sizeof(struct ada_entry_regs) == ADA_ENTRY_REGS_SIZE, "entry regs");
+_Static_assert(offsetof(struct ada_return_regs, x1) == ADA_RET_X1, "ret x1");
+_Static_assert(offsetof(struct ada_return_regs, x8) == ADA_RET_X8, "ret x8");
+_Static_assert(offsetof(struct ada_return_regs, fp) == ADA_RET_FP, "ret fp");
+_Static_assert(offsetof(struct ada_return_regs, q) == ADA_RET_Q0, "ret q0");
+_Static_assert(sizeof(struct ada_return_regs) == ADA_RETURN_REGS_SIZE, "return regs");
+#endif
 
 /* What the assembly fast paths (mcount/<arch>/fast.h) read: thread_layout.h. */
 _Static_assert(offsetof(struct ada_self, td) == ADA_SELF_TD, "self td");
@@ -212,7 +227,7 @@ static inline void record_call(struct ada_thread *td, uint32_t depth, uintptr_t 
 	if (ada_rt.cfg.detail) {
 		ada_arch_call_args(r, regs);
 		ada_arch_call_fregs(r, fregs);
-		word |= detail_put(td, regs, fregs, ret, r->rbp, sp);
+		word |= detail_put(td, regs, fregs, ret, r->fp, sp);
 	}
 	ada_ring_put(td, ada_arch_ticks(), word);
 }
@@ -239,7 +254,7 @@ static inline void record_return(struct ada_thread *td, uint32_t depth, uintptr_
 				regs[i] = fregs[i] = 0;
 			regs[7] = ADA_RAW_RET_TAIL;
 		}
-		word |= detail_put(td, regs, fregs, real, r->rbp, sp);
+		word |= detail_put(td, regs, fregs, real, r->fp, sp);
 	}
 	ada_ring_put(td, ada_arch_ticks(), word);
 }
@@ -345,8 +360,8 @@ static inline __attribute__((always_inline)) void
 hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn, uintptr_t tramp,
 	     bool graph)
 {
-	struct ada_thread *td = ada_hook_begin((uintptr_t)slot, 2);
-	uintptr_t sp = (uintptr_t)slot, ret, real;
+	uintptr_t sp = ada_arch_entry_pos(regs, slot), ret, real;
+	struct ada_thread *td = ada_hook_begin(ada_arch_guard_pos(sp, (uintptr_t)slot), 2);
 	uint32_t depth;
 
 	if (!td)
@@ -355,8 +370,9 @@ hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn, uintptr
 	 * or this thread): nothing to record, nor a return to see (ftrace's
 	 * graph tracer leaves such functions alone too). A frame entered now
 	 * and left once recording is on again is not half-recorded: it is not
-	 * known at all. */
-	if (unlikely((td->graph_gate && !graph) | ada_recording_is_off(td)))
+	 * known at all. The same for a slot that cannot be hijacked (arch.h). */
+	if (unlikely((td->graph_gate && !graph) | ada_recording_is_off(td)) ||
+	    unlikely(!ada_arch_slot_ok(regs, slot)))
 		goto out;
 	ret = *slot;
 	depth = td->depth + 1;
@@ -372,22 +388,33 @@ hijack_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t fn, uintptr
 	 * the outermost frame's on that slot. A function that calls __return__
 	 * keeps that one (its slot is never its to restore). */
 	real = ada_is_hijacked(ret) ? real_return(td, depth - 1, sp) : ret;
+#if !ADA_ARCH_POS_IS_SLOT
+	/* The frames it tail-called from had their slots in frames since
+	 * popped: this one is where their real return address would go back
+	 * (unwind.c). */
+	if (ada_is_hijacked(ret))
+		for (uint32_t d = depth - 1; d > 0 && td->shadow[d - 1].sp == sp; d--)
+			td->shadow[d - 1].slot = (uintptr_t)slot;
+#endif
 	td->depth = depth;
-	td->shadow[depth - 1] =
-		(struct ada_frame){ .fn = fn, .site = tramp ? ret : real | ADA_SITE_NOHIJACK, .sp = sp };
+	td->shadow[depth - 1] = (struct ada_frame){
+		.fn = fn, .site = tramp ? ret : real | ADA_SITE_NOHIJACK, .sp = sp, .slot = (uintptr_t)slot
+	};
 	if (graph && td->graph_gate) {
 		td->graph_gate = false;
 		td->graph_depth = depth;
 	}
 	/* Recorded before the hijack, so the stack window shows the slot as the
-	 * function found it. */
-	record_call(td, depth, fn, regs, real, sp);
+	 * function found it. The window starts at the slot, a stack address
+	 * (the position may not be one: runtime/aarch64/arch.h). */
+	record_call(td, depth, fn, regs, real, (uintptr_t)slot);
 	if (tramp)
 		*slot = tramp;
 out:
 	ada_hook_end(td);
 }
 
+#if ADA_ARCH_HAS_FENTRY
 ADA_HOOK_TEXT void ada_fentry_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t ret)
 {
 	uintptr_t fn = ada_arch_fentry_start(ret, &slot);
@@ -402,6 +429,7 @@ ADA_HOOK_TEXT void ada_fentry_nohijack_enter(struct ada_entry_regs *regs, uintpt
 
 	hijack_enter(regs, slot, fn, 0, false);
 }
+#endif
 
 ADA_HOOK_TEXT void ada_mcount_enter(struct ada_entry_regs *regs, uintptr_t *slot, uintptr_t site)
 {
@@ -461,10 +489,10 @@ static void __attribute__((noreturn, cold)) lost(uintptr_t *slot)
  * undefined, yet a plain build runs on). The real address is in the
  * parent's shadow stack, read and left as it is: the child records nothing,
  * and the parent's frames are the parent's. */
-static uintptr_t __attribute__((cold)) vfork_child_return(uintptr_t *slot)
+static uintptr_t __attribute__((cold)) vfork_child_return(uintptr_t *slot, uintptr_t sp)
 {
 	const struct ada_thread *td = ada_vfork_parent();
-	uintptr_t sp = (uintptr_t)slot, real = 0;
+	uintptr_t real = 0;
 	uint32_t d;
 
 	if (td) {
@@ -480,11 +508,12 @@ static uintptr_t __attribute__((cold)) vfork_child_return(uintptr_t *slot)
 
 /* Everything but the common return: frames abandoned below this slot
  * (longjmp), several frames on it (tail calls), a frame the shadow stack had
- * no room for. */
+ * no room for. sp is the frames' position (x86_64: the slot's address). */
 static uintptr_t __attribute__((noinline)) return_slow(struct ada_thread *td,
-							struct ada_return_regs *regs, uintptr_t *slot)
+							struct ada_return_regs *regs, uintptr_t *slot,
+							uintptr_t sp)
 {
-	uintptr_t sp = (uintptr_t)slot, real;
+	uintptr_t real;
 	uint32_t d;
 
 	close_below(td, sp);
@@ -502,7 +531,8 @@ static uintptr_t __attribute__((noinline)) return_slow(struct ada_thread *td,
 		return real;
 	}
 	while (td->depth > d) {
-		record_return(td, td->depth, td->shadow[td->depth - 1].fn, regs, real, sp, true);
+		record_return(td, td->depth, td->shadow[td->depth - 1].fn, regs, real,
+			      (uintptr_t)slot, true);
 		td->depth--;
 	}
 	return real;
@@ -523,34 +553,38 @@ static inline const struct ada_frame *return_frame(const struct ada_thread *td, 
 	return NULL;
 }
 
+/* slot: x86_64's return-address slot; aarch64's trampoline gives its
+ * stack pointer, and the frame's position in regs (arch.h). */
 ADA_HOOK_TEXT uintptr_t ada_fentry_return(struct ada_return_regs *regs, uintptr_t *slot)
 {
 	struct ada_thread *td = ada_self.td;
 	const struct ada_frame *f;
-	uintptr_t real, busy;
+	uintptr_t real, busy, pos = ada_arch_return_pos(regs, slot);
+	uintptr_t guard = ada_arch_guard_pos(pos, (uintptr_t)slot);
 
 	/* A thread's first hook may be a return: a context another thread
 	 * suspended, resumed here. */
 	if (unlikely(!td) && !(td = ada_thread_init_slow()) && !(td = ada_stack_owner((uintptr_t)slot)))
-		return vfork_child_return(slot);
+		return vfork_child_return(slot, pos);
 	/* Returns are never skipped, even inside a hook (a signal handler's
 	 * traced function returning): the address must be found. */
 	busy = ada_self.busy;
-	ada_busy_set((uintptr_t)slot | ADA_BUSY_HOOK);
-	td = ada_stack_state(td, (uintptr_t)slot);
-	f = return_frame(td, (uintptr_t)slot);
+	ada_busy_set(guard | ADA_BUSY_HOOK);
+	td = ada_stack_state(td, guard);
+	f = return_frame(td, pos);
 	if (likely(f)) {
 		real = f->site;
 		record_return(td, td->depth, f->fn, regs, real, (uintptr_t)slot, true);
 		td->depth--;
 	} else {
-		real = return_slow(td, regs, slot);
+		real = return_slow(td, regs, slot, pos);
 	}
 	ada_graph_left(td);
 	ada_busy_set(busy);
 	return real;
 }
 
+#if ADA_ARCH_HAS_FENTRY
 /* __return__'s C path (returncall.S): a function that calls it is about to
  * return through slot. Frames below the slot were abandoned (an exception,
  * a longjmp) and are closed; the innermost frame, if it is on the slot and
@@ -586,7 +620,8 @@ ADA_HOOK_TEXT void ada_return_hook(struct ada_return_regs *regs, uintptr_t *slot
  * registers hold (the callee's arguments). */
 ADA_HOOK_TEXT void ada_return_hook_tail(struct ada_entry_regs *regs, uintptr_t *slot)
 {
-	struct ada_return_regs r = { .rbp = regs->rbp };
+	struct ada_return_regs r = { .fp = regs->fp };
 
 	return_hook(&r, slot, false);
 }
+#endif

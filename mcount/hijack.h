@@ -24,7 +24,22 @@ ADA_HIDDEN extern uintptr_t ada_dl_return_stub;
 /* Whether a return-address slot holding x was hijacked. */
 static inline __attribute__((always_inline)) int ada_is_hijacked(uintptr_t x)
 {
+#if ADA_ARCH_HAS_DYNHOOK
 	return x == (uintptr_t)ada_return_trampoline || (x == ada_dl_return_stub && x);
+#else
+	return x == (uintptr_t)ada_return_trampoline;
+#endif
+}
+
+/* The address of a hijacked frame's return-address slot: its position on
+ * x86_64, kept beside it where the position is elsewhere (aarch64: arch.h). */
+static inline __attribute__((always_inline)) uintptr_t ada_frame_slot(const struct ada_frame *f)
+{
+#if ADA_ARCH_POS_IS_SLOT
+	return f->sp;
+#else
+	return f->slot;
+#endif
 }
 
 /* A frame's site (struct ada_frame) when its function calls __return__

@@ -62,6 +62,10 @@
  *     size whose return address is in the slot below its caller's stack
  *     pointer: the real one, now. If nothing could be unhooked it says "no
  *     information", which ends the walk (rather than loop on one slot).
+ *     (aarch64: the slot is in the frame the unwinder has just left, at an
+ *     offset nothing describes, so the description names the real address
+ *     itself, that of the innermost frame unhooked: the one whose slot the
+ *     unwinder read the trampoline from.)
  * So a frame's return is seen exactly once, by the trampoline if it returns
  * hooked, or closed as EXCEPTION once it is known to be gone; after rule 3 or
  * 4 the shadow stack and the slots of the chain agree again.
@@ -80,7 +84,12 @@
  * (non-C++) exception caught without __cxa_begin_catch: its frames are
  * closed as EXCEPTION by the next stale-frame check instead of returning.
  *
- * Architecture-neutral; built with -mgeneral-regs-only like hijack.c.
+ * Architecture-neutral but for rule 7's frame description; built with
+ * -mgeneral-regs-only like hijack.c. Where a frame's shadow-stack position
+ * is not its slot (aarch64 mcount: runtime/aarch64/arch.h), the slot's own
+ * address is what is compared with stack positions here: a slot lies in
+ * its function's frame, above the stack pointer of anything it calls, as
+ * x86_64's does.
  */
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -109,6 +118,9 @@ static __thread uint8_t unhooked __attribute__((tls_model("initial-exec")));
 /* The stack position of the outermost unwinder walk still running on this
  * thread (rule 5), or 0. */
 static __thread uintptr_t walk_sp __attribute__((tls_model("initial-exec")));
+/* The real return address of the innermost frame the last unhook() put back
+ * (rule 7 on aarch64). */
+static __thread uintptr_t unhooked_first __attribute__((tls_model("initial-exec")));
 
 /* ---- the real functions ------------------------------------------------------ */
 
@@ -265,13 +277,15 @@ static unsigned unhook(struct ada_thread *td, const struct chain *c)
 
 	for (uint32_t d = shadow_depth(td); d > 0; d--) {
 		const struct ada_frame *f = &td->shadow[d - 1];
-		uintptr_t *slot = (uintptr_t *)f->sp;
+		uintptr_t *slot = (uintptr_t *)ada_frame_slot(f);
 
-		if (ada_is_hijacked(f->site) || !in_chain(td, c, f->sp) || !ada_is_hijacked(*slot))
+		if (ada_is_hijacked(f->site) || !in_chain(td, c, (uintptr_t)slot) ||
+		    !ada_is_hijacked(*slot))
 			continue;
 		*slot = f->site;
 		unhooked = 1;
-		n++;
+		if (!n++)
+			unhooked_first = f->site;
 	}
 	return n;
 }
@@ -282,10 +296,10 @@ static void rehook(struct ada_thread *td, const struct chain *c)
 {
 	for (uint32_t d = shadow_depth(td); d > 0; d--) {
 		const struct ada_frame *f = &td->shadow[d - 1];
-		uintptr_t *slot = (uintptr_t *)f->sp;
+		uintptr_t *slot = (uintptr_t *)ada_frame_slot(f);
 
-		if (ada_is_hijacked(f->site) || !in_chain(td, c, f->sp) ||
-		    (walk_sp && f->sp >= walk_sp) || *slot != f->site)
+		if (ada_is_hijacked(f->site) || !in_chain(td, c, (uintptr_t)slot) ||
+		    (walk_sp && (uintptr_t)slot >= walk_sp) || *slot != f->site)
 			continue;
 		*slot = TRAMPOLINE;
 	}
@@ -298,7 +312,7 @@ static void rehook(struct ada_thread *td, const struct chain *c)
 static void close_gone(struct ada_thread *td, const struct chain *c)
 {
 	while (td->depth > 0 && td->depth <= td->shadow_cap) {
-		uintptr_t sp = td->shadow[td->depth - 1].sp;
+		uintptr_t sp = ada_frame_slot(&td->shadow[td->depth - 1]);
 
 		if (sp >= c->cfa || sp < c->lo)
 			break;
@@ -530,6 +544,19 @@ ADA_INTERPOSE void pthread_exit(void *retval)
  * reach it: so libada.a leaves this file out (the Makefile). In the shared
  * runtime it covers pthread_cancel and any other walk libgcc_s makes that no
  * wrapper above saw coming. */
+#if defined(__x86_64__) || defined(__aarch64__)
+struct eh_bases { /* libgcc's struct dwarf_eh_bases */
+	void *tbase, *dbase, *func;
+};
+typedef const void *(*find_fde_fn)(void *, struct eh_bases *);
+
+/* v into the frame description at p, little-endian (both architectures). */
+static void put_le64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
 #if defined(__x86_64__)
 /* The trampoline as a frame of no size: CFA = rsp, return address at CFA - 8
  * (its caller's slot). DWARF registers: rsp 7, return address 16. A CIE
@@ -553,20 +580,51 @@ static _Alignas(8) unsigned char trampoline_eh[64] = {
 };
 #define TRAMPOLINE_EH_FDE 24
 
-struct eh_bases { /* libgcc's struct dwarf_eh_bases */
-	void *tbase, *dbase, *func;
-};
-typedef const void *(*find_fde_fn)(void *, struct eh_bases *);
-
 __attribute__((constructor)) static void trampoline_eh_init(void)
 {
-	uint64_t begin = TRAMPOLINE - 1, range = 2;
-
-	for (int i = 0; i < 8; i++) {
-		trampoline_eh[32 + i] = (unsigned char)(begin >> (8 * i));
-		trampoline_eh[40 + i] = (unsigned char)(range >> (8 * i));
-	}
+	put_le64(trampoline_eh + 32, TRAMPOLINE - 1); /* pc_begin */
+	put_le64(trampoline_eh + 40, 2);              /* pc_range */
 }
+
+/* The description, once before_unwind() has unhooked the slots. */
+static const void *trampoline_fde(void)
+{
+	return trampoline_eh + TRAMPOLINE_EH_FDE;
+}
+#else
+/* The trampoline as a frame of no size: CFA = sp, and x29 and sp as they
+ * are (the function restored x29 before returning here); its return
+ * address (x30, DWARF register 30) the value DW_OP_const8u gives: the real
+ * return address of the innermost frame unhooked, written into this
+ * thread's copy for each lookup (the unwinder reads it at once). */
+static __thread __attribute__((tls_model("initial-exec"))) _Alignas(8)
+unsigned char trampoline_eh[72] = {
+	/* CIE */
+	20, 0, 0, 0,            /* length */
+	0, 0, 0, 0,             /* CIE id */
+	1, 'z', 'R', 0,         /* version, augmentation */
+	1, 0x78, 30,            /* code align 1, data align -8, return address column */
+	1, 0x00,                /* augmentation data: pointers absolute */
+	0x0c, 31, 0,            /* DW_CFA_def_cfa sp, 0 */
+	0, 0, 0, 0,             /* DW_CFA_nop padding */
+	/* FDE, at 24 */
+	36, 0, 0, 0,            /* length */
+	28, 0, 0, 0,            /* back to the CIE */
+	/* 32: pc_begin, 40: pc_range, 48: augmentation length 0 */
+	[49] = 0x16, 30, 9,     /* DW_CFA_val_expression x30, 9 bytes: */
+	0x0e,                   /* DW_OP_const8u, then (53) the address; padding;
+				 * 64: terminator */
+};
+#define TRAMPOLINE_EH_FDE 24
+
+static const void *trampoline_fde(void)
+{
+	put_le64(trampoline_eh + 32, TRAMPOLINE - 1);
+	put_le64(trampoline_eh + 40, 2);
+	put_le64(trampoline_eh + 53, unhooked_first);
+	return trampoline_eh + TRAMPOLINE_EH_FDE;
+}
+#endif
 
 ADA_INTERPOSE const void *_Unwind_Find_FDE(void *pc, struct eh_bases *bases)
 {
@@ -575,7 +633,7 @@ ADA_INTERPOSE const void *_Unwind_Find_FDE(void *pc, struct eh_bases *bases)
 			return NULL; /* nothing to unhook: end the walk here */
 		bases->tbase = bases->dbase = NULL;
 		bases->func = (void *)(TRAMPOLINE - 1);
-		return trampoline_eh + TRAMPOLINE_EH_FDE;
+		return trampoline_fde();
 	}
 	return ((find_fde_fn)real(R_FIND_FDE))(pc, bases);
 }

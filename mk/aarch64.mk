@@ -31,17 +31,22 @@ aarch64-deps:
 
 # --- the runtime, cross-built ---------------------------------------------------
 # The same sources as lib/libada.*, with runtime/aarch64/ and mcount/aarch64/
-# for the x86_64 directories, less what aarch64 has no hooks for yet: every
-# mcount/*.c (the return hijacking, the unwinder's interposers, the dynamic
-# hooks, patchable mode) and, of the assembly, all but cyg mode's hooks. The
-# runtime calls mcount/ only through ada_passes, which stays empty here.
+# for the x86_64 directories, less what aarch64 has no hooks for yet: of
+# mcount/*.c, all but the return hijacking and the unwinder's interposers
+# (cyg and mcount modes: no dynamic hooks, no patchable mode), and of the
+# assembly, the hooks of those two modes. The runtime calls mcount/ only
+# through ada_passes, which stays empty here (passes.c is not built).
 A64_B       := $(B)/aarch64
 A64_LIB     := lib/aarch64
 A64_RT_CFLAGS := $(subst /$(ARCH),/aarch64,$(RT_CFLAGS))
-A64_RT_SRCS := $(wildcard runtime/*.c recorder/*.c)
-A64_RT_ASM  := mcount/aarch64/cyg.S
+A64_RT_SRCS := $(wildcard runtime/*.c recorder/*.c) mcount/hijack.c mcount/unwind.c
+A64_RT_ASM  := mcount/aarch64/cyg.S mcount/aarch64/mcount.S mcount/aarch64/return.S
 A64_RT_OBJS := $(A64_RT_SRCS:%.c=$(A64_B)/%.o) $(A64_RT_ASM:%.S=$(A64_B)/%.o)
 
+# mcount/'s C as on x86_64 (the Makefile): no FP or vector register touched
+# on the way back to a function's caller, whose return values they hold.
+$(A64_B)/mcount/%.o: mcount/%.c | aarch64-deps
+	$(call msg,CC-A64,$<)mkdir -p $(@D) && $(A64_CC) $(A64_RT_CFLAGS) -mgeneral-regs-only -c $< -o $@
 $(A64_B)/%.o: %.c | aarch64-deps
 	$(call msg,CC-A64,$<)mkdir -p $(@D) && $(A64_CC) $(A64_RT_CFLAGS) -c $< -o $@
 $(A64_B)/%.o: %.S | aarch64-deps
@@ -50,7 +55,8 @@ $(A64_B)/%.o: %.S | aarch64-deps
 $(A64_LIB)/libada.so: $(A64_RT_OBJS) runtime/libada.map
 	$(call msg,LD-A64,$@)mkdir -p $(@D) && $(A64_CC) -shared -Wl,-soname,libada.so -Wl,-z,now \
 		-Wl,-z,nodelete -Wl,--version-script=runtime/libada.map -o $@ $(A64_RT_OBJS) $(RT_LIBS)
-$(A64_LIB)/libada.a: $(filter-out $(A64_B)/runtime/makecontext.o,$(A64_RT_OBJS))
+# Less mcount/unwind.c, as lib/libada.a (the Makefile says why).
+$(A64_LIB)/libada.a: $(filter-out $(A64_B)/mcount/unwind.o $(A64_B)/runtime/makecontext.o,$(A64_RT_OBJS))
 	$(call msg,AR-A64,$@)mkdir -p $(@D) && rm -f $@ && ar rcs $@ $^
 
 .PHONY: aarch64
@@ -58,13 +64,17 @@ aarch64: $(A64_LIB)/libada.so $(A64_LIB)/libada.a
 
 # --- the tests ------------------------------------------------------------------
 # tests/e2e/aarch64.sh runs the end-to-end tests that take --target=aarch64:
-# test_examples (every example at -O0 and -O2 in cyg mode, against the
-# host's expected trees) and test_signals (a handler's calls nesting under
-# the interrupted frame, siglongjmp out of a hook, calls lost in a handler
-# counted exactly). About 30 s here once the packages are there (their
-# install ~30 s more): make check runs it too, installing the packages where
-# it can and skipping with one line where it cannot (not root, no network).
-A64_TESTS := $(B)/tests/e2e/test_examples $(B)/tests/e2e/test_signals
+# test_examples (every example at -O0 and -O2 in cyg and mcount modes,
+# against the host's expected trees), test_signals (a handler's calls
+# nesting under the interrupted frame, siglongjmp out of a hook, calls lost
+# in a handler counted exactly, longjmp's skipped frames), and in mcount
+# mode test_hijack (longjmp, signals on either stack, tail calls, exit,
+# abort, fork, ucontext, 10,000 deep) and test_unwind (C++ exceptions,
+# backtrace(), pthread_exit and pthread_cancel through hijacked frames).
+# About 3 min here once the packages are there (their install ~30 s more):
+# make check runs it too, installing the packages where it can and skipping
+# with one line where it cannot (not root, no network).
+A64_TESTS := $(addprefix $(B)/tests/e2e/,test_examples test_signals test_hijack test_unwind)
 
 .PHONY: check-aarch64 aarch64-if-possible
 check-aarch64: all aarch64 $(A64_TESTS)

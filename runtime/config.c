@@ -233,6 +233,18 @@ static void no_dynhook(struct ada_config *c, const char *(*getenv_fn)(const char
 	c->dynhook = c->alloc = false;
 }
 
+/* The same for the detail lane (runtime/<arch>/arch.h): the records are
+ * kept without it. */
+static void no_detail(struct ada_config *c, const char *(*getenv_fn)(const char *))
+{
+	const char *v = getenv_fn("ADA_DETAIL");
+
+	if (c->detail && v && *v)
+		ada_warn("ADA_DETAIL=%s: the detail lane is not there yet on " ADA_ARCH_NAME
+			 ": calls are recorded without their registers", v);
+	c->detail = c->detail_window = false;
+}
+
 void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *))
 {
 	struct int_setting detail_kb = DETAIL_KB;
@@ -259,6 +271,8 @@ void ada_config_load(struct ada_config *c, const char *(*getenv_fn)(const char *
 	detail = get_choice("ADA_DETAIL", getenv_fn("ADA_DETAIL"), DETAIL, 3, DETAIL_WINDOW);
 	c->detail = detail != DETAIL_OFF;
 	c->detail_window = detail == DETAIL_WINDOW;
+	if (!ADA_ARCH_HAS_DETAIL)
+		no_detail(c, getenv_fn);
 	c->ring_mode = get_choice("ADA_RECORD", getenv_fn("ADA_RECORD"), RECORD, 2, 0) == 1;
 	ada_trigger_parse(getenv_fn("ADA_TRIGGER"), &c->trigger);
 	if (c->ring_mode && c->trigger.nfuncs) {

@@ -69,8 +69,11 @@ struct ada_frame {
 	uintptr_t fn;
 	uintptr_t site; /* the function's return address (fentry: the real one) */
 	uintptr_t sp;   /* cyg: the function's stack pointer at the enter hook;
-			 * fentry/mcount: the address of its return-address slot */
-	uintptr_t spare; /* 32 bytes a frame: the fast paths find one with a shift */
+			 * fentry/mcount: the address of its return-address slot
+			 * (aarch64 mcount: its caller's frame pointer, arch.h) */
+	uintptr_t slot; /* aarch64 mcount: the address of its return-address
+			 * slot; else unused (32 bytes a frame: the fast paths
+			 * find one with a shift) */
 };
 
 /* ada_self.busy: a hook that fires inside a hook lost its event (a signal handler

@@ -394,7 +394,8 @@ char *ada_elf_find_debug_file(Elf *elf, const char *path, const uint8_t *build_i
 /* Which instrumentation hooks a module calls, from the undefined symbols of
  * its dynamic symbol table: an object built by adacc in cyg mode imports
  * __cyg_profile_func_enter, in fentry mode __fentry__ (or, built by gcc,
- * __ada_fentry_nohijack: cc-wrapper/mode.c), in mcount mode mcount.
+ * __ada_fentry_nohijack: cc-wrapper/mode.c), in mcount mode mcount
+ * (_mcount on aarch64, where gcc's -pg calls that).
  * A module linked with the static runtime defines them instead (all three)
  * and gets ADA_HOOK_STATIC. */
 unsigned ada_elf_hooks(const char *path)
@@ -404,6 +405,7 @@ unsigned ada_elf_hooks(const char *path)
 		{ "__fentry__", ADA_HOOK_FENTRY },
 		{ "__ada_fentry_nohijack", ADA_HOOK_FENTRY },
 		{ "mcount", ADA_HOOK_MCOUNT },
+		{ "_mcount", ADA_HOOK_MCOUNT },
 	};
 	unsigned found = 0;
 	Elf_Scn *scn;

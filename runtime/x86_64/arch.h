@@ -18,6 +18,19 @@
 /* Library calls are recorded by the dynamic hooks (mcount/dynhook.c). */
 #define ADA_ARCH_HAS_DYNHOOK 1
 
+/* fentry mode's hooks (fentry.S): mcount/hijack.c's entries that find a
+ * function's start from its __fentry__ call. */
+#define ADA_ARCH_HAS_FENTRY 1
+
+/* The detail lane's registers and stack window (fentry.S, mcount.S,
+ * patch.S, return.S). */
+#define ADA_ARCH_HAS_DETAIL 1
+
+/* A hijacked frame's position on the shadow stack (struct ada_frame's sp)
+ * is the address of its return-address slot (runtime/aarch64/arch.h says
+ * why it cannot be there). */
+#define ADA_ARCH_POS_IS_SLOT 1
+
 #ifndef __ASSEMBLER__
 /* The event clock. rdtsc is not ordered against earlier loads and stores; a
  * tracer only needs timestamps that never go backwards within a thread, which
@@ -116,7 +129,10 @@ static inline void ada_arch_relax(void)
 #ifndef __ASSEMBLER__
 struct ada_entry_regs {
 	uint64_t rdi, rsi, rdx, rcx, r8, r9;
-	uint64_t rax, r10, r11, rbp;
+	uint64_t rax, r10, r11;
+	union {
+		uint64_t rbp, fp; /* fp: the name hijack.c uses on every arch */
+	};
 	uint64_t xmm[8][2]; /* low and high 64 bits: words, which C built with
 			     * -mgeneral-regs-only reads without memcpy */
 };
@@ -124,8 +140,38 @@ struct ada_entry_regs {
 struct ada_return_regs {
 	uint64_t rax, rdx;
 	uint64_t xmm0[2], xmm1[2];
-	uint64_t rbp, pad;
+	union {
+		uint64_t rbp, fp;
+	};
+	uint64_t pad;
 };
+
+/* A frame's position: its slot (above), however the hook found it. */
+static inline uintptr_t ada_arch_entry_pos(const struct ada_entry_regs *r, uintptr_t *slot)
+{
+	(void)r;
+	return (uintptr_t)slot;
+}
+
+static inline uintptr_t ada_arch_return_pos(const struct ada_return_regs *r, uintptr_t *slot)
+{
+	(void)r;
+	return (uintptr_t)slot;
+}
+
+/* The position a hijacking hook takes the thread's guard at: the slot. */
+static inline uintptr_t ada_arch_guard_pos(uintptr_t pos, uintptr_t sp)
+{
+	(void)pos;
+	return sp;
+}
+
+/* Whether the slot may be hijacked: always, the return address is plain. */
+static inline bool ada_arch_slot_ok(const struct ada_entry_regs *r, const uintptr_t *slot)
+{
+	(void)r, (void)slot;
+	return true;
+}
 
 /* The call to __fentry__ is a function's first instruction: its start is
  * the call's own address. gcc emits `call *__fentry__@GOTPCREL(%rip)`

@@ -134,19 +134,30 @@ static void test_aarch64_compiler_gets_cyg_mode_and_its_runtime(void **state)
 	expect_argv(NO_ENV, LIST("adacc", "--ada-cc=aarch64-linux-gnu-gcc", "--ada-static", "x.c"),
 		    LIST("aarch64-linux-gnu-gcc", CYG, "x.c", "-Wl,--whole-archive",
 			 A64_LIBDIR "/libada.a", "-Wl,--no-whole-archive", "-llz4", "-lpthread",
-			 "-ldl", EXPORT_HOOKS));
+			 "-ldl", EXPORT_HOOKS, "-Wl,--export-dynamic-symbol=_mcount"));
 	/* A target given for the host keeps lib/'s runtime and the default mode. */
 	expect_argv(NO_ENV, LIST("adacc", "--target=x86_64-linux-gnu", "-c", "x.c"),
 		    LIST("gcc", FENTRY, "--target=x86_64-linux-gnu", "-c", "x.c"));
+}
+
+static void test_aarch64_gets_mcount_mode_with_gcc(void **state)
+{
+	(void)state;
+	expect_argv(LIST("ADA_MODE=mcount", "ADA_CC=aarch64-linux-gnu-gcc"), LIST("adacc", "-c", "x.c"),
+		    LIST("aarch64-linux-gnu-gcc", "-pg", "-fno-omit-frame-pointer", "-c", "x.c"));
+	expect_argv(NO_ENV, LIST("adacc", "--ada-cc=aarch64-linux-gnu-gcc", "--ada-mode=mcount", "x.c"),
+		    LIST("aarch64-linux-gnu-gcc", "-pg", "-fno-omit-frame-pointer", "x.c",
+			 A64_SHARED_RT));
+	expect_error(LIST("ADA_CC=clang"), LIST("adacc", "--ada-mode=mcount", "--target=aarch64-linux-gnu",
+						  "-c", "x.c"),
+		     "mcount mode on aarch64 needs gcc (compiler: clang)");
 }
 
 static void test_aarch64_refuses_the_modes_not_built_there(void **state)
 {
 	(void)state;
 	expect_error(NO_ENV, LIST("adacc", "--ada-cc=aarch64-linux-gnu-gcc", "--ada-mode=fentry", "x.c"),
-		     "fentry mode is not built for aarch64 yet: only cyg is (--ada-mode=cyg)");
-	expect_error(LIST("ADA_MODE=mcount", "ADA_CC=aarch64-linux-gnu-gcc"), LIST("adacc", "-c", "x.c"),
-		     "mcount mode is not built for aarch64 yet");
+		     "fentry mode is not built for aarch64 yet: only cyg and mcount are (--ada-mode=cyg)");
 	expect_error(NO_ENV, LIST("adacc", "--ada-mode=patchable", "--target=aarch64-linux-gnu", "x.c"),
 		     "patchable mode is not built for aarch64 yet");
 }
@@ -275,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_verbose_takes_the_yes_no_words),
 		cmocka_unit_test(test_version_builds_no_command),
 		cmocka_unit_test(test_aarch64_compiler_gets_cyg_mode_and_its_runtime),
+		cmocka_unit_test(test_aarch64_gets_mcount_mode_with_gcc),
 		cmocka_unit_test(test_aarch64_refuses_the_modes_not_built_there),
 		cmocka_unit_test(test_help_builds_no_command),
 		cmocka_unit_test(test_help_names_every_option_and_variable),

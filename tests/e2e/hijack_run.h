@@ -53,8 +53,9 @@ void hj_only_session(const struct tr_case *tc, char *buf, size_t size);
 void hj_expect_jump(const struct tr_case *tc, const char *prog, const char *from,
 		    const char *to);
 
-/* Runs `tests` once per mode, as groups "<name> fentry" and "<name> mcount";
- * returns the number of failed tests. */
+/* Runs `tests` once per mode, as groups "<name> fentry" and "<name> mcount"
+ * (with --target=aarch64, lib/target.h: mcount alone); returns the number
+ * of failed tests. */
 int hj_run_groups(const char *name, const struct CMUnitTest *tests, size_t n);
 
 #endif

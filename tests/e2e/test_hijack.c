@@ -22,6 +22,9 @@
  * same stdout, the trace must pass --check, and no gmon.out may appear (a -pg
  * link brings in glibc's gprof start-up, which libada turns off). Every test
  * runs once per mode (fentry, fentry-hijack, mcount): one cmocka group each.
+ * With --target=aarch64 (make check-aarch64, lib/target.h) the programs are
+ * cross-built and run under qemu-aarch64 in mcount mode, the one of these
+ * aarch64 has, against the same expected trees.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -41,6 +44,7 @@
 
 #include "e2e/hijack_run.h"
 #include "lib/calltree.h"
+#include "lib/target.h"
 #include "lib/tracerun.h"
 
 /* ---- recursion ---------------------------------------------------------------- */
@@ -384,7 +388,7 @@ static void ucontext_ping_pong_runs_to_the_end(void **state)
 
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, tr_setup, tr_teardown)
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		TEST(recursion_10000_deep_is_recorded_whole),
@@ -406,6 +410,9 @@ int main(void)
 		TEST(ucontext_ping_pong_runs_to_the_end),
 	};
 
+	if (target_parse(&argc, argv) < 0)
+		return 2;
 	tr_scrub_environment();
-	return hj_run_groups("hijack", tests, sizeof(tests) / sizeof(tests[0]));
+	return hj_run_groups(target_arch ? "hijack aarch64" : "hijack", tests,
+			     sizeof(tests) / sizeof(tests[0]));
 }

@@ -225,6 +225,11 @@ void tr_run(const struct tr_case *tc, const char *const argv[], const char *cons
 	start(tc, target_argv(argv, run, 40), env, TR_RUN_TIMEOUT_MS, res);
 }
 
+void tr_run_host(const struct tr_case *tc, const char *const argv[], struct proc_result *res)
+{
+	start(tc, argv, NULL, TR_RUN_TIMEOUT_MS, res);
+}
+
 static bool status_is(const char *what, const struct proc_result *res, int status)
 {
 	char why[64];

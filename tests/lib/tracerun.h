@@ -109,6 +109,10 @@ void tr_build_lib_pair(const struct tr_case *tc, const char *prog, const char *l
 void tr_run(const struct tr_case *tc, const char *const argv[], const char *const env[],
 	    struct proc_result *res);
 
+/* tr_run() of a host tool (nm, objdump): never behind qemu, whatever the
+ * target (lib/target.h). */
+void tr_run_host(const struct tr_case *tc, const char *const argv[], struct proc_result *res);
+
 /* Runs <out>.plain and <out> with args (NULL-terminated, may be NULL), the
  * traced one with env and ADA_OUTPUT=<dir>/trace (unless env sets or removes
  * ADA_OUTPUT itself); fails the test unless both
