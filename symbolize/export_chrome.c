@@ -87,7 +87,9 @@
 
 struct chrome_fn {          /* a function's JSON, escaped on first use */
 	char *head;         /* "name":"..","cat":"..","args":{ */
-	char *tail;         /* "file":"..","module":".."}} */
+	char *tail;         /* "file":"..","module":".."}}: right after head, in head's
+			     * buffer, so a slice with nothing between them copies both
+			     * at once */
 	size_t head_len, tail_len;
 };
 
@@ -119,7 +121,7 @@ struct chrome {
 	struct chrome_fn *fns;            /* per dense id, built on first use */
 	size_t nfns;
 	const char *open_mark;
-	char prefix[80];             /* {"ph":"X","pid":P,"tid":T, */
+	char prefix[80];             /* {"ph":"X","pid":P,"tid":T,"ts": */
 	size_t prefix_len;
 	struct chrome_frame *stack;
 	size_t stack_cap;
@@ -199,8 +201,23 @@ static int fn_build(struct chrome *c, const struct src_func *f, struct chrome_fn
 		cf->head = json_text(&cf->head_len, "\"name\":%J,\"cat\":%J,\"args\":{", head, 2);
 		cf->tail = json_text(&cf->tail_len, "\"module\":%J}}", &f->module, 1);
 	}
+	if (cf->head && cf->tail) {
+		char *both = malloc(cf->head_len + cf->tail_len + 1);
+
+		if (both) {
+			memcpy(both, cf->head, cf->head_len);
+			memcpy(both + cf->head_len, cf->tail, cf->tail_len + 1);
+		}
+		free(cf->head);
+		free(cf->tail);
+		cf->head = both;
+		cf->tail = both ? both + cf->head_len : NULL;
+	}
 	if (!cf->head || !cf->tail) {
 		fprintf(stderr, "ada-symbolize: out of memory for the name of %s\n", name);
+		free(cf->head);
+		free(cf->tail);
+		cf->head = cf->tail = NULL;
 		return -ENOMEM;
 	}
 	return 0;
@@ -320,6 +337,7 @@ static char *detail_json(struct chrome *c, const struct walk_event *ev)
 static int write_slice(struct chrome *c, struct chrome_frame *fr)
 {
 	struct chrome_fn *cf = &c->fns[fr->func];
+	bool plain;
 	char *p;
 
 	if (!cf->head) {
@@ -328,15 +346,23 @@ static int write_slice(struct chrome *c, struct chrome_frame *fr)
 		if (err)
 			return err;
 	}
+	/* Nothing between the head and the tail (no values, returned): the
+	 * common slice, its name to its end in one copy. */
+	plain = !fr->args && !fr->ret && (fr->how == SRC_RETURN || !c->a->args);
 	p = outbuf_reserve(&c->out, EVENT_FIXED + cf->head_len + cf->tail_len +
-				    (fr->args ? strlen(fr->args) : 0) + (fr->ret ? strlen(fr->ret) : 0));
+				    (plain ? 0 : (fr->args ? strlen(fr->args) : 0) +
+						 (fr->ret ? strlen(fr->ret) : 0)));
 	element_begin(c, &p);
 	p = fmt_str(p, c->prefix, c->prefix_len);
-	p = fmt_lit(p, "\"ts\":");
 	p = put_time(p, c->offset + (int64_t)fr->start);
 	p = fmt_lit(p, ",\"dur\":");
 	p = fmt_us(p, fr->end - fr->start);
 	*p++ = ',';
+	if (plain) {
+		outbuf_commit(&c->out, fmt_str(p, cf->head, cf->head_len + cf->tail_len));
+		c->slices++;
+		return 0;
+	}
 	p = fmt_str(p, cf->head, cf->head_len);
 	if (fr->args)
 		p = fmt_mem(p, fr->args, strlen(fr->args));
@@ -602,8 +628,7 @@ static int on_process_end(void *ctx, struct src_process *p)
 		c->out.err = c->out.err ? c->out.err : -ENOMEM;
 	c->waits.n = 0;
 	for (size_t i = 0; i < c->nfns; i++) {
-		free(c->fns[i].head);
-		free(c->fns[i].tail);
+		free(c->fns[i].head); /* the tail with it */
 	}
 	free(c->fns);
 	c->fns = NULL;
@@ -623,7 +648,7 @@ static int on_thread_begin(void *ctx, struct src_process *p, const struct src_th
 	q = fmt_u64(q, c->pid);
 	q = fmt_lit(q, ",\"tid\":");
 	q = fmt_u64(q, tid);
-	*q++ = ',';
+	q = fmt_lit(q, ",\"ts\":");
 	c->prefix_len = (size_t)(q - c->prefix);
 	c->open_mark = t->open_mark ? t->open_mark : "open at end";
 	c->nheld = 0;

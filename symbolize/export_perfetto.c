@@ -293,14 +293,47 @@ static char *typed_annotations(char *p, const char *vals, size_t n, bool ret)
 	return p;
 }
 
+/* A BEGIN's TrackEvent fields before its annotations. */
+static char *begin_fields(const struct pf *f, char *p, uint32_t func, uint32_t module)
+{
+	p = pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
+	p = pb_uint(p, TE_NAME_IID, func + 1);
+	p = pb_uint(p, TE_CATEGORY_IIDS, module);
+	if (f->funcs[func].file)
+		p = pb_uint(p, TE_SOURCE_LOCATION_IID, func + 1);
+	return p;
+}
+
+/* Whether a slice's event shows no values: none recorded, or --no-args. */
+static bool no_values(const struct pf *f, const struct walk_event *ev)
+{
+	return !ev->regs || f->a->no_args;
+}
+
+/* A packet made of its timestamp and same's bytes (made on this sequence). */
+static void same_packet(struct pf *f, uint64_t since_t0, const struct pf_same *same)
+{
+	char *len_at, *p = packet_open(f, PACKET_FIXED, &len_at);
+
+	p = timestamp(f, p, since_t0);
+	packet_close(f, len_at, fmt_str(p, same->bytes, same->len));
+}
+
 static int slice_begin(struct pf *f, const struct walk_event *ev)
 {
 	char *len_at, *te, *p, vals[16384];
+	struct pf_same *same = &f->fns[ev->func].begin;
 	uint32_t module;
-	int err = func_module(f, ev->func, &module);
+	int err;
 	size_t nvals;
 
-	if (err)
+	/* The function's names are interned on this sequence (it began here
+	 * before): its BEGIN without values is the bytes the last one had. */
+	if (same->seq == f->seq && no_values(f, ev)) {
+		same_packet(f, ev->start_ns, same);
+		return 0;
+	}
+	if ((err = func_module(f, ev->func, &module)))
 		return err;
 	nvals = typed_values(f, ev, vals, sizeof(vals));
 	p = packet_open(f, PACKET_FIXED + intern_size(f, ev->func, module) + 2 * nvals, &len_at);
@@ -308,11 +341,15 @@ static int slice_begin(struct pf *f, const struct walk_event *ev)
 	p = sequence(f, p, SEQ_NEEDS_INCREMENTAL_STATE);
 	p = intern_func(f, p, ev->func, module);
 	p = pb_open(p, PKT_TRACK_EVENT, &te);
-	p = pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
-	p = pb_uint(p, TE_NAME_IID, ev->func + 1);
-	p = pb_uint(p, TE_CATEGORY_IIDS, module);
-	if (f->funcs[ev->func].file)
-		p = pb_uint(p, TE_SOURCE_LOCATION_IID, ev->func + 1);
+	p = begin_fields(f, p, ev->func, module);
+	if (no_values(f, ev)) { /* what the next BEGINs on this sequence write */
+		char *q = sequence(f, same->bytes, SEQ_NEEDS_INCREMENTAL_STATE), *qte;
+
+		q = pb_open(q, PKT_TRACK_EVENT, &qte);
+		q = pb_close(qte, begin_fields(f, q, ev->func, module));
+		same->len = (uint8_t)(q - same->bytes);
+		same->seq = f->seq;
+	}
 	if (nvals)
 		p = typed_annotations(p, vals, nvals, false);
 	else if (ev->regs && !f->a->no_args)
@@ -326,8 +363,24 @@ static int slice_begin(struct pf *f, const struct walk_event *ev)
 static void slice_end(struct pf *f, const struct walk_event *ev)
 {
 	char *len_at, *te, *da, *p, vals[1024];
-	size_t nvals = typed_values(f, ev, vals, sizeof(vals));
+	size_t nvals;
 
+	/* A return without values: the same bytes as every such END on the
+	 * sequence. */
+	if (ev->how == SRC_RETURN && no_values(f, ev)) {
+		if (f->end.seq != f->seq) {
+			char *q = sequence(f, f->end.bytes, SEQ_NEEDS_INCREMENTAL_STATE), *qte;
+
+			q = pb_open(q, PKT_TRACK_EVENT, &qte);
+			q = pb_close(qte, pb_uint(q, TE_TYPE, TYPE_SLICE_END));
+			f->end.len = (uint8_t)(q - f->end.bytes);
+			f->end.seq = f->seq;
+		}
+		same_packet(f, ev->end_ns, &f->end);
+		f->slices++;
+		return;
+	}
+	nvals = typed_values(f, ev, vals, sizeof(vals));
 	p = packet_open(f, PACKET_FIXED + 2 * nvals, &len_at);
 	p = timestamp(f, p, ev->end_ns);
 	p = sequence(f, p, SEQ_NEEDS_INCREMENTAL_STATE);

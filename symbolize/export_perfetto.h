@@ -43,9 +43,21 @@ enum {
  * an exit mark, each message's length slack included. */
 #define PACKET_FIXED 512
 
+/* A slice's bytes after its timestamp, the same for every BEGIN of a
+ * function (or every END) on a sequence when it has no values: the
+ * sequence fields and the whole TrackEvent (export_perfetto.c's
+ * slice_begin, slice_end). At most 8 bytes of sequence fields, 23 of a
+ * BEGIN's TrackEvent. */
+struct pf_same {
+	uint32_t seq;      /* the sequence they were made on; 0: none yet */
+	uint8_t len;
+	char bytes[35];
+};
+
 struct pf_func {
 	uint32_t module;   /* index in pf.modules + 1; 0: not looked up yet */
 	uint32_t seq;      /* the sequence its names were last interned on */
+	struct pf_same begin;
 };
 
 struct pf {
@@ -66,6 +78,7 @@ struct pf {
 	uint64_t process_uuid, track_uuid, next_uuid;
 	uint32_t seq, next_seq;
 	const char *open_mark;
+	struct pf_same end;               /* a returning END's, on sequence end.seq */
 	uint64_t slices;
 	/* The counter lane and the blocks (lanes.h): the thread's counter
 	 * tracks (0: none yet) and totals, the process's blocks. */
