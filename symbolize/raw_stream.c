@@ -53,10 +53,10 @@ struct raw_stream {
 	size_t depth, open_cap;
 	size_t nfids;
 	uint64_t lost[ADA_DROP_NREASONS];
-	struct ada_raw_detail detail; /* the last event's, copied out of the frame */
-	uint64_t fregs[8];            /* its FREGS (version 4), copied out too */
-	struct ada_raw_detail batch_detail[RAW_READ_MAX]; /* raw_stream_read's, by batch slot */
-	uint64_t batch_fregs[RAW_READ_MAX][8];
+	uint64_t fregs[8];            /* the last event's FREGS (version 4), copied out of the
+				       * frame: u64s, aligned (a DETAIL record is read where it is,
+				       * its struct packed) */
+	uint64_t batch_fregs[RAW_READ_MAX][8]; /* raw_stream_read's, by batch slot */
 	struct stream_window *win;    /* the thread's detail windows, by first_pos */
 	size_t nwin, win_lo;          /* windows below win_lo ended before the last detail */
 	struct stream_window **by_last; /* the same, by last_pos */
@@ -458,10 +458,11 @@ static void note_window_edges(struct raw_stream *s, uint64_t pos)
 }
 
 /* The DETAIL record at s->pos (its tag included), if there is one, into ev.
- * The struct is copied (the frame does not align it); the stack bytes stay
- * in the frame, which is not touched before the next call. */
+ * The record and its stack bytes stay in the frame (the struct is packed),
+ * which is not touched before the next call. */
 static int attach_detail(struct raw_stream *s, struct raw_event *ev)
 {
+	const struct ada_raw_detail *d;
 	size_t left;
 
 	ev->detail = NULL;
@@ -472,20 +473,20 @@ static int attach_detail(struct raw_stream *s, struct raw_event *ev)
 	left = s->frame_len - s->pos - 1;
 	if (left < ADA_RAW_DETAIL_SIZE)
 		return bad(s, "DETAIL record cut short inside a frame");
-	memcpy(&s->detail, s->frame + s->pos + 1, ADA_RAW_DETAIL_SIZE);
-	if (s->detail.stack_size > ADA_STACK_MAX) {
+	d = (const struct ada_raw_detail *)(s->frame + s->pos + 1);
+	if (d->stack_size > ADA_STACK_MAX) {
 		char what[96];
 
-		snprintf(what, sizeof(what), "DETAIL stack_size %u > %u", s->detail.stack_size,
+		snprintf(what, sizeof(what), "DETAIL stack_size %u > %u", d->stack_size,
 			 ADA_STACK_MAX);
 		return bad(s, what);
 	}
-	if (left - ADA_RAW_DETAIL_SIZE < s->detail.stack_size)
+	if (left - ADA_RAW_DETAIL_SIZE < d->stack_size)
 		return bad(s, "DETAIL stack bytes cut short inside a frame");
 	s->pos += 1 + ADA_RAW_DETAIL_SIZE;
-	ev->detail = &s->detail;
+	ev->detail = d;
 	ev->stack = s->frame + s->pos;
-	s->pos += s->detail.stack_size;
+	s->pos += d->stack_size;
 	if (s->version >= 4 && s->pos < s->frame_len && s->frame[s->pos] == FREGS_TAG) {
 		if (s->frame_len - s->pos - 1 < ADA_RAW_FREGS_SIZE)
 			return bad(s, "FREGS record cut short inside a frame");
@@ -614,8 +615,9 @@ static inline bool short_varint(const uint8_t *f, size_t *pos, uint64_t *v)
 	return false;
 }
 
-/* The DETAIL record (and FREGS) at f + *pos for the event batch slot k,
- * copied into the stream's slot k, its stack bytes left in the frame:
+/* The DETAIL record (and FREGS) at f + *pos for the event batch slot k:
+ * the record and its stack bytes left in the frame, the FREGS copied into
+ * the stream's slot k (aligned):
  * false, nothing moved, if it is not whole inside the frame or its stack
  * size is out of range (raw_stream_next then says which). */
 static inline bool plain_detail(struct raw_stream *s, size_t *pos, size_t k, struct raw_event *ev)
@@ -638,8 +640,7 @@ static inline bool plain_detail(struct raw_stream *s, size_t *pos, size_t k, str
 		ev->fregs = s->batch_fregs[k];
 		end += 1 + ADA_RAW_FREGS_SIZE;
 	}
-	memcpy(&s->batch_detail[k], f + at, ADA_RAW_DETAIL_SIZE);
-	ev->detail = &s->batch_detail[k];
+	ev->detail = (const struct ada_raw_detail *)(f + at);
 	ev->stack = f + at + ADA_RAW_DETAIL_SIZE;
 	*pos = end;
 	return true;
@@ -742,11 +743,9 @@ int raw_stream_read(struct raw_stream *s, struct raw_event *ev, size_t max)
 			s->end = r;
 			break;
 		}
-		if (ev[n].detail) { /* the stream's one copy, into the batch's slot */
-			s->batch_detail[n] = s->detail;
-			ev[n].detail = &s->batch_detail[n];
+		if (ev[n].detail) { /* in the frame: the batch ends with it */
 			stacks |= ev[n].stack != NULL;
-			if (ev[n].fregs) {
+			if (ev[n].fregs) { /* the stream's one copy, into the batch's slot */
 				memcpy(s->batch_fregs[n], ev[n].fregs, sizeof(s->batch_fregs[n]));
 				ev[n].fregs = s->batch_fregs[n];
 			}

@@ -132,7 +132,7 @@ static bool bit(const uint8_t *map, uint64_t bytes, uint64_t c)
  * calls that lasted at least min_ns (long_enough) and those that are, or
  * lead to, a call of a -C function (leads: each open frame is marked once,
  * when the first such call under it opens). */
-static int first_pass(struct walk *w, size_t thread)
+static __attribute__((noinline, cold)) int first_pass(struct walk *w, size_t thread)
 {
 	struct src_stream *s = src_stream_open_async(w->p, thread);
 	uint64_t *start = NULL, *seq = NULL, calls = 0;
@@ -336,8 +336,13 @@ static void keep_detail(const struct src_event *ev, struct walk_event *out)
 	}
 }
 
+/* The events that are not calls nor returns, out of step's loop, which
+ * then keeps its state in fewer registers: a quarter of walk_next's
+ * instructions were its prologue and epilogue. */
+#define RARE static __attribute__((noinline, cold))
+
 /* A block, in the shown frames open now. */
-static int alloc_event(struct walk *w, const struct src_event *ev, struct walk_event *out)
+RARE int alloc_event(struct walk *w, const struct src_event *ev, struct walk_event *out)
 {
 	set_event(out, WALK_ALLOC, 0, ev->func, w->cur_shown);
 	out->start_ns = ev->ns > w->p->t0_ns ? ev->ns - w->p->t0_ns : 0;
@@ -350,7 +355,7 @@ static int alloc_event(struct walk *w, const struct src_event *ev, struct walk_e
 }
 
 /* A counter sample, in the shown frames open now. */
-static int sample_event(struct walk *w, const struct src_event *ev, struct walk_event *out)
+RARE int sample_event(struct walk *w, const struct src_event *ev, struct walk_event *out)
 {
 	set_event(out, WALK_SAMPLE, 0, ev->func, w->cur_shown);
 	out->start_ns = ev->ns > w->p->t0_ns ? ev->ns - w->p->t0_ns : 0;
@@ -361,7 +366,7 @@ static int sample_event(struct walk *w, const struct src_event *ev, struct walk_
 
 /* A wait or a release, in the shown frames open now: start_ns to end_ns
  * (total_ns) is a wait's, from before its call's work to after it. */
-static int block_event(struct walk *w, const struct src_event *ev, struct walk_event *out)
+RARE int block_event(struct walk *w, const struct src_event *ev, struct walk_event *out)
 {
 	uint64_t t0 = w->p->t0_ns;
 
