@@ -552,7 +552,9 @@ static int on_event(void *ctx, struct walk *w, const struct walk_event *ev)
 	if (ev->depth > 1 && c->stack[ev->depth - 2].start == fr->start)
 		return hold(c, fr);
 	err = write_slice(c, fr);
-	return err ? err : write_held(c, fr->held_mark);
+	if (err || fr->held_mark >= c->nheld) /* (nothing held: no call) */
+		return err;
+	return write_held(c, fr->held_mark);
 }
 
 /* ---- processes and threads ------------------------------------------------------ */

@@ -311,7 +311,7 @@ static bool no_values(const struct pf *f, const struct walk_event *ev)
 }
 
 /* A packet made of its timestamp and same's bytes (made on this sequence). */
-static void same_packet(struct pf *f, uint64_t since_t0, const struct pf_same *same)
+static inline void same_packet(struct pf *f, uint64_t since_t0, const struct pf_same *same)
 {
 	char *len_at, *p = packet_open(f, PACKET_FIXED, &len_at);
 
@@ -327,12 +327,6 @@ static int slice_begin(struct pf *f, const struct walk_event *ev)
 	int err;
 	size_t nvals;
 
-	/* The function's names are interned on this sequence (it began here
-	 * before): its BEGIN without values is the bytes the last one had. */
-	if (same->seq == f->seq && no_values(f, ev)) {
-		same_packet(f, ev->start_ns, same);
-		return 0;
-	}
 	if ((err = func_module(f, ev->func, &module)))
 		return err;
 	nvals = typed_values(f, ev, vals, sizeof(vals));
@@ -366,19 +360,14 @@ static void slice_end(struct pf *f, const struct walk_event *ev)
 	size_t nvals;
 
 	/* A return without values: the same bytes as every such END on the
-	 * sequence. */
+	 * sequence (on_event writes the next ones). */
 	if (ev->how == SRC_RETURN && no_values(f, ev)) {
-		if (f->end.seq != f->seq) {
-			char *q = sequence(f, f->end.bytes, SEQ_NEEDS_INCREMENTAL_STATE), *qte;
+		char *q = sequence(f, f->end.bytes, SEQ_NEEDS_INCREMENTAL_STATE), *qte;
 
-			q = pb_open(q, PKT_TRACK_EVENT, &qte);
-			q = pb_close(qte, pb_uint(q, TE_TYPE, TYPE_SLICE_END));
-			f->end.len = (uint8_t)(q - f->end.bytes);
-			f->end.seq = f->seq;
-		}
-		same_packet(f, ev->end_ns, &f->end);
-		f->slices++;
-		return;
+		q = pb_open(q, PKT_TRACK_EVENT, &qte);
+		q = pb_close(qte, pb_uint(q, TE_TYPE, TYPE_SLICE_END));
+		f->end.len = (uint8_t)(q - f->end.bytes);
+		f->end.seq = f->seq;
 	}
 	nvals = typed_values(f, ev, vals, sizeof(vals));
 	p = packet_open(f, PACKET_FIXED + 2 * nvals, &len_at);
@@ -408,10 +397,25 @@ static int on_event(void *ctx, struct walk *w, const struct walk_event *ev)
 
 	(void)w;
 	lane_blocks_settle(&f->blocks, ev);
-	if (ev->type == WALK_ENTER)
-		return slice_begin(f, ev);
+	/* A slice without values of a function already begun on this
+	 * sequence, or a return without values after the first: the bytes
+	 * the last one had (pf_same), here, without slice_begin's or
+	 * slice_end's frames. */
+	if (ev->type == WALK_ENTER) {
+		const struct pf_same *same = &f->fns[ev->func].begin;
+
+		if (same->seq != f->seq || !no_values(f, ev))
+			return slice_begin(f, ev);
+		same_packet(f, ev->start_ns, same);
+		return 0;
+	}
 	if (__builtin_expect(ev->type != WALK_EXIT, 0))
 		return pf_lane_event(f, ev);
+	if (f->end.seq == f->seq && ev->how == SRC_RETURN && no_values(f, ev)) {
+		same_packet(f, ev->end_ns, &f->end);
+		f->slices++;
+		return 0;
+	}
 	slice_end(f, ev);
 	return 0;
 }

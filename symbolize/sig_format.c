@@ -24,7 +24,7 @@ static void add(struct text *t, const char *s, size_t len)
 {
 	if (t->n + len >= t->cap)
 		len = t->cap - 1 - t->n;
-	memcpy(t->p + t->n, s, len);
+	fmt_str(t->p + t->n, s, len); /* short: inline, not the C library's memcpy */
 	t->n += len;
 	t->p[t->n] = '\0';
 }
@@ -39,6 +39,11 @@ static void add_u64(struct text *t, uint64_t v)
 {
 	char buf[24];
 
+	if (t->n + 20 < t->cap) { /* room for any: written in place */
+		t->n = (size_t)(fmt_u64(t->p + t->n, v) - t->p);
+		t->p[t->n] = '\0';
+		return;
+	}
 	add(t, buf, (size_t)(fmt_u64(buf, v) - buf));
 }
 
