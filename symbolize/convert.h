@@ -114,6 +114,15 @@ int recover_process(struct raw_process *p, bool quiet, bool *changed);
 int resolve_functions(struct conv_process *cp);
 /* The index into cp->choices of what fid names at tick tsc. */
 size_t resolve_choice(const struct conv_process *cp, uint32_t fid, uint64_t tsc);
+/* The same, inline where fid has a single choice (an address no module
+ * load reused: nearly every one), which needs no search. */
+static inline size_t resolve_choice_inline(const struct conv_process *cp, uint32_t fid,
+					   uint64_t tsc)
+{
+	size_t lo = cp->fid_choices[fid];
+
+	return cp->fid_choices[fid + 1] - 1 == lo ? lo : resolve_choice(cp, fid, tsc);
+}
 /* The function fid names at tick tsc (a CALL's): marked used. */
 uint64_t resolve_call(struct conv_process *cp, uint32_t fid, uint64_t tsc);
 void resolve_free(struct conv_process *cp);

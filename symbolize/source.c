@@ -480,7 +480,8 @@ static inline __attribute__((always_inline)) int convert(struct src_stream *s,
 	}
 	/* A RETURN names what its CALL named, whatever was loaded since. */
 	if (re->kind == ADA_RAW_CALL)
-		s->open_choice[re->depth - 1] = choice = (uint32_t)resolve_choice(s->cp, re->fid, re->tsc);
+		s->open_choice[re->depth - 1] = choice =
+			(uint32_t)resolve_choice_inline(s->cp, re->fid, re->tsc);
 	else
 		choice = s->open_choice[re->depth - 1];
 	ev->ns = ns_of(s, re->tsc);

@@ -306,15 +306,21 @@ struct sig_frame walk_sig_frame(const struct walk_event *x, struct src_process *
 }
 
 /* out's fields, one by one: a compound literal's zeroing of the whole
- * event (rep stos) was a sixth of a replay's time. */
+ * event (rep stos) was a sixth of a replay's time. The times are
+ * arguments, worked out before the first store into out, which the
+ * compiler must otherwise assume could change what they are made of. */
 static inline void set_event(struct walk_event *out, uint8_t type, uint8_t how, uint32_t func,
-			     uint32_t depth)
+			     uint32_t depth, uint64_t start_ns, uint64_t end_ns, uint64_t total_ns,
+			     uint64_t self_ns)
 {
 	out->type = type;
 	out->how = how;
 	out->func = func;
 	out->depth = depth;
-	out->start_ns = out->end_ns = out->total_ns = out->self_ns = 0;
+	out->start_ns = start_ns;
+	out->end_ns = end_ns;
+	out->total_ns = total_ns;
+	out->self_ns = self_ns;
 	out->regs = out->fregs = NULL;
 	out->sp = 0;
 	out->stack = NULL;
@@ -344,7 +350,7 @@ static void keep_detail(const struct src_event *ev, struct walk_event *out)
 /* A block, in the shown frames open now. */
 RARE int alloc_event(struct walk *w, const struct src_event *ev, struct walk_event *out)
 {
-	set_event(out, WALK_ALLOC, 0, ev->func, w->cur_shown);
+	set_event(out, WALK_ALLOC, 0, ev->func, w->cur_shown, 0, 0, 0, 0);
 	out->start_ns = ev->ns > w->p->t0_ns ? ev->ns - w->p->t0_ns : 0;
 	out->alloc_ptr = ev->alloc_ptr;
 	out->alloc_size = ev->alloc_size;
@@ -357,7 +363,7 @@ RARE int alloc_event(struct walk *w, const struct src_event *ev, struct walk_eve
 /* A counter sample, in the shown frames open now. */
 RARE int sample_event(struct walk *w, const struct src_event *ev, struct walk_event *out)
 {
-	set_event(out, WALK_SAMPLE, 0, ev->func, w->cur_shown);
+	set_event(out, WALK_SAMPLE, 0, ev->func, w->cur_shown, 0, 0, 0, 0);
 	out->start_ns = ev->ns > w->p->t0_ns ? ev->ns - w->p->t0_ns : 0;
 	out->sample = ev->sample;
 	w->stack_n = w->cur_shown;
@@ -370,7 +376,7 @@ RARE int block_event(struct walk *w, const struct src_event *ev, struct walk_eve
 {
 	uint64_t t0 = w->p->t0_ns;
 
-	set_event(out, WALK_BLOCK, 0, ev->func, w->cur_shown);
+	set_event(out, WALK_BLOCK, 0, ev->func, w->cur_shown, 0, 0, 0, 0);
 	out->start_ns = ev->block.start_ns > t0 ? ev->block.start_ns - t0 : 0;
 	out->end_ns = ev->ns > t0 ? ev->ns - t0 : 0;
 	out->total_ns = out->end_ns > out->start_ns ? out->end_ns - out->start_ns : 0;
@@ -387,6 +393,7 @@ static int step(struct walk *w, struct walk_event *out)
 
 	while ((r = src_next(w->s, &ev)) > 0) {
 		struct wframe *fr;
+		uint64_t total;
 
 		if (!(++w->read & 0xfffff) && w->progress)
 			w->progress(w->progress_ctx, w->read);
@@ -409,8 +416,7 @@ static int step(struct walk *w, struct walk_event *out)
 			w->shown_raw[fr->shown] = ev->depth;
 			w->stack[fr->shown - 1] = ev->func;
 			w->stack_n = fr->shown;
-			set_event(out, WALK_ENTER, 0, ev->func, fr->shown);
-			out->start_ns = ev->ns - w->p->t0_ns;
+			set_event(out, WALK_ENTER, 0, ev->func, fr->shown, ev->ns - w->p->t0_ns, 0, 0, 0);
 			if (ev->regs)
 				keep_detail(ev, out);
 			return 1;
@@ -428,15 +434,13 @@ static int step(struct walk *w, struct walk_event *out)
 		}
 		if (!fr->shown)
 			continue;
+		total = ev->ns - fr->start_ns;
 		w->cur_shown = fr->shown - 1;
 		w->stack_n = fr->shown;
-		set_event(out, WALK_EXIT, ev->kind, fr->func, fr->shown);
-		out->start_ns = fr->start_ns - w->p->t0_ns;
-		out->end_ns = ev->ns - w->p->t0_ns;
-		out->total_ns = ev->ns - fr->start_ns;
-		out->self_ns = out->total_ns - (fr->child_ns < out->total_ns ? fr->child_ns : out->total_ns);
+		set_event(out, WALK_EXIT, ev->kind, fr->func, fr->shown, fr->start_ns - w->p->t0_ns,
+			  ev->ns - w->p->t0_ns, total, total - (fr->child_ns < total ? fr->child_ns : total));
 		if (fr->shown > 1)
-			w->frames[w->shown_raw[fr->shown - 1] - 1].child_ns += out->total_ns;
+			w->frames[w->shown_raw[fr->shown - 1] - 1].child_ns += total;
 		if (ev->regs)
 			keep_detail(ev, out);
 		return 1;
