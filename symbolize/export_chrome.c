@@ -123,6 +123,9 @@ struct chrome {
 	const char *open_mark;
 	char prefix[80];             /* {"ph":"X","pid":P,"tid":T,"ts": */
 	size_t prefix_len;
+	uint64_t ts_us;              /* the last slice's ts, whole microseconds, */
+	char ts_text[24];            /* as text (ts_len 0: none yet) */
+	size_t ts_len;
 	struct chrome_frame *stack;
 	size_t stack_cap;
 	struct chrome_frame *held;
@@ -263,6 +266,24 @@ static char *put_time(char *p, int64_t ns)
 	return fmt_us(p, (uint64_t)ns);
 }
 
+/* A slice's ts: its whole microseconds are the last slice's more often
+ * than not (a slice a few tens of ns long), their text then copied, not
+ * worked out again. */
+static char *put_slice_time(struct chrome *c, char *p, int64_t ns)
+{
+	uint64_t us;
+
+	if (ns < 0)
+		return put_time(p, ns);
+	us = (uint64_t)ns / 1000;
+	if (us != c->ts_us || !c->ts_len) {
+		c->ts_len = (size_t)(fmt_u64(c->ts_text, us) - c->ts_text);
+		c->ts_us = us;
+	}
+	p = fmt_str(p, c->ts_text, c->ts_len);
+	return fmt_thousandths(p, (unsigned)((uint64_t)ns - us * 1000));
+}
+
 static char *put_reg(char *p, const struct key *key, uint64_t v)
 {
 	p = fmt_mem(p, key->s, key->n);
@@ -354,7 +375,7 @@ static int write_slice(struct chrome *c, struct chrome_frame *fr)
 						 (fr->ret ? strlen(fr->ret) : 0)));
 	element_begin(c, &p);
 	p = fmt_str(p, c->prefix, c->prefix_len);
-	p = put_time(p, c->offset + (int64_t)fr->start);
+	p = put_slice_time(c, p, c->offset + (int64_t)fr->start);
 	p = fmt_lit(p, ",\"dur\":");
 	p = fmt_us(p, fr->end - fr->start);
 	*p++ = ',';

@@ -147,19 +147,25 @@ static inline char *fmt_u64(char *p, uint64_t v)
 	return end;
 }
 
-/* Nanoseconds as microseconds with three decimals: 12345 → "12.345",
- * 7 → "0.007" (the Trace Event Format's unit, exact to the nanosecond). */
-static inline char *fmt_us(char *p, uint64_t ns)
+/* ".ddd": the three decimals of frac thousandths (0 to 999). */
+static inline char *fmt_thousandths(char *p, unsigned frac)
 {
-	uint64_t us = ns / 1000;
-	unsigned frac = (unsigned)(ns - us * 1000), hi = frac / 100, lo = frac - hi * 100;
+	unsigned hi = frac / 100, lo = frac - hi * 100;
 
-	p = fmt_u64(p, us);
 	p[0] = '.';
 	p[1] = (char)('0' + hi);
 	p[2] = fmt_pairs[2 * lo];
 	p[3] = fmt_pairs[2 * lo + 1];
 	return p + 4;
+}
+
+/* Nanoseconds as microseconds with three decimals: 12345 → "12.345",
+ * 7 → "0.007" (the Trace Event Format's unit, exact to the nanosecond). */
+static inline char *fmt_us(char *p, uint64_t ns)
+{
+	uint64_t us = ns / 1000;
+
+	return fmt_thousandths(fmt_u64(p, us), (unsigned)(ns - us * 1000));
 }
 
 /* "0x" and lower-case hex digits without padding: 0 → "0x0". */
