@@ -288,8 +288,9 @@ static void end_note(struct replay *r, const struct rthread *rt, const struct wa
 	}
 }
 
-/* The lines most of a replay is, in the default columns, with no text of
- * arguments or value and not deep, each written in one piece:
+/* The lines most of a replay is, in the default columns, not deep, each
+ * written in one piece (text_line those with the text of arguments or of
+ * a value):
  *   "  12.345 us |     name();"         PLAIN_LEAF, a leaf that returned
  *   "            |     name() {"        PLAIN_ENTER, a call with callees
  *   "  12.345 us |     } (* name *)"    PLAIN_EXIT, its return
@@ -297,18 +298,10 @@ static void end_note(struct replay *r, const struct rthread *rt, const struct wa
  * return's). */
 enum plain { PLAIN_LEAF, PLAIN_ENTER, PLAIN_EXIT };
 
-static inline __attribute__((always_inline)) bool
-plain_line(struct replay *r, struct rthread *rt, const struct walk_event *x, enum plain kind,
-	   const struct shown *args, const struct shown *ret)
+/* A plain line's duration column and indentation, at p. */
+static inline __attribute__((always_inline)) char *
+plain_head(struct rthread *rt, const struct walk_event *x, enum plain kind, char *p)
 {
-	size_t len = r->name_len[x->func];
-	char *p;
-
-	if (!r->plain_lines || x->depth > 64 || len > 4096 ||
-	    (kind != PLAIN_EXIT && args->has) ||
-	    (kind != PLAIN_ENTER && ((ret->has && !ret->none) || x->how != SRC_RETURN)))
-		return false;
-	p = outbuf_reserve(&r->ob, 4096 + 256);
 	if (kind == PLAIN_ENTER) {
 		p = fmt_lit(p, "            | "); /* the blank duration column */
 		rt->last_at = x->start_ns;
@@ -319,17 +312,71 @@ plain_line(struct replay *r, struct rthread *rt, const struct walk_event *x, enu
 		rt->last_at = kind == PLAIN_LEAF ? x->start_ns : x->end_ns;
 	}
 	memset(p, ' ', 128);
-	p += 2 * (size_t)(x->depth - 1);
+	return p + 2 * (size_t)(x->depth - 1);
+}
+
+/* A plain line's last bytes, after the name and what follows it. */
+static inline char *line_end(char *p, enum plain kind)
+{
+	if (kind == PLAIN_LEAF)
+		return fmt_lit(p, ";\n");
+	return kind == PLAIN_ENTER ? fmt_lit(p, " {\n") : fmt_lit(p, " */\n");
+}
+
+/* plain_line's lines with the text of arguments or of a value (a
+ * recording with details), each written in one piece as well:
+ *   "  12.345 us |     name(args) = value;"   PLAIN_LEAF
+ *   "            |     name(args) {"          PLAIN_ENTER
+ *   "  12.345 us |     } = value; (* name *)" PLAIN_EXIT
+ * as call_part and ret_part write them, for plain_line, which has checked
+ * the rest. Not inlined: plain_line's callers stay as small as they were. */
+static __attribute__((noinline)) bool text_line(struct replay *r, struct rthread *rt,
+						const struct walk_event *x, enum plain kind,
+						const struct shown *args, const struct shown *ret)
+{
+	size_t len = r->name_len[x->func];
+	bool value = kind != PLAIN_ENTER && ret->has && !ret->none;
+	char *p = outbuf_reserve(&r->ob, 4096 + 256 + sizeof(args->text) + sizeof(ret->text));
+
+	p = plain_head(rt, x, kind, p);
+	if (kind == PLAIN_EXIT) {
+		p = fmt_lit(p, "}");
+		if (value)
+			p = fmt_lit(fmt_str(fmt_lit(p, " = "), ret->text, ret->len), ";");
+		p = fmt_lit(p, " /* ");
+	}
+	p = fmt_str(p, name_of(r, x->func), len);
+	if (kind != PLAIN_EXIT) {
+		*p++ = '(';
+		if (args->has)
+			p = fmt_str(p, args->text, args->len);
+		*p++ = ')';
+	}
+	if (kind == PLAIN_LEAF && value)
+		p = fmt_str(fmt_lit(p, " = "), ret->text, ret->len);
+	outbuf_commit(&r->ob, line_end(p, kind));
+	return true;
+}
+
+static inline __attribute__((always_inline)) bool
+plain_line(struct replay *r, struct rthread *rt, const struct walk_event *x, enum plain kind,
+	   const struct shown *args, const struct shown *ret)
+{
+	size_t len = r->name_len[x->func];
+	char *p;
+
+	if (!r->plain_lines || x->depth > 64 || len > 4096 ||
+	    (kind != PLAIN_ENTER && x->how != SRC_RETURN))
+		return false;
+	if ((kind != PLAIN_EXIT && args->has) || (kind != PLAIN_ENTER && ret->has && !ret->none))
+		return text_line(r, rt, x, kind, args, ret);
+	p = plain_head(rt, x, kind, outbuf_reserve(&r->ob, 4096 + 256));
 	if (kind == PLAIN_EXIT)
 		p = fmt_lit(p, "} /* ");
 	p = fmt_str(p, name_of(r, x->func), len);
-	if (kind == PLAIN_LEAF)
-		p = fmt_lit(p, "();\n");
-	else if (kind == PLAIN_ENTER)
-		p = fmt_lit(p, "() {\n");
-	else
-		p = fmt_lit(p, " */\n");
-	outbuf_commit(&r->ob, p);
+	if (kind != PLAIN_EXIT)
+		p = fmt_lit(p, "()");
+	outbuf_commit(&r->ob, line_end(p, kind));
 	return true;
 }
 
