@@ -288,21 +288,9 @@ static bool shown(struct walk *w, const struct src_event *ev)
 	return fl & F_MODULE;
 }
 
-const struct ada_sig *walk_sig(const struct src_process *p, uint32_t func)
-{
-	return p->arch == ADA_ARCH_X86_64 ? p->funcs[func].sig : NULL;
-}
-
-static size_t read_const(void *p, uint64_t addr, void *buf, size_t len)
+size_t walk_read_const(void *p, uint64_t addr, void *buf, size_t len)
 {
 	return src_read_const(p, addr, buf, len);
-}
-
-struct sig_frame walk_sig_frame(const struct walk_event *x, struct src_process *p)
-{
-	return (struct sig_frame){ .regs = x->regs, .fregs = x->fregs, .sp = x->sp,
-				   .stack = x->stack, .stack_size = x->stack_size,
-				   .read_const = read_const, .ctx = p };
 }
 
 /* out's fields, one by one: a compound literal's zeroing of the whole

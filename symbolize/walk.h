@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "raw_format.h"
 #include "sig.h"
 #include "source.h"
 
@@ -144,11 +145,24 @@ struct walk;
 
 /* The signature the views read function func's values by: its DWARF's
  * (or sig_libc's), placed as x86_64 passes them; NULL on another
- * architecture or without one. */
-const struct ada_sig *walk_sig(const struct src_process *p, uint32_t func);
+ * architecture or without one. Inline, as walk_sig_frame: a typed view
+ * asks for both at every event with a detail record. */
+static inline const struct ada_sig *walk_sig(const struct src_process *p, uint32_t func)
+{
+	return p->arch == ADA_ARCH_X86_64 ? p->funcs[func].sig : NULL;
+}
+
+/* src_read_const for sig_frame.read_const (ctx: the src_process). */
+size_t walk_read_const(void *p, uint64_t addr, void *buf, size_t len);
+
 /* x's detail record as sig_format reads it (read-only data from p's
  * modules: src_read_const). */
-struct sig_frame walk_sig_frame(const struct walk_event *x, struct src_process *p);
+static inline struct sig_frame walk_sig_frame(const struct walk_event *x, struct src_process *p)
+{
+	return (struct sig_frame){ .regs = x->regs, .fregs = x->fregs, .sp = x->sp,
+				   .stack = x->stack, .stack_size = x->stack_size,
+				   .read_const = walk_read_const, .ctx = p };
+}
 
 /* Frames of thread p->threads[i] through f. NULL (message printed) on error. */
 struct walk *walk_open(struct src_process *p, size_t i, const struct view_filter *f);
