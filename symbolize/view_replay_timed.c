@@ -52,11 +52,11 @@ struct rthread {
 	struct walk_event *ev, *nx;
 	struct shown *ev_s, *nx_s;
 	struct walk_event evs[2];
-	struct shown shown[2];
+	struct shown shown[3];
 	bool has_ev, has_nx, started;
-	/* A leaf's ENTER waits for its EXIT; a run of them with --fold. */
+	/* A leaf's ENTER waits for its EXIT (its text: leaf_s, swapped with ev_s); --fold's runs. */
 	bool leaf_open;
-	struct shown leaf_s;
+	struct shown *leaf_s;
 	uint64_t run, run_ns;     /* --fold: leaves in the run so far, their time */
 	uint32_t run_func, run_depth;
 	struct walk_event leaf;   /* the run's first, and its call's and return's text */
@@ -422,7 +422,7 @@ static void print_leaf(struct replay *r, struct rthread *rt, const struct walk_e
 			rt->run_depth != x->depth))
 		flush_run(r, rt);
 	if (!r->a->fold || x->how != SRC_RETURN) {
-		print_leaf_line(r, rt, x, &rt->leaf_s, rt->ev_s);
+		print_leaf_line(r, rt, x, rt->leaf_s, rt->ev_s);
 		return;
 	}
 	if (!rt->run++) { /* the first of a run: kept whole, in case none follows */
@@ -430,7 +430,7 @@ static void print_leaf(struct replay *r, struct rthread *rt, const struct walk_e
 		rt->run_depth = x->depth;
 		rt->run_ns = 0;
 		rt->leaf = *x;
-		shown_copy(&rt->run_s, &rt->leaf_s);
+		shown_copy(&rt->run_s, rt->leaf_s);
 		shown_copy(&rt->run_ret_s, rt->ev_s);
 	}
 	rt->run_ns += x->total_ns;
@@ -442,7 +442,10 @@ static void print_event(struct replay *r, struct rthread *rt, const struct walk_
 		    rt->nx->depth == x->depth;
 
 	if (leaf) {
-		shown_copy(&rt->leaf_s, rt->ev_s);
+		struct shown *s = rt->leaf_s; /* ev's text is not read again */
+
+		rt->leaf_s = rt->ev_s;
+		rt->ev_s = s;
 		rt->leaf_open = true;
 		return;
 	}
@@ -503,6 +506,7 @@ static inline __attribute__((always_inline)) int advance(struct replay *r, struc
 		rt->nx = &rt->evs[1];
 		rt->ev_s = &rt->shown[0];
 		rt->nx_s = &rt->shown[1];
+		rt->leaf_s = &rt->shown[2];
 		if ((n = fetch(r, rt)) < 0)
 			return n;
 	}
