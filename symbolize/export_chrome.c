@@ -29,6 +29,12 @@
  *     process's, so the name says the thread), and the process's bytes
  *     allocated and not freed at each block (ADA_ALLOC; "live bytes"
  *     {"bytes"}, written at the process's end: lanes.h).
+ *   - "Instant Events" (ph "i", "s":"t"): a counter sample that
+ *     interrupted code without a frame of its own (a library ada did not
+ *     hook, a static function inside one), inside a shown frame: named
+ *     "<function> [sampled]", cat "sampled", at the sample's time on the
+ *     thread's track (flame's [sampled] frames): an instant, not a slice,
+ *     so that no viewer takes it for a call or its time for a duration.
  *   - "Flow Events" (ph "s", "f" with "bp":"e"): a wait linked to the
  *     release that ended it (ADA_BLOCKING, lanes.h), "s" at the release's
  *     time on the releasing thread, inside its unlock's slice, "f" at the
@@ -484,6 +490,40 @@ static void counter(struct chrome *c, const char *name, uint64_t ns, const char 
 	outbuf_commit(&c->out, p);
 }
 
+/* {"name":"<function> [sampled]","ph":"i","s":"t","pid":P,"tid":T,"ts":X,
+ * "cat":"sampled"} (see the top). Samples are a few hundred a second: the
+ * name is escaped each time. */
+static void sampled_instant(struct chrome *c, const struct walk_event *ev)
+{
+	const struct src_func *f = &c->funcs[ev->sample.func];
+	const char *fn = c->a->full_names ? f->full : f->name;
+	size_t n = strlen(fn) + sizeof(" [sampled]"), len;
+	char *name = malloc(n), *text = NULL, *p;
+
+	if (name) {
+		snprintf(name, n, "%s [sampled]", fn);
+		text = json_text(&len, "{\"name\":%J,\"ph\":\"i\",\"s\":\"t\",\"pid\":",
+				 (const char *const *)&name, 1);
+	}
+	if (!text) {
+		c->out.err = c->out.err ? c->out.err : -ENOMEM;
+		free(name);
+		return;
+	}
+	p = outbuf_reserve(&c->out, len + 128);
+	element_begin(c, &p);
+	p = fmt_mem(p, text, len);
+	p = fmt_u64(p, c->pid);
+	p = fmt_lit(p, ",\"tid\":");
+	p = fmt_u64(p, c->tid);
+	p = fmt_lit(p, ",\"ts\":");
+	p = put_time(p, c->offset + (int64_t)ev->start_ns);
+	p = fmt_lit(p, ",\"cat\":\"sampled\"}");
+	outbuf_commit(&c->out, p);
+	free(text);
+	free(name);
+}
+
 static int lane_event(struct chrome *c, const struct walk_event *ev)
 {
 	char name[64];
@@ -498,6 +538,9 @@ static int lane_event(struct chrome *c, const struct walk_event *ev)
 	counter(c, name, ev->start_ns, "ns", (int64_t)c->cpu_ns);
 	snprintf(name, sizeof(name), "page faults (tid %u)", c->tid);
 	counter(c, name, ev->start_ns, "faults", (int64_t)c->faults);
+	/* Flame's and report's rule for a sampled frame. */
+	if (ev->depth && ev->sample.func != SRC_NO_FUNC && ev->sample.func != ev->func)
+		sampled_instant(c, ev);
 	return c->out.err;
 }
 

@@ -68,7 +68,12 @@
  *                                              3 TYPE_INSTANT, 4 TYPE_COUNTER
  *     11  track_uuid                  uint64   a counter's track (else the
  *                                              sequence's default)
- *     23  name                        string   a flow's instant: "wake", "woken"
+ *     22  categories                  repeated string  "sampled": a sampled
+ *                                              function's instant
+ *     23  name                        string   a flow's instant: "wake", "woken";
+ *                                              "<function> [sampled]": a counter
+ *                                              sample in code without a frame
+ *                                              of its own, inside a shown one
  *     47  flow_ids                    repeated fixed64  the "wake" instant at a
  *                                              release that ended a wait
  *                                              (ADA_BLOCKING), on the releasing

@@ -48,8 +48,39 @@ static void counter_value(struct pf *f, uint64_t uuid, uint64_t since_t0, int64_
 	packet_close(f, len_at, p);
 }
 
+/* A counter sample that interrupted code without a frame of its own (a
+ * library ada did not hook, a static function inside one), inside a
+ * shown frame: an instant on the thread's track, "<function> [sampled]" in
+ * category "sampled" (flame's [sampled] frames), never a slice, so that
+ * no one takes it for a call. A few hundred a second: not interned. */
+static void sampled_instant(struct pf *f, const struct walk_event *ev)
+{
+	const struct src_func *fn = &f->funcs[ev->sample.func];
+	const char *name = f->a->full_names ? fn->full : fn->name;
+	uint64_t since_t0 = ev->start_ns;
+	char *len_at, *te, *p, *q;
+	size_t n = strlen(name);
+
+	if (f->t0 + since_t0 < f->last_ns)
+		since_t0 = f->last_ns - f->t0;
+	p = packet_open(f, PACKET_FIXED + n, &len_at);
+	p = timestamp(f, p, since_t0);
+	p = sequence(f, p, SEQ_NEEDS_INCREMENTAL_STATE);
+	p = pb_open(p, PKT_TRACK_EVENT, &te);
+	p = pb_uint(p, TE_TYPE, TYPE_INSTANT);
+	p = pb_string(p, TE_CATEGORIES, "sampled");
+	/* TE_NAME: the name and its suffix, one string written in two parts */
+	p = pb_open(p, TE_NAME, &q);
+	memcpy(p, name, n);
+	p = fmt_lit(p + n, " [sampled]");
+	p = pb_close(q, p);
+	p = pb_close(te, p);
+	packet_close(f, len_at, p);
+}
+
 /* A sample: the thread's CPU time and faults so far, on tracks of its own
- * made at its first; a block: kept for the live bytes (process end). */
+ * made at its first, and a sampled function's instant (above); a block:
+ * kept for the live bytes (process end). */
 int pf_lane_event(struct pf *f, const struct walk_event *ev)
 {
 	if (ev->type == WALK_ALLOC)
@@ -68,6 +99,9 @@ int pf_lane_event(struct pf *f, const struct walk_event *ev)
 	f->faults += ev->sample.minflt + ev->sample.majflt;
 	counter_value(f, f->cpu_uuid, ev->start_ns, (int64_t)f->cpu_ns);
 	counter_value(f, f->faults_uuid, ev->start_ns, (int64_t)f->faults);
+	/* Flame's and report's rule for a sampled frame. */
+	if (ev->depth && ev->sample.func != SRC_NO_FUNC && ev->sample.func != ev->func)
+		sampled_instant(f, ev);
 	return f->out.err;
 }
 

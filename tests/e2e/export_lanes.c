@@ -161,3 +161,52 @@ void ex_expect_counters_agree(struct tr_case *tc, const struct ex_trace *t, stru
 	}
 	free(pf);
 }
+
+static bool sampled_name(const char *name, const char *prefix)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	return n > 10 && !strncmp(name, prefix, strlen(prefix)) &&
+	       !strcmp(name + n - 10, " [sampled]");
+}
+
+size_t ex_expect_sampled_instants(struct tr_case *tc, const struct ex_trace *t, const char *prefix)
+{
+	char out[PATH_MAX];
+	struct pnode root = { 0 };
+	struct xtrace x;
+	size_t nj = 0, np = 0;
+
+	ex_chrome(tc, t, NULL, &x);
+	for (size_t i = 0; i < json_count(x.events); i++) {
+		const struct json_value *e = json_at(x.events, i);
+		const char *ph = json_string(json_get(e, "ph")), *cat = json_string(json_get(e, "cat"));
+		const char *name = json_string(json_get(e, "name")), *s = json_string(json_get(e, "s"));
+
+		if (!cat || strcmp(cat, "sampled"))
+			continue;
+		if (strcmp(ph, "i") || !s || strcmp(s, "t") || !json_get(e, "ts"))
+			fail_msg("a sampled event that is no thread-scoped instant: %s", name);
+		nj += sampled_name(name, prefix);
+	}
+	xtrace_free(&x);
+	if (!tr_have_tool("protoc"))
+		return nj;
+	tr_path(tc, "out.pftrace", out);
+	ex_run_view(tc, "perfetto", t, NULL, out);
+	ex_decode_raw(tc, out, &root);
+	for (size_t i = 0; i < root.nkids; i++) {
+		const struct pnode *te = pnode_get(&root.kids[i], 11), *cat, *name = NULL;
+		uint64_t type = 0;
+
+		if (!te || !(cat = pnode_get(te, 22)) || strcmp(cat->value, "sampled"))
+			continue;
+		if (!pnode_u64(te, 9, &type) || type != 3 || !(name = pnode_get(te, 23)))
+			fail_msg("a sampled track event that is no named instant");
+		np += sampled_name(name->value, prefix);
+	}
+	pnode_free(&root);
+	if (np != nj)
+		fail_msg("%zu sampled instants of %s... in the JSON, %zu in the protobuf", nj, prefix, np);
+	return nj;
+}

@@ -93,6 +93,11 @@ const struct ex_series *ex_series_find(const struct ex_series *s, size_t n, cons
  * the same values (where protoc is). */
 void ex_expect_counters_agree(struct tr_case *tc, const struct ex_trace *t, struct ex_series *s,
 			      size_t *n, size_t max);
+/* The sampled functions' instants (ph "i", cat "sampled" in the JSON; a
+ * TYPE_INSTANT in category "sampled" in the protobuf) whose name starts
+ * with prefix and ends " [sampled]": as many in both exports (the
+ * protobuf's not counted without protoc); returns the JSON's count. */
+size_t ex_expect_sampled_instants(struct tr_case *tc, const struct ex_trace *t, const char *prefix);
 
 /* protoc --decode_raw < path, parsed into root's kids (pnode_free it). */
 void ex_decode_raw(struct tr_case *tc, const char *path, struct pnode *root);

@@ -35,7 +35,9 @@
  *   keeps its symbols, and flame names it (no "[unmapped]" frame).
  * - a handler the program puts on every real-time signal gets none of
  *   ada's, and each signal the program raises, once each.
- * - The exports (fentry): chrome's "ph":"C" events and perfetto's counter
+ * - The exports (fentry): spin_inner's samples are instants named
+ *   "spin_inner... [sampled]" in category "sampled", as many in both
+ *   (never slices: they are no calls); chrome's "ph":"C" events and perfetto's counter
  *   tracks give each thread's CPU time and page faults so far at each
  *   sample, never decreasing, the two exports the same values; the
  *   busiest thread's CPU time is at least 200 ms (g's and caller's threads
@@ -260,8 +262,14 @@ static void check(void **state, const char *mode)
 	if (sampled_row_cpu(report, "spin_inner") != spin)
 		fail_msg("%s: report's spin_inner [sampled] row is not flame's %lu ns:\n%s", mode, spin,
 			 report);
-	if (!strcmp(mode, "fentry"))
+	if (!strcmp(mode, "fentry")) {
+		struct ex_trace t = { .ready = true };
+
 		expect_counter_tracks(tc, report_row(report, "g").faults);
+		snprintf(t.trace, sizeof(t.trace), "%s", tc->trace);
+		if (!ex_expect_sampled_instants(tc, &t, "spin_inner"))
+			fail_msg("no instant of spin_inner [sampled] in the exports");
+	}
 	info = view(tc, "info", NULL, NULL);
 	if (!strstr(info, "  samples        ") || !strstr(tc->mf.config, "counters=1000us"))
 		fail_msg("%s: info does not count the samples:\n%s", mode, info);
