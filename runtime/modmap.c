@@ -368,6 +368,7 @@ static int visit(struct dl_phdr_info *info, void *ns, void *arg)
 	char exe[4096];
 	const char *path = info->dlpi_name;
 	uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	bool is_vdso;
 	uint64_t key;
 
 	(void)ns;
@@ -384,7 +385,8 @@ static int visit(struct dl_phdr_info *info, void *ns, void *arg)
 	}
 	/* The vDSO has no file: recorded by a name of its own, its symbols
 	 * kept by the recorder (a counter sample in clock_gettime). */
-	if ((uintptr_t)info->dlpi_phdr - vdso < VDSO_HEADER_MAX)
+	is_vdso = (uintptr_t)info->dlpi_phdr - vdso < VDSO_HEADER_MAX;
+	if (is_vdso)
 		path = ADA_VDSO_PATH;
 	/* Known by the name the loader has (a relative one resolved only for a
 	 * new load: that reads /proc/self/maps, on the thread that dlopen'ed). */
@@ -392,7 +394,7 @@ static int visit(struct dl_phdr_info *info, void *ns, void *arg)
 	if (live_find(info->dlpi_addr, key))
 		return 0;
 	describe(info, &m);
-	if (path != (const char *)ADA_VDSO_PATH) {
+	if (!is_vdso) {
 		if (*path && path[0] != '/' && path_from_maps(m.bias + m.vaddr_lo, exe, sizeof(exe)))
 			path = exe;
 		if (!*path || path[0] != '/')
@@ -405,7 +407,7 @@ static int visit(struct dl_phdr_info *info, void *ns, void *arg)
 	m.load_tsc = ada_arch_ticks();
 	/* The recorder notes its symbols for keeping from these records. */
 	ada_meta_write(ADA_META_MODULE, &m, sizeof(m), path, strlen(path) + 1);
-	if (!m.build_id_len && path != (const char *)ADA_VDSO_PATH)
+	if (!m.build_id_len && !is_vdso)
 		ada_modmap_record_file(path, m.module_no, &file);
 	if (ada_apart_needed) /* after start-up: counted for a recorder */
 		__atomic_fetch_add(&ada_rt.modules_late, 1, __ATOMIC_RELEASE);

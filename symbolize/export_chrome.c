@@ -538,8 +538,7 @@ static int lane_event(struct chrome *c, const struct walk_event *ev)
 	counter(c, name, ev->start_ns, "ns", (int64_t)c->cpu_ns);
 	snprintf(name, sizeof(name), "page faults (tid %u)", c->tid);
 	counter(c, name, ev->start_ns, "faults", (int64_t)c->faults);
-	/* Flame's and report's rule for a sampled frame. */
-	if (ev->depth && ev->sample.func != SRC_NO_FUNC && ev->sample.func != ev->func)
+	if (walk_sampled_func(ev) != SRC_NO_FUNC)
 		sampled_instant(c, ev);
 	return c->out.err;
 }

@@ -99,8 +99,7 @@ int pf_lane_event(struct pf *f, const struct walk_event *ev)
 	f->faults += ev->sample.minflt + ev->sample.majflt;
 	counter_value(f, f->cpu_uuid, ev->start_ns, (int64_t)f->cpu_ns);
 	counter_value(f, f->faults_uuid, ev->start_ns, (int64_t)f->faults);
-	/* Flame's and report's rule for a sampled frame. */
-	if (ev->depth && ev->sample.func != SRC_NO_FUNC && ev->sample.func != ev->func)
+	if (walk_sampled_func(ev) != SRC_NO_FUNC)
 		sampled_instant(f, ev);
 	return f->out.err;
 }

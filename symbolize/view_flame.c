@@ -254,7 +254,7 @@ static int sample_event(struct flame *fl, struct walk *w, const struct walk_even
 	if (fl->weight == W_OFFCPU)
 		return cpu_add(fl, fl->stack[d], v);
 	node = fl->stack[d];
-	if (ev->sample.func != SRC_NO_FUNC && ev->sample.func != ev->func) {
+	if (walk_sampled_func(ev) != SRC_NO_FUNC) {
 		uint32_t name = sampled_name_of(fl, ev->sample.func);
 
 		node = name == FLAME_NONE ? FLAME_NONE : flame_tree_child(&fl->tree, node, name);

@@ -339,9 +339,7 @@ static int sample_event(struct report *r, const struct walk_event *ev)
 	a->cpu += ev->sample.cpu_ns;
 	a->faults += ev->sample.minflt + ev->sample.majflt;
 	a->switches += ev->sample.vcsw + ev->sample.ivcsw;
-	/* Flame's rule: inside a shown frame (outside every one, ev->func names
-	 * none), a function that is not the innermost recorded frame's. */
-	if (ev->depth && ev->sample.func != SRC_NO_FUNC && ev->sample.func != ev->func) {
+	if (walk_sampled_func(ev) != SRC_NO_FUNC) {
 		struct sstat *s;
 
 		if (!r->sampled && !(r->sampled = calloc(r->p->nfuncs ? r->p->nfuncs : 1, sizeof(*s))))

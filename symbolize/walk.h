@@ -143,6 +143,17 @@ struct walk_event {
 
 struct walk;
 
+/* The function a WALK_SAMPLE names where its thread had no frame of its
+ * own (a library ada did not hook, a static function inside one): the
+ * interrupted function, inside a shown frame, when it is not the innermost
+ * recorded frame's; else SRC_NO_FUNC (outside every shown frame ev->func
+ * names none). flame's "[sampled]" frames, report's "[sampled]" rows and
+ * the exports' "[sampled]" instants are these. */
+static inline uint32_t walk_sampled_func(const struct walk_event *ev)
+{
+	return ev->depth && ev->sample.func != ev->func ? ev->sample.func : SRC_NO_FUNC;
+}
+
 /* The signature the views read function func's values by: its DWARF's
  * (or sig_libc's), placed as x86_64 passes them; NULL on another
  * architecture or without one. Inline, as walk_sig_frame: a typed view
