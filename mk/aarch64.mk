@@ -34,13 +34,13 @@ aarch64-deps:
 # for the x86_64 directories, less what aarch64 has no hooks for yet: of
 # mcount/*.c, all but the return hijacking and the unwinder's interposers
 # (cyg and mcount modes: no dynamic hooks, no patchable mode), and of the
-# assembly, the hooks of those two modes. The runtime calls mcount/ only
+# assembly, the hooks of those two modes and vfork. The runtime calls mcount/ only
 # through ada_passes, which stays empty here (passes.c is not built).
 A64_B       := $(B)/aarch64
 A64_LIB     := lib/aarch64
 A64_RT_CFLAGS := $(subst /$(ARCH),/aarch64,$(RT_CFLAGS))
 A64_RT_SRCS := $(wildcard runtime/*.c recorder/*.c) mcount/hijack.c mcount/unwind.c
-A64_RT_ASM  := mcount/aarch64/cyg.S mcount/aarch64/mcount.S mcount/aarch64/return.S
+A64_RT_ASM  := mcount/aarch64/cyg.S mcount/aarch64/mcount.S mcount/aarch64/return.S mcount/aarch64/vfork.S
 A64_RT_OBJS := $(A64_RT_SRCS:%.c=$(A64_B)/%.o) $(A64_RT_ASM:%.S=$(A64_B)/%.o)
 
 # mcount/'s C as on x86_64 (the Makefile): no FP or vector register touched
@@ -70,11 +70,13 @@ aarch64: $(A64_LIB)/libada.so $(A64_LIB)/libada.a
 # in a handler counted exactly, longjmp's skipped frames), and in mcount
 # mode test_hijack (longjmp, signals on either stack, tail calls, exit,
 # abort, fork, ucontext, 10,000 deep) and test_unwind (C++ exceptions,
-# backtrace(), pthread_exit and pthread_cancel through hijacked frames).
-# About 3 min here once the packages are there (their install ~30 s more):
+# backtrace(), pthread_exit and pthread_cancel through hijacked frames),
+# and test_vfork in cyg and mcount modes (the child records nothing, the
+# parent's trace stays whole; what qemu-user can run of it: docs/internals.md).
+# About 3.5 min here once the packages are there (their install ~30 s more):
 # make check runs it too, installing the packages where it can and skipping
 # with one line where it cannot (not root, no network).
-A64_TESTS := $(addprefix $(B)/tests/e2e/,test_examples test_signals test_hijack test_unwind)
+A64_TESTS := $(addprefix $(B)/tests/e2e/,test_examples test_signals test_hijack test_unwind test_vfork)
 
 .PHONY: check-aarch64 aarch64-if-possible
 check-aarch64: all aarch64 $(A64_TESTS)

@@ -9,7 +9,7 @@
 # fails. make check runs it without: where the tools could not be installed
 # (mk/aarch64.mk says why) it says so in one line and passes.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-TESTS="test_examples test_signals test_hijack test_unwind"
+TESTS="test_examples test_signals test_hijack test_unwind test_vfork"
 
 for need in aarch64-linux-gnu-gcc aarch64-linux-gnu-g++ qemu-aarch64; do
 	command -v "$need" >/dev/null 2>&1 && continue

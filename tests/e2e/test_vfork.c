@@ -19,6 +19,18 @@
  *     nothing either (runtime/clone.c);
  *   - 200 vforks while another thread records: every call of both threads
  *     is in the trace.
+ *
+ * With --target=aarch64 (tests/e2e/aarch64.sh; mcount/aarch64/vfork.S) the
+ * cyg and mcount groups run under qemu-user, which runs a vfork, and a
+ * clone(CLONE_VM | CLONE_VFORK), as a fork: the child's store stays in its
+ * copy, so both builds print x=0 and stores: 0 (the pair's outputs are
+ * still compared), and the parent runs on beside its child. What holds
+ * there is the rest: the child records nothing into the parent's rings
+ * and its _exit leaves the parent's trace open (with libc's vfork the
+ * child's calls were in the parent's tree and its _exit ended that trace).
+ * Left out there: the runs with the dynamic hooks (none on aarch64 yet),
+ * and execs of this program (an aarch64 image, which the kernel runs only
+ * with qemu registered in binfmt_misc).
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -29,6 +41,7 @@
 
 #include <cmocka.h>
 
+#include "lib/target.h"
 #include "lib/tracerun.h"
 
 static const char *mode = "cyg"; /* the group being run */
@@ -36,6 +49,10 @@ static const char *mode = "cyg"; /* the group being run */
 /* The parent's tree after each way of running a child; the child's
  * calls (set, and getppid with the hooks on) are not in it. */
 #define AFTER "  after x3\n"
+
+/* What the parent prints of its child's store: under qemu-user (a fork)
+ * it never sees it. */
+#define STORED() (target_arch ? "x=0\ndone 6\n" : "x=42\ndone 6\n")
 
 static void build(const struct tr_case *tc, const char *opt)
 {
@@ -110,10 +127,14 @@ static size_t calls_of(const char *replay, const char *fn)
 static void child_store_reaches_the_parent(struct tr_case *tc, const char *opt)
 {
 	build(tc, opt);
-	run_tree(tc, "store", "x=42\ndone 6\n", "main\n  store\n    status_of\n" AFTER, 1);
+	run_tree(tc, "store", STORED(), "main\n  store\n    status_of\n" AFTER, 1);
 	expect_one_process(tc, "store", 12);
+	if (target_arch) {
+		tr_pass(tc);
+		return;
+	}
 	/* The hooks on: the child's getppid goes through a hooked slot. */
-	run(tc, "store", "hooks", true, "x=42\ndone 6\n");
+	run(tc, "store", "hooks", true, STORED());
 	expect_one_process(tc, "hooks", 0);
 	assert_int_equal(calls_of(tc->replay.out, "set"), 0);
 	assert_int_equal(calls_of(tc->replay.out, "getppid"), 0);
@@ -155,6 +176,10 @@ static void exec_of_a_traced_program_traces_both(void **state)
 	struct tr_case *tc = *state;
 	const char *const out = "second image\nself: 5\ndone 6\n";
 
+	if (target_arch) {
+		tr_pass(tc);
+		skip(); /* no binfmt_misc for the aarch64 image (the file's header) */
+	}
 	build(tc, "-O2");
 	run_tree(tc, "self", out, "main\n  run\n    status_of\n" AFTER SECOND, 2);
 	run(tc, "self", "hooks", true, out);
@@ -172,12 +197,18 @@ static void posix_spawn_and_system_from_a_traced_program(void **state)
 	const char *const spawned = "second image\nspawn: 5\ndone 6\n";
 
 	build(tc, "-O2");
-	run_tree(tc, "spawn", spawned, "main\n  spawn\n    status_of\n" AFTER SECOND, 2);
-	run(tc, "spawn", "spawn_hooks", true, spawned);
-	assert_int_equal(calls_of(tc->replay.out, "posix_spawn"), 1);
-	assert_int_equal(calls_of(tc->replay.out, "second"), 1);
+	if (!target_arch) { /* posix_spawn execs this program: not under qemu */
+		run_tree(tc, "spawn", spawned, "main\n  spawn\n    status_of\n" AFTER SECOND, 2);
+		run(tc, "spawn", "spawn_hooks", true, spawned);
+		assert_int_equal(calls_of(tc->replay.out, "posix_spawn"), 1);
+		assert_int_equal(calls_of(tc->replay.out, "second"), 1);
+	}
 	run_tree(tc, "system", "system: 3\ndone 6\n", "main\n" AFTER, 1);
 	expect_one_process(tc, "system", 8);
+	if (target_arch) {
+		tr_pass(tc);
+		return;
+	}
 	run(tc, "system", "system_hooks", true, "system: 3\ndone 6\n");
 	expect_one_process(tc, "system_hooks", 0);
 	assert_int_equal(calls_of(tc->replay.out, "system"), 1);
@@ -193,7 +224,7 @@ static void clone_vm_vfork_child_records_nothing(void **state)
 	struct tr_case *tc = *state;
 
 	build(tc, "-O2");
-	run_tree(tc, "clone", "x=42\ndone 6\n", "main\n  clone_store\n    status_of\n" AFTER, 1);
+	run_tree(tc, "clone", STORED(), "main\n  clone_store\n    status_of\n" AFTER, 1);
 	expect_one_process(tc, "clone", 12);
 	tr_pass(tc);
 }
@@ -207,7 +238,7 @@ static void vfork_while_another_thread_records(void **state)
 	char dir[PATH_MAX];
 
 	build(tc, "-O2");
-	run_tree(tc, "threads", "stores: 200\ndone 6\n",
+	run_tree(tc, "threads", target_arch ? "stores: 0\ndone 6\n" : "stores: 200\ndone 6\n",
 		 "main\n  stores\n    store x200\n      status_of\n" AFTER
 		 "--- thread\nworker\n  after x10000\n", 1);
 	tr_load_manifest(tc, tr_path(tc, "threads", dir));
@@ -216,7 +247,7 @@ static void vfork_while_another_thread_records(void **state)
 	tr_pass(tc);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, tr_setup, tr_teardown)
 	const struct CMUnitTest tests[] = {
@@ -233,10 +264,15 @@ int main(void)
 	char group[32];
 	int failed = 0;
 
+	if (target_parse(&argc, argv) < 0)
+		return 2;
 	tr_scrub_environment();
 	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
 		mode = modes[m];
-		snprintf(group, sizeof(group), "vfork %s", mode);
+		if (target_arch && !strcmp(mode, "fentry"))
+			continue; /* aarch64 has cyg and mcount modes (lib/target.h) */
+		snprintf(group, sizeof(group), target_arch ? "vfork %s %s" : "vfork %s", mode,
+			 target_arch);
 		failed += _cmocka_run_group_tests(group, tests, sizeof(tests) / sizeof(tests[0]),
 						  NULL, NULL);
 	}
