@@ -60,9 +60,9 @@ static inline char *fmt_mem(char *p, const void *s, size_t n)
 #define fmt_lit(p, s) fmt_mem(p, "" s, sizeof(s) - 1)
 
 /* n bytes of a name or a record's fixed text, n known only at run time:
- * up to 64 by overlapping loads and stores of 16 or 8 bytes, with no call
+ * up to 128 by overlapping loads and stores of 16 or 8 bytes, with no call
  * into the C library's memcpy, whose dispatch costs more than such a copy. */
-static inline char *fmt_str(char *p, const char *s, size_t n)
+static inline __attribute__((always_inline)) char *fmt_str(char *p, const char *s, size_t n)
 {
 	char a[16], b[16], c[16], d[16];
 
@@ -93,6 +93,25 @@ static inline char *fmt_str(char *p, const char *s, size_t n)
 	} else if (n < 4) {
 		for (size_t i = 0; i < n; i++)
 			p[i] = s[i];
+	} else if (n > 64 && n <= 128) { /* chrome's name-to-end text, --args */
+		char e[16], f[16], g[16], h[16];
+
+		memcpy(a, s, 16);
+		memcpy(b, s + 16, 16);
+		memcpy(c, s + 32, 16);
+		memcpy(d, s + 48, 16);
+		memcpy(e, s + n - 64, 16);
+		memcpy(f, s + n - 48, 16);
+		memcpy(g, s + n - 32, 16);
+		memcpy(h, s + n - 16, 16);
+		memcpy(p, a, 16);
+		memcpy(p + 16, b, 16);
+		memcpy(p + 32, c, 16);
+		memcpy(p + 48, d, 16);
+		memcpy(p + n - 64, e, 16);
+		memcpy(p + n - 48, f, 16);
+		memcpy(p + n - 32, g, 16);
+		memcpy(p + n - 16, h, 16);
 	} else {
 		memcpy(p, s, n);
 	}

@@ -12,16 +12,22 @@
 size_t view_duration_fmt(char *out, uint64_t ns, bool as_ns)
 {
 	static const char units[4][4] = { " ns", " us", " ms", "  s" };
-	uint64_t div = 1, q = ns;
+	uint64_t q = ns;
 	unsigned u = 0, n;
 	char *e;
 
 	if (as_ns)
 		return (size_t)(fmt_u64(out, ns) - out);
-	if (ns >= 1000) {
-		for (u = 1; u < 3 && ns >= div * 1000000; u++)
-			div *= 1000;
-		q = (ns + div / 2) / div; /* thousandths of the unit */
+	/* q: thousandths of the unit, each divisor a constant (a division by
+	 * a variable is tens of cycles, at every call's line) */
+	if (ns >= 1000000000) {
+		u = 3;
+		q = (ns + 500000) / 1000000;
+	} else if (ns >= 1000000) {
+		u = 2;
+		q = (ns + 500) / 1000;
+	} else if (ns >= 1000) {
+		u = 1;
 	}
 	/* "%7" of the number, then the unit: written in place */
 	n = fmt_digits(u ? q / 1000 : q) + (u ? 4 : 0);

@@ -309,25 +309,21 @@ static inline void set_event(struct walk_event *out, uint8_t type, uint8_t how, 
 	out->end_ns = end_ns;
 	out->total_ns = total_ns;
 	out->self_ns = self_ns;
-	out->regs = out->fregs = NULL;
-	out->sp = 0;
-	out->stack = NULL;
-	out->stack_size = 0;
-	out->no_value = false;
+	out->regs = NULL; /* the rest of the detail is read with regs only (walk.h) */
 }
 
 /* ev's detail record into out, by reference: the source's, valid until
  * the next walk_next (walk.h), which is as long as a view reads it. */
 static void keep_detail(const struct src_event *ev, struct walk_event *out)
 {
+	bool stack = ev->stack && ev->stack_size <= ADA_STACK_MAX;
+
 	out->regs = ev->regs;
 	out->fregs = ev->fregs;
 	out->sp = ev->sp;
 	out->no_value = ev->no_value;
-	if (ev->stack && ev->stack_size <= ADA_STACK_MAX) {
-		out->stack = ev->stack;
-		out->stack_size = ev->stack_size;
-	}
+	out->stack = stack ? ev->stack : NULL;
+	out->stack_size = stack ? ev->stack_size : 0;
 }
 
 /* The events that are not calls nor returns, out of step's loop, which

@@ -126,7 +126,9 @@ struct walk_event {
 				* NULL without a detail record. regs, fregs and
 				* stack are the source's: valid until the next
 				* walk_next, so a view that reads ahead makes what
-				* it needs of them first (replay's text) */
+				* it needs of them first (replay's text). The four
+				* below are set with regs only, left as they were
+				* without: read them only where regs is set */
 	const uint64_t *fregs; /* with regs: the FP registers (src_event's), or NULL */
 	uint64_t sp;           /* with regs: the stack window (src_event's) */
 	const uint8_t *stack;
