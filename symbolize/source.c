@@ -37,6 +37,8 @@ struct src_stream {
 	struct raw_event raw[64];   /* raw_stream_read's batch, [raw_pos, raw_n) still to convert */
 	unsigned raw_pos, raw_n;
 	struct raw_sample last_sample; /* the thread's totals at its previous sample */
+	void (*progress)(void *ctx);   /* src_stream_on_progress's */
+	void *progress_ctx;
 };
 
 static const char *const open_marks[] = {
@@ -432,20 +434,33 @@ static int block_event(struct src_stream *s, const struct raw_event *re, struct 
  * decoded here. */
 int src_next_refill(struct src_stream *s, const struct src_event **ev)
 {
+	uint64_t before = s->cursor.handed;
 	const struct src_event *first;
 	size_t n;
 	int r;
 
 	if (!s->async) {
 		*ev = &s->cur;
-		return src_next_sync(s, &s->cur);
+		if ((r = src_next_sync(s, &s->cur)) <= 0)
+			return r;
+		n = 1;
+	} else {
+		if ((r = src_async_batch(s->async, &first, &n)) <= 0)
+			return r;
+		*ev = first;
+		s->cursor.next = first + 1;
+		s->cursor.end = first + n;
 	}
-	if ((r = src_async_batch(s->async, &first, &n)) <= 0)
-		return r;
-	*ev = first;
-	s->cursor.next = first + 1;
-	s->cursor.end = first + n;
+	s->cursor.handed += n;
+	if (s->progress && before >> 20 != s->cursor.handed >> 20)
+		s->progress(s->progress_ctx);
 	return 1;
+}
+
+void src_stream_on_progress(struct src_stream *s, void (*cb)(void *ctx), void *ctx)
+{
+	s->progress = cb;
+	s->progress_ctx = ctx;
 }
 
 struct src_stream *src_stream_open_async(struct src_process *p, size_t i)

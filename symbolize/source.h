@@ -158,6 +158,7 @@ struct src_stream;
  * out, [next, end), so that src_next costs no call while a batch lasts. */
 struct src_cursor {
 	const struct src_event *next, *end;
+	uint64_t handed;      /* events fetched so far, [next, end) included */
 };
 
 /* The events of thread p->threads[i], in order; every frame opened is
@@ -180,6 +181,17 @@ static inline int src_next(struct src_stream *s, const struct src_event **ev)
 	return src_next_refill(s, ev);
 }
 void src_stream_close(struct src_stream *s);
+/* The events src_next has handed out so far: counted a batch at a time,
+ * not at every event. */
+static inline uint64_t src_stream_read(const struct src_stream *s)
+{
+	const struct src_cursor *c = (const struct src_cursor *)s;
+
+	return c->handed - (uint64_t)(c->end - c->next);
+}
+/* cb(ctx) once the events read pass each multiple of 2^20, at the batch
+ * that passes it (a view's progress line). */
+void src_stream_on_progress(struct src_stream *s, void (*cb)(void *ctx), void *ctx);
 
 /* names.c: the simple form of a demangled C++ name, "ns::Foo<int>::bar" for
  * "int ns::Foo<int>::bar(char const*) const", and without a symbol version

@@ -46,7 +46,7 @@ struct walk {
 	uint64_t calls;        /* calls read (index into long_enough) */
 	uint64_t nshown;       /* frames shown */
 	uint64_t folded_include; /* -F's calls the C++ runtime's folding hid */
-	uint64_t read;         /* events read, both passes */
+	uint64_t read;         /* events the first pass read (the second's: w->s's count) */
 	size_t thread;
 	bool first_done;       /* -t, -C: the first pass has run (or none is needed) */
 	bool simple;           /* no filter that follows open frames (-F -N -C -D -t -r): none of
@@ -379,8 +379,6 @@ static int step(struct walk *w, struct walk_event *out)
 		struct wframe *fr;
 		uint64_t total;
 
-		if (!(++w->read & 0xfffff) && w->progress)
-			w->progress(w->progress_ctx, w->read);
 		if (__builtin_expect(ev->kind >= SRC_ALLOC, 0))
 			return ev->kind == SRC_ALLOC ? alloc_event(w, ev, out) :
 			       ev->kind == SRC_SAMPLE ? sample_event(w, ev, out) : block_event(w, ev, out);
@@ -446,10 +444,20 @@ int walk_next(struct walk *w, struct walk_event *ev)
 	return step(w, ev);
 }
 
+/* The second pass's progress: its stream counts the events a batch at a
+ * time, which spares step a count at every event. */
+static void stream_progress(void *ctx)
+{
+	struct walk *w = ctx;
+
+	w->progress(w->progress_ctx, walk_events_read(w));
+}
+
 void walk_on_progress(struct walk *w, void (*cb)(void *ctx, uint64_t read), void *ctx)
 {
 	w->progress = cb;
 	w->progress_ctx = ctx;
+	src_stream_on_progress(w->s, cb ? stream_progress : NULL, w);
 }
 
 const uint32_t *walk_stack(const struct walk *w, uint32_t *n)
@@ -466,7 +474,7 @@ void walk_add_counts(const struct walk *w, struct walk_counts *c)
 
 uint64_t walk_events_read(const struct walk *w)
 {
-	return w->read;
+	return w->read + src_stream_read(w->s);
 }
 
 void walk_close(struct walk *w)
