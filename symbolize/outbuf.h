@@ -187,6 +187,35 @@ static inline char *fmt_us(char *p, uint64_t ns)
 	return fmt_thousandths(fmt_u64(p, us), (unsigned)(ns - us * 1000));
 }
 
+/* view_duration_fmt's text below 1000 of the unit (a duration under
+ * 1000 s), ten bytes: the number right-aligned in seven, then the unit
+ * (unit NULL: " ns", q nanoseconds; else q thousandths of it, with its
+ * leading space). Inline, with no count of the digits first: replay writes
+ * one at most lines, most of them in nanoseconds. */
+static inline char *fmt_duration_short(char *p, unsigned q, const char *unit)
+{
+	unsigned ip = unit ? q / 1000 : q; /* the whole part, 0 to 999 */
+	char *e = p + (unit ? 3 : 7);      /* just past it */
+
+	memcpy(p, "       ", 7);
+	if (unit)
+		fmt_thousandths(e, q - ip * 1000);
+	if (ip >= 100) {
+		unsigned h = ip / 100, lo = ip - h * 100;
+
+		e[-3] = (char)('0' + h);
+		e[-2] = fmt_pairs[2 * lo];
+		e[-1] = fmt_pairs[2 * lo + 1];
+	} else if (ip >= 10) {
+		e[-2] = fmt_pairs[2 * ip];
+		e[-1] = fmt_pairs[2 * ip + 1];
+	} else {
+		e[-1] = (char)('0' + ip);
+	}
+	memcpy(p + 7, unit ? unit : " ns", 3);
+	return p + 10;
+}
+
 /* "0x" and lower-case hex digits without padding: 0 → "0x0". */
 static inline char *fmt_hex(char *p, uint64_t v)
 {

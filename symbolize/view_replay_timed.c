@@ -68,13 +68,18 @@ static const char *const field_names[NFIELDS] = { "duration", "time", "delta", "
 static const char *const field_heads[NFIELDS] = { "  DURATION", "     TIMESTAMP", "     DELTA",
 						  "[   TID]", "          MODULE" };
 
+struct rname {
+	const char *s;
+	size_t len;
+};
+
 struct replay {
 	const struct view_args *a;
 	FILE *out;
 	int fields[NFIELDS + 1]; /* -f's, in order, -1-terminated */
 	struct outbuf ob;       /* the lines: printf per call would be most of the time */
 	struct src_process *p;
-	uint32_t *name_len;     /* name_of(func)'s length, per function of p */
+	struct rname *names;    /* per function of p: the name lines show, its length */
 	bool plain_lines;       /* the default columns, in microseconds, no --srcline */
 	unsigned nargs;
 	struct walk_counts walks; /* every walk's, for view_say_folded */
@@ -203,12 +208,12 @@ static bool parse_fields(struct replay *r, const char *spec)
 
 static const char *name_of(const struct replay *r, uint32_t func)
 {
-	return r->a->full_names ? r->p->funcs[func].full : r->p->funcs[func].name;
+	return r->names[func].s;
 }
 
 static void put_name(struct replay *r, uint32_t func)
 {
-	outbuf_put(&r->ob, name_of(r, func), r->name_len[func]);
+	outbuf_put(&r->ob, name_of(r, func), r->names[func].len);
 }
 
 
@@ -307,7 +312,10 @@ plain_head(struct rthread *rt, const struct walk_event *x, enum plain kind, char
 		rt->last_at = x->start_ns;
 	} else {
 		*p++ = ' ';
-		p += view_duration_fmt(p, x->total_ns, false);
+		if (x->total_ns < 1000) /* most lines: view_duration_fmt's, inline */
+			p = fmt_duration_short(p, (unsigned)x->total_ns, NULL);
+		else
+			p += view_duration_fmt(p, x->total_ns, false);
 		p = fmt_lit(p, " | ");
 		rt->last_at = kind == PLAIN_LEAF ? x->start_ns : x->end_ns;
 	}
@@ -334,7 +342,7 @@ static __attribute__((noinline)) bool text_line(struct replay *r, struct rthread
 						const struct walk_event *x, enum plain kind,
 						const struct shown *args, const struct shown *ret)
 {
-	size_t len = r->name_len[x->func];
+	size_t len = r->names[x->func].len;
 	bool value = kind != PLAIN_ENTER && ret->has && !ret->none;
 	char *p = outbuf_reserve(&r->ob, 4096 + 256 + sizeof(args->text) + sizeof(ret->text));
 
@@ -362,7 +370,7 @@ static inline __attribute__((always_inline)) bool
 plain_line(struct replay *r, struct rthread *rt, const struct walk_event *x, enum plain kind,
 	   const struct shown *args, const struct shown *ret)
 {
-	size_t len = r->name_len[x->func];
+	size_t len = r->names[x->func].len;
 	char *p;
 
 	if (!r->plain_lines || x->depth > 64 || len > 4096 ||
@@ -488,9 +496,7 @@ static inline __attribute__((always_inline)) int fetch(struct replay *r, struct 
 		rt->nx_s->has = false;
 		rt->nx_s->none = false;
 	}
-	nx->regs = NULL; /* the walk's: gone at its next event */
-	nx->fregs = NULL;
-	nx->stack = NULL;
+	nx->regs = NULL; /* the walk's (fregs, stack: read with regs only): gone at its next event */
 	return n;
 }
 
@@ -604,13 +610,17 @@ static int replay_process(struct replay *r, const char *dir, struct view_progres
 	if (!view_filter_wants_pid(f, r->p->pid))
 		goto out;
 	pg->total += f->min_ns || f->callers ? 2 * r->p->events : r->p->events; /* -t and -C read twice */
-	free(r->name_len);
-	if (!(r->name_len = malloc((r->p->nfuncs ? r->p->nfuncs : 1) * sizeof(*r->name_len)))) {
+	free(r->names);
+	if (!(r->names = malloc((r->p->nfuncs ? r->p->nfuncs : 1) * sizeof(*r->names)))) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < r->p->nfuncs; i++)
-		r->name_len[i] = (uint32_t)strlen(name_of(r, (uint32_t)i));
+	for (i = 0; i < r->p->nfuncs; i++) {
+		const struct src_func *fn = &r->p->funcs[i];
+
+		r->names[i].s = r->a->full_names ? fn->full : fn->name;
+		r->names[i].len = strlen(r->names[i].s);
+	}
 	r->nargs = r->p->arch == ADA_ARCH_ARM64 ? 8 : 6;
 	if (!(ts = calloc(r->p->nthreads ? r->p->nthreads : 1, sizeof(*ts)))) {
 		err = -ENOMEM;
@@ -693,7 +703,7 @@ int view_replay_main(const struct view_args *a, FILE *out)
 	}
 	view_progress_end(&pg);
 	cerr = outbuf_close(&r.ob, "the replay");
-	free(r.name_len);
+	free(r.names);
 	if (!err && !cerr)
 		view_say_folded(&a->filter, &r.walks);
 	return err ? err : cerr;

@@ -29,6 +29,8 @@ size_t view_duration_fmt(char *out, uint64_t ns, bool as_ns)
 	} else if (ns >= 1000) {
 		u = 1;
 	}
+	if (q < (u ? 1000000u : 1000u))
+		return (size_t)(fmt_duration_short(out, (unsigned)q, u ? units[u] : NULL) - out);
 	/* "%7" of the number, then the unit: written in place */
 	n = fmt_digits(u ? q / 1000 : q) + (u ? 4 : 0);
 	memcpy(out, "       ", 7);
