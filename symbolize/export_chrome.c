@@ -578,14 +578,22 @@ static void live_bytes(struct chrome *c)
 	}
 }
 
-static int on_event(void *ctx, struct walk *w, const struct walk_event *ev)
+static void frame_open(struct chrome *c, struct chrome_frame *fr, const struct walk_event *ev)
 {
-	struct chrome *c = ctx;
+	fr->seq = c->seq++;
+	fr->start = ev->start_ns;
+	fr->func = ev->func;
+	fr->held_mark = (uint32_t)c->nheld;
+	fr->ret = NULL;
+}
+
+/* Everything but on_event's common call. */
+static __attribute__((noinline)) int any_event(struct chrome *c, const struct walk_event *ev)
+{
 	struct chrome_frame *fr;
 	bool regs = ev->regs && c->a->args;
 	int err;
 
-	(void)w;
 	lane_blocks_settle(&c->blocks, ev);
 	if (__builtin_expect(ev->type > WALK_EXIT, 0))
 		return lane_event(c, ev);
@@ -600,12 +608,8 @@ static int on_event(void *ctx, struct walk *w, const struct walk_event *ev)
 	}
 	fr = &c->stack[ev->depth - 1];
 	if (ev->type == WALK_ENTER) {
-		fr->seq = c->seq++;
-		fr->start = ev->start_ns;
-		fr->func = ev->func;
-		fr->held_mark = (uint32_t)c->nheld;
+		frame_open(c, fr, ev);
 		fr->args = regs ? detail_json(c, ev) : NULL;
-		fr->ret = NULL;
 		return c->out.err;
 	}
 	fr->end = ev->end_ns;
@@ -618,6 +622,26 @@ static int on_event(void *ctx, struct walk *w, const struct walk_event *ev)
 	if (err || fr->held_mark >= c->nheld) /* (nothing held: no call) */
 		return err;
 	return write_held(c, fr->held_mark);
+}
+
+/* Half the events are calls that only open a frame (no registers to
+ * write, no block waiting for a time, the stack deep enough): done here
+ * without any_event's prologue, which saves the registers its slices and
+ * lanes need. */
+static int on_event(void *ctx, struct walk *w, const struct walk_event *ev)
+{
+	struct chrome *c = ctx;
+
+	(void)w;
+	if (ev->type == WALK_ENTER && !c->blocks.pending && ev->depth <= c->stack_cap &&
+	    !(ev->regs && c->a->args)) {
+		struct chrome_frame *fr = &c->stack[ev->depth - 1];
+
+		frame_open(c, fr, ev);
+		fr->args = NULL;
+		return c->out.err;
+	}
+	return any_event(c, ev);
 }
 
 /* ---- processes and threads ------------------------------------------------------ */
