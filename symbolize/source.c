@@ -31,6 +31,7 @@ struct src_stream {
 	bool closing;             /* the stream ended: closing the frames left open */
 	uint64_t close_ns;
 	uint64_t regs[8], fregs[8];
+	bool filled_regs;           /* src_fill's batch so far has an event with registers */
 	struct src_atf_stream *atf; /* when the process has ATF only */
 	struct src_async *async;    /* decoded by a thread of its own */
 	struct src_event cur;       /* src_next's event, decoded here */
@@ -514,6 +515,7 @@ static inline __attribute__((always_inline)) int convert(struct src_stream *s,
 	if (re->detail) {
 		memcpy(regs, re->detail->regs, sizeof(re->detail->regs)); /* packed: not aligned */
 		ev->regs = regs;
+		s->filled_regs = true;
 		if (re->kind != ADA_RAW_CALL && s->cp->raw.arch == ADA_ARCH_X86_64 &&
 		    regs[7] == ADA_RAW_RET_TAIL) {
 			ev->no_value = true;
@@ -540,6 +542,7 @@ static int atf_next(struct src_stream *s, struct src_event *ev, uint64_t *regs, 
 	if (r > 0 && ev->regs) {
 		memcpy(regs, ev->regs, 8 * sizeof(*regs));
 		ev->regs = regs;
+		s->filled_regs = true;
 	}
 	if (r > 0 && ev->fregs) {
 		memcpy(fregs, ev->fregs, 8 * sizeof(*fregs));
@@ -576,14 +579,19 @@ int src_next_sync(struct src_stream *s, struct src_event *ev)
 }
 
 int src_fill(struct src_stream *s, struct src_event *ev, uint64_t (*regs)[8], uint64_t (*fregs)[8],
-	     size_t max)
+	     size_t max, bool *with_regs)
 {
 	const struct raw_event *re;
 	size_t n, i;
 	int r;
 
-	if (s->atf)
-		return atf_next(s, ev, regs[0], fregs[0]);
+	s->filled_regs = false;
+	if (s->atf) {
+		r = atf_next(s, ev, regs[0], fregs[0]);
+		*with_regs = s->filled_regs;
+		return r;
+	}
+	*with_regs = false;
 	if ((r = refill(s)) <= 0)
 		return r ? r : next_closing(s, ev);
 	/* One raw batch at most: its events' stacks are in its frame. */
@@ -595,6 +603,7 @@ int src_fill(struct src_stream *s, struct src_event *ev, uint64_t (*regs)[8], ui
 		if ((r = convert(s, &re[i], &ev[i], regs[i], fregs[i])) < 0)
 			break;
 	s->raw_pos += (unsigned)i;
+	*with_regs = s->filled_regs;
 	return i ? (int)i : r; /* an error again at the next call */
 }
 

@@ -71,6 +71,7 @@ static void *decode(void *arg)
 {
 	struct src_async *a = arg;
 	size_t used;
+	bool with_regs;
 	int r = 1;
 
 	while (r > 0) {
@@ -86,12 +87,14 @@ static void *decode(void *arg)
 		b = &a->b[a->tail];
 		pthread_mutex_unlock(&a->lock);
 		for (b->n = 0, used = 0; b->n < BATCH &&
-		     (r = src_fill(a->s, &b->ev[b->n], &b->regs[b->n], &b->fregs[b->n], BATCH - b->n)) > 0;) {
+		     (r = src_fill(a->s, &b->ev[b->n], &b->regs[b->n], &b->fregs[b->n], BATCH - b->n,
+				       &with_regs)) > 0;) {
 			/* The registers are in the batch already; the stack
-			 * windows are the frame's until the next src_fill. */
+			 * windows are the frame's until the next src_fill (an
+			 * event without registers has none). */
 			size_t k = b->n, end = b->n + (size_t)r;
 
-			for (b->n = end; k < end; k++) {
+			for (b->n = end; with_regs && k < end; k++) {
 				struct src_event *ev = &b->ev[k];
 
 				if (!ev->regs) /* no record: nothing of the frame's */
@@ -107,8 +110,9 @@ static void *decode(void *arg)
 				break;
 		}
 		/* The windows' bytes are in place now (the pool may have moved
-		 * while it grew): each event's offset becomes its pointer. */
-		for (size_t i = 0; i < b->n; i++)
+		 * while it grew): each event's offset becomes its pointer (a
+		 * batch without any, most of them, not read again). */
+		for (size_t i = 0; used && i < b->n; i++)
 			if (b->ev[i].stack)
 				b->ev[i].stack = b->stacks + (uintptr_t)b->ev[i].stack - 1;
 		b->end = r;

@@ -46,9 +46,10 @@ struct raw_stream *src_stream_raw(const struct src_stream *s);
 int src_next_sync(struct src_stream *s, struct src_event *ev);
 /* Up to max events into ev[] as src_next_sync gives them, event i's
  * registers into regs[i] and fregs[i]: the number, 0 at the end, negative
- * errno. Their stack windows stay valid until the next call. */
+ * errno; *with_regs whether any of them has registers. Their stack windows
+ * stay valid until the next call. */
 int src_fill(struct src_stream *s, struct src_event *ev, uint64_t (*regs)[8], uint64_t (*fregs)[8],
-	     size_t max);
+	     size_t max, bool *with_regs);
 
 /* source_async.c: s decoded by a thread of its own (NULL if none could be
  * started: decode in the caller's then); src_next takes from it. */
