@@ -127,7 +127,7 @@ struct chrome {
 	struct chrome_fn *fns;            /* per dense id, built on first use */
 	size_t nfns;
 	const char *open_mark;
-	char prefix[80];             /* {"ph":"X","pid":P,"tid":T,"ts": */
+	char prefix[64];             /* {"ph":"X","pid":P,"tid":T,"ts": (at most 49) */
 	size_t prefix_len;
 	uint64_t ts_us;              /* the last slice's ts, whole microseconds, */
 	char ts_text[24];            /* as text (ts_len 0: none yet) */
@@ -211,7 +211,8 @@ static int fn_build(struct chrome *c, const struct src_func *f, struct chrome_fn
 		cf->tail = json_text(&cf->tail_len, "\"module\":%J}}", &f->module, 1);
 	}
 	if (cf->head && cf->tail) {
-		char *both = malloc(cf->head_len + cf->tail_len + 1);
+		/* padded for write_slice's fmt_padded */
+		char *both = calloc(1, cf->head_len + cf->tail_len + 1 + FMT_PADDED);
 
 		if (both) {
 			memcpy(both, cf->head, cf->head_len);
@@ -380,13 +381,16 @@ static int write_slice(struct chrome *c, struct chrome_frame *fr)
 				    (plain ? 0 : (fr->args ? strlen(fr->args) : 0) +
 						 (fr->ret ? strlen(fr->ret) : 0)));
 	element_begin(c, &p);
-	p = fmt_str(p, c->prefix, c->prefix_len);
+	p = fmt_padded(p, c->prefix, c->prefix_len, sizeof(c->prefix));
 	p = put_slice_time(c, p, c->offset + (int64_t)fr->start);
 	p = fmt_lit(p, ",\"dur\":");
 	p = fmt_us(p, fr->end - fr->start);
 	*p++ = ',';
 	if (plain) {
-		outbuf_commit(&c->out, fmt_str(p, cf->head, cf->head_len + cf->tail_len));
+		size_t n = cf->head_len + cf->tail_len;
+
+		p = n <= FMT_PADDED ? fmt_padded(p, cf->head, n, FMT_PADDED) : fmt_str(p, cf->head, n);
+		outbuf_commit(&c->out, p);
 		c->slices++;
 		return 0;
 	}

@@ -118,6 +118,18 @@ static inline __attribute__((always_inline)) char *fmt_str(char *p, const char *
 	return p + n;
 }
 
+/* Text of a length that repeats (a thread's prefix, a function's name),
+ * from a buffer with pad readable bytes, to a p with as much room: n bytes
+ * (n <= pad) written as pad, a constant (64 or FMT_PADDED), in a fixed run
+ * of moves, none of fmt_str's branches on n. */
+#define FMT_PADDED 128
+static inline __attribute__((always_inline)) char *fmt_padded(char *p, const char *s, size_t n,
+								size_t pad)
+{
+	memcpy(p, s, pad);
+	return p + n;
+}
+
 /* The number of decimal digits of v. */
 static inline unsigned fmt_digits(uint64_t v)
 {
