@@ -319,7 +319,9 @@ plain_head(struct rthread *rt, const struct walk_event *x, enum plain kind, char
 		p = fmt_lit(p, " | ");
 		rt->last_at = kind == PLAIN_LEAF ? x->start_ns : x->end_ns;
 	}
-	memset(p, ' ', 128);
+	memset(p, ' ', 64); /* the indentation: 2 a level, depth <= 64 (plain_line) */
+	if (x->depth > 32)
+		memset(p + 64, ' ', 64);
 	return p + 2 * (size_t)(x->depth - 1);
 }
 
