@@ -30,6 +30,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,19 +314,31 @@ static int program_wait(struct run *r, int sfd)
 
 /* ---- the run ---------------------------------------------------------------------- */
 
-/* The child: async-signal-safe calls only (the recorder's thread runs). */
-static void child_exec(const struct run *r, const sigset_t *mask, const char *path, char **argv)
+/* The program, started without a copy of the launcher's memory (a vfork's
+ * way: fork's copy of the page tables was a tenth of a millisecond before
+ * the program's exec), with the signal mask the launcher was given and the
+ * memfd, if any, inherited by it alone: its start-up closes it. 0, or the
+ * shell's status with its line said. */
+static int spawn(struct run *r, const sigset_t *mask, const char *path, char **argv)
 {
+	extern char **environ;
+	posix_spawnattr_t sa;
 	int err;
 
-	sigprocmask(SIG_SETMASK, mask, NULL);
-	/* Inherited by the program alone: its start-up closes it. */
 	if (r->mem.fd >= 0)
 		fcntl(r->mem.fd, F_SETFD, 0);
-	execv(path, argv);
-	err = errno;
+	posix_spawnattr_init(&sa);
+	posix_spawnattr_setsigmask(&sa, mask);
+	posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSIGMASK);
+	fflush(NULL);
+	err = posix_spawn(&r->pid, path, NULL, &sa, argv, environ);
+	posix_spawnattr_destroy(&sa);
+	if (r->mem.fd >= 0)
+		fcntl(r->mem.fd, F_SETFD, FD_CLOEXEC);
+	if (!err)
+		return 0;
 	fprintf(stderr, "ada record: cannot run %s: %s\n", argv[0], strerror(err));
-	_exit(err == ENOENT ? 127 : 126);
+	return err == ENOENT ? 127 : 126;
 }
 
 static int run(const char *path, char **argv, const char *out)
@@ -359,14 +372,16 @@ static int run(const char *path, char **argv, const char *out)
 	snprintf(fd, sizeof(fd), "%d", r.mem.fd);
 	if (rec_started && setenv(ADA_LAUNCH_ENV, fd, 1) < 0)
 		unsetenv(ADA_LAUNCH_ENV);
-	fflush(NULL);
-	r.pid = fork();
-	if (r.pid == 0)
-		child_exec(&r, &old, path, argv);
+	status = spawn(&r, &old, path, argv);
 	unsetenv(ADA_LAUNCH_ENV);
-	if (r.pid < 0) {
-		fprintf(stderr, "ada record: cannot start %s: %s\n", argv[0], strerror(errno));
-		return 126;
+	if (status) {
+		/* The recorder's thread sees that no program answers. */
+		__atomic_store_n(&r.ended, 1, __ATOMIC_RELEASE);
+		if (rec_started) {
+			ada_futex_wake(&r.mem.hdr->state);
+			pthread_join(rec, NULL);
+		}
+		return status;
 	}
 	r.pidfd = (int)syscall(SYS_pidfd_open, r.pid, 0);
 	status = program_wait(&r, sfd);
