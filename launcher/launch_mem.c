@@ -71,6 +71,8 @@ int ada_cli_mem_make(struct ada_cli_mem *m)
 	 * in a buffer nobody prints. */
 	ada_warn_all_pending();
 	ada_config_load(&ada_rt.cfg, env_get);
+	m->disabled = ada_rt.cfg.disabled;
+	snprintf(m->output, sizeof(m->output), "%s", ada_rt.cfg.output);
 	arena = ada_arena_len(ada_thread_kit_bytes(), true);
 	m->fd = memfd_create("ada-record", MFD_CLOEXEC);
 	if (m->fd < 0)

@@ -4,6 +4,7 @@
 #ifndef ADA_LAUNCHER_H
 #define ADA_LAUNCHER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -21,6 +22,8 @@ int ada_cli_has_libada(const char *path, const char **why);
 struct ada_cli_mem {
 	int fd;
 	struct ada_launch *hdr;
+	bool disabled;          /* the configuration's, read before the section */
+	char output[4096];      /* was mapped over (record.c chooses the session) */
 };
 /* 0, or -errno (the program then forks its own recorder). */
 int ada_cli_mem_make(struct ada_cli_mem *m);

@@ -2,7 +2,9 @@
  * trace made by this process's recorder (uftrace record's habit).
  *
  * The launcher makes the memory the recorder and the program share
- * (launch_mem.c), starts the program with its descriptor, and waits for
+ * (launch_mem.c), starts the program with its descriptor, makes the
+ * program's session and pid directories while the program starts
+ * (session_make, dirs_make), and waits for
  * the program's start-up to answer (runtime/launch.c): ADOPTED, and a
  * thread of the launcher runs libada's recorder loop on it
  * (recorder/process.c) until the trace is finished; OWN (the address was
@@ -54,6 +56,8 @@ struct run {
 	struct ada_cli_mem mem; /* fd -1: the program forks its own recorder */
 	uint32_t ended;         /* the program has ended (atomic) */
 	uint32_t rec_done;      /* futex word: the recorder's thread is done */
+	uint32_t session_made;  /* futex word: 0 not yet, 1 session made, 2 none */
+	char session[4328];     /* the program's session directory (session_make) */
 };
 
 #define RECORDER_STACK (8u << 20) /* the writer's loop wants more than a default */
@@ -183,8 +187,31 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
+/* The program's session, chosen as its start-up would choose it (its
+ * parent being this process, which traces nothing: the ancestors looked at
+ * are this one's) and made while the main thread starts the program, whose
+ * pid is not known yet: pid 0, whose directory is nowhere; dirs_make makes
+ * the program's in it once the pid is known. */
+static void session_make(struct run *r)
+{
+	char cwd[PATH_MAX] = "";
+	const char *out = r->mem.output;
+	uint32_t made = 2;
+
+	if (!r->mem.disabled) {
+		if (out[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+			cwd[0] = '\0';
+		ada_session_choose(cwd, out, 0, getppid(), 3, r->session, sizeof(r->session));
+		if (ada_mkdirs(r->session) == 0)
+			made = 1;
+	}
+	__atomic_store_n(&r->session_made, made, __ATOMIC_RELEASE);
+	ada_futex_wake(&r->session_made);
+}
+
 /* The launcher's thread, started before the program (a program that
- * adopted the memory must find its recorder): the program's answer, then
+ * adopted the memory must find its recorder): the program's session
+ * (session_make), the program's answer, then
  * (ADOPTED) the recorder's loop, the pid directory locked meanwhile as a
  * forked recorder locks it (ada-symbolize waits on it). */
 static void *recorder_thread(void *arg)
@@ -193,6 +220,7 @@ static void *recorder_thread(void *arg)
 	struct ada_launch *h = r->mem.hdr;
 	int dir, pidfd;
 
+	session_make(r);
 	while (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == ADA_LAUNCH_WAITING &&
 	       !__atomic_load_n(&r->ended, __ATOMIC_ACQUIRE))
 		ada_futex_wait(&h->state, ADA_LAUNCH_WAITING, 10000000);
@@ -312,6 +340,21 @@ static int program_wait(struct run *r, int sfd)
 	}
 }
 
+/* What dirs_make made and no traced program took (it gave up waiting, or
+ * ended untraced): the pid directory, and its session if nothing else is
+ * in it. */
+static void dirs_remove(const struct ada_launch *h)
+{
+	char session[sizeof(h->made_dir)], *slash;
+
+	if (rmdir(h->made_dir) < 0)
+		return;
+	snprintf(session, sizeof(session), "%s", h->made_dir);
+	if ((slash = strrchr(session, '/')))
+		*slash = '\0';
+	rmdir(session);
+}
+
 /* ---- the run ---------------------------------------------------------------------- */
 
 /* The program, started without a copy of the launcher's memory (a vfork's
@@ -341,6 +384,35 @@ static int spawn(struct run *r, const sigset_t *mask, const char *path, char **a
 	return err == ENOENT ? 127 : 126;
 }
 
+/* The program's pid directory, in the session the recorder's thread
+ * made meanwhile (session_make), made while the program's loader runs: its
+ * start-up takes them (launch.h) instead of spending a third of a
+ * millisecond and more on them. A pid directory there already (another
+ * image of this pid traced in the session) is the program's to deal with. */
+static void dirs_make(struct run *r)
+{
+	struct ada_launch *h = r->mem.hdr;
+	uint64_t until = now_ns() + ADA_LAUNCH_DIRS_WAIT_NS, now;
+	uint32_t dirs = ADA_LAUNCH_DIRS_NONE;
+
+	if (!h)
+		return;
+	while (!__atomic_load_n(&r->session_made, __ATOMIC_ACQUIRE) && (now = now_ns()) < until)
+		ada_futex_wait(&r->session_made, 0, until - now);
+	if (__atomic_load_n(&r->session_made, __ATOMIC_ACQUIRE) == 1) {
+		snprintf(h->made_dir, sizeof(h->made_dir), "%s/pid_%d", r->session, (int)r->pid);
+		h->dirs_pid = (uint32_t)r->pid;
+		if (mkdir(h->made_dir, 0755) == 0)
+			dirs = ADA_LAUNCH_DIRS_MADE;
+	}
+	/* Pending still, unless the program gave up waiting. */
+	if (!__atomic_compare_exchange_n(&h->dirs, &(uint32_t){ ADA_LAUNCH_DIRS_PENDING }, dirs, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
+	    dirs == ADA_LAUNCH_DIRS_MADE)
+		dirs_remove(h);
+	ada_futex_wake(&h->dirs);
+}
+
 static int run(const char *path, char **argv, const char *out)
 {
 	struct run r = { .pidfd = -1, .mem = { .fd = -1 } };
@@ -350,6 +422,7 @@ static int run(const char *path, char **argv, const char *out)
 	bool rec_started = false;
 	char fd[16];
 	int sfd, status;
+	uint32_t state;
 
 	/* A second early: a session made in the second the run began. */
 	started = time(NULL) - 1;
@@ -380,9 +453,12 @@ static int run(const char *path, char **argv, const char *out)
 		if (rec_started) {
 			ada_futex_wake(&r.mem.hdr->state);
 			pthread_join(rec, NULL);
+			if (r.session_made == 1)
+				rmdir(r.session); /* made for nothing, if it is empty */
 		}
 		return status;
 	}
+	dirs_make(&r);
 	r.pidfd = (int)syscall(SYS_pidfd_open, r.pid, 0);
 	status = program_wait(&r, sfd);
 	if (r.mem.hdr) {
@@ -392,7 +468,11 @@ static int run(const char *path, char **argv, const char *out)
 		 * and the other sessions' recorders are not waited for either. */
 		if (rec_started && !recorder_join(&r, rec))
 			return status;
-		if (__atomic_load_n(&r.mem.hdr->state, __ATOMIC_ACQUIRE) == ADA_LAUNCH_OFF)
+		state = __atomic_load_n(&r.mem.hdr->state, __ATOMIC_ACQUIRE);
+		if ((state == ADA_LAUNCH_WAITING || state == ADA_LAUNCH_OFF) &&
+		    __atomic_load_n(&r.mem.hdr->dirs, __ATOMIC_ACQUIRE) == ADA_LAUNCH_DIRS_MADE)
+			dirs_remove(r.mem.hdr); /* no traced program took them */
+		if (state == ADA_LAUNCH_OFF)
 			return status;
 	}
 	trace_wait(out);

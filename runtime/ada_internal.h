@@ -331,8 +331,11 @@ ADA_HIDDEN extern bool ada_in_recorder;
  * over). hand_over: the recorder's spawn, the launcher's recorder named
  * the program's; done: the end of start-up, the launcher told what came of
  * it if not yet (tracing: the program forked its own recorder). layout: the
- * shared structs' shape, which the two libadas must agree on. */
+ * shared structs' shape, which the two libadas must agree on. session: the
+ * session the launcher made this process's pid directory in, into dir
+ * (false: none, choose one). */
 ADA_HIDDEN void ada_launch_take(void);
+ADA_HIDDEN bool ada_launch_session(char *dir, size_t len);
 ADA_HIDDEN bool ada_launch_map(size_t arena_len);
 ADA_HIDDEN bool ada_launch_adopted(void);
 ADA_HIDDEN int ada_launch_hand_over(void);
@@ -578,6 +581,13 @@ ADA_HIDDEN void ada_drop_report(const uint64_t totals[ADA_DROP_NREASONS], uint64
  * (a session_<time> name) is marked as the job's session, for the later
  * ones; mine NULL: only look, mark nothing. */
 ADA_HIDDEN bool ada_job_session(const char *out, const char *mine, char *dst, size_t len);
+/* The session directory process pid starts its trace in, into dir: the
+ * job's, else that of a traced ancestor (parent and levels - 1 above it)
+ * writing into the same output directory, else a new session_<time>
+ * (marked as the job's); one of its own where pid_<pid> is there already.
+ * out: the output directory as configured, relative to cwd ("" if absolute). */
+ADA_HIDDEN void ada_session_choose(const char *cwd, const char *out, pid_t pid, pid_t parent,
+				   int levels, char *dir, size_t len);
 
 /* ---- small helpers (util.c): no stdio on paths that may run at exit/fork ------ */
 ADA_HIDDEN int ada_mkdirs(const char *path);

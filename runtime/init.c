@@ -34,115 +34,20 @@ static const char *env_get(const char *name)
 	return getenv(name);
 }
 
-static bool pid_dir_exists(void)
-{
-	char path[sizeof(session_dir) + 32];
-
-	snprintf(path, sizeof(path), "%s/pid_%d", session_dir, (int)getpid());
-	return access(path, F_OK) == 0;
-}
-
-/* The session of the nearest traced ancestor writing into the same output
- * directory (a program started by a traced one, through posix_spawn,
- * system's shell or a make): its process.meta stays mapped (control.c), so
- * /proc/<ancestor>/maps names its session. A program and the programs it
- * starts are one session, whatever second each started in. */
-static bool ancestor_session(const char *out, char *dst, size_t len)
-{
-	char want[PATH_MAX], line[PATH_MAX + 128], path[64], have[PATH_MAX];
-	pid_t p = getppid();
-
-	if (!realpath(out, want))
-		return false; /* no output directory yet: nobody traced into it */
-	for (int up = 0; up < 4 && p > 1; up++) {
-		char suffix[48];
-		FILE *f;
-		int ppid = 0;
-
-		snprintf(path, sizeof(path), "/proc/%d/maps", (int)p);
-		snprintf(suffix, sizeof(suffix), "/pid_%d" ADA_CTL_FINDER "\n", (int)p);
-		if ((f = fopen(path, "re"))) {
-			bool found = false;
-
-			while (!found && fgets(line, sizeof(line), f)) {
-				char *session = strchr(line, '/'), *slash;
-				size_t n = session ? strlen(session) : 0, k = strlen(suffix);
-
-				if (n <= k || strcmp(session + n - k, suffix))
-					continue;
-				session[n - k] = '\0';
-				if (!(slash = strrchr(session, '/')))
-					continue;
-				*slash = '\0'; /* its output directory, to compare */
-				found = realpath(session, have) && !strcmp(have, want);
-				*slash = '/';
-				if (found)
-					snprintf(dst, len, "%s", session);
-			}
-			fclose(f);
-			if (found)
-				return true;
-		}
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)p);
-		if (!(f = fopen(path, "re")))
-			break;
-		/* pid (comm) state ppid: comm may hold spaces, not ')'s after it */
-		if (fgets(line, sizeof(line), f) && strrchr(line, ')'))
-			sscanf(strrchr(line, ')') + 1, " %*c %d", &ppid);
-		fclose(f);
-		p = ppid;
-	}
-	return false;
-}
-
+/* Where this process's trace goes: the session `ada record` made its pid
+ * directory in while the program started, else the one chosen here
+ * (job_session.c). */
 static void make_session_dir(void)
 {
 	char cwd[PATH_MAX] = "";
-	char stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
 	char out[sizeof(ada_rt.cfg.output)];
-	char joined[PATH_MAX], mine[48];
-	char abs[sizeof(out) + PATH_MAX + 2];
-	bool in_job;
 
 	snprintf(out, sizeof(out), "%s", ada_rt.cfg.output);
 	/* Absolute, so a program that changes directory still writes here. */
 	if (out[0] != '/' && !getcwd(cwd, sizeof(cwd)))
 		cwd[0] = '\0';
-	snprintf(abs, sizeof(abs), "%s%s%s", cwd, *cwd ? "/" : "", out);
-	/* The job's session if one is marked (job_session.c: one readlink,
-	 * where the ancestors' maps are a read of each): the common case,
-	 * which needs no name of its own (no time zone read). */
-	in_job = ada_job_session(abs, NULL, joined, sizeof(joined));
-	if (in_job) {
-		snprintf(session_dir, sizeof(session_dir), "%s", joined);
-		if (!pid_dir_exists())
-			goto named;
-	}
-	localtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d_%H%M%S", &tm);
-	snprintf(session_dir, sizeof(session_dir), "%s%s%s/session_%s", cwd, *cwd ? "/" : "", out,
-		 stamp);
-	snprintf(mine, sizeof(mine), "session_%s", stamp);
-	/* Else a traced ancestor's, else this one's, marked as the job's. */
-	if (!in_job && (ancestor_session(abs, joined, sizeof(joined)) ||
-			ada_job_session(abs, mine, joined, sizeof(joined)))) {
-		snprintf(session_dir, sizeof(session_dir), "%s", joined);
-		if (!pid_dir_exists())
-			goto named;
-		/* This pid traced there already (a forked child that execs): a
-		 * session of its own, as below. */
-		snprintf(session_dir, sizeof(session_dir), "%s%s%s/session_%s", cwd, *cwd ? "/" : "",
-			 out, stamp);
-	}
-	/* A program that execs itself keeps its pid: within the same second it
-	 * would find its own pid_<pid> and overwrite the trace of the image
-	 * before the exec. Such an image starts a session of its own. */
-	for (unsigned n = 1; n < 1000 && pid_dir_exists(); n++)
-		snprintf(session_dir, sizeof(session_dir), "%s%s%s/session_%s_%u", cwd,
-			 *cwd ? "/" : "", out, stamp, n);
-named:
+	if (!ada_launch_session(session_dir, sizeof(session_dir)))
+		ada_session_choose(cwd, out, getpid(), getppid(), 4, session_dir, sizeof(session_dir));
 	/* The manifest shows where the trace went, not how it was asked for. */
 	if (snprintf(ada_rt.cfg.output, sizeof(ada_rt.cfg.output), "%s%s%s", cwd, *cwd ? "/" : "",
 		     out) >= (int)sizeof(ada_rt.cfg.output))

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ada_internal.h"
@@ -95,6 +96,27 @@ out:
 	close(launch_fd);
 	launch_fd = -1;
 	return adopted;
+}
+
+bool ada_launch_session(char *dir, size_t len)
+{
+	uint64_t until, now;
+	char *slash;
+
+	if (!L || strcmp(L->version, ADA_VERSION))
+		return false;
+	until = ada_now_ns(CLOCK_MONOTONIC) + ADA_LAUNCH_DIRS_WAIT_NS;
+	while (__atomic_load_n(&L->dirs, __ATOMIC_ACQUIRE) == ADA_LAUNCH_DIRS_PENDING &&
+	       (now = ada_now_ns(CLOCK_MONOTONIC)) < until)
+		ada_futex_wait(&L->dirs, ADA_LAUNCH_DIRS_PENDING, until - now);
+	/* Given up: the launcher, late, removes what it made. */
+	__atomic_compare_exchange_n(&L->dirs, &(uint32_t){ ADA_LAUNCH_DIRS_PENDING },
+				    ADA_LAUNCH_DIRS_NONE, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&L->dirs, __ATOMIC_ACQUIRE) != ADA_LAUNCH_DIRS_MADE ||
+	    L->dirs_pid != (uint32_t)getpid() || !(slash = strrchr(L->made_dir, '/')))
+		return false;
+	snprintf(dir, len, "%.*s", (int)(slash - L->made_dir), L->made_dir);
+	return true;
 }
 
 bool ada_launch_adopted(void)

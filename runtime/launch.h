@@ -16,6 +16,14 @@
  * was taken, or the two libadas differ: it forked its own, as without the
  * launcher), OFF (ADA_DISABLE, or tracing could not start). The section
  * holds no pointer into itself, so its address may differ in the two.
+ *
+ * While the program execs and its loader runs, the launcher chooses its
+ * session as the program's start-up would (job_session.c) and makes its
+ * pid directory: DIRS_MADE, made_dir that directory. Start-up waits for
+ * that (DIRS_PENDING) and takes the session instead of choosing one; it
+ * gives up after ADA_LAUNCH_DIRS_WAIT_NS (DIRS_NONE, which the launcher's
+ * late answer cannot overwrite: it removes what it made) and chooses its
+ * own, as it does on DIRS_NONE (the launcher could not make them).
  */
 #ifndef ADA_LAUNCH_H
 #define ADA_LAUNCH_H
@@ -24,9 +32,11 @@
 
 #define ADA_LAUNCH_ENV "ADA_LAUNCHER"
 #define ADA_LAUNCH_MAGIC 0x68636e75616c6164ull /* "dalaunch" */
-#define ADA_LAUNCH_PAGE 8192u                  /* this header's pages in the memfd */
+#define ADA_LAUNCH_PAGE 16384u                 /* this header's pages in the memfd */
 
 enum { ADA_LAUNCH_WAITING = 0, ADA_LAUNCH_ADOPTED, ADA_LAUNCH_OWN, ADA_LAUNCH_OFF };
+enum { ADA_LAUNCH_DIRS_PENDING = 0, ADA_LAUNCH_DIRS_MADE, ADA_LAUNCH_DIRS_NONE };
+#define ADA_LAUNCH_DIRS_WAIT_NS 2000000000ull /* a starved launcher's: seconds */
 
 struct ada_launch {
 	uint64_t magic;
@@ -38,6 +48,9 @@ struct ada_launch {
 	uint32_t launcher_pid;
 	uint32_t state;        /* futex word: ADA_LAUNCH_* (the program's answer) */
 	uint32_t program_pid;
+	uint32_t dirs;         /* futex word: ADA_LAUNCH_DIRS_* */
+	uint32_t dirs_pid;     /* the pid whose directory the launcher made */
+	char made_dir[4352];   /* the pid directory the launcher made (dirs) */
 	char pid_dir[4352];    /* the program's pid_<pid> directory, with its answer */
 };
 _Static_assert(sizeof(struct ada_launch) <= ADA_LAUNCH_PAGE, "the launch header fits its pages");

@@ -292,6 +292,37 @@ static void a_plain_executable_linking_a_traced_library_is_recorded(void **state
 	tr_pass(tc);
 }
 
+/* ADA_DISABLE=1: the program runs as its plain build, and the output
+ * directory stays empty: no session, no pid directory, no job's marker
+ * (the launcher makes the program's directories while it starts, and
+ * reads the same configuration). */
+static void a_disabled_run_leaves_the_output_empty(void **state)
+{
+	struct tr_case *tc = *state;
+	const char *const env[] = { "ADA_DISABLE=1", NULL };
+	char out[64], prog[PATH_MAX], plain[PATH_MAX + 8];
+	struct dirent *e;
+	DIR *d;
+
+	tr_build_mode_pair(tc, "recorder_probe", "fentry", out, sizeof(out), O2);
+	tr_path(tc, out, prog);
+	snprintf(plain, sizeof(plain), "%s.plain", prog);
+	tr_run(tc, (const char *const[]){ plain, "none", NULL }, NULL, &tc->plain);
+	fresh_trace(tc);
+	const char *const argv[] = { ADA, "record", "-o", tc->trace, prog, "none", NULL };
+	assert_int_equal(proc_run(argv, env, tc->dir, TR_RUN_TIMEOUT_MS, &tc->traced), 0);
+	assert_int_equal(proc_exit_code(&tc->traced), 0);
+	assert_string_equal(tc->traced.out, tc->plain.out);
+	assert_string_equal(tc->traced.err, tc->plain.err);
+	assert_non_null(d = opendir(tc->trace));
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			fail_msg("%s/%s: expected nothing in the output of a disabled run", tc->trace,
+				 e->d_name);
+	closedir(d);
+	tr_pass(tc);
+}
+
 static void says(struct tr_case *tc, const char *const argv[], int status, const char *line)
 {
 	struct proc_result res = { 0 };
@@ -345,6 +376,7 @@ int main(void)
 		T(a_fork_beside_a_thread_has_the_childs_trace),
 		T(a_taken_address_falls_back_to_the_programs_recorder),
 		T(a_plain_executable_linking_a_traced_library_is_recorded),
+		T(a_disabled_run_leaves_the_output_empty),
 		T(usage_errors_say_what_was_expected),
 	};
 
