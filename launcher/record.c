@@ -469,9 +469,11 @@ static int run(const char *path, char **argv, const char *out)
 		if (rec_started && !recorder_join(&r, rec))
 			return status;
 		state = __atomic_load_n(&r.mem.hdr->state, __ATOMIC_ACQUIRE);
-		if ((state == ADA_LAUNCH_WAITING || state == ADA_LAUNCH_OFF) &&
-		    __atomic_load_n(&r.mem.hdr->dirs, __ATOMIC_ACQUIRE) == ADA_LAUNCH_DIRS_MADE)
-			dirs_remove(r.mem.hdr); /* no traced program took them */
+		/* No traced program took them (its answer names its own). */
+		if (__atomic_load_n(&r.mem.hdr->dirs, __ATOMIC_ACQUIRE) == ADA_LAUNCH_DIRS_MADE &&
+		    (state == ADA_LAUNCH_WAITING || state == ADA_LAUNCH_OFF ||
+		     strcmp(r.mem.hdr->pid_dir, r.mem.hdr->made_dir)))
+			dirs_remove(r.mem.hdr);
 		if (state == ADA_LAUNCH_OFF)
 			return status;
 	}

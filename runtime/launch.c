@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,8 @@ static bool adopted;         /* the section and the arena are the launcher's */
 uint64_t ada_launch_layout(void)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
-	const uint64_t parts[] = { sizeof(struct ada_runtime), sizeof(struct ada_thread),
+	const uint64_t parts[] = { sizeof(struct ada_launch), offsetof(struct ada_launch, dirs),
+				   sizeof(struct ada_runtime), sizeof(struct ada_thread),
 				   sizeof(struct ada_ring_header), ada_shared_len(),
 				   (uint64_t)((uintptr_t)&ada_rt_area - ada_shared_base()),
 				   (uint64_t)((uintptr_t)&ada_recording_off_area - ada_shared_base()) };
@@ -103,7 +105,9 @@ bool ada_launch_session(char *dir, size_t len)
 	uint64_t until, now;
 	char *slash;
 
-	if (!L || strcmp(L->version, ADA_VERSION))
+	/* Another build's launcher (the header's shape differs) would never
+	 * answer where this one waits. */
+	if (!L || strcmp(L->version, ADA_VERSION) || L->layout != ada_launch_layout())
 		return false;
 	until = ada_now_ns(CLOCK_MONOTONIC) + ADA_LAUNCH_DIRS_WAIT_NS;
 	while (__atomic_load_n(&L->dirs, __ATOMIC_ACQUIRE) == ADA_LAUNCH_DIRS_PENDING &&
