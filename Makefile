@@ -164,6 +164,14 @@ $(B)/ctl/%.o: ctl/%.c
 bin/ada-symbolize: $(SYM_OBJS)
 	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) -o $@ $^ $(TOOL_LIBS)
 
+# The encoder's and lz4's benchmark on a fixed input (bench/encbench.c says
+# how); not part of `all`: make ADA_INNER=1 build/bench/encbench.
+$(B)/bench/%.o: bench/%.c
+	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(TOOL_CFLAGS) -c $< -o $@
+$(B)/bench/encbench: $(B)/bench/encbench.o $(filter-out $(B)/symbolize/main.o,$(SYM_OBJS)) \
+		$(B)/tool/recorder/frame.o
+	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) -o $@ $^ $(TOOL_LIBS)
+
 bin/adacc: $(CCW_OBJS)
 	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) -o $@ $^
 

@@ -500,20 +500,7 @@ static int buffers_init(void)
 	size_t enc_cap = ada_encode_bound(DRAIN_MAX) + ADA_ENC_SKIP_MAX + ADA_DROP_NREASONS * ADA_ENC_LOST_MAX +
 			 DETAIL_DRAIN_MAX * ADA_ENC_DETAIL_MAX;
 
-	memset(&ada_w.prefs, 0, sizeof(ada_w.prefs));
-	ada_w.prefs.frameInfo.blockSizeID = LZ4F_max1MB;
-	ada_w.prefs.frameInfo.blockMode = LZ4F_blockIndependent;
-	ada_w.prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
-	/* lz4's fast acceleration 4 (a negative level): the writer's CPU is the
-	 * program's too. Lua 5.4's workload (issue 22, callgrind): 163 -> 117
-	 * writer instructions an event for 14.5 % more bytes (1.45 -> 1.66 an
-	 * event); bench/micro.c's regular stream, 0.4 % more. */
-	ada_w.prefs.compressionLevel = -4;
-	/* Each drain's input is compressed whole, straight into lz4_buf: with
-	 * autoFlush lz4 keeps no block buffer of its own, which it otherwise
-	 * allocates and zeroes anew (1 MiB) for every frame, since
-	 * LZ4F_compressEnd forgets it: ~1 M instructions a drain. */
-	ada_w.prefs.autoFlush = 1;
+	ada_frame_prefs(&ada_w.prefs);
 	ada_w.lz4_cap = LZ4F_compressBound(enc_cap, &ada_w.prefs) + LZ4F_HEADER_SIZE_MAX;
 	ada_w.enc_buf = malloc(enc_cap);
 	ada_w.lz4_buf = malloc(ada_w.lz4_cap);

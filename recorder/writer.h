@@ -10,6 +10,7 @@
 
 #include "ada_internal.h"
 #include "encode.h"
+#include "frame.h"
 
 struct ada_writer_stream {
 	int fd;      /* -1 while closed: reopened (O_APPEND) at the next frame */

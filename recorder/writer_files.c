@@ -153,19 +153,10 @@ int ada_writer_write_frame(struct ada_thread *td, size_t len)
 	struct ada_writer_stream *ws = td->ws;
 	char path[4500];
 	int fd, err;
-	size_t n = LZ4F_compressBegin(ada_w.cctx, ada_w.lz4_buf, ada_w.lz4_cap, &ada_w.prefs), total;
+	size_t total = ada_frame_compress(ada_w.cctx, &ada_w.prefs, ada_w.enc_buf, len, ada_w.lz4_buf, ada_w.lz4_cap);
 
-	if (LZ4F_isError(n))
+	if (LZ4F_isError(total))
 		goto lz4_fail;
-	total = n;
-	n = LZ4F_compressUpdate(ada_w.cctx, ada_w.lz4_buf + total, ada_w.lz4_cap - total, ada_w.enc_buf, len, NULL);
-	if (LZ4F_isError(n))
-		goto lz4_fail;
-	total += n;
-	n = LZ4F_compressEnd(ada_w.cctx, ada_w.lz4_buf + total, ada_w.lz4_cap - total, NULL);
-	if (LZ4F_isError(n))
-		goto lz4_fail;
-	total += n;
 	fd = stream_fd(td, false);
 	if (fd < 0)
 		return -1;
@@ -182,7 +173,7 @@ int ada_writer_write_frame(struct ada_thread *td, size_t len)
 	ws->size += (off_t)total;
 	return 0;
 lz4_fail:
-	ada_warn("lz4 compression failed: %s", LZ4F_getErrorName(n));
+	ada_warn("lz4 compression failed: %s", LZ4F_getErrorName(total));
 	return -1;
 }
 
