@@ -347,60 +347,107 @@ static size_t put_detail(struct ada_enc_detail *dl, uint64_t pos, uint64_t tsc, 
 	return n;
 }
 
+/* One slot of any kind, the stream's state in s: what the loop below leaves
+ * out of its common case. Returns bytes written, or (size_t)-1 if memory
+ * ran out. */
+static __attribute__((noinline)) size_t encode_slot(struct ada_enc_stream *s, struct ada_fdict *d,
+						    const struct ada_slot *slot, uint8_t *p,
+						    struct ada_enc_detail *dl, bool records, uint64_t pos)
+{
+	uint64_t addr = ADA_SLOT_ADDR(slot->word);
+	unsigned kind = ADA_SLOT_KIND(slot->word);
+	bool detail = (slot->word & ADA_SLOT_DETAIL) && records;
+	uint64_t delta;
+	size_t m;
+
+	if (kind == ADA_SLOT_ALLOC_KIND) {
+		unsigned what = (unsigned)(slot->word >> ADA_ALLOC_WHAT_SHIFT) & 0x1f;
+		int part = ada_sample_part(what);
+
+		return what == ADA_BLOCK_WHAT ? encode_block(slot, p) :
+		       part < 0 ? encode_alloc(slot, p) : encode_sample(d, slot, (unsigned)part, p);
+	}
+	/* The producer keeps the stream balanced; a close with nothing
+	 * open would be a runtime bug, and is dropped, not written (and
+	 * takes no part in the timestamp deltas). */
+	if (kind != ADA_RAW_CALL && !s->depth) {
+		s->mismatches++;
+		s->dropped++;
+		return 0;
+	}
+	delta = next_delta(s, slot->tsc);
+	if (kind == ADA_RAW_CALL) {
+		uint32_t fid = ada_fdict_get(d, addr);
+
+		if (!fid || push_open(s, addr) < 0)
+			return (size_t)-1;
+		m = encode_call(fid, delta, p);
+	} else {
+		if (s->open[s->depth - 1] != addr)
+			s->mismatches++;
+		s->depth--;
+		m = encode_close(kind, delta, p);
+	}
+	if (detail)
+		m += put_detail(dl, pos, slot->tsc, p + m);
+	return m;
+}
+
+/* The common case stays in registers: a CALL whose address is in the
+ * dictionary's cache, or a RETURN or EXCEPTION closing a frame, with no
+ * record to write. Every other slot goes through encode_slot, with the
+ * state stored back around it. */
 size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
 			const struct ada_slot *slots, size_t n, uint8_t *out,
 			struct ada_enc_detail *dl)
 {
 	uint8_t *p = out;
-	size_t i;
 	/* Window mode with no window among these slots (the common case):
 	 * no flagged slot's record is written, nor counted. */
 	bool records = dl && dl->ring && !(dl->head && !dl->skip && dl->nwin == 0);
+	/* The word's top three bits (kind << 1 | detail), the detail flag
+	 * masked off when no record is to be written. */
+	unsigned top_mask = records ? 7 : 6;
+	uint64_t last = s->last_tsc, mismatches = s->mismatches, *open = s->open;
+	size_t depth = s->depth, cap = s->cap;
 
-	for (i = 0; i < n; i++) {
-		uint64_t addr = ADA_SLOT_ADDR(slots[i].word);
-		unsigned kind = ADA_SLOT_KIND(slots[i].word);
-		bool detail = (slots[i].word & ADA_SLOT_DETAIL) && records;
-		uint64_t delta;
+	for (const struct ada_slot *slot = slots, *end = slots + n; slot < end; slot++) {
+		uint64_t word = slot->word, tsc = slot->tsc;
+		uint64_t addr = ADA_SLOT_ADDR(word), delta = tsc > last ? tsc - last : 0;
+		unsigned top = (unsigned)(word >> 61) & top_mask;
 
-		if (__builtin_expect(kind == ADA_SLOT_ALLOC_KIND, 0)) {
-			unsigned what = (unsigned)(slots[i].word >> ADA_ALLOC_WHAT_SHIFT) & 0x1f;
-			int part = ada_sample_part(what);
-			size_t m = what == ADA_BLOCK_WHAT ? encode_block(&slots[i], p) :
-				   part < 0 ? encode_alloc(&slots[i], p) :
-					      encode_sample(d, &slots[i], (unsigned)part, p);
+		if (top == ADA_RAW_CALL << 1) {
+			size_t c = ada_fdict_recent_slot(addr);
 
-			if (m == (size_t)-1)
-				return m;
-			p += m;
+			if (__builtin_expect(d->recent[c].addr == addr && depth < cap, 1)) {
+				open[depth++] = addr;
+				last += delta;
+				p += encode_call(d->recent[c].fid, delta, p);
+				continue;
+			}
+		} else if ((top == ADA_RAW_RETURN << 1 || top == ADA_RAW_EXCEPTION << 1) && depth) {
+			mismatches += open[--depth] != addr;
+			last += delta;
+			p += encode_close(top >> 1, delta, p);
 			continue;
 		}
-		/* The producer keeps the stream balanced; a close with nothing
-		 * open would be a runtime bug, and is dropped, not written (and
-		 * takes no part in the timestamp deltas). */
-		if (kind != ADA_RAW_CALL && !s->depth) {
-			s->mismatches++;
-			s->dropped++;
-			continue;
-		}
-		delta = next_delta(s, slots[i].tsc);
-		if (kind == ADA_RAW_CALL) {
-			uint32_t fid = ada_fdict_get(d, addr);
+		s->last_tsc = last;
+		s->mismatches = mismatches;
+		s->depth = depth;
+		size_t m = encode_slot(s, d, slot, p, dl, records, dl ? dl->pos + (uint64_t)(slot - slots) : 0);
 
-			if (!fid || push_open(s, addr) < 0)
-				return (size_t)-1;
-			p += encode_call(fid, delta, p);
-			if (detail)
-				p += put_detail(dl, dl->pos + i, slots[i].tsc, p);
-			continue;
-		}
-		if (s->open[s->depth - 1] != addr)
-			s->mismatches++;
-		s->depth--;
-		p += encode_close(kind, delta, p);
-		if (detail)
-			p += put_detail(dl, dl->pos + i, slots[i].tsc, p);
+		if (m == (size_t)-1)
+			return m;
+		p += m;
+		last = s->last_tsc;
+		mismatches = s->mismatches;
+		open = s->open;
+		depth = s->depth;
+		cap = s->cap;
 	}
+	s->last_tsc = last;
+	s->mismatches = mismatches;
+	s->depth = depth;
 	return (size_t)(p - out);
 }
 

@@ -255,6 +255,23 @@ static void test_encode_return_with_nothing_open_is_dropped_and_counted(void **s
 	assert_int_equal(fx->s.dropped, 1);
 }
 
+/* A slot flagged for a detail record with no record to write (no detail
+ * ring, or window mode outside every window) encodes as one not flagged:
+ * the flag is not part of its address, nor of its kind. */
+static void test_encode_detail_flag_without_records_is_left_out(void **state)
+{
+	const struct ada_slot s[] = { { 0, 0x401000 | ADA_SLOT_DETAIL },
+				      { 70, 0x401000 | ADA_SLOT_DETAIL | (uint64_t)ADA_RAW_RETURN << 62 },
+				      { 71, 0x401000 | ADA_SLOT_DETAIL },
+				      { 72, 0x401000 | ADA_SLOT_DETAIL | (uint64_t)ADA_RAW_EXCEPTION << 62 } };
+
+	(void)state;
+	ENCODE_EXPECT(s, 1 << 2 | ADA_RAW_CALL, 0, 63 << 2 | ADA_RAW_RETURN, 70, 1 << 2 | ADA_RAW_CALL, 1,
+		      1 << 2 | ADA_RAW_EXCEPTION);
+	assert_int_equal(fx->s.mismatches, 0);
+	assert_int_equal(fx->d.next_fid, 2);
+}
+
 static void test_encode_skip_is_tag_then_count(void **state)
 {
 	const uint8_t want[] = { 0x13, 0xac, 0x02 };
@@ -612,6 +629,7 @@ int main(void)
 		T(test_encode_sync_is_tag_then_8_byte_little_endian_tsc_then_pos),
 		T(test_encode_sync_never_goes_back_in_time),
 		T(test_encode_lost_is_tag_reason_count),
+		T(test_encode_detail_flag_without_records_is_left_out),
 		T(test_encode_skip_is_tag_then_count),
 		T(test_encode_call_with_small_fid_and_delta_is_two_bytes),
 		T(test_encode_call_with_fid_62_stays_inline),
