@@ -60,8 +60,8 @@ RT_SRCS    := $(wildcard runtime/*.c recorder/*.c mcount/*.c)
 RT_ASM     := $(wildcard mcount/$(ARCH)/*.S)
 RT_OBJS    := $(RT_SRCS:%.c=$(B)/%.o) $(RT_ASM:%.S=$(B)/%.o)
 SYM_SRCS   := $(wildcard symbolize/*.c)
-# ada-symbolize recovers ring files with the recorder's own encoder (recover.c).
-SYM_RT_SRCS := recorder/encode.c
+# ada-symbolize recovers ring files with the recorder's own encoder and frames (recover.c).
+SYM_RT_SRCS := recorder/encode.c recorder/frame.c
 SYM_OBJS   := $(SYM_SRCS:%.c=$(B)/%.o) $(SYM_RT_SRCS:%.c=$(B)/tool/%.o)
 CCW_SRCS   := $(wildcard cc-wrapper/*.c)
 CCW_OBJS   := $(CCW_SRCS:%.c=$(B)/%.o)
@@ -86,7 +86,7 @@ unit_objs   = $(patsubst %.c,$(B)/t/%.o,$(or $(UNIT_ONLY_$(1)),$(filter-out %/ma
 # and its cache alone stand without the runtime.
 UNIT_ONLY_mcount := mcount/dynscan.c mcount/dyncache.c
 # The symbolizer's tests round-trip what the runtime's encoder writes.
-TEST_EXTRA_symbolize := recorder/encode.c runtime/drop.c runtime/util.c
+TEST_EXTRA_symbolize := recorder/encode.c recorder/frame.c runtime/drop.c runtime/util.c
 # runtime/ and recorder/ are one library: each one's tests link the other's
 # objects too.
 TEST_EXTRA_runtime := $(wildcard recorder/*.c)
@@ -168,8 +168,7 @@ bin/ada-symbolize: $(SYM_OBJS)
 # how); not part of `all`: make ADA_INNER=1 build/bench/encbench.
 $(B)/bench/%.o: bench/%.c
 	$(call msg,CC,$<)mkdir -p $(@D) && $(CC) $(TOOL_CFLAGS) -c $< -o $@
-$(B)/bench/encbench: $(B)/bench/encbench.o $(filter-out $(B)/symbolize/main.o,$(SYM_OBJS)) \
-		$(B)/tool/recorder/frame.o
+$(B)/bench/encbench: $(B)/bench/encbench.o $(filter-out $(B)/symbolize/main.o,$(SYM_OBJS))
 	$(call msg,LD,$@)mkdir -p $(@D) && $(CC) -o $@ $^ $(TOOL_LIBS)
 
 bin/adacc: $(CCW_OBJS)

@@ -1,8 +1,9 @@
 /* raw_stream.c - decoding one thread_<N>.lz4 (format: runtime/raw_format.h).
  *
  * A frame's events are used only once the whole frame has decompressed and
- * its content checksum matched: a file cut short by a crash then ends at its
- * last complete frame, and never yields half a frame's events.
+ * its checksums matched (each block's; in traces older than recorder/frame.c
+ * the content's): a file cut short by a crash then ends at its last complete
+ * frame, and never yields half a frame's events.
  *
  * A DETAIL control record (fentry/mcount modes) belongs to the event just
  * before it, in the same frame: after decoding an event the decoder looks at

@@ -29,6 +29,7 @@
 #include "atf.h"
 #include "convert.h"
 #include "encode.h"
+#include "frame.h"
 
 #define CHUNK 4096 /* slots read at a time */
 #define CUT_CALLS 16384 /* frames a ring-mode cut can enter (as snapshot.c's) */
@@ -398,10 +399,7 @@ static int frame_body(struct recovery *rc, struct ring *r, struct frame_out *fo)
  * its last whole frame, or not at all: a failure cuts the file back. */
 static int write_frame(struct recovery *rc, struct ring *r)
 {
-	LZ4F_preferences_t prefs = { .frameInfo = { .blockSizeID = LZ4F_max1MB,
-						    .blockMode = LZ4F_blockIndependent,
-						    .contentChecksumFlag = LZ4F_contentChecksumEnabled },
-				     .autoFlush = 1 };
+	LZ4F_preferences_t prefs;
 	size_t enc_cap = ada_encode_bound(CHUNK) + 16 + ADA_ENC_SKIP_MAX +
 			 ADA_DROP_NREASONS * ADA_ENC_LOST_MAX;
 	char path[4300];
@@ -409,6 +407,7 @@ static int write_frame(struct recovery *rc, struct ring *r)
 	size_t n;
 	int err = -ENOMEM;
 
+	ada_frame_prefs(&prefs); /* the recorder's frames */
 	snprintf(path, sizeof(path), "%s/thread_%u.lz4", rc->p->dir, r->ordinal);
 	fo.fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fo.fd < 0)

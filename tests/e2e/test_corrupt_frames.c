@@ -188,7 +188,8 @@ static void lz4_cut_mid_frame_converts_the_complete_frames(void **state)
 		{ "cut-in-magic", frames[k + 1].start + 3 },
 		{ "cut-in-header", frames[k + 1].block - 1 },
 		{ "cut-in-block", frames[k + 1].block + 4 + (frames[k + 1].block_size & 0x7fffffffu) / 2 },
-		{ "cut-in-checksum", frames[k + 1].end - 2 },
+		{ "cut-in-block-checksum", frames[k + 1].block + 4 + (frames[k + 1].block_size & 0x7fffffffu) + 2 },
+		{ "cut-in-end-mark", frames[k + 1].end - 2 },
 	};
 
 	whole = convert_cut("cut-at-frame-end", frames[k].end, &whole_n);
@@ -298,11 +299,11 @@ static void missing_middle_frame_is_one_error_naming_the_file(void **state)
 	PASSED();
 }
 
-/* Replaces thread_0.lz4 with one valid LZ4 frame (content checksum on, as
- * the runtime writes) holding `len` bytes of events. */
+/* Replaces thread_0.lz4 with one valid LZ4 frame (block checksums on, as
+ * the recorder writes) holding `len` bytes of events. */
 static void write_thread_frame(const struct damaged *d, const uint8_t *events, size_t len)
 {
-	LZ4F_preferences_t prefs = { .frameInfo = { .contentChecksumFlag = LZ4F_contentChecksumEnabled } };
+	LZ4F_preferences_t prefs = { .frameInfo = { .blockChecksumFlag = LZ4F_blockChecksumEnabled } };
 	size_t cap = LZ4F_compressFrameBound(len, &prefs), n;
 	uint8_t *out = malloc(cap);
 
