@@ -393,10 +393,61 @@ static __attribute__((noinline)) size_t encode_slot(struct ada_enc_stream *s, st
 	return m;
 }
 
-/* The common case stays in registers: a CALL whose address is in the
- * dictionary's cache, or a RETURN or EXCEPTION closing a frame, with no
- * record to write. Every other slot goes through encode_slot, with the
- * state stored back around it. */
+/* Encodes slots from *slot while each is the common case, at most n of
+ * them: a CALL whose address is in the dictionary's cache, a RETURN or
+ * EXCEPTION closing a frame, no record to write. The caller leaves room on
+ * the open stack for n CALLs, so none is checked for. Stops at the first
+ * other slot (left to encode_slot) and returns the output's end; the
+ * stream's state stays in registers meanwhile (a byte stored through p may
+ * alias *s for the compiler: kept there, it would be loaded and stored
+ * again for every event). records: a constant (the function is inlined
+ * twice), so the mask that keeps the detail flag out of the choice is one. */
+static inline __attribute__((always_inline)) uint8_t *
+encode_run(struct ada_enc_stream *s, const struct ada_fdict *d, const struct ada_slot **slot,
+	   size_t n, uint8_t *p, bool records)
+{
+	const uint64_t select = records ? 7ull << 61 : 6ull << 61;
+	const struct ada_slot *sl = *slot, *end = sl + n;
+	uint64_t last = s->last_tsc, *open = s->open;
+	size_t depth = s->depth;
+
+	for (; sl < end; sl++) {
+		uint64_t word = sl->word, tsc = sl->tsc;
+		uint64_t addr = ADA_SLOT_ADDR(word), delta = tsc > last ? tsc - last : 0;
+
+		if (!(word & select)) { /* a CALL */
+			size_t c = ada_fdict_recent_slot(addr);
+			uint32_t fid = d->recent[c].fid;
+
+			if (__builtin_expect(d->recent[c].addr != addr, 0))
+				break;
+			open[depth++] = addr;
+			last += delta;
+			if (__builtin_expect(fid < ADA_RAW_INLINE_MAX && delta < 0x80, 1)) {
+				p[0] = (uint8_t)(ADA_RAW_CALL | fid << 2);
+				p[1] = (uint8_t)delta;
+				p += 2;
+			} else {
+				p += encode_call(fid, delta, p);
+			}
+			continue;
+		}
+		unsigned kind = ADA_SLOT_KIND(word);
+
+		if (__builtin_expect((records && (word & ADA_SLOT_DETAIL)) || kind == ADA_SLOT_ALLOC_KIND ||
+				     !depth, 0))
+			break;
+		if (__builtin_expect(open[--depth] != addr, 0))
+			s->mismatches++;
+		last += delta;
+		p += encode_close(kind, delta, p);
+	}
+	s->last_tsc = last;
+	s->depth = depth;
+	*slot = sl;
+	return p;
+}
+
 size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
 			const struct ada_slot *slots, size_t n, uint8_t *out,
 			struct ada_enc_detail *dl)
@@ -405,49 +456,25 @@ size_t ada_encode_slots(struct ada_enc_stream *s, struct ada_fdict *d,
 	/* Window mode with no window among these slots (the common case):
 	 * no flagged slot's record is written, nor counted. */
 	bool records = dl && dl->ring && !(dl->head && !dl->skip && dl->nwin == 0);
-	/* The word's top three bits (kind << 1 | detail), the detail flag
-	 * masked off when no record is to be written. */
-	unsigned top_mask = records ? 7 : 6;
-	uint64_t last = s->last_tsc, mismatches = s->mismatches, *open = s->open;
-	size_t depth = s->depth, cap = s->cap;
+	const struct ada_slot *slot = slots, *end = slots + n;
 
-	for (const struct ada_slot *slot = slots, *end = slots + n; slot < end; slot++) {
-		uint64_t word = slot->word, tsc = slot->tsc;
-		uint64_t addr = ADA_SLOT_ADDR(word), delta = tsc > last ? tsc - last : 0;
-		unsigned top = (unsigned)(word >> 61) & top_mask;
+	while (slot < end) {
+		size_t room = s->cap - s->depth, left = (size_t)(end - slot);
+		const struct ada_slot *stop = slot + (left < room ? left : room);
 
-		if (top == ADA_RAW_CALL << 1) {
-			size_t c = ada_fdict_recent_slot(addr);
-
-			if (__builtin_expect(d->recent[c].addr == addr && depth < cap, 1)) {
-				open[depth++] = addr;
-				last += delta;
-				p += encode_call(d->recent[c].fid, delta, p);
+		if (slot < stop) {
+			p = records ? encode_run(s, d, &slot, (size_t)(stop - slot), p, true) :
+				      encode_run(s, d, &slot, (size_t)(stop - slot), p, false);
+			if (slot == stop) /* the end, or the room on the open stack */
 				continue;
-			}
-		} else if ((top == ADA_RAW_RETURN << 1 || top == ADA_RAW_EXCEPTION << 1) && depth) {
-			mismatches += open[--depth] != addr;
-			last += delta;
-			p += encode_close(top >> 1, delta, p);
-			continue;
 		}
-		s->last_tsc = last;
-		s->mismatches = mismatches;
-		s->depth = depth;
 		size_t m = encode_slot(s, d, slot, p, dl, records, dl ? dl->pos + (uint64_t)(slot - slots) : 0);
 
 		if (m == (size_t)-1)
 			return m;
 		p += m;
-		last = s->last_tsc;
-		mismatches = s->mismatches;
-		open = s->open;
-		depth = s->depth;
-		cap = s->cap;
+		slot++;
 	}
-	s->last_tsc = last;
-	s->mismatches = mismatches;
-	s->depth = depth;
 	return (size_t)(p - out);
 }
 

@@ -309,6 +309,51 @@ static void test_encode_deep_nesting_grows_the_open_stack(void **state)
 	assert_int_equal(fx->s.mismatches, 0);
 }
 
+/* The same slots in one batch and one at a time give the same bytes: the
+ * encoder's state (time, open frames, the open stack's growth, the
+ * dictionary) carries over whole between calls, wherever a batch ends.
+ * 600 nested calls, then returns and calls alternating with deltas from 0
+ * to over 16384 ticks, some slots flagged for detail records. */
+static void test_encode_batches_of_one_slot_give_the_same_bytes(void **state)
+{
+	enum { N = 1800 };
+	static struct ada_slot s[N];
+	static uint8_t whole[N * ADA_ENC_MAX_EVENT];
+	struct ada_enc_stream one = { 0 };
+	struct ada_fdict d1;
+	size_t i, len = 0, len1 = 0;
+	uint64_t t = 0;
+
+	(void)state;
+	for (i = 0; i < 600; i++, t += i % 7)
+		s[i] = CALL(t, 0x400000 + 16 * (i % 700));
+	for (; i < N; i += 2) {
+		t += (i * 37) % 20000;
+		s[i] = RET(t, 0x400000 + 16 * ((1199 - i / 2) % 700));
+		t += i % 130;
+		s[i + 1] = CALL(t, 0x500000 + 16 * (i % 97));
+		if (i % 10 == 0)
+			s[i].word |= ADA_SLOT_DETAIL;
+	}
+	len = ada_encode_slots(&fx->s, &fx->d, s, N, whole, NULL);
+	assert_int_equal(ada_fdict_init(&d1), 0);
+	for (i = 0; i < N; i++) {
+		size_t m = ada_encode_slots(&one, &d1, &s[i], 1, fx->out + len1, NULL);
+
+		assert_true(m != (size_t)-1);
+		len1 += m;
+		assert_true(len1 <= sizeof(fx->out));
+	}
+	assert_int_equal(len1, len);
+	assert_memory_equal(fx->out, whole, len);
+	assert_int_equal(one.depth, fx->s.depth);
+	assert_int_equal(one.depth, 600);
+	assert_int_equal(one.mismatches, fx->s.mismatches);
+	assert_int_equal(one.last_tsc, fx->s.last_tsc);
+	ada_enc_stream_free(&one);
+	ada_fdict_free(&d1);
+}
+
 /* ---- ring-mode cuts ------------------------------------------------------------------ */
 
 /* Two frames open in the stream end at the cut (EXCEPTION closes, delta
@@ -631,6 +676,7 @@ int main(void)
 		T(test_encode_lost_is_tag_reason_count),
 		T(test_encode_detail_flag_without_records_is_left_out),
 		T(test_encode_skip_is_tag_then_count),
+		T(test_encode_batches_of_one_slot_give_the_same_bytes),
 		T(test_encode_call_with_small_fid_and_delta_is_two_bytes),
 		T(test_encode_call_with_fid_62_stays_inline),
 		T(test_encode_call_with_fid_63_escapes_to_a_varint),
