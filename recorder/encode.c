@@ -166,9 +166,9 @@ size_t ada_encode_skip(uint64_t n, uint8_t *out)
 	return 1 + ada_put_varint(out + 1, n);
 }
 
-/* Inlined, as encode_call and encode_close: the loop below runs them once
- * an event. */
-static inline __attribute__((always_inline)) int push_open(struct ada_enc_stream *s, uint64_t addr)
+/* The open stack grown as it fills: encode_slot's and ada_encode_cut's
+ * CALLs (encode_run's store into the room its caller made). */
+static int push_open(struct ada_enc_stream *s, uint64_t addr)
 {
 	if (__builtin_expect(s->depth == s->cap, 0) && grow_words(&s->open, &s->cap) < 0)
 		return -1;
