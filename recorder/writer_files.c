@@ -89,23 +89,25 @@ static int stream_fd(struct ada_thread *td, bool create)
 
 /* The thread's name as the kernel has it now (pthread_setname_np or prctl);
  * a recorder whose program has ended (its exit does not wait for the
- * recorder) takes the name the program had at its fork. */
+ * recorder) takes the name the program had at its fork. Ended may mean
+ * between the open and the read: the read then fails (ESRCH) or reads
+ * nothing, and the thread got no name (test_sessions, once under load). */
 static void read_comm(uint32_t tid, char name[16])
 {
 	char path[64];
-	ssize_t n;
+	ssize_t n = -1;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", ada_rt.pid, tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(name, 16, "%s", ada_recorder_program_name());
-		return;
+	if (fd >= 0) {
+		n = read(fd, name, 15);
+		close(fd);
 	}
-	n = read(fd, name, 15);
-	close(fd);
 	while (n > 0 && (name[n - 1] == '\n' || name[n - 1] == '\0'))
 		name[--n] = '\0';
+	if (n <= 0)
+		snprintf(name, 16, "%s", ada_recorder_program_name());
 }
 
 struct ada_writer_stream *ada_writer_stream_open(struct ada_thread *td)
